@@ -1,0 +1,9 @@
+/**
+ * `npm run bench`: every benchmark, one after the other (they would disturb each other's timings
+ * in parallel). Each prints ratios against a baseline measured in the same run.
+ */
+import { run as evaluatePlan } from './evaluate-plan.js';
+import { run as scanOverhead } from './scan-overhead.js';
+
+await evaluatePlan();
+await scanOverhead();

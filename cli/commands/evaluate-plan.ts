@@ -1,0 +1,70 @@
+import type { Command } from 'commander';
+import { readPlanFile } from '../../functions/adapters/plan-file.js';
+import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
+import type { FindingDraft } from '../../functions/core/findings/model.js';
+import { DEFAULT_POLICIES, type Policies } from '../../functions/core/registry/model.js';
+import {
+  evaluateCompactPlan,
+  PlanFormatError,
+  scanFailedFinding,
+} from '../../functions/core/terraform/index.js';
+import { loadRegistryFile, resolveHasher } from '../context.js';
+import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from '../output.js';
+
+interface EvaluatePlanOptions {
+  workspace: string;
+  environment?: string;
+  owner?: string;
+  registry?: string;
+  format: OutputFormat;
+}
+
+/** `driftwatch evaluate-plan <plan.json>`: findings of one `terraform show -json` plan, nothing stored. */
+export function registerEvaluatePlan(program: Command, run: (code: number) => void): void {
+  program
+    .command('evaluate-plan')
+    .description('print the findings of one `terraform show -json` plan (nothing is stored)')
+    .argument('<plan.json>', 'output of `terraform show -json <planfile>`')
+    .option(
+      '--workspace <id>',
+      'workspace the plan belongs to (its registry entry supplies owner, environment and policies)',
+      'adhoc',
+    )
+    .option('--environment <name>', 'environment, for severity (prod ranks higher)')
+    .option('--owner <team>', 'owner to put on the findings')
+    .option('--registry <file>', 'driftwatch.yaml with policies (noise, ignore rules, severities)')
+    .option('--format <format>', 'table or json', parseFormat, 'table')
+    .action(async (planPath: string, options: EvaluatePlanOptions) => {
+      let policies: Policies = DEFAULT_POLICIES;
+      let { environment, owner } = options;
+      if (options.registry) {
+        const { registry } = loadRegistryFile(options.registry);
+        policies = registry.policies;
+        const entry = registry.workspaces.find((workspace) => workspace.id === options.workspace);
+        environment ??= entry?.environment;
+        owner ??= entry?.owner;
+      }
+      const context = { workspace: options.workspace, owner, environment, policies, now: new Date() };
+      let drafts: FindingDraft[];
+      try {
+        const plan = await readPlanFile(planPath, { hashSensitive: resolveHasher() });
+        drafts = evaluateCompactPlan(plan, context).findings;
+      } catch (error) {
+        if (!(error instanceof PlanFormatError) && (error as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw error;
+        const reason =
+          error instanceof PlanFormatError ? error.message : `cannot read ${planPath}: no such file`;
+        drafts = [
+          { ...scanFailedFinding(context, reason, { plan: planPath }), ruleId: 'scan.plan-unreadable' },
+        ];
+      }
+      const { history } = recordWorkspaceScan(undefined, drafts, {
+        workspace: options.workspace,
+        scanId: 'evaluate-plan',
+        now: context.now,
+        outcome: 'ok',
+      });
+      process.stdout.write(renderFindings(history, options.format));
+      run(exitCodeFor(history));
+    });
+}

@@ -1,0 +1,90 @@
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { CreateBucketCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  existingUserCliConfig,
+  findProviderMirror,
+  writeCliConfig,
+} from '../../functions/adapters/terraform/cli-config.js';
+import { runProcess } from '../../functions/adapters/terraform/run-process.js';
+import { summarizeTerraformErrors } from '../../functions/core/redaction/terraform-diagnostics.js';
+
+/**
+ * Demo and test staging only: driftwatch itself never applies. This stands in for a team's
+ * pipeline, creating the infrastructure that the scanner then watches.
+ */
+export interface StagedWorkspace {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** Runs a terraform command in the staged copy; throws with Terraform's (redacted) errors. */
+  terraform(args: string[], options?: { timeoutMs?: number }): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export interface StageOptions {
+  /** Terraform root to copy (the copy keeps .terraform and lock files out of the repository). */
+  source: string;
+  backend: { bucket: string; key: string; region: string };
+  env?: Record<string, string>;
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+export async function stageWorkspace(options: StageOptions): Promise<StagedWorkspace> {
+  const baseEnv = options.baseEnv ?? process.env;
+  const root = await mkdtemp(join(tmpdir(), `driftwatch-stage-${basename(options.source)}-`));
+  const dir = join(root, 'workspace');
+  await cp(options.source, dir, {
+    recursive: true,
+    filter: (path) => !/\.terraform|tfstate/.test(basename(path)),
+  });
+  const pluginCache =
+    baseEnv.TF_PLUGIN_CACHE_DIR ?? join(homedir(), '.cache', 'driftwatch', 'terraform-plugins');
+  await mkdir(pluginCache, { recursive: true });
+  const cliConfig = writeCliConfig(root, findProviderMirror(baseEnv)) ?? existingUserCliConfig(baseEnv);
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv,
+    ...options.env,
+    TF_DATA_DIR: join(root, '.terraform-data'),
+    TF_PLUGIN_CACHE_DIR: pluginCache,
+    TF_IN_AUTOMATION: '1',
+    CHECKPOINT_DISABLE: '1',
+  };
+  if (cliConfig) env.TF_CLI_CONFIG_FILE = cliConfig;
+  else delete env.TF_CLI_CONFIG_FILE;
+
+  const terraform = async (args: string[], runOptions: { timeoutMs?: number } = {}) => {
+    const result = await runProcess('terraform', [...args, '-no-color'], {
+      cwd: dir,
+      env,
+      timeoutMs: runOptions.timeoutMs ?? 10 * 60_000,
+    });
+    if (result.exitCode !== 0) {
+      throw new Error(
+        `terraform ${args[0]} in ${basename(options.source)} failed: ${summarizeTerraformErrors(result.stderr) ?? result.exitCode}`,
+      );
+    }
+  };
+  const { bucket, key, region } = options.backend;
+  await terraform([
+    'init',
+    '-input=false',
+    `-backend-config=bucket=${bucket}`,
+    `-backend-config=key=${key}`,
+    `-backend-config=region=${region}`,
+  ]);
+  return { dir, env, terraform, dispose: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** The state bucket the estate's S3 backends use: versioned, as every state bucket should be. */
+export async function createStateBucket(s3: S3Client, bucket: string, region: string): Promise<void> {
+  await s3.send(
+    new CreateBucketCommand({
+      Bucket: bucket,
+      CreateBucketConfiguration: { LocationConstraint: region as never },
+    }),
+  );
+  await s3.send(
+    new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+  );
+}

@@ -1,0 +1,219 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  DescribeSecurityGroupsCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
+import { PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { createLogger } from '../../functions/adapters/logger.js';
+import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
+import { runProcess } from '../../functions/adapters/terraform/run-process.js';
+import type { Finding } from '../../functions/core/findings/model.js';
+import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
+import { runLocalScan } from '../local-runner.js';
+import { renderFindings } from '../output.js';
+import { motoEnvironment, startMoto } from './moto.js';
+import { createStateBucket, type StagedWorkspace, stageWorkspace } from './provision.js';
+
+export const ESTATE_DIR = fileURLToPath(new URL('../../examples/estate/', import.meta.url));
+
+/** The out-of-band changes the demo makes, and the finding each one must produce. */
+export const DEMO_CHANGES = [
+  {
+    workspace: 'payments-prod',
+    address: 'aws_s3_bucket.ledger',
+    what: 'tag Owner changed from payments to finance',
+  },
+  { workspace: 'payments-prod', address: 'aws_security_group.db', what: 'SSH opened to 0.0.0.0/0' },
+  {
+    workspace: 'payments-prod',
+    address: 'aws_ssm_parameter.db_password',
+    what: 'SecureString value changed',
+  },
+  { workspace: 'platform-prod', address: 'aws_sqs_queue.events', what: 'queue deleted' },
+] as const;
+
+export interface DemoResult {
+  findings: Finding[];
+  /** True when every staged change was found and nothing else above info was reported. */
+  asPlanned: boolean;
+  storeLocation: string;
+}
+
+/**
+ * `npm start`: a local end-to-end run on examples/estate. moto_server plays AWS, real Terraform
+ * provisions three workspaces, the AWS SDK changes things behind Terraform's back, and the scan
+ * finds them. moto is always stopped, Ctrl-C included.
+ */
+export async function runDemo(options: {
+  storeDir: string;
+  print: (line: string) => void;
+}): Promise<DemoResult> {
+  const { print } = options;
+  const step = (text: string) => print(`\n==> ${text}`);
+  const started = Date.now();
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+
+  step('Checking prerequisites');
+  const terraformVersion = await checkTerraform();
+  print(`    terraform ${terraformVersion}`);
+
+  step('Starting moto_server (a local stand-in for AWS) on a free port');
+  const moto = await startMoto();
+  const staged: StagedWorkspace[] = [];
+  try {
+    for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ROLE_ARN', 'AWS_WEB_IDENTITY_TOKEN_FILE'])
+      delete process.env[name];
+    Object.assign(process.env, motoEnvironment(moto.endpoint));
+    print(`    ${moto.endpoint}`);
+
+    const loaded = loadRegistryFile(`${ESTATE_DIR}driftwatch.yaml`);
+    const { workspaces } = loaded.registry;
+    const region = workspaces[0]!.backend.region;
+    const s3 = new S3Client({});
+    await createStateBucket(s3, workspaces[0]!.backend.bucket, region);
+
+    step(
+      `Provisioning examples/estate with real Terraform: ${workspaces.map((workspace) => workspace.id).join(', ')} (about a minute)`,
+    );
+    await Promise.all(
+      workspaces.map(async (workspace) => {
+        const source = 'dir' in workspace.source ? workspace.source.dir : '';
+        const stage = await stageWorkspace({
+          source: `${ESTATE_DIR}${source}`,
+          backend: workspace.backend,
+          env: workspace.env,
+        });
+        staged.push(stage);
+        await stage.terraform(['apply', '-auto-approve', '-input=false']);
+        print(`    ${workspace.id}: applied (${elapsed()})`);
+      }),
+    );
+
+    step("Changing things behind Terraform's back with the AWS SDK");
+    await makeOutOfBandChanges();
+    for (const change of DEMO_CHANGES) print(`    ${change.workspace}: ${change.address}: ${change.what}`);
+
+    step('Scanning: refresh-only plans, read-only, no locks taken (driftwatch scan)');
+    await rm(options.storeDir, { recursive: true, force: true });
+    const store = createFsObjectStore(options.storeDir);
+    const result = await runLocalScan({
+      loaded,
+      store,
+      hashSensitive: resolveHasher(),
+      logger: createLogger({ format: 'text', write: (line) => print(`    ${line}`) }),
+      concurrency: 3,
+    });
+
+    step(`Findings (${elapsed()})`);
+    print(renderFindings(result.findings, 'table').trimEnd());
+    const asPlanned = demoWentAsPlanned(result.findings);
+    print(`\nStored in ${store.location}/${result.summaryKey.replace(/summary\.json$/, '')}`);
+    print(`Look closer: ls ${options.storeDir}/current   or   npx driftwatch scan --help`);
+    if (!asPlanned) print('\nThe demo did not find exactly the staged changes: see the table above.');
+    return { findings: result.findings, asPlanned, storeLocation: store.location };
+  } finally {
+    step('Stopping moto_server');
+    await Promise.all(staged.map((stage) => stage.dispose()));
+    await moto.stop();
+  }
+}
+
+/** Every staged change found, and nothing else above info (no noise made it through). */
+export function demoWentAsPlanned(findings: readonly Finding[]): boolean {
+  const open = findings.filter((finding) => finding.status !== 'resolved');
+  const found = (workspace: string, address: string) =>
+    open.some(
+      (finding) =>
+        finding.workspace === workspace &&
+        finding.resource &&
+        'address' in finding.resource &&
+        finding.resource.address === address,
+    );
+  const expected = DEMO_CHANGES.every((change) => found(change.workspace, change.address));
+  const unexpected = open.filter(
+    (finding) =>
+      finding.severity !== 'info' &&
+      !DEMO_CHANGES.some(
+        (change) =>
+          finding.workspace === change.workspace &&
+          finding.resource &&
+          'address' in finding.resource &&
+          finding.resource.address === change.address,
+      ),
+  );
+  return expected && unexpected.length === 0;
+}
+
+async function makeOutOfBandChanges(): Promise<void> {
+  const s3 = new S3Client({});
+  const ec2 = new EC2Client({});
+  const ssm = new SSMClient({});
+  const sqs = new SQSClient({});
+  await s3.send(
+    new PutBucketTaggingCommand({
+      Bucket: 'payments-ledger-prod',
+      Tagging: {
+        TagSet: [
+          { Key: 'Owner', Value: 'finance' },
+          { Key: 'Environment', Value: 'prod' },
+        ],
+      },
+    }),
+  );
+  const groups = await ec2.send(new DescribeSecurityGroupsCommand({ GroupNames: ['payments-db-prod'] }));
+  await ec2.send(
+    new AuthorizeSecurityGroupIngressCommand({
+      GroupId: groups.SecurityGroups?.[0]?.GroupId,
+      IpPermissions: [
+        {
+          IpProtocol: 'tcp',
+          FromPort: 22,
+          ToPort: 22,
+          IpRanges: [{ CidrIp: '0.0.0.0/0', Description: 'debug' }],
+        },
+      ],
+    }),
+  );
+  await ssm.send(
+    new PutParameterCommand({
+      Name: '/payments/prod/db-password',
+      Value: 'rotated-by-hand',
+      Type: 'SecureString',
+      Overwrite: true,
+    }),
+  );
+  const queue = await sqs.send(new GetQueueUrlCommand({ QueueName: 'platform-events' }));
+  await sqs.send(new DeleteQueueCommand({ QueueUrl: queue.QueueUrl }));
+}
+
+async function checkTerraform(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'driftwatch-tfversion-'));
+  try {
+    const result = await runProcess('terraform', ['version', '-json'], {
+      cwd: dir,
+      env: { ...process.env, CHECKPOINT_DISABLE: '1' },
+      timeoutMs: 30_000,
+      stdoutFile: join(dir, 'version.json'),
+    }).catch(() => undefined);
+    if (result?.exitCode !== 0) {
+      throw new CliError(
+        'terraform is not on PATH. Install Terraform >= 1.5: https://developer.hashicorp.com/terraform/install',
+      );
+    }
+    const version = (
+      JSON.parse(await readFile(join(dir, 'version.json'), 'utf8')) as { terraform_version: string }
+    ).terraform_version;
+    const [major, minor] = version.split('.').map(Number);
+    if (major! < 1 || (major === 1 && minor! < 5))
+      throw new CliError(`terraform ${version} is too old: driftwatch needs >= 1.5`);
+    return version;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,63 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { killRunningProcesses } from '../functions/adapters/terraform/run-process.js';
+import { RegistryError } from '../functions/core/registry/parse.js';
+import { ConfigurationError } from '../functions/handlers/env.js';
+import { InvalidEventError } from '../functions/handlers/middleware.js';
+import { registerDemo } from './commands/demo.js';
+import { registerEvaluatePlan } from './commands/evaluate-plan.js';
+import { registerInvoke } from './commands/invoke.js';
+import { registerScan } from './commands/scan.js';
+import { CliError } from './context.js';
+import { MotoUnavailableError } from './demo/moto.js';
+
+/** Commands set the exit code through this, so `main` decides when the process ends. */
+let exitCode = 0;
+const setExitCode = (code: number) => {
+  exitCode = code;
+};
+
+const program = new Command('driftwatch')
+  .description('read-only drift and policy scanner for Terraform estates on AWS')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerEvaluatePlan(program, setExitCode);
+registerScan(program, setExitCode);
+registerInvoke(program, setExitCode);
+registerDemo(program, setExitCode);
+
+// Terraform and its providers run in their own process groups: take them down with us.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    killRunningProcesses();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
+try {
+  await program.parseAsync(process.argv);
+  process.exitCode = exitCode;
+} catch (error) {
+  process.exitCode = reportError(error);
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander already printed the problem (or the help / version text).
+    return error.exitCode === 0 ? 0 : 1;
+  }
+  const expected = [
+    RegistryError,
+    CliError,
+    InvalidArgumentError,
+    InvalidEventError,
+    ConfigurationError,
+    MotoUnavailableError,
+  ];
+  if (expected.some((type) => error instanceof type)) {
+    process.stderr.write(`driftwatch: ${(error as Error).message}\n`);
+    return 1;
+  }
+  process.stderr.write(`driftwatch: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  return 1;
+}

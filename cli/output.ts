@@ -1,0 +1,97 @@
+import { InvalidArgumentError } from 'commander';
+import type { Finding, JsonValue } from '../functions/core/findings/model.js';
+import { severityRank } from '../functions/core/findings/model.js';
+
+export type OutputFormat = 'table' | 'json';
+
+export function parseFormat(value: string): OutputFormat {
+  if (value !== 'table' && value !== 'json')
+    throw new InvalidArgumentError(`use table or json, not ${value}`);
+  return value;
+}
+
+/**
+ * Exit codes (DESIGN.md CLI contract): 1 when a scan failed (its scan-failed finding is still
+ * printed), 2 when a finding above info is open, 0 otherwise.
+ */
+export function exitCodeFor(findings: readonly Finding[]): 0 | 1 | 2 {
+  const open = findings.filter((finding) => finding.status !== 'resolved');
+  if (open.some((finding) => finding.kind === 'scan-failed')) return 1;
+  if (open.some((finding) => finding.severity !== 'info')) return 2;
+  return 0;
+}
+
+export function sortFindings(findings: readonly Finding[]): Finding[] {
+  return [...findings].sort(
+    (a, b) =>
+      Number(a.status === 'resolved') - Number(b.status === 'resolved') ||
+      severityRank(a.severity) - severityRank(b.severity) ||
+      a.workspace.localeCompare(b.workspace) ||
+      resourceLabel(a).localeCompare(resourceLabel(b)),
+  );
+}
+
+export function renderFindings(findings: readonly Finding[], format: OutputFormat, now = new Date()): string {
+  const sorted = sortFindings(findings);
+  if (format === 'json') return `${JSON.stringify(sorted, null, 2)}\n`;
+  if (sorted.length === 0) return 'No findings.\n';
+  const rows = sorted.map((finding) => [
+    finding.severity.toUpperCase(),
+    finding.status,
+    finding.workspace,
+    finding.ruleId,
+    resourceLabel(finding),
+    changeSummary(finding),
+    age(finding.firstSeenAt, now),
+  ]);
+  return renderTable(['SEVERITY', 'STATUS', 'WORKSPACE', 'RULE', 'RESOURCE', 'WHAT CHANGED', 'AGE'], rows);
+}
+
+export function renderTable(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+export function resourceLabel(finding: Finding): string {
+  const resource = finding.resource;
+  if (!resource) return '-';
+  if ('address' in resource) return resource.address;
+  if ('bucket' in resource) return `s3://${resource.bucket}/${resource.key ?? ''}`;
+  return `${resource.kind}/${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}`;
+}
+
+function changeSummary(finding: Finding): string {
+  const changes = finding.drift?.changes ?? [];
+  if (changes.length === 0) return truncate(finding.title, 70);
+  const shown = changes
+    .slice(0, 2)
+    .map((change) => `${change.path}: ${short(change.before)} → ${short(change.after)}`)
+    .join('; ');
+  return changes.length > 2 ? `${shown}; +${changes.length - 2} more` : shown;
+}
+
+function short(value: JsonValue): string {
+  if (value === null) return 'null';
+  return truncate(typeof value === 'string' ? value : JSON.stringify(value), 28);
+}
+
+function truncate(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, ' ');
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+/** How long a finding has been open: "3d", "5h", "12m", "now". */
+export function age(since: string, now: Date): string {
+  const minutes = Math.floor((now.getTime() - new Date(since).getTime()) / 60_000);
+  if (minutes < 1) return 'now';
+  if (minutes < 60) return `${minutes}m`;
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h`;
+  return `${Math.floor(minutes / (24 * 60))}d`;
+}

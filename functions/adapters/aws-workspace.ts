@@ -1,0 +1,85 @@
+import { HeadObjectCommand, NotFound, S3Client } from '@aws-sdk/client-s3';
+import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import type { WorkspaceConfig } from '../core/registry/model.js';
+import type { IdentityCheck, StateVersion, WorkspaceCredentials } from '../core/scan/ports.js';
+import { stateObjectKey } from '../core/scan/scan-workspace.js';
+
+/**
+ * AWS access for one workspace: assume its read-only role, check who we are, and read the state
+ * object's version. Clients are cached per region and credentials, never built per call.
+ */
+export function createAwsWorkspaceAccess(options: { scanId: string; defaultSts?: STSClient }) {
+  const defaultSts = options.defaultSts ?? new STSClient({});
+  const clients = new Map<string, S3Client | STSClient>();
+
+  function client<T extends S3Client | STSClient>(
+    kind: 's3' | 'sts',
+    region: string,
+    credentials: WorkspaceCredentials | undefined,
+  ): T {
+    const cacheKey = `${kind}|${region}|${credentials?.accessKeyId ?? 'default'}`;
+    let cached = clients.get(cacheKey);
+    if (!cached) {
+      const config = { region, ...(credentials ? { credentials } : {}) };
+      cached = kind === 's3' ? new S3Client(config) : new STSClient(config);
+      clients.set(cacheKey, cached);
+    }
+    return cached as T;
+  }
+
+  return {
+    async credentials(workspace: WorkspaceConfig): Promise<WorkspaceCredentials | undefined> {
+      if (!workspace.roleArn) return undefined;
+      const response = await defaultSts.send(
+        new AssumeRoleCommand({
+          RoleArn: workspace.roleArn,
+          RoleSessionName: roleSessionName(options.scanId),
+          ExternalId: workspace.externalId,
+          DurationSeconds: 3600,
+        }),
+      );
+      const issued = response.Credentials;
+      if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error('STS returned no credentials');
+      return {
+        accessKeyId: issued.AccessKeyId,
+        secretAccessKey: issued.SecretAccessKey,
+        sessionToken: issued.SessionToken,
+        expiration: issued.Expiration,
+      };
+    },
+
+    async identity(
+      workspace: WorkspaceConfig,
+      credentials: WorkspaceCredentials | undefined,
+    ): Promise<IdentityCheck> {
+      try {
+        const sts = client<STSClient>('sts', workspace.backend.region, credentials);
+        const response = await sts.send(new GetCallerIdentityCommand({}));
+        return { ok: true, account: response.Account ?? '', arn: response.Arn ?? '' };
+      } catch (error) {
+        return { ok: false, reason: (error as Error).message };
+      }
+    },
+
+    async stateVersion(
+      workspace: WorkspaceConfig,
+      credentials: WorkspaceCredentials | undefined,
+    ): Promise<StateVersion | undefined> {
+      const s3 = client<S3Client>('s3', workspace.backend.region, credentials);
+      try {
+        const head = await s3.send(
+          new HeadObjectCommand({ Bucket: workspace.backend.bucket, Key: stateObjectKey(workspace) }),
+        );
+        return { versionId: head.VersionId, etag: head.ETag, lastModified: head.LastModified?.toISOString() };
+      } catch (error) {
+        if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+/** STS allows 2–64 characters of [\w+=,.@-]; the session name shows up in the target account's CloudTrail. */
+export function roleSessionName(scanId: string): string {
+  return `driftwatch-${scanId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64);
+}

@@ -1,0 +1,65 @@
+import { redactText } from '../core/redaction/secrets.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** json: one object per line (Lambda, CloudWatch); text: `level message key=value` for terminals. */
+  format?: 'json' | 'text';
+  write?: (line: string) => void;
+  fields?: Record<string, unknown>;
+}
+
+/**
+ * One structured logger: short messages, data in keys, always on stderr (stdout is for results).
+ * Every line passes through redactText as a last line of defence against secrets.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const threshold = LEVELS[options.level ?? 'info'];
+  const format = options.format ?? 'json';
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const base = options.fields ?? {};
+  const log = (level: LogLevel, message: string, data: Record<string, unknown> = {}) => {
+    if (LEVELS[level] < threshold) return;
+    const fields = { ...base, ...data };
+    const line =
+      format === 'json'
+        ? JSON.stringify({ level, time: new Date().toISOString(), message, ...fields }, errorReplacer)
+        : [
+            level.toUpperCase().padEnd(5),
+            message,
+            ...Object.entries(fields).map(([key, value]) => `${key}=${textValue(value)}`),
+          ].join(' ');
+    write(redactText(line));
+  };
+  return {
+    debug: (message, data) => log('debug', message, data),
+    info: (message, data) => log('info', message, data),
+    warn: (message, data) => log('warn', message, data),
+    error: (message, data) => log('error', message, data),
+    child: (fields) => createLogger({ ...options, fields: { ...base, ...fields } }),
+  };
+}
+
+function errorReplacer(_key: string, value: unknown): unknown {
+  return value instanceof Error ? { name: value.name, message: value.message } : value;
+}
+
+function textValue(value: unknown): string {
+  if (value instanceof Error) return JSON.stringify(value.message);
+  if (typeof value === 'string') return /\s/.test(value) ? JSON.stringify(value) : value;
+  return JSON.stringify(value, errorReplacer);
+}
+
+export function logLevelFrom(value: string | undefined): LogLevel {
+  return value && value in LEVELS ? (value as LogLevel) : 'info';
+}

@@ -1,0 +1,21 @@
+import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+
+/** Parses `s3://bucket/key`. */
+export function parseS3Uri(uri: string): { bucket: string; key: string } {
+  const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(uri);
+  if (!match) throw new Error(`not an s3://bucket/key URI: ${uri}`);
+  return { bucket: match[1]!, key: match[2]! };
+}
+
+/** Streams an S3 object (a workspace's source bundle) to a local file without buffering it. */
+export function createBundleDownloader(s3: S3Client) {
+  return async (uri: string, destination: string): Promise<void> => {
+    const { bucket, key } = parseS3Uri(uri);
+    const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    if (!response.Body) throw new Error(`${uri} is empty`);
+    await pipeline(response.Body as Readable, createWriteStream(destination, { mode: 0o600 }));
+  };
+}

@@ -1,0 +1,28 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import type { SensitiveHasher } from '../core/redaction/secrets.js';
+import type { ScanPorts } from '../core/scan/ports.js';
+import { createAwsWorkspaceAccess } from './aws-workspace.js';
+import { createBundleDownloader } from './s3-bundle.js';
+import { createTerraformRunner, type TerraformRunnerOptions } from './terraform/runner.js';
+
+/** The real ports of a workspace scan: STS and S3 for the workspace, Terraform for the plan. */
+export function createScanPorts(options: {
+  scanId: string;
+  registryDir: string;
+  hashSensitive: SensitiveHasher;
+  runner?: Partial<TerraformRunnerOptions>;
+}): ScanPorts {
+  const access = createAwsWorkspaceAccess({ scanId: options.scanId });
+  const runner = createTerraformRunner({
+    hashSensitive: options.hashSensitive,
+    registryDir: options.registryDir,
+    downloadBundle: createBundleDownloader(new S3Client({})),
+    ...options.runner,
+  });
+  return {
+    credentials: access.credentials,
+    identity: access.identity,
+    stateVersion: access.stateVersion,
+    prepare: runner.prepare,
+  };
+}

@@ -1,0 +1,284 @@
+import { existsSync } from 'node:fs';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import type { SensitiveHasher } from '../../core/redaction/secrets.js';
+import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
+import type { WorkspaceConfig } from '../../core/registry/model.js';
+import {
+  type PlanRun,
+  type PreparedWorkspace,
+  type RunStage,
+  TerraformRunError,
+  type WorkspaceCredentials,
+} from '../../core/scan/ports.js';
+import { PlanFormatError } from '../../core/terraform/index.js';
+import { readPlanFile } from '../plan-file.js';
+import { existingUserCliConfig, findProviderMirror, writeCliConfig } from './cli-config.js';
+import { type ProcessResult, runProcess } from './run-process.js';
+
+export interface TerraformRunnerOptions {
+  hashSensitive: SensitiveHasher;
+  /** Relative `source.dir` entries are resolved against this directory (the registry file's). */
+  registryDir: string;
+  /** Downloads an S3 source bundle (.tar.gz) to a local file. */
+  downloadBundle?: (s3Uri: string, destination: string) => Promise<void>;
+  terraformBinary?: string;
+  /** Parent directory of the per-workspace working directories. */
+  workRoot?: string;
+  /** Reused across runs and workspaces: providers are installed once, not per scan. */
+  pluginCacheDir?: string;
+  /** Per Terraform command; the whole process group is killed when it fires. */
+  commandTimeoutMs?: number;
+  /** Environment Terraform inherits (PATH, proxies, AWS_ENDPOINT_URL, the default credential chain). */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Plans up to this size are parsed in memory; larger ones are streamed. */
+  inMemoryPlanLimitBytes?: number;
+}
+
+const SOURCE_EXCLUDES = new Set(['.terraform', '.git', 'node_modules', '.driftwatch']);
+const STATE_OR_PLAN_FILE = /\.(tfstate|tfstate\.backup|tfplan)$/;
+const DEFAULT_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * The Terraform runner adapter: one isolated temporary directory per workspace, `init` once, then
+ * refresh-only plans that never lock and never write state, `show -json` to a file, and the plan
+ * compacted (secrets hashed) before anything else sees it. Plan files are deleted right after use.
+ */
+export function createTerraformRunner(options: TerraformRunnerOptions) {
+  const binary = options.terraformBinary ?? process.env.DRIFTWATCH_TERRAFORM ?? 'terraform';
+  const baseEnv = options.baseEnv ?? process.env;
+  const workRoot = options.workRoot ?? tmpdir();
+  const pluginCacheDir =
+    options.pluginCacheDir ??
+    baseEnv.TF_PLUGIN_CACHE_DIR ??
+    join(baseEnv.HOME ?? homedir(), '.cache', 'driftwatch', 'terraform-plugins');
+  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const versions = new Map<string, Promise<string | undefined>>();
+  // Terraform's plugin cache is not safe for concurrent installs: serialise `init`, run plans in parallel.
+  let initQueue: Promise<unknown> = Promise.resolve();
+
+  async function prepare(
+    workspace: WorkspaceConfig,
+    credentials: WorkspaceCredentials | undefined,
+  ): Promise<PreparedWorkspace> {
+    const workDir = await mkdtemp(join(workRoot, `driftwatch-${workspace.id}-`));
+    await chmod(workDir, 0o700);
+    try {
+      const root = await materializeSource(workspace, workDir);
+      const terraform = await resolveBinary(workspace);
+      const env = await terraformEnv(workspace, credentials, workDir);
+      const knownSecrets = secretsIn(env);
+      const run = (stage: RunStage, args: string[], stdoutFile?: string) =>
+        runTerraform(terraform, args, { cwd: root, env, stdoutFile }, stage, knownSecrets);
+
+      const initArgs = ['init', '-input=false', '-no-color', ...backendConfigArgs(workspace)];
+      const init = initQueue.then(
+        () => run('init', initArgs),
+        () => run('init', initArgs),
+      );
+      initQueue = init;
+      const initResult = await init;
+      let planCount = 0;
+
+      return {
+        initDurationMs: initResult.durationMs,
+        async plan(): Promise<PlanRun> {
+          planCount++;
+          const planFile = join(workDir, `scan-${planCount}.tfplan`);
+          const jsonFile = join(workDir, `scan-${planCount}.json`);
+          try {
+            const args = [
+              'plan',
+              '-refresh-only',
+              '-lock=false',
+              '-input=false',
+              '-no-color',
+              '-detailed-exitcode',
+            ];
+            const planned = await runProcess(terraform, [...args, `-out=${planFile}`], {
+              cwd: root,
+              env,
+              timeoutMs,
+            });
+            const errorSummary = summarizeTerraformErrors(planned.stderr, knownSecrets);
+            if (planned.timedOut) throw new TerraformRunError('plan', `timed out after ${timeoutMs / 1000}s`);
+            // Exit code 2 means "changes" even for a refresh-only plan with no drift, and an errored
+            // plan may still be saved: only the plan JSON decides (DESIGN.md principle 2).
+            if (!existsSync(planFile)) {
+              throw new TerraformRunError(
+                'plan',
+                errorSummary ?? `terraform plan exited with ${planned.exitCode}`,
+              );
+            }
+            await run('show', ['show', '-json', '-no-color', planFile], jsonFile);
+            const plan = await readPlanFile(jsonFile, {
+              hashSensitive: options.hashSensitive,
+              inMemoryLimitBytes: options.inMemoryPlanLimitBytes,
+            }).catch((error: unknown) => {
+              if (error instanceof PlanFormatError) throw new TerraformRunError('evaluate', error.message);
+              throw error;
+            });
+            return { plan, exitCode: planned.exitCode, errorSummary, durationMs: planned.durationMs };
+          } finally {
+            await rm(planFile, { force: true });
+            await rm(jsonFile, { force: true });
+          }
+        },
+        async close() {
+          await rm(workDir, { recursive: true, force: true });
+        },
+      };
+    } catch (error) {
+      await rm(workDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  async function runTerraform(
+    terraform: string,
+    args: string[],
+    processOptions: { cwd: string; env: NodeJS.ProcessEnv; stdoutFile?: string },
+    stage: RunStage,
+    knownSecrets: string[],
+  ): Promise<ProcessResult> {
+    const result = await runProcess(terraform, args, { ...processOptions, timeoutMs }).catch(
+      (error: unknown) => {
+        throw new TerraformRunError(stage, `could not run ${terraform}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      },
+    );
+    if (result.timedOut) throw new TerraformRunError(stage, `timed out after ${timeoutMs / 1000}s`);
+    if (result.exitCode !== 0) {
+      const summary = summarizeTerraformErrors(result.stderr, knownSecrets);
+      throw new TerraformRunError(stage, summary ?? `terraform ${args[0]} exited with ${result.exitCode}`);
+    }
+    return result;
+  }
+
+  async function materializeSource(workspace: WorkspaceConfig, workDir: string): Promise<string> {
+    const sourceDir = join(workDir, 'source');
+    const { source } = workspace;
+    try {
+      if ('dir' in source) {
+        const from = isAbsolute(source.dir) ? source.dir : resolve(options.registryDir, source.dir);
+        if (!existsSync(from)) throw new Error(`directory ${from} does not exist`);
+        await cp(from, sourceDir, {
+          recursive: true,
+          filter: (path) => !SOURCE_EXCLUDES.has(basename(path)) && !STATE_OR_PLAN_FILE.test(path),
+        });
+      } else {
+        if (!options.downloadBundle) throw new Error('S3 source bundles need an S3 client');
+        const bundle = join(workDir, 'source.tgz');
+        await options.downloadBundle(source.s3, bundle);
+        await mkdir(sourceDir);
+        const tar = await import('tar');
+        await tar.x({ file: bundle, cwd: sourceDir, strict: true });
+        await rm(bundle, { force: true });
+      }
+    } catch (error) {
+      throw new TerraformRunError('source', (error as Error).message, { cause: error });
+    }
+    const root = resolve(sourceDir, source.path ?? '.');
+    if (!root.startsWith(sourceDir))
+      throw new TerraformRunError('source', `path ${source.path} leaves the source`);
+    const files = existsSync(root) ? await readdir(root) : [];
+    if (!files.some((file) => file.endsWith('.tf') || file.endsWith('.tf.json'))) {
+      throw new TerraformRunError('source', `no Terraform files in ${source.path ?? 'the source root'}`);
+    }
+    return root;
+  }
+
+  async function resolveBinary(workspace: WorkspaceConfig): Promise<string> {
+    const wanted = workspace.terraformVersion;
+    if (!wanted) return binary;
+    for (const candidate of [`terraform-${wanted}`, binary]) {
+      const version = await versionOf(candidate);
+      if (version && (version === wanted || version.startsWith(`${wanted}.`))) return candidate;
+    }
+    const found = await versionOf(binary);
+    throw new TerraformRunError(
+      'init',
+      `workspace pins terraform ${wanted} but ${binary} is ${found ?? 'not installed'}; put terraform-${wanted} on PATH`,
+    );
+  }
+
+  function versionOf(candidate: string): Promise<string | undefined> {
+    let version = versions.get(candidate);
+    if (!version) {
+      version = (async () => {
+        const output = join(await mkdtemp(join(workRoot, 'driftwatch-version-')), 'version.json');
+        try {
+          const result = await runProcess(candidate, ['version', '-json'], {
+            cwd: workRoot,
+            env: { ...baseEnv, CHECKPOINT_DISABLE: '1' },
+            timeoutMs: 30_000,
+            stdoutFile: output,
+          });
+          if (result.exitCode !== 0) return undefined;
+          return (JSON.parse(await readFile(output, 'utf8')) as { terraform_version?: string })
+            .terraform_version;
+        } catch {
+          return undefined;
+        } finally {
+          await rm(join(output, '..'), { recursive: true, force: true });
+        }
+      })();
+      versions.set(candidate, version);
+    }
+    return version;
+  }
+
+  async function terraformEnv(
+    workspace: WorkspaceConfig,
+    credentials: WorkspaceCredentials | undefined,
+    workDir: string,
+  ): Promise<NodeJS.ProcessEnv> {
+    await mkdir(pluginCacheDir, { recursive: true });
+    const cliConfig = writeCliConfig(workDir, findProviderMirror(baseEnv)) ?? existingUserCliConfig(baseEnv);
+    const env: NodeJS.ProcessEnv = { ...baseEnv, ...workspace.env };
+    delete env.TF_CLI_CONFIG_FILE;
+    delete env.TF_WORKSPACE;
+    if (cliConfig) env.TF_CLI_CONFIG_FILE = cliConfig;
+    if (workspace.backend.workspace) env.TF_WORKSPACE = workspace.backend.workspace;
+    if (credentials) {
+      // Only the assumed role's credentials: a profile or web identity in the parent would win otherwise.
+      for (const name of ['AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_ROLE_ARN', 'AWS_SESSION_TOKEN'])
+        delete env[name];
+      env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
+      env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
+      if (credentials.sessionToken) env.AWS_SESSION_TOKEN = credentials.sessionToken;
+    }
+    return {
+      ...env,
+      TF_DATA_DIR: join(workDir, '.terraform-data'),
+      TF_PLUGIN_CACHE_DIR: pluginCacheDir,
+      TF_IN_AUTOMATION: '1',
+      TF_INPUT: '0',
+      CHECKPOINT_DISABLE: '1',
+    };
+  }
+
+  return { prepare };
+}
+
+/** The backend stays partial in real repositories: bucket, key and region come from the registry. */
+export function backendConfigArgs(workspace: WorkspaceConfig): string[] {
+  const { bucket, key, region, lockTable, workspaceKeyPrefix } = workspace.backend;
+  const pairs: Array<[string, string]> = [
+    ['bucket', bucket],
+    ['key', key],
+    ['region', region],
+  ];
+  if (workspaceKeyPrefix) pairs.push(['workspace_key_prefix', workspaceKeyPrefix]);
+  if (lockTable) pairs.push(['dynamodb_table', lockTable]);
+  return pairs.map(([name, value]) => `-backend-config=${name}=${value}`);
+}
+
+/** Credential values handed to Terraform: redacted from anything it prints. */
+function secretsIn(env: NodeJS.ProcessEnv): string[] {
+  return ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_ACCESS_KEY_ID']
+    .map((name) => env[name])
+    .filter((value): value is string => Boolean(value && value.length >= 8));
+}

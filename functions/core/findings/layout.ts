@@ -1,0 +1,59 @@
+import { SAFE_ID } from '../registry/model.js';
+
+/**
+ * Keys of the findings bucket (DESIGN.md "S3 layout"). Athena partitions on `dt`; the API and the
+ * lifecycle read `current/`. Every variable part is validated here, before it becomes a key.
+ */
+const SCAN_ID = /^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/;
+
+export class InvalidKeyPartError extends Error {
+  constructor(what: string, value: string) {
+    super(
+      `invalid ${what} '${value}': use lowercase letters, digits, '-', '_' and '.' (at most 63 characters)`,
+    );
+    this.name = 'InvalidKeyPartError';
+  }
+}
+
+export function assertWorkspaceId(workspace: string): string {
+  if (!SAFE_ID.test(workspace)) throw new InvalidKeyPartError('workspace id', workspace);
+  return workspace;
+}
+
+export function assertScanId(scanId: string): string {
+  if (!SCAN_ID.test(scanId)) throw new InvalidKeyPartError('scan id', scanId);
+  return scanId;
+}
+
+/** `YYYY-MM-DD` of the scan's start, in UTC. */
+export function scanDate(startedAt: Date): string {
+  return startedAt.toISOString().slice(0, 10);
+}
+
+export function scanPrefix(startedAt: Date, scanId: string): string {
+  return `scans/dt=${scanDate(startedAt)}/scan=${assertScanId(scanId)}/`;
+}
+
+export function scanHistoryKey(startedAt: Date, scanId: string, workspace: string): string {
+  return `${scanPrefix(startedAt, scanId)}${assertWorkspaceId(workspace)}.jsonl`;
+}
+
+export function scanSummaryKey(startedAt: Date, scanId: string): string {
+  return `${scanPrefix(startedAt, scanId)}summary.json`;
+}
+
+export function currentKey(workspace: string): string {
+  return `current/${assertWorkspaceId(workspace)}.json`;
+}
+
+export const CURRENT_PREFIX = 'current/';
+export const SCANS_PREFIX = 'scans/';
+
+/** A new scan id: sortable by time, unique enough for concurrent starts. */
+export function newScanId(startedAt: Date, random: string): string {
+  const stamp = startedAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return assertScanId(`${stamp}-${random}`);
+}

@@ -1,0 +1,114 @@
+/**
+ * The finding contract (DESIGN.md "Contracts"). Users, the HTTP API, Athena and tests depend on
+ * these shapes: extend them, never rename or repurpose a field.
+ */
+
+export const FINDING_KINDS = [
+  'terraform-drift',
+  'pending-change',
+  'scan-failed',
+  'backend-policy',
+  'state-integrity',
+  'stale-lock',
+  'cluster-drift',
+  'ownership-conflict',
+  'workspace-busy',
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+/** Ordered from most to least severe; index order is used for ranking. */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const FINDING_STATUSES = ['new', 'ongoing', 'changed', 'resolved', 'regressed', 'suppressed'] as const;
+export type FindingStatus = (typeof FINDING_STATUSES)[number];
+
+/** `create` only ever appears on `pending-change` findings (configuration not yet applied). */
+export const DRIFT_ACTIONS = ['update', 'delete', 'replace', 'move', 'create'] as const;
+export type DriftAction = (typeof DRIFT_ACTIONS)[number];
+
+export interface TerraformResourceRef {
+  address: string;
+  type: string;
+  provider?: string;
+  module?: string;
+}
+export interface BackendResourceRef {
+  bucket: string;
+  key?: string;
+  lockTable?: string;
+}
+export interface ClusterResourceRef {
+  app?: string;
+  group: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+export type ResourceRef = TerraformResourceRef | BackendResourceRef | ClusterResourceRef;
+
+/** JSON value as found in plans. Sensitive values never appear here: they are `(sensitive:<hash>)`. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export interface AttributeChange {
+  /** e.g. `tags.Owner`, `ingress[0].cidr_blocks[1]` */
+  path: string;
+  before: JsonValue;
+  after: JsonValue;
+  sensitive: boolean;
+}
+
+export interface DriftDetail {
+  action: DriftAction;
+  changes: AttributeChange[];
+}
+
+export interface Remediation {
+  summary: string;
+  steps: string[];
+}
+
+export interface Finding {
+  id: string;
+  kind: FindingKind;
+  ruleId: string;
+  severity: Severity;
+  status: FindingStatus;
+  workspace: string;
+  owner?: string;
+  environment?: string;
+  resource?: ResourceRef;
+  drift?: DriftDetail;
+  title: string;
+  detail: string;
+  evidence: Record<string, unknown>;
+  remediation: Remediation;
+  scanId: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+}
+
+/** A finding as produced by a check, before the store assigns lifecycle fields. */
+export type FindingDraft = Omit<Finding, 'id' | 'status' | 'firstSeenAt' | 'lastSeenAt' | 'scanId'>;
+
+export function severityRank(severity: Severity): number {
+  return SEVERITIES.indexOf(severity);
+}
+
+/** The more severe of two severities. */
+export function maxSeverity(a: Severity, b: Severity): Severity {
+  return severityRank(a) <= severityRank(b) ? a : b;
+}
+
+/** Moves a severity by `steps` levels (positive = more severe), clamped to critical..low; info stays info. */
+export function shiftSeverity(severity: Severity, steps: number): Severity {
+  if (severity === 'info') return 'info';
+  const lowIndex = SEVERITIES.indexOf('low');
+  const index = Math.min(lowIndex, Math.max(0, severityRank(severity) - steps));
+  return SEVERITIES[index]!;
+}
+
+/** True when a finding should make the CLI exit 2 ("findings above info reported"). */
+export function isAboveInfo(finding: Pick<Finding, 'severity'>): boolean {
+  return finding.severity !== 'info';
+}

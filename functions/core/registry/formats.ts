@@ -1,0 +1,250 @@
+/**
+ * Format checks for registry values. Each returns the problem as a sentence, or undefined when the
+ * value is fine, so the schema can report exactly what is wrong instead of "invalid input".
+ */
+
+import { SAFE_ID } from './model.js';
+
+export function safeIdProblem(id: string): string | undefined {
+  if (SAFE_ID.test(id)) return undefined;
+  return (
+    `'${id}' is not a valid id: use 1-63 characters from a-z, 0-9, '-', '_' and '.', ` +
+    'starting with a letter or digit (ids become parts of S3 keys)'
+  );
+}
+
+export const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+
+export function regionProblem(region: string): string | undefined {
+  if (AWS_REGION.test(region)) return undefined;
+  return `'${region}' is not an AWS region such as eu-west-1 or us-gov-west-1`;
+}
+
+const BUCKET_SHAPE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const IP_ADDRESS = /^\d{1,3}(\.\d{1,3}){3}$/;
+/** Prefixes and suffixes AWS reserves for access points, aliases and directory buckets. */
+const RESERVED_BUCKET_PREFIXES = ['xn--', 'sthree-', 'amzn-s3-demo-'];
+const RESERVED_BUCKET_SUFFIXES = ['-s3alias', '--ol-s3', '.mrap', '--x-s3', '--table-s3'];
+
+export function bucketNameProblem(name: string): string | undefined {
+  const prefix = `'${name}' is not a valid S3 bucket name`;
+  if (!BUCKET_SHAPE.test(name)) {
+    return `${prefix}: use 3-63 characters from a-z, 0-9, '.' and '-', starting and ending with a letter or digit`;
+  }
+  if (name.includes('..')) return `${prefix}: it must not contain '..'`;
+  if (IP_ADDRESS.test(name)) return `${prefix}: it must not look like an IP address`;
+  const reserved =
+    RESERVED_BUCKET_PREFIXES.find((reservedPrefix) => name.startsWith(reservedPrefix)) ??
+    RESERVED_BUCKET_SUFFIXES.find((suffix) => name.endsWith(suffix));
+  if (reserved !== undefined) return `${prefix}: '${reserved}' is reserved by AWS`;
+  return undefined;
+}
+
+export function stateKeyProblem(key: string): string | undefined {
+  if (key.startsWith('/'))
+    return `must not start with '/' (S3 keys are relative, e.g. payments/terraform.tfstate)`;
+  if (key.endsWith('/')) return `must name the state object, not a folder: remove the trailing '/'`;
+  return undefined;
+}
+
+/** Terraform's S3 backend rejects a workspace_key_prefix with a leading or trailing '/'. */
+export function keyPrefixProblem(prefix: string): string | undefined {
+  if (prefix.startsWith('/') || prefix.endsWith('/')) return `must not start or end with '/'`;
+  return undefined;
+}
+
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/;
+
+export function roleArnProblem(arn: string): string | undefined {
+  if (ROLE_ARN.test(arn)) return undefined;
+  return `'${arn}' is not an IAM role ARN such as arn:aws:iam::111111111111:role/driftwatch-read`;
+}
+
+const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
+
+export function externalIdProblem(externalId: string): string | undefined {
+  if (EXTERNAL_ID.test(externalId)) return undefined;
+  return `use 2-1224 characters from letters, digits and + = , . @ : / - _ (the STS ExternalId alphabet)`;
+}
+
+const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[\w-]{1,80}(\.fifo)?$/;
+
+export function queueArnProblem(arn: string): string | undefined {
+  if (SQS_QUEUE_ARN.test(arn)) return undefined;
+  return `'${arn}' is not an SQS queue ARN such as arn:aws:sqs:eu-west-1:111111111111:driftwatch-findings`;
+}
+
+const DYNAMODB_TABLE = /^[\w.-]{3,255}$/;
+
+export function lockTableProblem(table: string): string | undefined {
+  if (DYNAMODB_TABLE.test(table)) return undefined;
+  return `'${table}' is not a DynamoDB table name: use 3-255 characters from letters, digits, '_', '-' and '.'`;
+}
+
+const S3_URI = /^s3:\/\/([^/]+)\/(.+)$/;
+
+export function s3UriProblem(uri: string): string | undefined {
+  const match = S3_URI.exec(uri);
+  if (match === null)
+    return `'${uri}' is not an S3 URI: expected s3://bucket/key, e.g. s3://bundles/payments.tgz`;
+  return bucketNameProblem(match[1] ?? '');
+}
+
+/** A path inside a checkout or bundle: relative, and unable to climb out of it. */
+export function relativePathProblem(path: string): string | undefined {
+  if (path.startsWith('/')) return `must be relative (it is resolved inside the source), not start with '/'`;
+  if (path.split(/[\\/]/).includes('..')) return `must not contain '..' (it must stay inside the source)`;
+  return undefined;
+}
+
+const TERRAFORM_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
+
+export function terraformVersionProblem(version: string): string | undefined {
+  if (TERRAFORM_VERSION.test(version)) return undefined;
+  return `'${version}' is not an exact Terraform version such as 1.11.4 (constraints like '~> 1.11' are not supported)`;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function emailProblem(address: string): string | undefined {
+  if (EMAIL.test(address)) return undefined;
+  return `'${address}' is not an email address`;
+}
+
+export const SECRETS_ELSEWHERE = 'put secrets in the environment or a secrets manager, not the registry';
+
+export function httpsUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `'${text}' is not a URL`;
+  }
+  if (url.protocol !== 'https:') return `must use https:// (findings must not travel in clear text)`;
+  if (url.username !== '' || url.password !== '') return `must not carry credentials: ${SECRETS_ELSEWHERE}`;
+  return undefined;
+}
+
+/** AWS Chatbot's patterns for Slack workspace (team) and channel ids. */
+const SLACK_WORKSPACE_ID = /^[0-9A-Z]{1,255}$/;
+const SLACK_CHANNEL_ID = /^[A-Za-z0-9]{1,255}$/;
+
+export function slackWorkspaceProblem(id: string): string | undefined {
+  if (SLACK_WORKSPACE_ID.test(id)) return undefined;
+  return `'${id}' is not a Slack workspace id (upper-case letters and digits, e.g. T0123ABCD)`;
+}
+
+export function slackChannelProblem(id: string): string | undefined {
+  if (SLACK_CHANNEL_ID.test(id)) return undefined;
+  return `'${id}' is not a Slack channel id (letters and digits, e.g. C0456EFGH; not the #name)`;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SECRET_ENV_NAME = /SECRET|PASSWORD|TOKEN|ACCESS_KEY/i;
+
+export function envNameProblem(name: string): string | undefined {
+  if (!ENV_NAME.test(name)) {
+    return `'${name}' is not an environment variable name: use letters, digits and '_', not starting with a digit`;
+  }
+  if (SECRET_ENV_NAME.test(name)) return `'${name}' looks like a secret: ${SECRETS_ELSEWHERE}`;
+  return undefined;
+}
+
+/** Values that are secrets whatever their name: AWS access key ids and PEM private keys. */
+const SECRET_VALUE = /\b(AKIA|ASIA)[A-Z0-9]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+export function envValueProblem(value: string): string | undefined {
+  if (SECRET_VALUE.test(value)) return `the value looks like a secret: ${SECRETS_ELSEWHERE}`;
+  return undefined;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Normalises a calendar date to `YYYY-MM-DD`. YAML gives a string for `2027-03-01` under the
+ * 1.2 core schema but a Date for `!!timestamp 2027-03-01` (and under YAML 1.1 for plain dates).
+ */
+export function toIsoDate(value: string | Date): { date: string } | { problem: string } {
+  if (value instanceof Date) return isoDateFromTimestamp(value);
+  const match = ISO_DATE.exec(value);
+  const invalid = { problem: `'${value}' is not a date: use YYYY-MM-DD, e.g. 2027-03-01` };
+  if (match === null) return invalid;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  const parsed = new Date(Date.UTC(year, month - 1, day));
+  // Date.UTC rolls 2027-02-30 over to March 2nd; a real date survives the round trip unchanged.
+  const roundTrips =
+    parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day;
+  return roundTrips ? { date: value } : invalid;
+}
+
+function isoDateFromTimestamp(value: Date): { date: string } | { problem: string } {
+  if (Number.isNaN(value.getTime())) return { problem: 'is not a valid date' };
+  const iso = value.toISOString();
+  if (!iso.endsWith('T00:00:00.000Z'))
+    return { problem: `use a date without a time (YYYY-MM-DD), not ${iso}` };
+  return { date: iso.slice(0, 10) };
+}
+
+const MONTH_NAMES = 'JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC';
+const DAY_NAMES = 'SUN|MON|TUE|WED|THU|FRI|SAT';
+
+/** EventBridge cron fields in order, the characters each accepts, and the range of its plain numbers. */
+const CRON_FIELDS: { name: string; pattern: RegExp; min: number; max: number }[] = [
+  { name: 'minutes', pattern: /^[0-9*,/-]+$/, min: 0, max: 59 },
+  { name: 'hours', pattern: /^[0-9*,/-]+$/, min: 0, max: 23 },
+  { name: 'day-of-month', pattern: /^[0-9*,/?LW-]+$/, min: 1, max: 31 },
+  { name: 'month', pattern: new RegExp(`^(?:[0-9*,/-]|${MONTH_NAMES})+$`, 'i'), min: 1, max: 12 },
+  { name: 'day-of-week', pattern: new RegExp(`^(?:[0-9*,?L#-]|${DAY_NAMES})+$`, 'i'), min: 1, max: 7 },
+  { name: 'year', pattern: /^[0-9*,/-]+$/, min: 1970, max: 2199 },
+];
+const CRON_EXAMPLE = `e.g. '0 2 * * ? *' (02:00 every day)`;
+
+/** A shape check of an EventBridge cron expression; EventBridge itself has the final word at deploy. */
+export function cronProblem(expression: string): string | undefined {
+  if (/^cron\(/i.test(expression.trim())) return `write the expression without 'cron( )', ${CRON_EXAMPLE}`;
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== CRON_FIELDS.length) {
+    return (
+      `expected an EventBridge cron expression with 6 fields (minutes hours day-of-month month ` +
+      `day-of-week year), got ${fields.length}: ${CRON_EXAMPLE}`
+    );
+  }
+  for (const [index, spec] of CRON_FIELDS.entries()) {
+    const problem = cronFieldProblem(fields[index] ?? '', spec);
+    if (problem !== undefined) return problem;
+  }
+  const dayOfMonth = fields[2];
+  const dayOfWeek = fields[4];
+  if ((dayOfMonth === '?') === (dayOfWeek === '?')) {
+    return `exactly one of day-of-month and day-of-week must be '?' in EventBridge cron, ${CRON_EXAMPLE}`;
+  }
+  return undefined;
+}
+
+function cronFieldProblem(field: string, spec: (typeof CRON_FIELDS)[number]): string | undefined {
+  if (!spec.pattern.test(field)) return `'${field}' is not a valid ${spec.name} field, ${CRON_EXAMPLE}`;
+  // Numbers after '/' are increments and after '#' the nth weekday: only values are range-checked.
+  const values = field.match(/(?<![/#\d])\d+/g) ?? [];
+  const outOfRange = values.map(Number).find((value) => value < spec.min || value > spec.max);
+  if (outOfRange === undefined) return undefined;
+  return `${outOfRange} is out of range for ${spec.name} (${spec.min}-${spec.max})`;
+}
+
+/** IANA names only: Intl also accepts offsets such as '+01:00', which EventBridge Scheduler does not. */
+const IANA_ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
+export function timeZoneProblem(zone: string): string | undefined {
+  const unknown = `'${zone}' is not an IANA time zone such as Europe/Berlin or UTC`;
+  if (!IANA_ZONE_SHAPE.test(zone)) return unknown;
+  let canonical: string;
+  try {
+    canonical = new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return unknown;
+  }
+  // Intl matches names case-insensitively; EventBridge Scheduler does not.
+  if (canonical !== zone && canonical.toLowerCase() === zone.toLowerCase()) {
+    return `time zone names are case-sensitive: did you mean '${canonical}'?`;
+  }
+  return undefined;
+}

@@ -1,0 +1,145 @@
+import type { Severity } from '../findings/model.js';
+
+/**
+ * The validated registry (driftwatch.yaml). `parseRegistry` produces this from YAML; everything
+ * downstream trusts it (ids are already safe as S3 key parts, owners exist, durations are parsed).
+ */
+export interface Registry {
+  version: 1;
+  owners: Owners;
+  workspaces: WorkspaceConfig[];
+  policies: Policies;
+  locks: LockSettings;
+  schedule?: ScheduleSettings;
+}
+
+export interface Owners {
+  /** Owner that receives whatever no other route claims; must be one of `teams`. */
+  fallback: string;
+  teams: Team[];
+}
+
+export interface Team {
+  id: string;
+  destinations: Destination[];
+}
+
+export type Destination =
+  | { type: 'chatbot-slack'; workspace: string; channel: string; environments?: string[] }
+  | { type: 'email'; address: string; environments?: string[] }
+  | { type: 'https'; url: string; environments?: string[] }
+  | { type: 'sqs'; queueArn: string; environments?: string[] };
+
+export type WorkspaceSource =
+  /** A directory, relative to the registry file; `path` is the Terraform root inside it. */
+  | { dir: string; path?: string }
+  /** A .tar.gz bundle in S3 (s3://bucket/key.tgz); `path` is the Terraform root inside it. */
+  | { s3: string; path?: string };
+
+export interface BackendConfig {
+  bucket: string;
+  key: string;
+  region: string;
+  /** Terraform CLI workspace; state then lives under `<workspaceKeyPrefix>/<workspace>/<key>`. */
+  workspace?: string;
+  workspaceKeyPrefix?: string;
+  /** Legacy DynamoDB lock table (deprecated in favour of `use_lockfile`). */
+  lockTable?: string;
+}
+
+export interface RouteConfig {
+  /** Resource address glob, e.g. `module.db.*`. */
+  address?: string;
+  /** Resource tag match, e.g. `{ key: Owner, value: dba }`, where the plan shows tags. */
+  tag?: { key: string; value: string };
+  owner: string;
+}
+
+export interface WorkspaceConfig {
+  id: string;
+  owner: string;
+  environment: string;
+  source: WorkspaceSource;
+  backend: BackendConfig;
+  roleArn?: string;
+  externalId?: string;
+  terraformVersion?: string;
+  routes: RouteConfig[];
+  /** Extra environment for Terraform, e.g. TF_VAR_* (never secrets: the registry is not a vault). */
+  env: Record<string, string>;
+  /**
+   * `-var-file` arguments, relative to the Terraform root (e.g. `env/prod.tfvars`). Required
+   * variables without a value fail the plan; secret ones belong in the scanner's environment.
+   */
+  varFiles: string[];
+}
+
+export interface IgnoreRule {
+  /** Resource address glob, e.g. `aws_autoscaling_group.*`. */
+  address: string;
+  /** Attribute path glob, e.g. `desired_capacity`, `tags.*`. */
+  path: string;
+  reason: string;
+  /** ISO date (YYYY-MM-DD); the rule stops applying after this day. */
+  until?: string;
+}
+
+export interface NoiseSettings {
+  /** null versus empty collection or string is not drift. */
+  nullVersusEmpty: boolean;
+  /** Attributes of a parent resource managed by a companion resource in the same configuration. */
+  companionAttributes: boolean;
+  /** Strings that hold the same JSON document (policies re-serialised by AWS). */
+  equivalentJson: boolean;
+  /** `tags_all` changes are reported once, as `tags`. */
+  foldTagsAll: boolean;
+}
+
+export interface SeverityOverride {
+  ruleId?: string;
+  /** Resource address glob. */
+  address?: string;
+  environment?: string;
+  severity: Severity;
+}
+
+export interface Policies {
+  noise: NoiseSettings;
+  ignore: IgnoreRule[];
+  severity: {
+    /** Environments treated as production; other environments rank one level lower. */
+    production: string[];
+    overrides: SeverityOverride[];
+  };
+  deletionGuard: {
+    /** Share of a workspace's managed resources whose reported deletion triggers a confirming plan. */
+    ratio: number;
+  };
+}
+
+export interface LockSettings {
+  /** Milliseconds after which a lock held by an operation is considered stale. */
+  staleAfterMs: { plan: number; apply: number; default: number };
+  /** Milliseconds between the two observations that prove a lock stale. */
+  confirmAfterMs: number;
+}
+
+export interface ScheduleSettings {
+  cron: string;
+  timezone: string;
+}
+
+export const DEFAULT_POLICIES: Policies = {
+  noise: { nullVersusEmpty: true, companionAttributes: true, equivalentJson: true, foldTagsAll: true },
+  ignore: [],
+  severity: { production: ['prod', 'production'], overrides: [] },
+  deletionGuard: { ratio: 0.5 },
+};
+
+export const DEFAULT_LOCK_SETTINGS: LockSettings = {
+  staleAfterMs: { plan: 60 * 60_000, apply: 2 * 60 * 60_000, default: 30 * 60_000 },
+  confirmAfterMs: 10 * 60_000,
+};
+
+/** Workspace, team and other ids become S3 key parts: keep them to this alphabet. */
+export const SAFE_ID = /^[a-z0-9][a-z0-9\-_.]{0,62}$/;

@@ -1,0 +1,109 @@
+/**
+ * parseRegistry: driftwatch.yaml text in, a validated Registry out, or a RegistryError listing
+ * every problem with its path, line and column. Pure: the caller reads the file.
+ */
+import type { YAMLError } from 'yaml';
+import { describeIssue, describeValue, problemFromIssue } from './issues.js';
+import type { Registry } from './model.js';
+import {
+  DEFAULT_REGISTRY_FILE_NAME,
+  formatPath,
+  RegistryError,
+  type RegistryProblem,
+  sortByPosition,
+} from './problems.js';
+import { checkReferences } from './references.js';
+import { registrySchema } from './schema.js';
+import { type PathSegment, YamlSource } from './yaml-source.js';
+
+export { parseDuration } from './duration.js';
+export { RegistryError, type RegistryProblem } from './problems.js';
+
+export interface ParseRegistryOptions {
+  /** Shown at the start of each problem line; defaults to driftwatch.yaml. */
+  fileName?: string;
+}
+
+const EXPECTED_TOP_LEVEL = 'expected a mapping with version, owners and workspaces';
+
+export function parseRegistry(text: string, options: ParseRegistryOptions = {}): Registry {
+  const fileName = options.fileName ?? DEFAULT_REGISTRY_FILE_NAME;
+  const source = YamlSource.parse(text);
+  const raw = readDocument(source);
+  if ('problems' in raw) throw new RegistryError(raw.problems, fileName);
+
+  const result = registrySchema.safeParse(raw.value, { error: describeIssue });
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((issue) => problemFromIssue(issue, source))),
+    ...checkReferences(raw.value, source),
+  ];
+  if (!result.success || problems.length > 0) throw new RegistryError(sortByPosition(problems), fileName);
+  return result.data;
+}
+
+/**
+ * The document as a plain value, or the problems that prevent reading it. YAML syntax errors stop
+ * here: after one, the parser's recovered tree is a guess, and checking a guess produces problems
+ * that are not in the file.
+ */
+function readDocument(
+  source: YamlSource,
+): { value: Record<string, unknown> } | { problems: RegistryProblem[] } {
+  const syntaxErrors = source.syntaxErrors();
+  if (syntaxErrors.length > 0) return { problems: syntaxErrors.map((error) => syntaxProblem(error, source)) };
+  const collectionKeys = source.collectionKeys();
+  if (collectionKeys.length > 0)
+    return { problems: collectionKeys.map((offset) => collectionKeyProblem(offset, source)) };
+
+  let value: unknown;
+  try {
+    value = source.toJS();
+  } catch (error) {
+    // A missing anchor has a place in the file; an alias bomb is the whole document's doing.
+    const offset = source.firstUnresolvedAlias();
+    const problem = {
+      path: offset === undefined ? '' : formatPath(source.pathAt(offset)),
+      ...source.offsetToPosition(offset ?? 0),
+      message: `cannot read the YAML: ${(error as Error).message}`,
+    };
+    return { problems: [problem] };
+  }
+  if (value === null || value === undefined) {
+    return {
+      problems: [{ path: '', line: 1, column: 1, message: `the document is empty; ${EXPECTED_TOP_LEVEL}` }],
+    };
+  }
+  if (typeof value !== 'object' || Array.isArray(value) || value instanceof Date) {
+    const position = source.positionOf([]);
+    const message = `${EXPECTED_TOP_LEVEL}, got ${describeValue(value)}`;
+    return { problems: [{ path: '', ...position, message }] };
+  }
+  return { value: value as Record<string, unknown> };
+}
+
+function collectionKeyProblem(offset: number, source: YamlSource): RegistryProblem {
+  const message = 'a key must be plain text, not a list or a mapping';
+  return { path: formatPath(source.pathAt(offset)), ...source.offsetToPosition(offset), message };
+}
+
+function syntaxProblem(error: YAMLError, source: YamlSource): RegistryProblem {
+  const offset = error.pos[0];
+  const path = source.pathAt(offset);
+  const position = source.offsetToPosition(offset);
+  return { path: formatPath(path), ...position, message: syntaxMessage(error, path, source) };
+}
+
+function syntaxMessage(error: YAMLError, path: readonly PathSegment[], source: YamlSource): string {
+  const detail = error.message.replace(/\s+/g, ' ').trim();
+  switch (error.code) {
+    case 'DUPLICATE_KEY': {
+      // Lookup by path finds the first pair with this key: the one the duplicate repeats.
+      const first = source.positionOf(path, 'key');
+      return `duplicate key '${String(path[path.length - 1] ?? '')}' (first at line ${first.line}): each key may appear only once in a mapping`;
+    }
+    case 'TAB_AS_INDENT':
+      return `YAML syntax: ${detail}; indent with spaces`;
+    default:
+      return `YAML syntax: ${detail}`;
+  }
+}

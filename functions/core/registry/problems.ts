@@ -1,0 +1,57 @@
+import type { PathSegment } from './yaml-source.js';
+
+export const DEFAULT_REGISTRY_FILE_NAME = 'driftwatch.yaml';
+
+export interface RegistryProblem {
+  /** Dotted path of the offending node, e.g. `workspaces[1].backend.bucket`; '' for the whole document. */
+  path: string;
+  /** 1-based line and column of the offending node (for a missing key: of the mapping that lacks it). */
+  line?: number;
+  column?: number;
+  message: string;
+}
+
+/** Every problem found in a registry, not just the first: fixing them one run at a time is tedious. */
+export class RegistryError extends Error {
+  override readonly name = 'RegistryError';
+
+  constructor(
+    readonly problems: RegistryProblem[],
+    readonly fileName: string = DEFAULT_REGISTRY_FILE_NAME,
+  ) {
+    super(problems.map((problem) => formatProblem(problem, fileName)).join('\n'));
+  }
+}
+
+/** `driftwatch.yaml:14:7 workspaces[1].backend.bucket: required`, the shape editors and CI annotate. */
+export function formatProblem(
+  problem: RegistryProblem,
+  fileName: string = DEFAULT_REGISTRY_FILE_NAME,
+): string {
+  const location =
+    problem.line === undefined ? fileName : `${fileName}:${problem.line}:${problem.column ?? 1}`;
+  return `${location} ${problem.path === '' ? '(root)' : problem.path}: ${problem.message}`;
+}
+
+const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
+
+/** `['workspaces', 1, 'backend', 'bucket']` -> `workspaces[1].backend.bucket`; odd keys are quoted. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else if (typeof segment === 'string' && PLAIN_KEY.test(segment))
+      text += text === '' ? segment : `.${segment}`;
+    else text += `[${JSON.stringify(String(segment))}]`;
+  }
+  return text;
+}
+
+/** Sorted by position so the report reads top to bottom like the file. */
+export function sortByPosition(problems: RegistryProblem[]): RegistryProblem[] {
+  return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+export function toPathSegments(path: readonly PropertyKey[]): PathSegment[] {
+  return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
+}

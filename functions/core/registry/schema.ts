@@ -1,0 +1,337 @@
+/**
+ * The shape of driftwatch.yaml, built with `zod/mini` to keep Lambda bundles small. Cross-entry
+ * rules (unique ids, owners that exist) live in references.ts; positions and wording of problems
+ * in issues.ts. Every object is strict: a misspelt optional key would otherwise be ignored
+ * silently and its default applied, which is the worst kind of configuration bug.
+ */
+import * as z from 'zod/mini';
+import { SEVERITIES } from '../findings/model.js';
+import { DURATION_EXAMPLES, parseDuration } from './duration.js';
+import {
+  bucketNameProblem,
+  cronProblem,
+  emailProblem,
+  envNameProblem,
+  envValueProblem,
+  externalIdProblem,
+  httpsUrlProblem,
+  keyPrefixProblem,
+  lockTableProblem,
+  queueArnProblem,
+  regionProblem,
+  relativePathProblem,
+  roleArnProblem,
+  s3UriProblem,
+  safeIdProblem,
+  slackChannelProblem,
+  slackWorkspaceProblem,
+  stateKeyProblem,
+  terraformVersionProblem,
+  timeZoneProblem,
+  toIsoDate,
+} from './formats.js';
+import {
+  DEFAULT_LOCK_SETTINGS,
+  DEFAULT_POLICIES,
+  type LockSettings,
+  type Policies,
+  type WorkspaceSource,
+} from './model.js';
+
+/** Marks the issue raised for a key the schema does not know; issues.ts adds "did you mean". */
+export interface UnknownKeyParams {
+  knownKeys: string[];
+}
+
+/** Marks an issue about a mapping key (an env variable name) rather than its value. */
+export interface KeyIssueParams {
+  target: 'key';
+}
+
+type ProblemFinder<T> = (value: T) => string | undefined;
+
+/** A check that reports the sentence `findProblem` returns, so messages say what is wrong. */
+function problemCheck<T>(findProblem: ProblemFinder<T>) {
+  return z.check<T>((payload) => {
+    const message = findProblem(payload.value);
+    if (message !== undefined) payload.issues.push({ code: 'custom', message, input: payload.value });
+  });
+}
+
+/** A non-empty string, optionally with a format check (which then never sees the empty string). */
+function text(findProblem: ProblemFinder<string> = () => undefined) {
+  return z
+    .string()
+    .check(problemCheck<string>((value) => (value === '' ? 'must not be empty' : findProblem(value))));
+}
+
+/** An object that rejects unknown keys, one issue per key, each naming the keys it knows. */
+function strictObject<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+  const params: UnknownKeyParams = { knownKeys: Object.keys(shape) };
+  // abort: false lets the object's own checks (exactlyOneOf) still run and report alongside.
+  return z.catchall(
+    z.object(shape),
+    z.custom<never>(() => false, { error: 'unknown key', params, abort: false }),
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Requires exactly one of two keys. It runs even when other keys are invalid (`when`), so this
+ * problem is reported together with the others instead of after they are fixed.
+ */
+function exactlyOneOf(first: string, second: string) {
+  return z.check<unknown>(
+    (payload) => {
+      if (!isRecord(payload.value)) return;
+      const value = payload.value;
+      const present = [first, second].filter((key) => value[key] !== undefined);
+      if (present.length === 1) return;
+      const message =
+        present.length === 0
+          ? `needs '${first}' or '${second}' (exactly one)`
+          : `give either '${first}' or '${second}', not both`;
+      payload.issues.push({ code: 'custom', message, input: payload.value });
+    },
+    { when: () => true },
+  );
+}
+
+const safeId = text(safeIdProblem);
+function nonEmptyList(what: string) {
+  return z.minLength(1, { error: `must list at least one ${what}` });
+}
+
+// Owners and their destinations.
+
+const environmentFilter = z.optional(z.array(text()).check(nonEmptyList('environment')));
+
+const destinationSchema = z.discriminatedUnion('type', [
+  strictObject({
+    type: z.literal('chatbot-slack'),
+    workspace: text(slackWorkspaceProblem),
+    channel: text(slackChannelProblem),
+    environments: environmentFilter,
+  }),
+  strictObject({ type: z.literal('email'), address: text(emailProblem), environments: environmentFilter }),
+  strictObject({ type: z.literal('https'), url: text(httpsUrlProblem), environments: environmentFilter }),
+  strictObject({ type: z.literal('sqs'), queueArn: text(queueArnProblem), environments: environmentFilter }),
+]);
+
+const teamSchema = strictObject({
+  id: safeId,
+  // A team without destinations would silently swallow every finding routed to it.
+  destinations: z.array(destinationSchema).check(nonEmptyList('destination')),
+});
+
+const ownersSchema = strictObject({
+  fallback: safeId,
+  teams: z.array(teamSchema),
+});
+
+// Workspaces.
+
+const sourceSchema = z.pipe(
+  strictObject({
+    dir: z.optional(text()),
+    s3: z.optional(text(s3UriProblem)),
+    path: z.optional(text(relativePathProblem)),
+  }).check(exactlyOneOf('dir', 's3')),
+  z.transform((source): WorkspaceSource => {
+    const root = source.path === undefined ? {} : { path: source.path };
+    return source.s3 !== undefined ? { s3: source.s3, ...root } : { dir: source.dir ?? '', ...root };
+  }),
+);
+
+const backendSchema = strictObject({
+  bucket: text(bucketNameProblem),
+  key: text(stateKeyProblem),
+  region: text(regionProblem),
+  workspace: z.optional(text((name) => (name.includes('/') ? `must not contain '/'` : undefined))),
+  workspaceKeyPrefix: z.optional(text(keyPrefixProblem)),
+  lockTable: z.optional(text(lockTableProblem)),
+});
+
+const routeSchema = strictObject({
+  address: z.optional(text()),
+  tag: z.optional(strictObject({ key: text(), value: z.string() })),
+  owner: safeId,
+}).check(exactlyOneOf('address', 'tag'));
+
+/** Names are checked even when a value is invalid, so that all env problems come out together. */
+const envNamesCheck = z.check<unknown>(
+  (payload) => {
+    if (!isRecord(payload.value)) return;
+    const params: KeyIssueParams = { target: 'key' };
+    for (const name of Object.keys(payload.value)) {
+      const message = envNameProblem(name);
+      if (message !== undefined)
+        payload.issues.push({ code: 'custom', message, input: name, path: [name], params });
+    }
+  },
+  { when: () => true },
+);
+
+const envSchema = z.record(z.string(), z.string().check(problemCheck(envValueProblem))).check(envNamesCheck);
+
+const workspaceSchema = strictObject({
+  id: safeId,
+  owner: safeId,
+  environment: text(),
+  source: sourceSchema,
+  backend: backendSchema,
+  roleArn: z.optional(text(roleArnProblem)),
+  externalId: z.optional(text(externalIdProblem)),
+  terraformVersion: z.optional(text(terraformVersionProblem)),
+  routes: z._default(z.array(routeSchema), () => []),
+  env: z._default(envSchema, () => ({})),
+  varFiles: z._default(z.array(text(relativePathProblem)), () => []),
+});
+
+// Policies.
+
+const isoDateSchema = z.pipe(
+  z.union([z.string(), z.date()], { error: 'expected a date (YYYY-MM-DD), e.g. 2027-03-01' }),
+  z.transform((value, payload) => {
+    const result = toIsoDate(value);
+    if ('date' in result) return result.date;
+    payload.issues.push({ code: 'custom', message: result.problem, input: value });
+    return z.NEVER;
+  }),
+);
+
+const ignoreRuleSchema = strictObject({
+  address: text(),
+  path: text(),
+  // Shown next to every suppressed finding: a suppression nobody can explain gets removed.
+  reason: text(),
+  until: z.optional(isoDateSchema),
+});
+
+const severitySchema = z.enum(SEVERITIES, { error: `must be one of: ${SEVERITIES.join(', ')}` });
+
+const severityOverrideSchema = strictObject({
+  ruleId: z.optional(text()),
+  address: z.optional(text()),
+  environment: z.optional(text()),
+  severity: severitySchema,
+});
+
+const ratioSchema = z
+  .number()
+  .check(
+    problemCheck<number>((ratio) =>
+      ratio > 0 && ratio <= 1
+        ? undefined
+        : `must be greater than 0 and at most 1 (a share, e.g. 0.5), not ${ratio}`,
+    ),
+  );
+
+const policiesSchema = z.pipe(
+  strictObject({
+    noise: z.optional(
+      strictObject({
+        nullVersusEmpty: z.optional(z.boolean()),
+        companionAttributes: z.optional(z.boolean()),
+        equivalentJson: z.optional(z.boolean()),
+        foldTagsAll: z.optional(z.boolean()),
+      }),
+    ),
+    ignore: z.optional(z.array(ignoreRuleSchema)),
+    severity: z.optional(
+      strictObject({
+        production: z.optional(z.array(text())),
+        overrides: z.optional(z.array(severityOverrideSchema)),
+      }),
+    ),
+    deletionGuard: z.optional(strictObject({ ratio: z.optional(ratioSchema) })),
+  }),
+  z.transform(
+    (policies): Policies => ({
+      noise: withDefaults(DEFAULT_POLICIES.noise, policies.noise),
+      ignore: policies.ignore ?? [...DEFAULT_POLICIES.ignore],
+      severity: {
+        production: policies.severity?.production ?? [...DEFAULT_POLICIES.severity.production],
+        overrides: policies.severity?.overrides ?? [...DEFAULT_POLICIES.severity.overrides],
+      },
+      deletionGuard: withDefaults(DEFAULT_POLICIES.deletionGuard, policies.deletionGuard),
+    }),
+  ),
+);
+
+// Locks.
+
+const durationSchema = z.pipe(
+  z.string({ error: `expected a duration such as ${DURATION_EXAMPLES}` }),
+  z.transform((value, payload) => {
+    const problem = durationProblem(value);
+    if (problem === undefined) return parseDuration(value);
+    payload.issues.push({ code: 'custom', message: problem, input: value });
+    return z.NEVER;
+  }),
+);
+
+function durationProblem(value: string): string | undefined {
+  try {
+    return parseDuration(value) > 0 ? undefined : 'must be longer than zero';
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const locksSchema = z.pipe(
+  strictObject({
+    staleAfter: z.optional(
+      strictObject({
+        plan: z.optional(durationSchema),
+        apply: z.optional(durationSchema),
+        default: z.optional(durationSchema),
+      }),
+    ),
+    confirmAfter: z.optional(durationSchema),
+  }),
+  z.transform(
+    (locks): LockSettings => ({
+      staleAfterMs: withDefaults(DEFAULT_LOCK_SETTINGS.staleAfterMs, locks.staleAfter),
+      confirmAfterMs: locks.confirmAfter ?? DEFAULT_LOCK_SETTINGS.confirmAfterMs,
+    }),
+  ),
+);
+
+// Schedule.
+
+const scheduleSchema = strictObject({
+  cron: text(cronProblem),
+  timezone: z._default(text(timeZoneProblem), 'UTC'),
+});
+
+export const registrySchema = strictObject({
+  version: z.literal(1, {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'required: add `version: 1` at the top'
+        : `must be 1, the only registry version this driftwatch understands`,
+  }),
+  owners: ownersSchema,
+  // Zero workspaces is allowed: a registry may start with owners only.
+  workspaces: z._default(z.array(workspaceSchema), () => []),
+  policies: z.prefault(policiesSchema, () => ({})),
+  locks: z.prefault(locksSchema, () => ({})),
+  schedule: z.optional(scheduleSchema),
+});
+
+/** Defaults overlaid with the values that are set, in a fresh object: mutating it leaves the defaults alone. */
+function withDefaults<T extends object>(
+  defaults: T,
+  overrides: { [K in keyof T]?: T[K] | undefined } | undefined,
+): T {
+  const merged = { ...defaults };
+  for (const key of Object.keys(overrides ?? {}) as (keyof T)[]) {
+    const value = overrides?.[key];
+    if (value !== undefined) merged[key] = value;
+  }
+  return merged;
+}

@@ -1,0 +1,176 @@
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type ParsedNode,
+  parseDocument,
+  visit,
+  type YAMLError,
+} from 'yaml';
+
+export type PathSegment = string | number;
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** Where a problem points: at the value of a key (the default) or at the key itself (unknown keys). */
+export type PositionTarget = 'value' | 'key';
+
+/**
+ * The registry's YAML text parsed with positions kept, so that problems found later in the plain
+ * JavaScript value can point back at the line and column of the node they are about.
+ */
+export class YamlSource {
+  private constructor(
+    private readonly document: Document.Parsed,
+    private readonly lineCounter: LineCounter,
+  ) {}
+
+  static parse(text: string): YamlSource {
+    const lineCounter = new LineCounter();
+    // YAML 1.2 core schema (the default): `no`, `on` and `2027-03-01` stay strings, no `<<` merges.
+    const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    return new YamlSource(document, lineCounter);
+  }
+
+  /** Syntax errors and warnings (unknown tags) of the YAML itself. */
+  syntaxErrors(): YAMLError[] {
+    return [...this.document.errors, ...this.document.warnings];
+  }
+
+  root(): ParsedNode | null {
+    return this.document.contents;
+  }
+
+  /** The plain value; throws on aliases that point nowhere or expand excessively (billion laughs). */
+  toJS(): unknown {
+    return this.document.toJS();
+  }
+
+  /** The offset of the first alias whose anchor is missing, the usual reason `toJS` throws. */
+  firstUnresolvedAlias(): number | undefined {
+    let offset: number | undefined;
+    visit(this.document, {
+      Alias: (_key, alias) => {
+        if (alias.resolve(this.document) !== undefined) return undefined;
+        offset = alias.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    return offset;
+  }
+
+  /**
+   * Offsets of mapping keys that are lists or mappings (`? [a, b]`). No registry key is one, and
+   * converting them would stringify them (with a process warning), so they are reported first.
+   */
+  collectionKeys(): number[] {
+    const offsets: number[] = [];
+    visit(this.document, {
+      Pair: (_key, pair) => {
+        const key = pair.key as Node | null;
+        if (key !== null && !isScalar(key) && !isAlias(key)) offsets.push(key.range?.[0] ?? 0);
+      },
+    });
+    return offsets;
+  }
+
+  offsetToPosition(offset: number): Position {
+    const { line, col } = this.lineCounter.linePos(offset);
+    return { line, column: col };
+  }
+
+  /**
+   * The position of the node at `path`. When the path does not exist in full (a required key is
+   * missing), the deepest node that does exist: for a missing key, the mapping that lacks it.
+   */
+  positionOf(path: readonly PathSegment[], target: PositionTarget = 'value'): Position {
+    let node: Node | null = this.document.contents;
+    let pointAt: Node | null = node;
+    for (const [index, segment] of path.entries()) {
+      const child = childOf(this.resolve(node), segment);
+      if (child === undefined) break;
+      const isLast = index === path.length - 1;
+      if (isLast && target === 'key' && child.key !== undefined) {
+        pointAt = child.key;
+        break;
+      }
+      if (child.value === undefined) {
+        // `key:` followed by nothing at all: the key is the only thing to point at.
+        pointAt = child.key ?? pointAt;
+        break;
+      }
+      node = child.value;
+      pointAt = child.value;
+    }
+    return this.offsetToPosition(pointAt?.range?.[0] ?? 0);
+  }
+
+  /** The path of the innermost node around `offset`, so that syntax errors can name where they are. */
+  pathAt(offset: number): PathSegment[] {
+    const path: PathSegment[] = [];
+    let node: Node | null = this.document.contents;
+    for (;;) {
+      const collection = this.resolve(node);
+      const child = childContaining(collection, offset);
+      if (child === undefined) return path;
+      path.push(child.segment);
+      if (child.value === undefined) return path;
+      node = child.value;
+    }
+  }
+
+  private resolve(node: Node | null): Node | null {
+    if (isAlias(node)) return (node.resolve(this.document) as Node | undefined) ?? null;
+    return node;
+  }
+}
+
+interface Child {
+  segment: PathSegment;
+  key?: Node;
+  value?: Node;
+}
+
+function childOf(collection: Node | null, segment: PathSegment): Child | undefined {
+  if (isMap(collection)) {
+    const pair = collection.items.find(
+      (item) => isScalar(item.key) && String(item.key.value) === String(segment),
+    );
+    if (pair === undefined) return undefined;
+    return { segment, key: pair.key as Node, value: (pair.value as Node | null) ?? undefined };
+  }
+  if (isSeq(collection) && typeof segment === 'number') {
+    const item = collection.items[segment] as Node | undefined;
+    return item === undefined ? undefined : { segment, value: item };
+  }
+  return undefined;
+}
+
+function childContaining(collection: Node | null, offset: number): Child | undefined {
+  if (isMap(collection)) {
+    for (const pair of collection.items) {
+      const key = pair.key as Node | null;
+      const value = pair.value as Node | null;
+      if (!isScalar(key)) continue;
+      const segment = String(key.value);
+      if (contains(key, offset)) return { segment };
+      if (value !== null && contains(value, offset)) return { segment, value };
+    }
+  }
+  if (isSeq(collection)) {
+    const index = collection.items.findIndex((item) => contains(item as Node, offset));
+    if (index >= 0) return { segment: index, value: collection.items[index] as Node };
+  }
+  return undefined;
+}
+
+function contains(node: Node | null, offset: number): boolean {
+  const range = node?.range;
+  return range !== undefined && range !== null && offset >= range[0] && offset < range[2];
+}

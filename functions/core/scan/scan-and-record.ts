@@ -1,0 +1,29 @@
+import type { FindingsStore, ScanRef } from '../findings/findings-store.js';
+import type { RecordedScan } from '../findings/lifecycle.js';
+import type { Policies, WorkspaceConfig } from '../registry/model.js';
+import type { ScanPorts } from './ports.js';
+import { scanWorkspace, type WorkspaceScanResult } from './scan-workspace.js';
+
+/** The ScanTerraform stage for one workspace: scan it, then record what was seen. */
+export async function scanAndRecordWorkspace(
+  workspace: WorkspaceConfig,
+  policies: Policies,
+  deps: { ports: ScanPorts; store: FindingsStore; now: () => Date },
+  scan: ScanRef,
+): Promise<{
+  result: WorkspaceScanResult;
+  recorded: RecordedScan & { historyKey: string };
+  durationMs: number;
+}> {
+  const started = deps.now();
+  const result = await scanWorkspace(workspace, policies, deps.ports, { now: scan.startedAt });
+  const finished = deps.now();
+  const outcome = result.status;
+  const recorded = await deps.store.recordWorkspace(
+    { ...scan, now: finished },
+    workspace.id,
+    result.findings,
+    outcome,
+  );
+  return { result, recorded, durationMs: finished.getTime() - started.getTime() };
+}

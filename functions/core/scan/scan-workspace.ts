@@ -1,0 +1,267 @@
+import type { FindingDraft } from '../findings/model.js';
+import type { Policies, WorkspaceConfig } from '../registry/model.js';
+import {
+  type EvaluationContext,
+  type EvaluationResult,
+  evaluateCompactPlan,
+  scanFailedFinding,
+} from '../terraform/index.js';
+import {
+  type IdentityCheck,
+  type PlanRun,
+  type PreparedWorkspace,
+  type ScanPorts,
+  type StateVersion,
+  TerraformRunError,
+  type WorkspaceCredentials,
+} from './ports.js';
+
+export type WorkspaceScanStatus = 'ok' | 'failed' | 'busy';
+
+export interface WorkspaceScanResult {
+  workspace: string;
+  status: WorkspaceScanStatus;
+  findings: FindingDraft[];
+  /** Plans run: 1 normally, 2 after a state change or a deletion-guard confirmation, up to 3. */
+  plansRun: number;
+  noiseRemoved: EvaluationResult['noiseRemoved'];
+  plan?: EvaluationResult['plan'];
+  durationsMs: { init?: number; plans: number[] };
+  /** Terraform's exit code per plan: evidence only (2 appears even without drift). */
+  terraformExitCodes: Array<number | null>;
+}
+
+export interface ScanWorkspaceOptions {
+  /** Scan start; decides which ignore rules have expired. */
+  now: Date;
+}
+
+type StablePlan =
+  | { stable: true; run: PlanRun; stateVersion: StateVersion | undefined; rescanned: boolean }
+  | { stable: false; versions: Array<StateVersion | undefined> };
+
+/**
+ * Scans one workspace read-only: assume its role, check the identity, plan refresh-only, and turn
+ * the plan into findings. Guards (DESIGN.md principles 3 and 4):
+ * - the state object's version is read before and after each plan; if it moved, the plan may be
+ *   stale, so the workspace is planned once more, and if it moves again it is reported busy;
+ * - a plan reporting the deletion of a large share of the workspace, or one made while the identity
+ *   preflight failed, is confirmed by a second plan before anything is reported.
+ */
+export async function scanWorkspace(
+  workspace: WorkspaceConfig,
+  policies: Policies,
+  ports: ScanPorts,
+  options: ScanWorkspaceOptions,
+): Promise<WorkspaceScanResult> {
+  const context: EvaluationContext = {
+    workspace: workspace.id,
+    owner: workspace.owner,
+    environment: workspace.environment,
+    policies,
+    now: options.now,
+    remediation: { source: describeSource(workspace), backend: describeBackend(workspace) },
+  };
+  const result: WorkspaceScanResult = {
+    workspace: workspace.id,
+    status: 'ok',
+    findings: [],
+    plansRun: 0,
+    noiseRemoved: [],
+    durationsMs: { plans: [] },
+    terraformExitCodes: [],
+  };
+  const fail = (ruleId: string, reason: string, evidence: Record<string, unknown> = {}) => {
+    result.status = 'failed';
+    result.findings = [{ ...scanFailedFinding(context, reason, evidence), ruleId }];
+    return result;
+  };
+
+  let credentials: WorkspaceCredentials | undefined;
+  try {
+    credentials = await ports.credentials(workspace);
+  } catch (error) {
+    return fail(
+      'scan.credentials',
+      `could not assume ${workspace.roleArn ?? 'the scanner role'}: ${messageOf(error)}`,
+    );
+  }
+  const identity = await ports.identity(workspace, credentials);
+
+  let prepared: PreparedWorkspace;
+  try {
+    prepared = await ports.prepare(workspace, credentials);
+  } catch (error) {
+    return failFromRunError(error);
+  }
+  result.durationsMs.init = prepared.initDurationMs;
+
+  const readStateVersion = async (): Promise<StateVersion | undefined> => {
+    try {
+      return await ports.stateVersion(workspace, credentials);
+    } catch {
+      // Without the version we cannot detect a concurrent apply; the plan itself is still valid.
+      return undefined;
+    }
+  };
+
+  /** Plans until two reads of the state version agree around a plan (at most twice). */
+  const planStable = async (): Promise<StablePlan> => {
+    const versions: Array<StateVersion | undefined> = [];
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const before = await readStateVersion();
+      const run = await prepared.plan();
+      result.plansRun++;
+      result.durationsMs.plans.push(run.durationMs);
+      result.terraformExitCodes.push(run.exitCode);
+      const after = await readStateVersion();
+      if (sameVersion(before, after))
+        return { stable: true, run, stateVersion: after, rescanned: attempt > 1 };
+      versions.push(before, after);
+    }
+    return { stable: false, versions };
+  };
+
+  try {
+    const first = await planStable();
+    if (!first.stable) return busy(first.versions);
+    let evaluation = evaluateCompactPlan(first.run.plan, context);
+    if (isFailure(evaluation)) return failedPlan(evaluation, first.run);
+    let confirmation: Record<string, unknown> | undefined;
+
+    const confirmReason = evaluation.deletionGuard.triggered
+      ? 'deletion-guard'
+      : !identity.ok
+        ? 'identity-preflight-failed'
+        : undefined;
+    if (confirmReason) {
+      const second = await planStable();
+      if (!second.stable) return busy(second.versions);
+      const confirmed = evaluateCompactPlan(second.run.plan, context);
+      if (isFailure(confirmed)) return failedPlan(confirmed, second.run);
+      confirmation = {
+        reason: confirmReason,
+        identity: describeIdentity(identity),
+        firstPlan: guardSummary(evaluation),
+        secondPlan: guardSummary(confirmed),
+      };
+      evaluation = confirmed;
+    }
+
+    result.plan = evaluation.plan;
+    result.noiseRemoved = evaluation.noiseRemoved;
+    result.findings = evaluation.findings.map((finding) => ({
+      ...finding,
+      evidence: {
+        ...finding.evidence,
+        ...(first.rescanned ? { rescannedAfterStateChange: true } : {}),
+        ...(confirmation ? { confirmedBySecondPlan: confirmation } : {}),
+      },
+    }));
+    return result;
+  } catch (error) {
+    return failFromRunError(error);
+  } finally {
+    await prepared.close();
+  }
+
+  function busy(versions: Array<StateVersion | undefined>): WorkspaceScanResult {
+    result.status = 'busy';
+    result.findings = [workspaceBusyFinding(context, versions)];
+    return result;
+  }
+
+  function failedPlan(evaluation: EvaluationResult, run: PlanRun): WorkspaceScanResult {
+    result.plan = evaluation.plan;
+    result.status = 'failed';
+    result.findings = evaluation.findings.map((finding) =>
+      run.errorSummary
+        ? {
+            ...finding,
+            detail: `${finding.detail}\n\nTerraform reported:\n${run.errorSummary}`,
+            evidence: {
+              ...finding.evidence,
+              terraformExitCode: run.exitCode,
+              terraformErrors: run.errorSummary,
+            },
+          }
+        : finding,
+    );
+    return result;
+  }
+
+  function failFromRunError(error: unknown): WorkspaceScanResult {
+    if (error instanceof TerraformRunError) {
+      return fail(`scan.${error.stage}-failed`, error.reason, { stage: error.stage });
+    }
+    return fail('scan.failed', messageOf(error));
+  }
+}
+
+function isFailure(evaluation: EvaluationResult): boolean {
+  return evaluation.findings.some((finding) => finding.kind === 'scan-failed');
+}
+
+function guardSummary(evaluation: EvaluationResult) {
+  return {
+    deletions: evaluation.deletionGuard.deletions,
+    managed: evaluation.deletionGuard.managed,
+    ratio: evaluation.deletionGuard.ratio,
+  };
+}
+
+function describeIdentity(identity: IdentityCheck) {
+  return identity.ok ? { ok: true, account: identity.account, arn: identity.arn } : identity;
+}
+
+function sameVersion(a: StateVersion | undefined, b: StateVersion | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.versionId || b.versionId) return a.versionId === b.versionId;
+  return a.etag === b.etag && a.lastModified === b.lastModified;
+}
+
+function workspaceBusyFinding(
+  context: Pick<EvaluationContext, 'workspace' | 'owner' | 'environment'>,
+  versions: Array<StateVersion | undefined>,
+): FindingDraft {
+  return {
+    kind: 'workspace-busy',
+    ruleId: 'scan.workspace-busy',
+    severity: 'info',
+    workspace: context.workspace,
+    owner: context.owner,
+    environment: context.environment,
+    title: `${context.workspace}: state changed while it was being scanned`,
+    detail:
+      'The state object was written during the plan, and again during the rescan: someone is applying. ' +
+      'A plan made against moving state could report drift that is only an apply in progress, so nothing was reported.',
+    evidence: { stateVersions: versions },
+    remediation: {
+      summary: 'Nothing to do if an apply was running; the next scan covers this workspace again.',
+      steps: [
+        "If no apply should have been running, check who wrote the state (the state bucket's access logs or CloudTrail).",
+      ],
+    },
+  };
+}
+
+export function describeSource(workspace: WorkspaceConfig): string {
+  const root = 'dir' in workspace.source ? workspace.source.dir : workspace.source.s3;
+  return workspace.source.path ? `${root} (path ${workspace.source.path})` : root;
+}
+
+export function describeBackend(workspace: WorkspaceConfig): string {
+  const { bucket, region } = workspace.backend;
+  return `s3://${bucket}/${stateObjectKey(workspace)} (${region})`;
+}
+
+/** Where the S3 backend keeps this workspace's state: non-default CLI workspaces live under a prefix. */
+export function stateObjectKey(workspace: WorkspaceConfig): string {
+  const { key, workspace: cliWorkspace, workspaceKeyPrefix } = workspace.backend;
+  if (!cliWorkspace || cliWorkspace === 'default') return key;
+  return `${workspaceKeyPrefix ?? 'env:'}/${cliWorkspace}/${key}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,372 @@
+import { canonicalJson, type SensitiveHasher } from '../redaction/secrets.js';
+import { formatPath } from './attribute-path.js';
+import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
+import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
+import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './plan-model.js';
+import { hashSide, hasSensitiveContent, type SensitiveKeyTest } from './sensitivity.js';
+
+/**
+ * Attribute-level diff of one plan change (`before` → `after`), with redaction applied as the changes
+ * are produced so plaintext secrets never leave this module.
+ *
+ * Objects are diffed by key. Lists first match deep-equal elements (Terraform serialises sets as
+ * lists, so one new element shifts the rest), then pair the leftovers in order; an element on one side
+ * only is one change holding the whole element. Strings holding JSON documents are diffed inside the
+ * document (`policy.Statement[0].Action`). Masks (`before_sensitive`, `after_sensitive`,
+ * `after_unknown`) are walked alongside the values, never materialised per path.
+ */
+
+export interface ValueMasks {
+  beforeSensitive?: unknown;
+  afterSensitive?: unknown;
+  afterUnknown?: unknown;
+}
+
+export interface DiffOptions {
+  hashSensitive: SensitiveHasher;
+  isSensitiveKey: SensitiveKeyTest;
+  /** Top-level attributes that are secrets for this resource type (SecureString `value`...). */
+  secretAttributes?: ReadonlySet<string> | undefined;
+  /** The whole value is sensitive (an output named `db_password`). */
+  sensitiveRoot?: boolean;
+}
+
+interface DiffState {
+  readonly options: DiffOptions;
+  readonly path: PathSegment[];
+  readonly out: CompactAttributeChange[];
+}
+
+/** Lists whose unmatched middle is larger than this (before × after) are matched by canonical key. */
+const QUADRATIC_MATCH_LIMIT = 1024;
+
+export function diffAttributes(
+  before: unknown,
+  after: unknown,
+  masks: ValueMasks,
+  options: DiffOptions,
+): CompactAttributeChange[] {
+  const state: DiffState = { options, path: [], out: [] };
+  diffNode(
+    state,
+    before ?? null,
+    after ?? null,
+    masks.beforeSensitive,
+    masks.afterSensitive,
+    masks.afterUnknown,
+    options.sensitiveRoot === true,
+  );
+  return state.out;
+}
+
+/**
+ * The attributes a create sets, one change per top-level attribute with a value. Unknown and empty
+ * values are left out: they say nothing a reviewer needs, and they are not changes of anything.
+ */
+export function createdAttributes(
+  after: unknown,
+  masks: ValueMasks,
+  options: DiffOptions,
+): CompactAttributeChange[] {
+  if (!isPlainObject(after)) return diffAttributes(null, after, masks, options);
+  const state: DiffState = { options, path: [], out: [] };
+  for (const key in after) {
+    const value = after[key];
+    if (value === null || isEmptyValue(value) || childMask(masks.afterUnknown, key) === true) continue;
+    state.path.push(key);
+    const sensitive =
+      options.sensitiveRoot === true ||
+      masks.afterSensitive === true ||
+      options.secretAttributes?.has(key) === true ||
+      options.isSensitiveKey(key);
+    emitChange(state, null, value, sensitive, undefined, childMask(masks.afterSensitive, key));
+    state.path.pop();
+  }
+  return state.out;
+}
+
+function diffNode(
+  state: DiffState,
+  before: unknown,
+  after: unknown,
+  beforeMask: unknown,
+  afterMask: unknown,
+  unknownMask: unknown,
+  sensitive: boolean,
+): void {
+  if (unknownMask === true) {
+    emitChange(state, before, UNKNOWN_VALUE, sensitive || beforeMask === true, beforeMask, undefined);
+    return;
+  }
+  if (before === after) return;
+  if (sensitive || beforeMask === true || afterMask === true) {
+    if (!deepEqual(before, after)) emitChange(state, before, after, true, undefined, undefined);
+    return;
+  }
+  if (typeof before === 'object' && typeof after === 'object' && before !== null && after !== null) {
+    const beforeIsList = Array.isArray(before);
+    if (beforeIsList && Array.isArray(after)) {
+      diffLists(state, before, after, beforeMask, afterMask, unknownMask);
+      return;
+    }
+    if (!beforeIsList && !Array.isArray(after)) {
+      diffObjects(
+        state,
+        before as Record<string, unknown>,
+        after as Record<string, unknown>,
+        beforeMask,
+        afterMask,
+        unknownMask,
+      );
+      return;
+    }
+  } else if (
+    typeof before === 'string' &&
+    typeof after === 'string' &&
+    diffJsonStrings(state, before, after)
+  ) {
+    return;
+  }
+  emitChange(state, before, after, false, beforeMask, afterMask);
+}
+
+function diffObjects(
+  state: DiffState,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  beforeMask: unknown,
+  afterMask: unknown,
+  unknownMask: unknown,
+): void {
+  for (const key in before) {
+    const b = before[key] ?? null;
+    const a = Object.hasOwn(after, key) ? (after[key] ?? null) : null;
+    diffMember(state, key, b, a, beforeMask, afterMask, unknownMask);
+  }
+  for (const key in after) {
+    if (Object.hasOwn(before, key)) continue;
+    diffMember(state, key, null, after[key] ?? null, beforeMask, afterMask, unknownMask);
+  }
+}
+
+function diffMember(
+  state: DiffState,
+  key: string,
+  before: unknown,
+  after: unknown,
+  beforeMask: unknown,
+  afterMask: unknown,
+  unknownMask: unknown,
+): void {
+  const childUnknown = childMask(unknownMask, key);
+  if (before === after && childUnknown !== true) return;
+  // Secret-looking names are checked when a change is emitted (any segment of its path), which
+  // keeps this hot loop free of name tests; resource-type secrets are known only at the top level.
+  const sensitive = state.path.length === 0 && state.options.secretAttributes?.has(key) === true;
+  state.path.push(key);
+  diffNode(
+    state,
+    before,
+    after,
+    childMask(beforeMask, key),
+    childMask(afterMask, key),
+    childUnknown,
+    sensitive,
+  );
+  state.path.pop();
+}
+
+function diffLists(
+  state: DiffState,
+  before: readonly unknown[],
+  after: readonly unknown[],
+  beforeMask: unknown,
+  afterMask: unknown,
+  unknownMask: unknown,
+): void {
+  let start = 0;
+  let beforeEnd = before.length;
+  let afterEnd = after.length;
+  // Unchanged prefix and suffix first: the common case, and it keeps the matching below small.
+  while (
+    start < beforeEnd &&
+    start < afterEnd &&
+    childMask(unknownMask, start) !== true &&
+    deepEqual(before[start], after[start])
+  ) {
+    start++;
+  }
+  while (
+    beforeEnd > start &&
+    afterEnd > start &&
+    childMask(unknownMask, afterEnd - 1) !== true &&
+    deepEqual(before[beforeEnd - 1], after[afterEnd - 1])
+  ) {
+    beforeEnd--;
+    afterEnd--;
+  }
+  if (start === beforeEnd && start === afterEnd) return;
+
+  const { unmatchedBefore, unmatchedAfter } = matchEqualElements(
+    before,
+    after,
+    start,
+    beforeEnd,
+    afterEnd,
+    unknownMask,
+  );
+  const paired = Math.min(unmatchedBefore.length, unmatchedAfter.length);
+  for (let k = 0; k < unmatchedBefore.length; k++) {
+    const beforeIndex = unmatchedBefore[k]!;
+    const afterIndex = k < paired ? unmatchedAfter[k]! : -1;
+    state.path.push(beforeIndex);
+    diffNode(
+      state,
+      before[beforeIndex] ?? null,
+      afterIndex < 0 ? null : (after[afterIndex] ?? null),
+      childMask(beforeMask, beforeIndex),
+      afterIndex < 0 ? undefined : childMask(afterMask, afterIndex),
+      afterIndex < 0 ? undefined : childMask(unknownMask, afterIndex),
+      false,
+    );
+    state.path.pop();
+  }
+  for (let k = paired; k < unmatchedAfter.length; k++) {
+    const afterIndex = unmatchedAfter[k]!;
+    state.path.push(afterIndex);
+    diffNode(
+      state,
+      null,
+      after[afterIndex] ?? null,
+      undefined,
+      childMask(afterMask, afterIndex),
+      childMask(unknownMask, afterIndex),
+      false,
+    );
+    state.path.pop();
+  }
+}
+
+/** Pairs deep-equal elements of the unmatched middle; unknown (after_unknown) elements never match. */
+function matchEqualElements(
+  before: readonly unknown[],
+  after: readonly unknown[],
+  start: number,
+  beforeEnd: number,
+  afterEnd: number,
+  unknownMask: unknown,
+): { unmatchedBefore: number[]; unmatchedAfter: number[] } {
+  const matched = new Uint8Array(afterEnd - start);
+  for (let j = start; j < afterEnd; j++) if (childMask(unknownMask, j) === true) matched[j - start] = 2;
+  const unmatchedBefore: number[] = [];
+  const keyed =
+    (beforeEnd - start) * (afterEnd - start) > QUADRATIC_MATCH_LIMIT
+      ? keyedMatcher(after, start, afterEnd, matched)
+      : undefined;
+  for (let i = start; i < beforeEnd; i++) {
+    let found = -1;
+    if (keyed) found = keyed(before[i]);
+    else {
+      for (let j = start; j < afterEnd; j++) {
+        if (matched[j - start] === 0 && deepEqual(before[i], after[j])) {
+          found = j;
+          break;
+        }
+      }
+    }
+    if (found >= 0) matched[found - start] = 1;
+    else unmatchedBefore.push(i);
+  }
+  const unmatchedAfter: number[] = [];
+  for (let j = start; j < afterEnd; j++) if (matched[j - start] !== 1) unmatchedAfter.push(j);
+  return { unmatchedBefore, unmatchedAfter };
+}
+
+/** For long lists: index the after side by canonical JSON, each index handed out once. */
+function keyedMatcher(
+  after: readonly unknown[],
+  start: number,
+  afterEnd: number,
+  matched: Uint8Array,
+): (value: unknown) => number {
+  const byKey = new Map<string, number[]>();
+  for (let j = start; j < afterEnd; j++) {
+    if (matched[j - start] !== 0) continue;
+    const key = canonicalJson(after[j]);
+    const indexes = byKey.get(key);
+    if (indexes) indexes.push(j);
+    else byKey.set(key, [j]);
+  }
+  return (value) => byKey.get(canonicalJson(value))?.shift() ?? -1;
+}
+
+/**
+ * Both sides hold JSON documents: equivalent documents stay one change with the original strings
+ * (the `equivalent-json` noise rule decides whether to report it); different documents are diffed
+ * inside, with paths continuing into the document.
+ */
+function diffJsonStrings(state: DiffState, before: string, after: string): boolean {
+  const beforeDocument = parseJsonDocument(before);
+  if (beforeDocument === undefined) return false;
+  const afterDocument = parseJsonDocument(after);
+  if (afterDocument === undefined) return false;
+  if (jsonDocumentsEquivalent(beforeDocument, afterDocument)) {
+    const { isSensitiveKey } = state.options;
+    const redact =
+      hasSensitiveContent(beforeDocument, undefined, isSensitiveKey) ||
+      hasSensitiveContent(afterDocument, undefined, isSensitiveKey);
+    const change = pushChange(state, before, after, redact || pathIsSensitive(state));
+    EQUIVALENT_JSON_CHANGES.add(change);
+  } else {
+    diffNode(state, beforeDocument, afterDocument, undefined, undefined, undefined, false);
+  }
+  return true;
+}
+
+/**
+ * Changes known, when they were produced, to hold equivalent JSON documents: the `equivalent-json`
+ * noise rule consults this before re-parsing (a cache of a pure decision, so it never changes a result).
+ */
+export const EQUIVALENT_JSON_CHANGES = new WeakSet<CompactAttributeChange>();
+
+function emitChange(
+  state: DiffState,
+  before: unknown,
+  after: unknown,
+  sensitive: boolean,
+  beforeMask: unknown,
+  afterMask: unknown,
+): void {
+  const { isSensitiveKey } = state.options;
+  const redact =
+    sensitive ||
+    pathIsSensitive(state) ||
+    hasSensitiveContent(before, beforeMask, isSensitiveKey) ||
+    hasSensitiveContent(after, afterMask, isSensitiveKey);
+  pushChange(state, before, after, redact);
+}
+
+/** isSensitivePath of the current path, with the per-plan memo of name tests. */
+function pathIsSensitive(state: DiffState): boolean {
+  const { isSensitiveKey } = state.options;
+  for (const segment of state.path) if (typeof segment === 'string' && isSensitiveKey(segment)) return true;
+  return false;
+}
+
+function pushChange(
+  state: DiffState,
+  before: unknown,
+  after: unknown,
+  redact: boolean,
+): CompactAttributeChange {
+  const { hashSensitive } = state.options;
+  const change: CompactAttributeChange = {
+    path: formatPath(state.path),
+    segments: state.path.slice(),
+    before: redact ? hashSide(before, hashSensitive) : asJson(before),
+    after: redact ? hashSide(after, hashSensitive) : asJson(after),
+    sensitive: redact,
+  };
+  state.out.push(change);
+  return change;
+}

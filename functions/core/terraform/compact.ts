@@ -1,0 +1,332 @@
+import type { SensitiveHasher } from '../redaction/secrets.js';
+import { checkFormatVersion } from './format-version.js';
+import { isPlainObject } from './json-values.js';
+import { PlanFormatError } from './plan-error.js';
+import {
+  type CompactChange,
+  type CompactOutputChange,
+  type CompactPlan,
+  IDENTITY_ATTRIBUTES,
+  type IdentityAttribute,
+  type ManagedResource,
+  type PathSegment,
+} from './plan-model.js';
+import {
+  isPriorStateResourcePath,
+  priorStateFieldIndex,
+  type SelectDecision,
+  selectPlanPath,
+  wantedPlanKeys,
+} from './plan-paths.js';
+import { compactOutputChange, compactResourceEntry } from './resource-entry.js';
+import { containsPrivateKey, createSensitiveKeyTest } from './sensitivity.js';
+
+export interface CompactOptions {
+  hashSensitive: SensitiveHasher;
+}
+
+export interface PlanCompactor {
+  /** Which JSON paths to capture; paths not captured or descended are never materialised. */
+  selector(path: readonly PathSegment[]): SelectDecision;
+  /** Receives each captured value (the path array is only valid during the call). */
+  accept(path: readonly PathSegment[], value: unknown): void;
+  finish(): CompactPlan;
+}
+
+/**
+ * Streaming form of `compactPlan`: feed it the values its selector asks for, in document order, then
+ * call `finish`. `compactPlan` drives the same compactor over a parsed plan (taking prior_state
+ * entries whole, which is all the difference), so both reading paths share one implementation;
+ * tests hold their results equal.
+ */
+export function createPlanCompactor(options: CompactOptions): PlanCompactor {
+  const interned = new Map<string, string>();
+  const tools = {
+    hashSensitive: options.hashSensitive,
+    isSensitiveKey: createSensitiveKeyTest(),
+    intern(text: string): string {
+      const known = interned.get(text);
+      if (known !== undefined) return known;
+      interned.set(text, text);
+      return text;
+    },
+  };
+  let formatVersion: string | undefined;
+  let terraformVersion: string | undefined;
+  let errored = false;
+  let complete = true;
+  const drift: CompactChange[] = [];
+  const changes: CompactChange[] = [];
+  const outputChanges: CompactOutputChange[] = [];
+  const resources = new PriorStateResources(options.hashSensitive, tools.intern);
+
+  return {
+    selector(path) {
+      if (path.length === 1 && typeof path[0] === 'number') throw notAnObject();
+      return selectPlanPath(path);
+    },
+    accept(path, value) {
+      const top = path[0];
+      if (top === undefined) throw notAnObject();
+      switch (top) {
+        case 'format_version':
+          formatVersion = checkFormatVersion(value);
+          return;
+        case 'terraform_version':
+          terraformVersion = typeof value === 'string' && value !== '' ? value : undefined;
+          return;
+        case 'errored':
+          errored = value === true;
+          return;
+        case 'complete':
+          // Absent in older versions and trimmed fixtures: only an explicit false means incomplete.
+          complete = value !== false;
+          return;
+        case 'resource_drift':
+        case 'resource_changes':
+          acceptResourceEntry(top, path, value, top === 'resource_drift' ? drift : changes);
+          return;
+        case 'output_changes':
+          if (path.length === 2 && typeof path[1] === 'string') {
+            const output = compactOutputChange(path[1], value, tools);
+            if (output) outputChanges.push(output);
+          }
+          return;
+        case 'prior_state':
+          resources.accept(path, value);
+          return;
+      }
+    },
+    finish() {
+      const managedResources = resources.finish();
+      const plan: CompactPlan = {
+        formatVersion: checkFormatVersion(formatVersion),
+        errored,
+        complete,
+        drift,
+        changes,
+        outputChanges,
+        managedResources,
+      };
+      if (terraformVersion !== undefined) plan.terraformVersion = terraformVersion;
+      return plan;
+    },
+  };
+
+  function acceptResourceEntry(
+    section: string,
+    path: readonly PathSegment[],
+    value: unknown,
+    into: CompactChange[],
+  ) {
+    // `"resource_drift": null` arrives as a scalar at the section path: nothing to compact.
+    const index = path[1];
+    if (path.length !== 2 || value === null || typeof index !== 'number') return;
+    const compact = compactResourceEntry(value, section, index, tools);
+    if (compact) into.push(compact);
+  }
+}
+
+/**
+ * Assembles prior_state resources from their captured pieces (address, mode, type and identity
+ * attributes arrive one by one, consecutively per resource).
+ */
+class PriorStateResources {
+  private readonly byAddress = new Map<string, ManagedResource>();
+  /** Path segments that identify the resource being assembled (module path and index). */
+  private currentEntry: PathSegment[] = [];
+  private current: PartialResource = emptyResource();
+
+  constructor(
+    private readonly hash: SensitiveHasher,
+    private readonly intern: (text: string) => string,
+  ) {}
+
+  accept(path: readonly PathSegment[], value: unknown): void {
+    const fieldIndex = priorStateFieldIndex(path);
+    if (fieldIndex < 0) {
+      if (isPriorStateResourcePath(path)) this.acceptWhole(value);
+      return;
+    }
+    if (!this.isCurrentEntry(path, fieldIndex)) {
+      this.flush();
+      this.currentEntry = path.slice(0, fieldIndex);
+    }
+    const field = path[fieldIndex];
+    const attribute = path[fieldIndex + 1];
+    if (field === 'address' || field === 'mode' || field === 'type') {
+      if (typeof value === 'string') this.current[field] = value;
+    } else if (field === 'values' && typeof attribute === 'string' && typeof value === 'string') {
+      this.current.values[attribute as IdentityAttribute] = value;
+    } else if (field === 'sensitive_values' && typeof attribute === 'string' && value === true) {
+      this.current.sensitive = [...(this.current.sensitive ?? []), attribute];
+    }
+  }
+
+  /** A whole resource entry (the in-memory walk captures entries instead of walking their fields). */
+  private acceptWhole(resource: unknown): void {
+    this.flush();
+    this.currentEntry = [];
+    if (!isPlainObject(resource)) return;
+    const current = this.current;
+    if (typeof resource.address === 'string') current.address = resource.address;
+    if (typeof resource.mode === 'string') current.mode = resource.mode;
+    if (typeof resource.type === 'string') current.type = resource.type;
+    const values = resource.values;
+    if (isPlainObject(values)) current.values = readIdentityValues(values);
+    const sensitiveValues = resource.sensitive_values;
+    if (isPlainObject(sensitiveValues)) {
+      const marked = readIdentityValues(sensitiveValues, true);
+      const keys = Object.keys(marked);
+      if (keys.length > 0) current.sensitive = keys;
+    }
+    this.flush();
+  }
+
+  finish(): ManagedResource[] {
+    this.flush();
+    return [...this.byAddress.values()];
+  }
+
+  private isCurrentEntry(path: readonly PathSegment[], fieldIndex: number): boolean {
+    const entry = this.currentEntry;
+    if (entry.length !== fieldIndex) return false;
+    for (let index = fieldIndex - 1; index >= 0; index--) if (entry[index] !== path[index]) return false;
+    return true;
+  }
+
+  private flush(): void {
+    const { address, mode, type, values, sensitive } = this.current;
+    this.current = emptyResource();
+    // Deposed objects share their address; a workspace manages the address once.
+    if (address === undefined || mode !== 'managed' || this.byAddress.has(address)) return;
+    // Built in a fixed order, whatever order the plan listed the attributes in.
+    const kept: ManagedResource['values'] = {};
+    for (const key of IDENTITY_ATTRIBUTES) {
+      const value = values[key];
+      if (value === undefined || value === '' || containsPrivateKey(value)) continue;
+      kept[key] = sensitive?.includes(key) ? this.hash(value) : value;
+    }
+    this.byAddress.set(address, { address, type: this.intern(type ?? ''), values: kept });
+  }
+}
+
+/**
+ * The identity attributes of a values object, read by name (fast on the many shapes of resource
+ * objects). With `flags`, the attributes whose value is `true` (sensitive_values).
+ */
+function readIdentityValues(
+  values: Record<string, unknown>,
+  flags = false,
+): Partial<Record<IdentityAttribute, string>> {
+  const found: Partial<Record<IdentityAttribute, string>> = {};
+  keepIdentity(found, 'bucket', values.bucket, flags);
+  keepIdentity(found, 'id', values.id, flags);
+  keepIdentity(found, 'name', values.name, flags);
+  keepIdentity(found, 'role', values.role, flags);
+  keepIdentity(found, 'security_group_id', values.security_group_id, flags);
+  keepIdentity(found, 'route_table_id', values.route_table_id, flags);
+  keepIdentity(found, 'network_acl_id', values.network_acl_id, flags);
+  keepIdentity(found, 'type', values.type, flags);
+  return found;
+}
+
+function keepIdentity(
+  found: Partial<Record<IdentityAttribute, string>>,
+  key: IdentityAttribute,
+  value: unknown,
+  flags: boolean,
+): void {
+  if (flags ? value === true : typeof value === 'string') found[key] = flags ? 'true' : (value as string);
+}
+
+interface PartialResource {
+  address?: string;
+  mode?: string;
+  type?: string;
+  values: Partial<Record<IdentityAttribute, string>>;
+  sensitive?: string[];
+}
+
+function emptyResource(): PartialResource {
+  return { values: {} };
+}
+
+function notAnObject(): PlanFormatError {
+  return new PlanFormatError('plan is not a JSON object');
+}
+
+/**
+ * Compacts a plan given as parsed JSON or as JSON text. Throws PlanFormatError with the reason
+ * (`plan is empty`, `plan is not JSON: …`, `unsupported format_version 2.0`...).
+ */
+export function compactPlan(raw: unknown, options: CompactOptions): CompactPlan {
+  const owned = typeof raw === 'string';
+  const plan = owned ? parsePlanText(raw) : raw;
+  if (!isPlainObject(plan)) throw notAnObject();
+  const compactor = createPlanCompactor(options);
+  // Entries of prior_state are already parsed here: take each whole instead of walking its fields.
+  const select = (path: readonly PathSegment[]) =>
+    isPriorStateResourcePath(path) ? 'capture' : compactor.selector(path);
+  // A plan parsed here is ours: let go of each entry once compacted, so the garbage collector does
+  // not trace hundreds of MiB of plan it will free anyway (a caller's object is left untouched).
+  walkSelected(plan, select, compactor.accept, wantedPlanKeys, [], owned);
+  return compactor.finish();
+}
+
+export function parsePlanText(text: string): unknown {
+  if (/^\s*$/.test(text)) throw new PlanFormatError('plan is empty');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new PlanFormatError(`plan is not JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * Walks a parsed JSON value the way `createJsonSelector` walks bytes: ask `select` at each node,
+ * hand captured values (and scalars met while descending) to `onValue`.
+ */
+export function walkSelected(
+  value: unknown,
+  select: (path: readonly PathSegment[]) => SelectDecision,
+  onValue: (path: readonly PathSegment[], value: unknown) => void,
+  wantedKeys: (path: readonly PathSegment[]) => readonly string[] | undefined = () => undefined,
+  path: PathSegment[] = [],
+  release = false,
+): void {
+  const decision = select(path);
+  if (decision === 'skip') return;
+  if (decision === 'capture' || typeof value !== 'object' || value === null) {
+    onValue(path, value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      walkSelected(value[index], select, onValue, wantedKeys, path, release);
+      path.pop();
+      if (release) value[index] = null;
+    }
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  const keys = wantedKeys(path);
+  if (release && keys !== undefined) {
+    for (const key in object) if (!keys.includes(key)) object[key] = null;
+  }
+  if (keys === undefined) {
+    for (const key in object) {
+      path.push(key);
+      walkSelected(object[key], select, onValue, wantedKeys, path, release);
+      path.pop();
+    }
+    return;
+  }
+  for (const key of keys) {
+    if (!Object.hasOwn(object, key)) continue;
+    path.push(key);
+    walkSelected(object[key], select, onValue, wantedKeys, path, release);
+    path.pop();
+  }
+}

@@ -1,0 +1,158 @@
+import type { CompactChange, ManagedResource } from './plan-model.js';
+
+/**
+ * Companion resources: the AWS provider lets a separate resource manage part of a parent resource
+ * (`aws_s3_bucket_versioning` manages `aws_s3_bucket.versioning`). The parent then shows those
+ * attributes changing on every refresh after an apply — noise, not drift — but only while the
+ * companion exists in the same state. Table of (parent attribute ← companion), linked by value.
+ */
+interface CompanionLink {
+  parentType: string;
+  /** Parent identity attributes tried in order for the link value. */
+  parentKeys: readonly ('bucket' | 'id' | 'name')[];
+  companionType: string;
+  companionKey: 'bucket' | 'role' | 'security_group_id' | 'route_table_id' | 'network_acl_id';
+  attributes: readonly string[] | ((companion: ManagedResource) => readonly string[]);
+}
+
+const S3_BUCKET_KEYS = ['bucket', 'id'] as const;
+
+function s3(companionType: string, ...attributes: string[]): CompanionLink {
+  return {
+    parentType: 'aws_s3_bucket',
+    parentKeys: S3_BUCKET_KEYS,
+    companionType,
+    companionKey: 'bucket',
+    attributes,
+  };
+}
+
+/** `aws_security_group_rule` says which side it manages in its `type`; unknown type mutes both. */
+function securityGroupRuleSides(companion: ManagedResource): readonly string[] {
+  const side = companion.values.type;
+  return side === 'ingress' || side === 'egress' ? [side] : ['ingress', 'egress'];
+}
+
+export const COMPANION_LINKS: readonly CompanionLink[] = [
+  s3('aws_s3_bucket_versioning', 'versioning'),
+  s3('aws_s3_bucket_server_side_encryption_configuration', 'server_side_encryption_configuration'),
+  s3('aws_s3_bucket_lifecycle_configuration', 'lifecycle_rule'),
+  s3('aws_s3_bucket_logging', 'logging'),
+  s3('aws_s3_bucket_policy', 'policy'),
+  s3('aws_s3_bucket_acl', 'acl', 'grant'),
+  s3('aws_s3_bucket_cors_configuration', 'cors_rule'),
+  s3('aws_s3_bucket_website_configuration', 'website', 'website_domain', 'website_endpoint'),
+  s3('aws_s3_bucket_replication_configuration', 'replication_configuration'),
+  s3('aws_s3_bucket_object_lock_configuration', 'object_lock_configuration'),
+  s3('aws_s3_bucket_accelerate_configuration', 'acceleration_status'),
+  s3('aws_s3_bucket_request_payment_configuration', 'request_payer'),
+  {
+    parentType: 'aws_iam_role',
+    parentKeys: ['name', 'id'],
+    companionType: 'aws_iam_role_policy',
+    companionKey: 'role',
+    attributes: ['inline_policy'],
+  },
+  {
+    parentType: 'aws_iam_role',
+    parentKeys: ['name', 'id'],
+    companionType: 'aws_iam_role_policy_attachment',
+    companionKey: 'role',
+    attributes: ['managed_policy_arns'],
+  },
+  {
+    parentType: 'aws_security_group',
+    parentKeys: ['id'],
+    companionType: 'aws_security_group_rule',
+    companionKey: 'security_group_id',
+    attributes: securityGroupRuleSides,
+  },
+  {
+    parentType: 'aws_security_group',
+    parentKeys: ['id'],
+    companionType: 'aws_vpc_security_group_ingress_rule',
+    companionKey: 'security_group_id',
+    attributes: ['ingress'],
+  },
+  {
+    parentType: 'aws_security_group',
+    parentKeys: ['id'],
+    companionType: 'aws_vpc_security_group_egress_rule',
+    companionKey: 'security_group_id',
+    attributes: ['egress'],
+  },
+  {
+    parentType: 'aws_route_table',
+    parentKeys: ['id'],
+    companionType: 'aws_route',
+    companionKey: 'route_table_id',
+    attributes: ['route'],
+  },
+  {
+    parentType: 'aws_network_acl',
+    parentKeys: ['id'],
+    companionType: 'aws_network_acl_rule',
+    companionKey: 'network_acl_id',
+    attributes: ['ingress', 'egress'],
+  },
+];
+
+export interface CompanionIndex {
+  /** The top-level attributes of `change` that a companion resource in this plan manages. */
+  managedAttributes(change: Pick<CompactChange, 'address' | 'type' | 'identity'>): ReadonlySet<string>;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+export function createCompanionIndex(resources: readonly ManagedResource[]): CompanionIndex {
+  const linksByCompanion = new Map<string, CompanionLink[]>();
+  const parentKeysByType = new Map<string, CompanionLink['parentKeys']>();
+  for (const link of COMPANION_LINKS) {
+    linksByCompanion.set(link.companionType, [...(linksByCompanion.get(link.companionType) ?? []), link]);
+    parentKeysByType.set(link.parentType, link.parentKeys);
+  }
+  // parent type → link value → attributes managed by companions
+  const managed = new Map<string, Map<string, Set<string>>>();
+  for (const resource of resources) {
+    const links = linksByCompanion.get(resource.type);
+    if (links === undefined) continue;
+    for (const link of links) {
+      const value = resource.values[link.companionKey];
+      if (value === undefined) continue;
+      const attributes = typeof link.attributes === 'function' ? link.attributes(resource) : link.attributes;
+      const byValue = managed.get(link.parentType) ?? new Map<string, Set<string>>();
+      managed.set(link.parentType, byValue);
+      const set = byValue.get(value) ?? new Set<string>();
+      byValue.set(value, set);
+      for (const attribute of attributes) set.add(attribute);
+    }
+  }
+
+  let parentValues: Map<string, ManagedResource['values']> | undefined;
+  const stateValuesOf = (address: string) => {
+    parentValues ??= new Map(
+      resources
+        .filter((resource) => parentKeysByType.has(resource.type))
+        .map((resource) => [resource.address, resource.values]),
+    );
+    return parentValues.get(address);
+  };
+
+  return {
+    managedAttributes(change) {
+      const byValue = managed.get(change.type);
+      if (byValue === undefined) return NONE;
+      const parentKeys = parentKeysByType.get(change.type) ?? [];
+      // The change carries the parent's identity; prior_state is the fallback for trimmed entries.
+      const known = change.identity ?? stateValuesOf(change.address);
+      let found: ReadonlySet<string> = NONE;
+      for (const key of parentKeys) {
+        const value = known?.[key];
+        const attributes = value === undefined ? undefined : byValue.get(value);
+        if (attributes === undefined || attributes === found) continue;
+        found = found.size === 0 ? attributes : new Set([...found, ...attributes]);
+      }
+      return found;
+    },
+  };
+}

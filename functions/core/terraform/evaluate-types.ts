@@ -1,0 +1,29 @@
+import type { FindingDraft } from '../findings/model.js';
+import type { Policies } from '../registry/model.js';
+import type { DeletionGuard } from './deletion-guard.js';
+import type { NoiseRuleName } from './noise.js';
+
+export interface EvaluationContext {
+  workspace: string;
+  owner?: string;
+  environment?: string;
+  policies: Policies;
+  /** Passed in (core has no clock): decides whether ignore rules have expired. */
+  now: Date;
+  /** Named in remediation text: where the configuration and the state of this workspace live. */
+  remediation?: { source?: string; backend?: string };
+}
+
+export interface EvaluationResult {
+  findings: FindingDraft[];
+  plan: {
+    formatVersion: string;
+    terraformVersion?: string;
+    errored: boolean;
+    complete: boolean;
+    managedResourceCount: number;
+    reportedDeletions: number;
+  };
+  noiseRemoved: Array<{ rule: NoiseRuleName; address: string; paths: string[]; reason?: string }>;
+  deletionGuard: DeletionGuard;
+}

@@ -1,0 +1,530 @@
+import {
+  type AttributeChange,
+  type DriftAction,
+  type FindingDraft,
+  type FindingKind,
+  type Remediation,
+  SEVERITIES,
+  type TerraformResourceRef,
+} from '../findings/model.js';
+import type { SensitiveHasher } from '../redaction/secrets.js';
+import { compactPlan } from './compact.js';
+import { computeDeletionGuard } from './deletion-guard.js';
+import { changesBeyondDriftRevert } from './drift-revert.js';
+import type { EvaluationContext, EvaluationResult } from './evaluate-types.js';
+import { noiseSentence, pathsSentence, withAttributes } from './finding-text.js';
+import { createNoiseNormaliser, type NoiseNormaliser, type NoiseRemoval } from './noise.js';
+import { PlanFormatError } from './plan-error.js';
+import type {
+  CompactAttributeChange,
+  CompactChange,
+  CompactOutputChange,
+  CompactPlan,
+} from './plan-model.js';
+import { createRemediations, type Remediations } from './remediation.js';
+import { scanFailedFinding } from './scan-failed.js';
+import { createSeverityDecider, type SeverityBase, type SeverityDecider } from './severity.js';
+
+/**
+ * Turns a compacted plan into finding drafts. Decisions come from the plan JSON only (principle 2):
+ * an errored or incomplete plan is one `scan-failed` finding (principle 3); drift comes from
+ * `resource_drift`, pending changes from `resource_changes` minus the revert of that drift.
+ */
+export function evaluateCompactPlan(plan: CompactPlan, context: EvaluationContext): EvaluationResult {
+  const deletionGuard = computeDeletionGuard(plan, context.policies);
+  const summary: EvaluationResult['plan'] = {
+    formatVersion: plan.formatVersion,
+    errored: plan.errored,
+    complete: plan.complete,
+    managedResourceCount: deletionGuard.managed,
+    reportedDeletions: deletionGuard.deletions,
+  };
+  if (plan.terraformVersion !== undefined) summary.terraformVersion = plan.terraformVersion;
+
+  if (plan.errored || !plan.complete) {
+    return {
+      findings: [untrustedPlanFinding(plan, context)],
+      plan: summary,
+      noiseRemoved: [],
+      deletionGuard,
+    };
+  }
+
+  const evaluation = new Evaluation(plan, context);
+  for (const change of plan.drift) evaluation.drift(change);
+  if (plan.changes.length > 0) {
+    const driftByAddress = new Map(plan.drift.map((change) => [change.address, change]));
+    for (const change of plan.changes) evaluation.pending(change, driftByAddress.get(change.address));
+  }
+  for (const output of plan.outputChanges) evaluation.output(output);
+
+  return {
+    findings: sortFindings(evaluation.findings),
+    plan: summary,
+    noiseRemoved: isSorted(evaluation.noiseRemoved, compareNoise)
+      ? evaluation.noiseRemoved
+      : evaluation.noiseRemoved.sort(compareNoise),
+    deletionGuard,
+  };
+}
+
+/**
+ * Compacts and evaluates a plan (parsed JSON or JSON text). A plan that cannot be read yields a
+ * result with exactly one `scan-failed` finding carrying the reason.
+ */
+export function evaluatePlan(
+  raw: unknown,
+  context: EvaluationContext & { hashSensitive: SensitiveHasher },
+): EvaluationResult {
+  let plan: CompactPlan;
+  try {
+    plan = compactPlan(raw, { hashSensitive: context.hashSensitive });
+  } catch (error) {
+    if (!(error instanceof PlanFormatError)) throw error;
+    return unreadablePlanResult(error.message, context);
+  }
+  return evaluateCompactPlan(plan, context);
+}
+
+/** The result for a plan that could not be read at all (also used by callers that stream plans). */
+export function unreadablePlanResult(reason: string, context: EvaluationContext): EvaluationResult {
+  return {
+    findings: [
+      scanFailedFinding(
+        context,
+        reason,
+        {},
+        {
+          ruleId: 'scan.plan-invalid',
+          title: `Scan of ${context.workspace} failed: unreadable plan`,
+          ...remediationOption(context),
+        },
+      ),
+    ],
+    plan: {
+      formatVersion: '',
+      errored: false,
+      complete: false,
+      managedResourceCount: 0,
+      reportedDeletions: 0,
+    },
+    noiseRemoved: [],
+    deletionGuard: { triggered: false, ratio: 0, deletions: 0, managed: 0 },
+  };
+}
+
+function untrustedPlanFinding(plan: CompactPlan, context: EvaluationContext): FindingDraft {
+  const deletions = plan.drift.filter((change) => change.actions.includes('delete')).length;
+  const state = plan.errored ? 'errored' : 'incomplete';
+  const ignored =
+    plan.drift.length > 0
+      ? ` It listed ${plan.drift.length} drifted resource(s) (${deletions} deletion(s)); none are reported, because a provider that cannot reach its API reports resources as deleted.`
+      : '';
+  const reason = `Terraform reported the plan as ${state}${plan.errored ? ' (errors while planning)' : ' (not all changes could be planned)'}.${ignored}`;
+  return scanFailedFinding(
+    context,
+    reason,
+    compactEvidence({
+      formatVersion: plan.formatVersion,
+      terraformVersion: plan.terraformVersion,
+      errored: plan.errored,
+      complete: plan.complete,
+      ignoredDrift: plan.drift.length,
+      ignoredDeletions: deletions,
+      ignoredAddresses: plan.drift.slice(0, 20).map((change) => change.address),
+    }),
+    {
+      ruleId: plan.errored ? 'scan.plan-errored' : 'scan.plan-incomplete',
+      title: `Scan of ${context.workspace} failed: the plan is ${state}`,
+      ...remediationOption(context),
+    },
+  );
+}
+
+function remediationOption(context: EvaluationContext): {
+  remediation?: { source?: string; backend?: string };
+} {
+  return context.remediation ? { remediation: context.remediation } : {};
+}
+
+interface FindingSpec {
+  kind: Extract<FindingKind, 'terraform-drift' | 'pending-change'>;
+  ruleId: string;
+  action: DriftAction;
+  severityBase: SeverityBase;
+  change: CompactChange;
+  changes: readonly CompactAttributeChange[];
+  noise: NoiseRemoval[];
+  title: string;
+  detail: string;
+  remediation: Remediation;
+}
+
+const NO_CHANGES: readonly CompactAttributeChange[] = [];
+
+/** Collects findings and noise for one plan. */
+class Evaluation {
+  readonly findings: FindingDraft[] = [];
+  readonly noiseRemoved: EvaluationResult['noiseRemoved'] = [];
+  private readonly normalise: NoiseNormaliser;
+  private readonly remediations: Remediations;
+  private readonly decideSeverity: SeverityDecider;
+
+  constructor(
+    private readonly plan: CompactPlan,
+    private readonly context: EvaluationContext,
+  ) {
+    this.normalise = createNoiseNormaliser(plan, context.policies, context.now);
+    this.remediations = createRemediations({ workspace: context.workspace, ...context.remediation });
+    this.decideSeverity = createSeverityDecider(context);
+  }
+
+  drift(change: CompactChange): void {
+    if (change.mode !== 'managed') return;
+    const action = driftActionOf(change);
+    if (action === undefined) return;
+    const { address, type } = change;
+    const remediation = this.remediations;
+
+    if (action === 'delete') {
+      this.add({
+        kind: 'terraform-drift',
+        ruleId: 'drift.delete',
+        action,
+        severityBase: 'drift.delete',
+        change,
+        changes: NO_CHANGES,
+        noise: [],
+        title: `${address} was deleted outside Terraform`,
+        detail: `Terraform's refresh could not find ${address} (${type}): the object was deleted outside Terraform while the configuration still declares it.`,
+        remediation: remediation.deletion(address),
+      });
+      return;
+    }
+
+    const { changes, removed } = this.normalise(change);
+    const noise = countPaths(removed);
+
+    if (action === 'replace') {
+      this.add({
+        kind: 'terraform-drift',
+        ruleId: 'drift.replace',
+        action,
+        severityBase: 'drift.replace',
+        change,
+        changes,
+        noise: removed,
+        title: withAttributes(`${address} was replaced outside Terraform`, changes),
+        detail: `Terraform's refresh found a different object behind ${address} (${type}) than the one it created.${pathsSentence(changes)}${noiseSentence(noise)}`,
+        remediation: remediation.drift(pathsOf(changes)),
+      });
+      return;
+    }
+
+    if (action === 'move') {
+      const previous = change.previousAddress ?? address;
+      const moved = changes.length === 0;
+      this.add({
+        kind: 'terraform-drift',
+        ruleId: 'drift.moved',
+        action,
+        severityBase: moved ? 'drift.moved' : 'drift.moved-with-change',
+        change,
+        changes,
+        noise: removed,
+        title: moved
+          ? `${address} moved from ${previous}`
+          : withAttributes(`${address} (moved from ${previous}) changed outside Terraform`, changes),
+        detail: moved
+          ? `A moved block renamed ${previous} to ${address}; the refresh found no value change.${noiseSentence(noise)}`
+          : `A moved block renamed ${previous} to ${address}, and the refresh found changes made outside Terraform.${pathsSentence(changes)}${noiseSentence(noise)}`,
+        remediation: moved ? remediation.moved(address, previous) : remediation.drift(pathsOf(changes)),
+      });
+      return;
+    }
+
+    // update: a resource whose changes are all noise is not drift.
+    if (changes.length === 0) {
+      this.recordNoise(address, removed);
+      return;
+    }
+    this.add({
+      kind: 'terraform-drift',
+      ruleId: 'drift.update',
+      action,
+      severityBase: 'drift.update',
+      change,
+      changes,
+      noise: removed,
+      title: withAttributes(`${address} changed outside Terraform`, changes),
+      detail: `Terraform's refresh found that ${address} (${type}) differs from its last applied state.${pathsSentence(changes)}${noiseSentence(noise)}`,
+      remediation: remediation.drift(pathsOf(changes)),
+    });
+  }
+
+  pending(change: CompactChange, drift: CompactChange | undefined): void {
+    if (change.mode !== 'managed') return;
+    const action = pendingActionOf(change);
+    if (action === undefined) return;
+    const beyondRevert = changesBeyondDriftRevert(change, drift);
+    if (beyondRevert === undefined) return;
+    const { changes, removed } = this.normalise(
+      beyondRevert === change.changes ? change : { ...change, changes: beyondRevert },
+    );
+    // An update that is all noise changes nothing; creates, deletes and replaces stand on their own.
+    if (action === 'update' && changes.length === 0) {
+      this.recordNoise(change.address, removed);
+      return;
+    }
+    const { address, type } = change;
+    const shown = action === 'delete' ? NO_CHANGES : changes;
+    const reason = change.actionReason ? ` (${change.actionReason})` : '';
+    this.add({
+      kind: 'pending-change',
+      ruleId: `pending.${action}`,
+      action,
+      severityBase: `pending.${action}`,
+      change,
+      changes: shown,
+      noise: removed,
+      title: pendingTitle(action, address, shown),
+      detail: `The configuration of ${address} (${type}) differs from what was last applied; a normal plan would ${action} it${reason}.${pathsSentence(shown)}${noiseSentence(countPaths(removed))}`,
+      remediation: this.remediations.pending(action, pathsOf(shown)),
+    });
+  }
+
+  output(output: CompactOutputChange): void {
+    const address = `output.${output.name}`;
+    const { changes, removed } = this.normalise({ address, type: 'output', changes: output.changes });
+    this.recordNoise(address, removed);
+    if (changes.length === 0) return;
+    const severity = this.decideSeverity({
+      base: 'drift.output',
+      ruleId: 'drift.output',
+      resource: { address, type: 'output' },
+      deleted: false,
+      changes,
+    });
+    const evidence: Record<string, unknown> = { actions: output.actions };
+    this.addVersions(evidence);
+    evidence.sensitive = output.sensitive;
+    evidence.noiseRemoved = removed;
+    evidence.severityReasons = severity.reasons;
+    this.findings.push(
+      this.draft({
+        kind: 'terraform-drift',
+        ruleId: 'drift.output',
+        severity: severity.severity,
+        resource: { address, type: 'output' },
+        drift: { action: 'update', changes: changes.map(publicChange) },
+        title: `Output ${output.name} changed`,
+        detail: `Output ${output.name} of ${this.context.workspace} changed (${output.actions.join(', ')})${output.sensitive ? '; it is sensitive, so only hashes are shown' : ''}.${pathsSentence(changes)}`,
+        evidence,
+        remediation: this.remediations.output(output.name),
+      }),
+    );
+  }
+
+  private add(spec: FindingSpec): void {
+    const { change, changes, noise } = spec;
+    const severity = this.decideSeverity({
+      base: spec.severityBase,
+      ruleId: spec.ruleId,
+      resource: change,
+      deleted: spec.action === 'delete',
+      changes,
+    });
+    this.recordNoise(change.address, noise);
+    const resource: TerraformResourceRef = { address: change.address, type: change.type };
+    if (change.provider !== undefined) resource.provider = change.provider;
+    if (change.module !== undefined) resource.module = change.module;
+    this.findings.push(
+      this.draft({
+        kind: spec.kind,
+        ruleId: spec.ruleId,
+        severity: severity.severity,
+        resource,
+        drift: { action: spec.action, changes: changes.map(publicChange) },
+        title: spec.title,
+        detail: spec.detail,
+        evidence: this.evidenceOf(change, noise, severity.reasons),
+        remediation: spec.remediation,
+      }),
+    );
+  }
+
+  /** Evidence members in a fixed order, undefined ones left out, so drafts serialise deterministically. */
+  private evidenceOf(
+    change: CompactChange,
+    noise: NoiseRemoval[],
+    severityReasons: readonly string[],
+  ): Record<string, unknown> {
+    const evidence: Record<string, unknown> = { actions: change.actions };
+    if (change.actionReason !== undefined) evidence.actionReason = change.actionReason;
+    if (change.previousAddress !== undefined) evidence.previousAddress = change.previousAddress;
+    if (change.replacePaths !== undefined) evidence.replacePaths = change.replacePaths;
+    if (change.deposed !== undefined) evidence.deposed = change.deposed;
+    if (change.importing !== undefined) evidence.importing = change.importing;
+    this.addVersions(evidence);
+    evidence.noiseRemoved = noise;
+    evidence.severityReasons = severityReasons;
+    if (change.tags !== undefined) evidence.tags = change.tags;
+    return evidence;
+  }
+
+  private addVersions(evidence: Record<string, unknown>): void {
+    if (this.plan.terraformVersion !== undefined) evidence.terraformVersion = this.plan.terraformVersion;
+    evidence.formatVersion = this.plan.formatVersion;
+  }
+
+  /** Fields in contract order, with the workspace scope from the context. */
+  private draft(
+    parts: Pick<
+      FindingDraft,
+      'kind' | 'ruleId' | 'severity' | 'resource' | 'drift' | 'title' | 'detail' | 'evidence' | 'remediation'
+    >,
+  ): FindingDraft {
+    const { owner, environment, workspace } = this.context;
+    const finding: FindingDraft = {
+      kind: parts.kind,
+      ruleId: parts.ruleId,
+      severity: parts.severity,
+      workspace,
+    } as FindingDraft;
+    if (owner !== undefined) finding.owner = owner;
+    if (environment !== undefined) finding.environment = environment;
+    finding.resource = parts.resource;
+    finding.drift = parts.drift;
+    finding.title = parts.title;
+    finding.detail = parts.detail;
+    finding.evidence = parts.evidence;
+    finding.remediation = parts.remediation;
+    return finding;
+  }
+
+  private recordNoise(address: string, removed: readonly NoiseRemoval[]): void {
+    for (const removal of removed) {
+      const entry: EvaluationResult['noiseRemoved'][number] = {
+        rule: removal.rule,
+        address,
+        paths: removal.paths,
+      };
+      if (removal.reason !== undefined) entry.reason = removal.reason;
+      this.noiseRemoved.push(entry);
+    }
+  }
+}
+
+function pendingTitle(
+  action: 'create' | 'update' | 'delete' | 'replace',
+  address: string,
+  changes: readonly CompactAttributeChange[],
+): string {
+  switch (action) {
+    case 'create':
+      return `${address} will be created by the next apply`;
+    case 'delete':
+      return `${address} will be destroyed by the next apply`;
+    case 'update':
+      return withAttributes(`${address} has configuration changes not yet applied`, changes);
+    case 'replace':
+      return withAttributes(`${address} will be replaced by the next apply`, changes);
+  }
+}
+
+function pathsOf(changes: readonly CompactAttributeChange[]): string[] {
+  return changes.map((change) => change.path);
+}
+
+function countPaths(removed: readonly NoiseRemoval[]): number {
+  let count = 0;
+  for (const removal of removed) count += removal.paths.length;
+  return count;
+}
+
+function driftActionOf(change: CompactChange): DriftAction | undefined {
+  const { actions } = change;
+  if (isReplace(actions)) return 'replace';
+  if (actions.includes('delete')) return 'delete';
+  if (change.previousAddress !== undefined && (isSingle(actions, 'no-op') || isSingle(actions, 'update')))
+    return 'move';
+  if (isSingle(actions, 'update')) return 'update';
+  return undefined;
+}
+
+function pendingActionOf(change: CompactChange): 'create' | 'update' | 'delete' | 'replace' | undefined {
+  const { actions } = change;
+  if (isReplace(actions)) return 'replace';
+  if (isSingle(actions, 'create')) return 'create';
+  if (isSingle(actions, 'delete')) return 'delete';
+  if (isSingle(actions, 'update')) return 'update';
+  // no-op moves (a refactoring) and `forget` are not configuration changes to review.
+  return undefined;
+}
+
+function isReplace(actions: readonly string[]): boolean {
+  return actions.length === 2 && actions.includes('delete') && actions.includes('create');
+}
+
+function isSingle(actions: readonly string[], action: string): boolean {
+  return actions.length === 1 && actions[0] === action;
+}
+
+function publicChange(change: CompactAttributeChange): AttributeChange {
+  return { path: change.path, before: change.before, after: change.after, sensitive: change.sensitive };
+}
+
+/** Evidence without undefined members or empty lists, so drafts serialise deterministically. */
+function compactEvidence(evidence: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(evidence)) {
+    if (value === undefined) continue;
+    result[key] = value;
+  }
+  return result;
+}
+
+const SEVERITY_ORDER: ReadonlyMap<string, number> = new Map(
+  SEVERITIES.map((severity, index) => [severity, index]),
+);
+
+/** Severity, then address, kind and rule: deterministic whatever order the plan listed resources in. */
+function sortFindings(findings: FindingDraft[]): FindingDraft[] {
+  // Terraform lists resources by address, so each severity's findings usually arrive in order:
+  // bucket by severity (stable) and sort a bucket only when it is not sorted already.
+  const buckets: FindingDraft[][] = SEVERITIES.map(() => []);
+  for (const finding of findings) buckets[SEVERITY_ORDER.get(finding.severity) ?? 0]!.push(finding);
+  const sorted: FindingDraft[] = [];
+  for (const bucket of buckets) {
+    if (!isSorted(bucket, compareWithinSeverity)) bucket.sort(compareWithinSeverity);
+    for (const finding of bucket) sorted.push(finding);
+  }
+  return sorted;
+}
+
+function compareWithinSeverity(a: FindingDraft, b: FindingDraft): number {
+  return (
+    compareText(addressOf(a), addressOf(b)) || compareText(a.kind, b.kind) || compareText(a.ruleId, b.ruleId)
+  );
+}
+
+function addressOf(finding: FindingDraft): string {
+  return finding.resource && 'address' in finding.resource ? finding.resource.address : '';
+}
+
+function compareNoise(
+  a: EvaluationResult['noiseRemoved'][number],
+  b: EvaluationResult['noiseRemoved'][number],
+): number {
+  return compareText(a.address, b.address) || compareText(a.rule, b.rule);
+}
+
+function isSorted<T>(items: readonly T[], compare: (a: T, b: T) => number): boolean {
+  for (let index = 1; index < items.length; index++)
+    if (compare(items[index - 1]!, items[index]!) > 0) return false;
+  return true;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,445 @@
+import { PlanFormatError } from './plan-error.js';
+import type { PathSegment } from './plan-model.js';
+import type { SelectDecision } from './plan-paths.js';
+
+/**
+ * Incremental, selective JSON reader for plans too large to hold as one string (V8 strings stop at
+ * ~512 MiB). Bytes go in chunk by chunk; at every value inside a descended container `select(path)`
+ * decides: `descend` walks into it, `capture` materialises it (bytes collected, then one native
+ * JSON.parse) and hands it to `onValue`, `skip` scans past it without building anything. Memory is
+ * bounded by the captured values, not by the document.
+ *
+ * Strings are skipped with `indexOf` on the bytes (they are most of a plan's size); structure and
+ * literals are validated byte by byte, so malformed or truncated JSON throws PlanFormatError.
+ * Only the content of skipped strings is not validated (control characters, escape syntax).
+ */
+
+export interface JsonSelector {
+  write(chunk: Uint8Array): void;
+  end(): void;
+}
+
+type Select = (path: readonly PathSegment[]) => SelectDecision;
+type OnValue = (path: readonly PathSegment[], value: unknown) => void;
+
+// Grammar positions.
+const EXPECT_VALUE = 0;
+const EXPECT_VALUE_OR_ARRAY_END = 1;
+const EXPECT_KEY_OR_OBJECT_END = 2;
+const EXPECT_KEY = 3;
+const EXPECT_COLON = 4;
+const EXPECT_COMMA_OR_END = 5;
+const DONE = 6;
+
+const OBJECT = 0;
+const ARRAY = 1;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
+const NUMBER_SYNTAX = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+export function createJsonSelector(select: Select, onValue: OnValue): JsonSelector {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const empty = new Uint8Array(0);
+
+  let state = EXPECT_VALUE;
+  let started = false;
+  let consumed = 0; // bytes of earlier chunks, for error offsets
+  let chunk: Uint8Array = empty;
+
+  // Containers: all open ones, bottom `navDepth` of them are descended (tracked in `path`).
+  const kinds: number[] = [];
+  let navDepth = 0;
+  const path: PathSegment[] = [];
+  const indexes: number[] = [];
+
+  // A skipped or captured value in progress starts at container depth `regionDepth` (-1: none).
+  let regionDepth = -1;
+  let capturing = false;
+  let captureStart = 0;
+  let captureParts: Uint8Array[] = [];
+
+  // Token in progress.
+  let inString = false;
+  let stringIsNavKey = false;
+  let stringIsKey = false;
+  let stringStart = 0; // content start within the current chunk
+  let trailingBackslashes = 0; // of the string content seen in earlier chunks
+  let keyParts: Uint8Array[] = [];
+  const keyCache = new Map<number, string>();
+  let numberText: string | undefined;
+  let literal: string | undefined;
+  let literalIndex = 0;
+
+  function fail(message: string, position: number): never {
+    throw new PlanFormatError(`plan is not JSON: ${message} at byte ${consumed + position}`);
+  }
+
+  function unexpected(position: number): never {
+    const code = chunk[position]!;
+    const shown =
+      code >= 0x20 && code < 0x7f ? `'${String.fromCharCode(code)}'` : `byte 0x${code.toString(16)}`;
+    fail(`unexpected ${shown}`, position);
+  }
+
+  function bytesFrom(parts: Uint8Array[], start: number, end: number): Uint8Array {
+    if (parts.length === 0) return chunk.subarray(start, end);
+    const tail = chunk.subarray(start, end);
+    let length = tail.length;
+    for (const part of parts) length += part.length;
+    const bytes = new Uint8Array(length);
+    let offset = 0;
+    for (const part of parts) {
+      bytes.set(part, offset);
+      offset += part.length;
+    }
+    bytes.set(tail, offset);
+    return bytes;
+  }
+
+  function decode(bytes: Uint8Array, position: number): string {
+    try {
+      return decoder.decode(bytes);
+    } catch {
+      fail('invalid UTF-8', position);
+    }
+  }
+
+  /** A value begins at `position` in a descended container (or at the root). */
+  function beginValue(position: number, isContainer: boolean): void {
+    if (regionDepth >= 0) return;
+    const top = navDepth - 1;
+    if (top >= 0 && kinds[top] === ARRAY) path[top] = indexes[top]!;
+    const decision = select(path);
+    if (decision === 'descend' && isContainer) return;
+    regionDepth = kinds.length;
+    // A scalar met while descending is delivered like a captured one.
+    capturing = decision !== 'skip';
+    if (capturing) {
+      captureStart = position;
+      captureParts = [];
+    }
+  }
+
+  function openContainer(kind: number, position: number): void {
+    beginValue(position, true);
+    const descended = regionDepth < 0;
+    kinds.push(kind);
+    if (descended) {
+      navDepth++;
+      path.push(kind === ARRAY ? 0 : '');
+      indexes.push(0);
+    }
+    state = kind === ARRAY ? EXPECT_VALUE_OR_ARRAY_END : EXPECT_KEY_OR_OBJECT_END;
+  }
+
+  function closeContainer(kind: number, position: number): void {
+    if (kinds.length === 0 || kinds[kinds.length - 1] !== kind) unexpected(position);
+    if (kinds.length <= navDepth) {
+      navDepth--;
+      path.pop();
+      indexes.pop();
+    }
+    kinds.pop();
+    endValue(position + 1);
+  }
+
+  /** The value that ended just before `end` (exclusive) is complete. */
+  function endValue(end: number): void {
+    if (regionDepth >= 0 && kinds.length === regionDepth) {
+      regionDepth = -1;
+      if (capturing) deliverCapture(end);
+    }
+    if (kinds.length === 0) {
+      state = DONE;
+      return;
+    }
+    state = EXPECT_COMMA_OR_END;
+    if (regionDepth < 0 && kinds[kinds.length - 1] === ARRAY) indexes[navDepth - 1]!++;
+  }
+
+  function deliverCapture(end: number): void {
+    capturing = false;
+    const text = decode(bytesFrom(captureParts, captureStart, end), end);
+    captureParts = [];
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      fail((error as Error).message, end);
+    }
+    onValue(path, value);
+  }
+
+  function finishKey(end: number): void {
+    if (stringIsNavKey) {
+      path[navDepth - 1] =
+        keyParts.length === 0 ? (asciiKey(stringStart, end) ?? decodeKey(end)) : decodeKey(end);
+    }
+    state = EXPECT_COLON;
+  }
+
+  /**
+   * Most keys are short ASCII names from a small vocabulary (attribute names): look them up by a
+   * hash of their bytes instead of building a new string for each of millions of occurrences.
+   */
+  function asciiKey(start: number, end: number): string | undefined {
+    const length = end - start;
+    if (length > 64) return undefined;
+    let hash = length;
+    for (let index = start; index < end; index++) {
+      const code = chunk[index]!;
+      if (code >= 0x80 || code === BACKSLASH || code < 0x20) return undefined;
+      hash = (Math.imul(hash, 31) + code) | 0;
+    }
+    const known = keyCache.get(hash);
+    if (known !== undefined && known.length === length && sameBytes(known, start)) return known;
+    let key = '';
+    for (let index = start; index < end; index++) key += String.fromCharCode(chunk[index]!);
+    if (keyCache.size < 10_000) keyCache.set(hash, key);
+    return key;
+  }
+
+  function sameBytes(key: string, start: number): boolean {
+    for (let index = 0; index < key.length; index++)
+      if (key.charCodeAt(index) !== chunk[start + index]) return false;
+    return true;
+  }
+
+  function decodeKey(end: number): string {
+    const raw = decode(bytesFrom(keyParts, stringStart, end), end);
+    keyParts = [];
+    // Escapes and raw control characters go through JSON.parse, which also rejects the invalid ones.
+    if (!ESCAPE_OR_CONTROL.test(raw)) return raw;
+    try {
+      return JSON.parse(`"${raw}"`) as string;
+    } catch {
+      fail('invalid key', end);
+    }
+  }
+
+  /**
+   * Finds the closing quote of the string whose content continues at `from`; -1 when the chunk ends
+   * first. A quote preceded by an odd run of backslashes is escaped; the run may span chunks.
+   */
+  function findStringEnd(from: number): number {
+    const segmentStart = from;
+    let search = from;
+    for (;;) {
+      const quote = nextQuote(search);
+      if (quote < 0) {
+        let run = 0;
+        let index = chunk.length - 1;
+        while (index >= segmentStart && chunk[index] === BACKSLASH) {
+          run++;
+          index--;
+        }
+        trailingBackslashes = index < segmentStart ? trailingBackslashes + run : run;
+        return -1;
+      }
+      let run = 0;
+      let index = quote - 1;
+      while (index >= segmentStart && chunk[index] === BACKSLASH) {
+        run++;
+        index--;
+      }
+      if (index < segmentStart) run += trailingBackslashes;
+      if (run % 2 === 0) return quote;
+      search = quote + 1;
+    }
+  }
+
+  /** Most strings are short: a plain loop beats the call into indexOf until a string proves long. */
+  function nextQuote(from: number): number {
+    const shortEnd = Math.min(chunk.length, from + 32);
+    for (let index = from; index < shortEnd; index++) if (chunk[index] === QUOTE) return index;
+    return shortEnd === chunk.length ? -1 : chunk.indexOf(QUOTE, shortEnd);
+  }
+
+  /** Continues the current string at `from`; returns the position after it, or -1 if still open. */
+  function scanString(from: number): number {
+    const quote = findStringEnd(from);
+    if (quote < 0) return -1;
+    inString = false;
+    trailingBackslashes = 0;
+    if (stringIsKey) finishKey(quote);
+    else endValue(quote + 1);
+    return quote + 1;
+  }
+
+  function startString(position: number, isKey: boolean): number {
+    inString = true;
+    stringIsKey = isKey;
+    stringIsNavKey = isKey && regionDepth < 0;
+    stringStart = position + 1;
+    trailingBackslashes = 0;
+    keyParts = [];
+    if (!isKey) beginValue(position, false);
+    return scanString(position + 1);
+  }
+
+  function finishNumber(end: number): void {
+    const text = numberText!;
+    numberText = undefined;
+    if (!NUMBER_SYNTAX.test(text)) fail(`invalid number ${JSON.stringify(text.slice(0, 40))}`, end);
+    endValue(end);
+  }
+
+  function startScalar(code: number, position: number): void {
+    if (code === 0x74 /* t */) literal = 'true';
+    else if (code === 0x66 /* f */) literal = 'false';
+    else if (code === 0x6e /* n */) literal = 'null';
+    else if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) {
+      beginValue(position, false);
+      numberText = String.fromCharCode(code);
+      return;
+    } else unexpected(position);
+    beginValue(position, false);
+    literalIndex = 1;
+  }
+
+  function write(data: Uint8Array): void {
+    // A plain view: subarrays of a Node Buffer are Buffers, and those are slow to create.
+    const input =
+      data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    chunk = input;
+    const length = input.length;
+    let position = 0;
+    if (inString) {
+      stringStart = 0;
+      position = scanString(0);
+      if (position < 0) {
+        saveChunkTail(length);
+        return;
+      }
+    }
+    while (position < length) {
+      const code = input[position]!;
+      if (numberText !== undefined) {
+        if (isNumberByte(code)) {
+          numberText += String.fromCharCode(code);
+          position++;
+          continue;
+        }
+        finishNumber(position);
+        continue;
+      }
+      if (literal !== undefined) {
+        if (code !== literal.charCodeAt(literalIndex)) unexpected(position);
+        position++;
+        if (++literalIndex === literal.length) {
+          literal = undefined;
+          endValue(position);
+        }
+        continue;
+      }
+      if (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) {
+        position++;
+        continue;
+      }
+      started = true;
+      switch (state) {
+        case EXPECT_VALUE_OR_ARRAY_END:
+          if (code === 0x5d /* ] */) {
+            closeContainer(ARRAY, position);
+            position++;
+            continue;
+          }
+          position = startValue(code, position);
+          break;
+        case EXPECT_VALUE:
+          position = startValue(code, position);
+          break;
+        case EXPECT_KEY_OR_OBJECT_END:
+          if (code === 0x7d /* } */) {
+            closeContainer(OBJECT, position);
+            position++;
+            continue;
+          }
+          if (code !== QUOTE) unexpected(position);
+          position = startString(position, true);
+          break;
+        case EXPECT_KEY:
+          if (code !== QUOTE) unexpected(position);
+          position = startString(position, true);
+          break;
+        case EXPECT_COLON:
+          if (code !== 0x3a /* : */) unexpected(position);
+          state = EXPECT_VALUE;
+          position++;
+          break;
+        case EXPECT_COMMA_OR_END:
+          if (code === 0x2c /* , */) {
+            state = kinds[kinds.length - 1] === ARRAY ? EXPECT_VALUE : EXPECT_KEY;
+            position++;
+          } else if (code === 0x7d /* } */) {
+            closeContainer(OBJECT, position);
+            position++;
+          } else if (code === 0x5d /* ] */) {
+            closeContainer(ARRAY, position);
+            position++;
+          } else unexpected(position);
+          break;
+        default:
+          fail('unexpected data after the end of the document', position);
+      }
+      // A string runs past this chunk: the rest of the chunk is its content.
+      if (position < 0) break;
+    }
+    saveChunkTail(length);
+  }
+
+  /** Returns the position after the token start, or -1 when a string runs past the chunk. */
+  function startValue(code: number, position: number): number {
+    if (code === 0x7b /* { */) {
+      openContainer(OBJECT, position);
+      return position + 1;
+    }
+    if (code === 0x5b /* [ */) {
+      openContainer(ARRAY, position);
+      return position + 1;
+    }
+    if (code === QUOTE) return startString(position, false);
+    startScalar(code, position);
+    return position + 1;
+  }
+
+  /** Chunks are not ours to keep: copy the parts a capture or key still needs. */
+  function saveChunkTail(length: number): void {
+    if (capturing && regionDepth >= 0) {
+      captureParts.push(chunk.slice(captureStart, length));
+      captureStart = 0;
+    }
+    if (inString && stringIsNavKey) {
+      keyParts.push(chunk.slice(stringStart, length));
+      stringStart = 0;
+    }
+    consumed += length;
+    chunk = empty;
+  }
+
+  function end(): void {
+    chunk = empty;
+    if (numberText !== undefined) finishNumber(0);
+    if (!started) throw new PlanFormatError('plan is empty');
+    if (state !== DONE || inString || literal !== undefined) {
+      fail('unexpected end of input (truncated?)', 0);
+    }
+  }
+
+  return { write, end };
+}
+
+function isNumberByte(code: number): boolean {
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2e ||
+    code === 0x2d ||
+    code === 0x2b ||
+    code === 0x65 ||
+    code === 0x45
+  );
+}

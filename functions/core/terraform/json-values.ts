@@ -1,0 +1,68 @@
+import type { JsonValue } from '../findings/model.js';
+
+export type JsonObject = { [key: string]: JsonValue };
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Values parsed from plan JSON are JSON values; this names the assumption in one place. */
+export function asJson(value: unknown): JsonValue {
+  return value === undefined ? null : (value as JsonValue);
+}
+
+/**
+ * Structural equality of parsed JSON (object key order ignored). Walks without allocating, because
+ * it runs over every unchanged subtree of every drifted resource.
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!deepEqual(a[index], b[index])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !deepEqual(left[key], right[key])) return false;
+    keys++;
+  }
+  for (const _key in right) keys--;
+  return keys === 0;
+}
+
+/** null, absent, `""`, `[]` and `{}`: what providers use interchangeably for "nothing". */
+export function isNullish(value: unknown): boolean {
+  return value === null || value === undefined;
+}
+
+/**
+ * The value an attribute takes when nobody set it: what a provider reports for an attribute that
+ * the state holds as null (a first refresh after apply, or an attribute a newer provider added).
+ */
+export function isZeroValue(value: unknown): boolean {
+  return value === false || value === 0 || isEmptyValue(value);
+}
+
+export function isEmptyValue(value: unknown): boolean {
+  if (value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isPlainObject(value)) {
+    for (const _key in value) return false;
+    return true;
+  }
+  return false;
+}
+
+/** Reads `mask[key]` of a sensitivity/unknown mask, which mirrors the value's shape. */
+export function childMask(mask: unknown, key: string | number): unknown {
+  if (typeof mask !== 'object' || mask === null) return undefined;
+  if (Array.isArray(mask)) return typeof key === 'number' ? mask[key] : undefined;
+  return typeof key === 'string' && Object.hasOwn(mask, key)
+    ? (mask as Record<string, unknown>)[key]
+    : undefined;
+}

@@ -1,0 +1,238 @@
+import type { IgnoreRule, Policies } from '../registry/model.js';
+import { EQUIVALENT_JSON_CHANGES } from './attribute-diff.js';
+import { formatPath } from './attribute-path.js';
+import { type CompanionIndex, createCompanionIndex } from './companions.js';
+import { createGlobMatcher } from './glob.js';
+import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
+import { deepEqual, isNullish, isZeroValue } from './json-values.js';
+import type { CompactAttributeChange, CompactChange, CompactPlan } from './plan-model.js';
+
+/**
+ * The noise normaliser: one ordered list of named rules, each removing (or folding) attribute
+ * changes that are not drift. Every removal is recorded, so a reviewer can see what was dropped and
+ * why. Rules are switched on and off by `policies.noise`; `ignore` follows `policies.ignore`.
+ */
+
+export type NoiseRuleName =
+  | 'fold-tags-all'
+  | 'null-versus-empty'
+  | 'equivalent-json'
+  | 'companion-attributes'
+  | 'ignore';
+
+export interface NoiseSubject extends Pick<CompactChange, 'address' | 'type' | 'identity'> {
+  changes: readonly CompactAttributeChange[];
+}
+
+export interface NoiseRemoval {
+  rule: NoiseRuleName;
+  paths: string[];
+  /** For `ignore`: the registry's reason. */
+  reason?: string;
+}
+
+export interface NoiseOutcome {
+  changes: readonly CompactAttributeChange[];
+  removed: NoiseRemoval[];
+}
+
+interface NoiseEnvironment {
+  policies: Policies;
+  companions: CompanionIndex;
+  ignoreRules: readonly ActiveIgnoreRule[];
+}
+
+interface ActiveIgnoreRule {
+  matchesAddress: (address: string) => boolean;
+  matchesPath: (path: string) => boolean;
+  reason: string;
+}
+
+/**
+ * A rule returns the changes it keeps (the same array when it removes nothing, so the common case
+ * allocates nothing) and appends what it removed to `removed`.
+ */
+interface NoiseRule {
+  name: NoiseRuleName;
+  enabled(policies: Policies): boolean;
+  apply(
+    subject: NoiseSubject,
+    changes: readonly CompactAttributeChange[],
+    environment: NoiseEnvironment,
+    removed: NoiseRemoval[],
+  ): readonly CompactAttributeChange[];
+}
+
+/** Removes the changes for which `isNoise` holds and records them under `name`. */
+function removeWhere(
+  name: NoiseRuleName,
+  changes: readonly CompactAttributeChange[],
+  removed: NoiseRemoval[],
+  isNoise: (change: CompactAttributeChange) => boolean,
+  reason?: string,
+): readonly CompactAttributeChange[] {
+  let first = 0;
+  while (first < changes.length && !isNoise(changes[first]!)) first++;
+  if (first === changes.length) return changes;
+  const kept = changes.slice(0, first);
+  const paths = [changes[first]!.path];
+  for (let index = first + 1; index < changes.length; index++) {
+    const change = changes[index]!;
+    if (isNoise(change)) paths.push(change.path);
+    else kept.push(change);
+  }
+  removed.push(reason === undefined ? { rule: name, paths } : { rule: name, paths, reason });
+  return kept;
+}
+
+function filterRule(
+  name: NoiseRuleName,
+  enabled: (policies: Policies) => boolean,
+  isNoise: (change: CompactAttributeChange) => boolean,
+): NoiseRule {
+  return {
+    name,
+    enabled,
+    apply: (_subject, changes, _environment, removed) => removeWhere(name, changes, removed, isNoise),
+  };
+}
+
+/** `tags_all.K` repeats `tags.K` (or carries a provider default tag): report it once, as `tags.K`. */
+const foldTagsAll: NoiseRule = {
+  name: 'fold-tags-all',
+  enabled: (policies) => policies.noise.foldTagsAll,
+  apply(_subject, changes, _environment, removed) {
+    if (!changes.some((change) => change.segments[0] === 'tags_all')) return changes;
+    const byPath = new Map(changes.map((change) => [change.path, change]));
+    const kept: CompactAttributeChange[] = [];
+    const folded: string[] = [];
+    for (const change of changes) {
+      if (change.segments[0] !== 'tags_all') {
+        kept.push(change);
+        continue;
+      }
+      const segments = ['tags', ...change.segments.slice(1)];
+      const path = formatPath(segments);
+      const twin = byPath.get(path);
+      if (twin === undefined) {
+        kept.push({ ...change, path, segments });
+        byPath.set(path, change);
+        folded.push(change.path);
+      } else if (deepEqual(twin.before, change.before) && deepEqual(twin.after, change.after)) {
+        folded.push(change.path);
+      } else {
+        kept.push(change);
+      }
+    }
+    if (folded.length > 0) removed.push({ rule: 'fold-tags-all', paths: folded });
+    return kept;
+  },
+};
+
+const nullVersusEmpty = filterRule(
+  'null-versus-empty',
+  (policies) => policies.noise.nullVersusEmpty,
+  (change) =>
+    (isNullish(change.before) && isZeroValue(change.after)) ||
+    (isZeroValue(change.before) && isNullish(change.after)),
+);
+
+const equivalentJson = filterRule(
+  'equivalent-json',
+  (policies) => policies.noise.equivalentJson,
+  (change) => {
+    if (typeof change.before !== 'string' || typeof change.after !== 'string') return false;
+    if (EQUIVALENT_JSON_CHANGES.has(change)) return true;
+    // Sensitive documents are hashed by content, so equivalent ones hash the same.
+    if (change.sensitive) return change.before === change.after;
+    const before = parseJsonDocument(change.before);
+    const after = before && parseJsonDocument(change.after);
+    return before !== undefined && after !== undefined && jsonDocumentsEquivalent(before, after);
+  },
+);
+
+const companionAttributes: NoiseRule = {
+  name: 'companion-attributes',
+  enabled: (policies) => policies.noise.companionAttributes,
+  apply(subject, changes, environment, removed) {
+    const managed = environment.companions.managedAttributes(subject);
+    if (managed.size === 0) return changes;
+    return removeWhere('companion-attributes', changes, removed, (change) => {
+      const top = change.segments[0];
+      return typeof top === 'string' && managed.has(top);
+    });
+  },
+};
+
+const ignore: NoiseRule = {
+  name: 'ignore',
+  enabled: (policies) => policies.ignore.length > 0,
+  apply(subject, changes, environment, removed) {
+    let kept = changes;
+    for (const rule of environment.ignoreRules) {
+      if (!rule.matchesAddress(subject.address)) continue;
+      kept = removeWhere(
+        'ignore',
+        kept,
+        removed,
+        (change) => pathOrAncestorMatches(change, rule.matchesPath),
+        rule.reason,
+      );
+    }
+    return kept;
+  },
+};
+
+/** An ignore path also covers what is under it: `versioning` ignores `versioning[0].enabled`. */
+function pathOrAncestorMatches(change: CompactAttributeChange, matches: (path: string) => boolean): boolean {
+  if (matches(change.path)) return true;
+  for (let length = 1; length < change.segments.length; length++) {
+    if (matches(formatPath(change.segments.slice(0, length)))) return true;
+  }
+  return false;
+}
+
+/** Applied in this order: folding first, so later rules see each tag once. */
+export const NOISE_RULES: readonly NoiseRule[] = [
+  foldTagsAll,
+  nullVersusEmpty,
+  equivalentJson,
+  companionAttributes,
+  ignore,
+];
+
+export type NoiseNormaliser = (subject: NoiseSubject) => NoiseOutcome;
+
+export function createNoiseNormaliser(
+  plan: Pick<CompactPlan, 'managedResources'>,
+  policies: Policies,
+  now: Date,
+): NoiseNormaliser {
+  const environment: NoiseEnvironment = {
+    policies,
+    companions: createCompanionIndex(plan.managedResources),
+    ignoreRules: activeIgnoreRules(policies.ignore, now),
+  };
+  const rules = NOISE_RULES.filter((rule) => rule.enabled(policies));
+  return (subject) => {
+    let changes = subject.changes;
+    const removed: NoiseRemoval[] = [];
+    for (const rule of rules) {
+      if (changes.length === 0) break;
+      changes = rule.apply(subject, changes, environment, removed);
+    }
+    return { changes, removed };
+  };
+}
+
+/** `until` is the last day a rule applies (inclusive, UTC); an expired rule no longer hides drift. */
+export function activeIgnoreRules(rules: readonly IgnoreRule[], now: Date): ActiveIgnoreRule[] {
+  const today = now.toISOString().slice(0, 10);
+  return rules
+    .filter((rule) => rule.until === undefined || today <= rule.until)
+    .map((rule) => ({
+      matchesAddress: createGlobMatcher(rule.address),
+      matchesPath: createGlobMatcher(rule.path),
+      reason: rule.reason,
+    }));
+}

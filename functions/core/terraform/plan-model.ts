@@ -1,0 +1,91 @@
+import type { JsonValue } from '../findings/model.js';
+
+/**
+ * The compacted plan: everything the evaluator needs from `terraform show -json`, and nothing else.
+ * Values are already redacted (principle 7): a sensitive value is `(sensitive:<8 hex>)` here, so a
+ * CompactPlan may be logged, cached or handed to other code without leaking secrets.
+ */
+
+export type PathSegment = string | number;
+
+/** What Terraform prints for a value the apply will compute (`after_unknown`). */
+export const UNKNOWN_VALUE = '(known after apply)';
+
+export interface CompactAttributeChange {
+  /** `tags.Owner`, `ingress[0].cidr_blocks[0]`, `policy.Statement[0].Action`; `''` is the whole value. */
+  path: string;
+  segments: PathSegment[];
+  before: JsonValue;
+  after: JsonValue;
+  sensitive: boolean;
+}
+
+export type ResourceMode = 'managed' | 'data';
+
+export interface CompactChange {
+  address: string;
+  previousAddress?: string;
+  type: string;
+  name?: string;
+  mode: ResourceMode;
+  provider?: string;
+  module?: string;
+  actions: string[];
+  actionReason?: string;
+  changes: CompactAttributeChange[];
+  /** Non-sensitive string tags of the resource (the applied side when known, else the planned side). */
+  tags?: Record<string, string>;
+  replacePaths?: string[];
+  /** Non-sensitive identity/link attributes of the resource itself (see IDENTITY_ATTRIBUTES). */
+  identity?: Partial<Record<IdentityAttribute, string>>;
+  /** Set when the entry describes a deposed object (create_before_destroy leftovers). */
+  deposed?: string;
+  /** Set when the change imports an existing object (`import` blocks). */
+  importing?: boolean;
+}
+
+export interface CompactOutputChange {
+  name: string;
+  actions: string[];
+  changes: CompactAttributeChange[];
+  /** True when Terraform marks the output sensitive on either side. */
+  sensitive: boolean;
+}
+
+/**
+ * Attribute values kept from `prior_state` (and from each change) to link companion resources to
+ * their parents (`aws_s3_bucket_versioning.bucket` → `aws_s3_bucket.bucket`) and to classify rules
+ * (`aws_security_group_rule.type`). They are identifiers, never secrets; any of them that Terraform
+ * marks sensitive is hashed.
+ */
+export const IDENTITY_ATTRIBUTES = [
+  'bucket',
+  'id',
+  'name',
+  'role',
+  'security_group_id',
+  'route_table_id',
+  'network_acl_id',
+  'type',
+] as const;
+export type IdentityAttribute = (typeof IDENTITY_ATTRIBUTES)[number];
+
+export interface ManagedResource {
+  address: string;
+  type: string;
+  values: Partial<Record<IdentityAttribute, string>>;
+}
+
+export interface CompactPlan {
+  formatVersion: string;
+  terraformVersion?: string;
+  errored: boolean;
+  complete: boolean;
+  /** `resource_drift`: changes made outside Terraform (managed resources only). */
+  drift: CompactChange[];
+  /** `resource_changes`: what a normal plan would do (managed resources only, no plain no-ops). */
+  changes: CompactChange[];
+  outputChanges: CompactOutputChange[];
+  /** Managed resources of `prior_state` (root and child modules). */
+  managedResources: ManagedResource[];
+}

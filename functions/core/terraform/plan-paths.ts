@@ -1,0 +1,143 @@
+import { IDENTITY_ATTRIBUTES, type PathSegment } from './plan-model.js';
+
+/**
+ * Which parts of a `terraform show -json` document the compactor reads. One table for both the
+ * in-memory walk and the streaming selector, so the two paths cannot disagree. Everything not
+ * listed — `configuration` (constant_value holds plaintext secrets), `variables`, `planned_values`,
+ * prior_state values other than identity attributes — is skipped and never materialised.
+ */
+
+export type SelectDecision = 'capture' | 'descend' | 'skip';
+
+const SCALAR_KEYS: ReadonlySet<string> = new Set([
+  'format_version',
+  'terraform_version',
+  'errored',
+  'complete',
+]);
+const IDENTITY_KEYS: ReadonlySet<string> = new Set(IDENTITY_ATTRIBUTES);
+const PRIOR_STATE_RESOURCE_FIELDS: ReadonlySet<string> = new Set(['address', 'mode', 'type']);
+
+export function selectPlanPath(path: readonly PathSegment[]): SelectDecision {
+  const depth = path.length;
+  if (depth === 0) return 'descend';
+  const top = path[0];
+  if (typeof top !== 'string') return 'skip';
+  if (SCALAR_KEYS.has(top)) return depth === 1 ? 'capture' : 'skip';
+  if (top === 'resource_drift' || top === 'resource_changes') {
+    if (depth === 1) return 'descend';
+    return depth === 2 && typeof path[1] === 'number' ? 'capture' : 'skip';
+  }
+  if (top === 'output_changes') {
+    if (depth === 1) return 'descend';
+    return depth === 2 && typeof path[1] === 'string' ? 'capture' : 'skip';
+  }
+  if (top === 'prior_state') return selectPriorStatePath(path);
+  return 'skip';
+}
+
+/** prior_state.values.root_module(.child_modules[n])*.resources[n].{address,mode,type,values.X,sensitive_values.X} */
+function selectPriorStatePath(path: readonly PathSegment[]): SelectDecision {
+  const depth = path.length;
+  // The streaming reader asks for every attribute of every resource: answer those first.
+  if (depth >= 7) {
+    const parent = path[depth - 2];
+    const last = path[depth - 1];
+    if (
+      (parent === 'values' || parent === 'sensitive_values') &&
+      typeof last === 'string' &&
+      !IDENTITY_KEYS.has(last)
+    ) {
+      return 'skip';
+    }
+  }
+  if (depth === 1) return 'descend';
+  if (path[1] !== 'values') return 'skip';
+  if (depth === 2) return 'descend';
+  if (path[2] !== 'root_module') return 'skip';
+  let index = 3;
+  while (index < depth) {
+    const segment = path[index];
+    if (segment === 'child_modules') {
+      if (index + 1 === depth) return 'descend';
+      if (typeof path[index + 1] !== 'number') return 'skip';
+      index += 2;
+      continue;
+    }
+    if (segment !== 'resources') return 'skip';
+    return selectPriorStateResourcePath(path, index + 1);
+  }
+  return 'descend';
+}
+
+function selectPriorStateResourcePath(path: readonly PathSegment[], resourceIndex: number): SelectDecision {
+  const depth = path.length;
+  if (resourceIndex === depth) return 'descend';
+  if (typeof path[resourceIndex] !== 'number') return 'skip';
+  if (resourceIndex + 1 === depth) return 'descend';
+  const field = path[resourceIndex + 1];
+  if (typeof field !== 'string') return 'skip';
+  if (PRIOR_STATE_RESOURCE_FIELDS.has(field)) return resourceIndex + 2 === depth ? 'capture' : 'skip';
+  if (field !== 'values' && field !== 'sensitive_values') return 'skip';
+  if (resourceIndex + 2 === depth) return 'descend';
+  const attribute = path[resourceIndex + 2];
+  return resourceIndex + 3 === depth && typeof attribute === 'string' && IDENTITY_KEYS.has(attribute)
+    ? 'capture'
+    : 'skip';
+}
+
+const ROOT_KEYS: readonly string[] = [
+  'format_version',
+  'terraform_version',
+  'errored',
+  'complete',
+  'resource_drift',
+  'resource_changes',
+  'output_changes',
+  'prior_state',
+];
+const MODULE_KEYS: readonly string[] = ['resources', 'child_modules'];
+const RESOURCE_KEYS: readonly string[] = ['address', 'mode', 'type', 'values', 'sensitive_values'];
+
+/**
+ * For the in-memory walk: the only members of the object at `path` that `selectPlanPath` may not
+ * skip, so the walk need not visit every attribute of every prior_state resource. undefined: all.
+ * (The streaming reader has to scan every member anyway and asks `selectPlanPath` for each.)
+ */
+export function wantedPlanKeys(path: readonly PathSegment[]): readonly string[] | undefined {
+  const depth = path.length;
+  if (depth === 0) return ROOT_KEYS;
+  if (path[0] !== 'prior_state') return undefined;
+  if (depth === 1) return ['values'];
+  if (depth === 2) return ['root_module'];
+  const last = path[depth - 1];
+  if (last === 'root_module' || (typeof last === 'number' && path[depth - 2] === 'child_modules'))
+    return MODULE_KEYS;
+  if (typeof last === 'number' && path[depth - 2] === 'resources') return RESOURCE_KEYS;
+  if (last === 'values' || last === 'sensitive_values') return IDENTITY_ATTRIBUTES;
+  return undefined;
+}
+
+/**
+ * For a captured prior_state piece: the position of the resource's field segment (`address`,
+ * `values`...) in the path; the segments before it identify the resource entry. -1 otherwise.
+ */
+export function priorStateFieldIndex(path: readonly PathSegment[]): number {
+  if (path[0] !== 'prior_state' || path[1] !== 'values' || path[2] !== 'root_module') return -1;
+  for (let index = 3; index < path.length; index++) {
+    if (path[index] === 'resources') return index + 2 < path.length ? index + 2 : -1;
+  }
+  return -1;
+}
+
+/** `prior_state.values.root_module(.child_modules[n])*.resources[n]` */
+export function isPriorStateResourcePath(path: readonly PathSegment[]): boolean {
+  const depth = path.length;
+  if (depth < 5 || path[0] !== 'prior_state' || path[1] !== 'values' || path[2] !== 'root_module')
+    return false;
+  if (path[depth - 2] !== 'resources' || typeof path[depth - 1] !== 'number') return false;
+  for (let index = 3; index < depth - 2; index += 2) {
+    if (path[index] !== 'child_modules' || typeof path[index + 1] !== 'number') return false;
+  }
+  return (depth - 5) % 2 === 0;
+}

@@ -1,0 +1,215 @@
+import type { SensitiveHasher } from '../redaction/secrets.js';
+import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
+import { formatPath } from './attribute-path.js';
+import { childMask, isPlainObject } from './json-values.js';
+import { PlanFormatError } from './plan-error.js';
+import {
+  type CompactChange,
+  type CompactOutputChange,
+  IDENTITY_ATTRIBUTES,
+  type IdentityAttribute,
+  type PathSegment,
+  type ResourceMode,
+} from './plan-model.js';
+import { containsPrivateKey, type SensitiveKeyTest, secretAttributesOf } from './sensitivity.js';
+
+/**
+ * Compacts one `resource_drift` / `resource_changes` entry or one `output_changes` member: keeps the
+ * identity of the resource and the redacted attribute changes, drops everything else (full values,
+ * masks, planned values) so memory stays proportional to what changed.
+ */
+
+export interface CompactionTools {
+  hashSensitive: SensitiveHasher;
+  isSensitiveKey: SensitiveKeyTest;
+  /** One string object per distinct type/provider/module: less memory, and hashed once for lookups. */
+  intern: (text: string) => string;
+}
+
+export function compactResourceEntry(
+  entry: unknown,
+  section: string,
+  index: number,
+  tools: CompactionTools,
+): CompactChange | undefined {
+  if (!isPlainObject(entry)) throw invalidPlan(`${section}[${index}] is not an object`);
+  const address = entry.address;
+  if (typeof address !== 'string' || address === '') throw invalidPlan(`${section}[${index}] has no address`);
+  const change = entry.change;
+  if (!isPlainObject(change)) throw invalidPlan(`${section}[${index}] (${address}) has no change`);
+  if (!isStringArray(change.actions)) throw invalidPlan(`${section}[${index}] (${address}) has no actions`);
+  const actions = canonicalActions(change.actions);
+
+  const mode = resourceMode(entry.mode, address);
+  const previousAddress = optionalString(entry.previous_address);
+  // Data sources are read, never drift; plain no-ops say nothing unless they record a move.
+  if (mode === 'data' || (isNothingToDo(actions) && previousAddress === undefined)) return undefined;
+
+  const type = tools.intern(optionalString(entry.type) ?? typeFromAddress(address));
+  const before = change.before ?? null;
+  const after = change.after ?? null;
+  const masks: ValueMasks = {
+    beforeSensitive: change.before_sensitive,
+    afterSensitive: change.after_sensitive,
+    afterUnknown: change.after_unknown,
+  };
+  const options = {
+    hashSensitive: tools.hashSensitive,
+    isSensitiveKey: tools.isSensitiveKey,
+    secretAttributes: secretAttributesOf(type, before, after),
+  };
+  const isDelete = actions.includes('delete') && !actions.includes('create');
+  const isCreate = actions.length === 1 && actions[0] === 'create';
+  // A deletion is described by its action, not by listing every attribute as "→ null".
+  const changes = isDelete
+    ? []
+    : isCreate
+      ? createdAttributes(after, masks, options)
+      : diffAttributes(before, after, masks, options);
+
+  // The applied side names the resource as the team declared it; fall back to the planned side.
+  const described = before ?? after;
+  const describedMask = before === null ? masks.afterSensitive : masks.beforeSensitive;
+  // Optional members are only set when present, so both reading paths serialise identically.
+  const compact: CompactChange = { address, type, mode, actions, changes };
+  if (previousAddress !== undefined) compact.previousAddress = previousAddress;
+  const name = optionalString(entry.name);
+  if (name !== undefined) compact.name = name;
+  const provider = optionalString(entry.provider_name);
+  if (provider !== undefined) compact.provider = tools.intern(provider);
+  const module = optionalString(entry.module_address);
+  if (module !== undefined) compact.module = tools.intern(module);
+  const actionReason = optionalString(entry.action_reason);
+  if (actionReason !== undefined) compact.actionReason = tools.intern(actionReason);
+  const tags = extractTags(described, describedMask, tools);
+  if (tags !== undefined) compact.tags = tags;
+  const replacePaths = replacePathsOf(change.replace_paths);
+  if (replacePaths !== undefined) compact.replacePaths = replacePaths;
+  const identity = extractIdentity(described, describedMask, tools);
+  if (identity !== undefined) compact.identity = identity;
+  const deposed = optionalString(entry.deposed);
+  if (deposed !== undefined) compact.deposed = deposed;
+  if (isPlainObject(change.importing)) compact.importing = true;
+  return compact;
+}
+
+export function compactOutputChange(
+  name: string,
+  value: unknown,
+  tools: CompactionTools,
+): CompactOutputChange | undefined {
+  if (!isPlainObject(value)) throw invalidPlan(`output_changes.${name} is not an object`);
+  if (!isStringArray(value.actions)) throw invalidPlan(`output_changes.${name} has no actions`);
+  const actions = canonicalActions(value.actions);
+  if (isNothingToDo(actions)) return undefined;
+  const changes = diffAttributes(
+    value.before,
+    value.after,
+    {
+      beforeSensitive: value.before_sensitive,
+      afterSensitive: value.after_sensitive,
+      afterUnknown: value.after_unknown,
+    },
+    { ...tools, sensitiveRoot: tools.isSensitiveKey(name) },
+  );
+  return {
+    name,
+    actions,
+    changes,
+    sensitive: value.before_sensitive === true || value.after_sensitive === true,
+  };
+}
+
+/**
+ * The actions as literals: strings from JSON.parse compare by content, literals by identity, and
+ * every later step compares actions.
+ */
+function canonicalActions(actions: readonly string[]): string[] {
+  return actions.map((action) => KNOWN_ACTIONS.get(action) ?? action);
+}
+
+const KNOWN_ACTIONS = new Map(
+  ['no-op', 'create', 'read', 'update', 'delete', 'forget', 'open', 'close'].map((action) => [
+    action,
+    action,
+  ]),
+);
+
+function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== 'string') return false;
+  return true;
+}
+
+function isNothingToDo(actions: readonly unknown[]): boolean {
+  return actions.length === 0 || (actions.length === 1 && (actions[0] === 'no-op' || actions[0] === 'read'));
+}
+
+function resourceMode(mode: unknown, address: string): ResourceMode {
+  if (mode === 'managed') return 'managed';
+  if (mode === 'data') return 'data';
+  // format 0.x entries always carry `mode`; this covers hand-trimmed plans.
+  return /(^|\.)data\./.test(address) ? 'data' : 'managed';
+}
+
+/** `module.a.aws_s3_bucket.logs["x"]` → `aws_s3_bucket`. */
+function typeFromAddress(address: string): string {
+  const parts = address.replace(/\[[^\]]*\]/g, '').split('.');
+  return parts.length >= 2 ? (parts[parts.length - 2] ?? address) : address;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function replacePathsOf(value: unknown): string[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const paths = value
+    .filter((path): path is unknown[] => Array.isArray(path))
+    .map((path) =>
+      formatPath(path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number')),
+    );
+  return paths.length > 0 ? paths : undefined;
+}
+
+function extractTags(
+  values: unknown,
+  mask: unknown,
+  tools: CompactionTools,
+): Record<string, string> | undefined {
+  if (!isPlainObject(values)) return undefined;
+  const tags = values.tags;
+  const tagsMask = childMask(mask, 'tags');
+  if (!isPlainObject(tags) || tagsMask === true || tools.isSensitiveKey('tags')) return undefined;
+  const kept: Record<string, string> = {};
+  let count = 0;
+  for (const key in tags) {
+    const value = tags[key];
+    if (typeof value !== 'string' || childMask(tagsMask, key) === true) continue;
+    if (tools.isSensitiveKey(key) || containsPrivateKey(value)) continue;
+    kept[key] = value;
+    count++;
+  }
+  return count > 0 ? kept : undefined;
+}
+
+function extractIdentity(
+  values: unknown,
+  mask: unknown,
+  tools: CompactionTools,
+): Partial<Record<IdentityAttribute, string>> | undefined {
+  if (!isPlainObject(values)) return undefined;
+  const identity: Partial<Record<IdentityAttribute, string>> = {};
+  let count = 0;
+  for (const key of IDENTITY_ATTRIBUTES) {
+    const value = values[key];
+    if (typeof value !== 'string' || value === '' || containsPrivateKey(value)) continue;
+    identity[key] = childMask(mask, key) === true ? tools.hashSensitive(value) : value;
+    count++;
+  }
+  return count > 0 ? identity : undefined;
+}
+
+function invalidPlan(reason: string): PlanFormatError {
+  return new PlanFormatError(`invalid plan: ${reason}`);
+}

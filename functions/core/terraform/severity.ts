@@ -1,0 +1,317 @@
+import { maxSeverity, type Severity, shiftSeverity } from '../findings/model.js';
+import type { Policies, SeverityOverride } from '../registry/model.js';
+import { createGlobMatcher } from './glob.js';
+import { isPlainObject } from './json-values.js';
+import type { CompactAttributeChange, CompactChange } from './plan-model.js';
+
+/**
+ * Severity of a Terraform finding, as four table-driven steps (README "Severity rules"):
+ * base by rule → content rules over the changed paths → environment → registry overrides.
+ * Each step that changes the outcome adds a reason, stored in `evidence.severityReasons`.
+ */
+
+export type SeverityBase =
+  | 'drift.update'
+  | 'drift.delete'
+  | 'drift.replace'
+  | 'drift.moved-with-change'
+  | 'drift.moved'
+  | 'drift.output'
+  | 'pending.create'
+  | 'pending.update'
+  | 'pending.delete'
+  | 'pending.replace';
+
+export const BASE_SEVERITY: Readonly<Record<SeverityBase, Severity>> = {
+  'drift.update': 'medium',
+  'drift.delete': 'high',
+  'drift.replace': 'high',
+  'drift.moved-with-change': 'medium',
+  'drift.moved': 'info',
+  'drift.output': 'info',
+  'pending.create': 'low',
+  'pending.update': 'medium',
+  'pending.delete': 'high',
+  'pending.replace': 'high',
+};
+
+export interface SeveritySubject {
+  base: SeverityBase;
+  ruleId: string;
+  resource: Pick<CompactChange, 'address' | 'type' | 'identity'>;
+  /** Whether the resource is gone (delete) — some rules look at what disappeared. */
+  deleted: boolean;
+  changes: readonly CompactAttributeChange[];
+}
+
+export interface SeverityContext {
+  environment?: string | undefined;
+  policies: Policies;
+}
+
+export interface SeverityDecision {
+  severity: Severity;
+  reasons: readonly string[];
+}
+
+interface ContentRule {
+  id: string;
+  severity: Severity;
+  description: string;
+  matches(subject: SeveritySubject): boolean;
+}
+
+const OPEN_CIDRS: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
+const PUBLIC_BLOCK_FLAGS: ReadonlySet<string> = new Set([
+  'block_public_acls',
+  'block_public_policy',
+  'ignore_public_acls',
+  'restrict_public_buckets',
+]);
+const PUBLIC_ACLS: ReadonlySet<string> = new Set(['public-read', 'public-read-write']);
+const PUBLIC_ACCESS_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  'aws_s3_bucket_public_access_block',
+  'aws_s3_account_public_access_block',
+]);
+const IAM_POLICY_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'policy',
+  'assume_role_policy',
+  'inline_policy',
+  'managed_policy_arns',
+  'policy_arn',
+]);
+const ENCRYPTION_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'server_side_encryption_configuration',
+  'kms_key_id',
+  'kms_master_key_id',
+  'encrypted',
+  'storage_encrypted',
+]);
+const ENCRYPTION_TYPES: ReadonlySet<string> = new Set([
+  'aws_s3_bucket_server_side_encryption_configuration',
+  'aws_ebs_encryption_by_default',
+]);
+const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['tags', 'tags_all']);
+
+/** Content rules, most severe first; every matching rule raises the severity to at least its own. */
+export const CONTENT_RULES: readonly ContentRule[] = [
+  {
+    id: 'open-ingress',
+    severity: 'critical',
+    description: 'security group ingress opened to 0.0.0.0/0 or ::/0',
+    matches: opensIngressToTheWorld,
+  },
+  {
+    id: 'public-access',
+    severity: 'critical',
+    description: 'public access (public access block off or removed, publicly_accessible, public ACL)',
+    matches: grantsPublicAccess,
+  },
+  {
+    id: 'iam-policy',
+    severity: 'high',
+    description: 'IAM policy document or attachment changed',
+    matches: (subject) =>
+      subject.changes.some((change) => {
+        const top = change.segments[0];
+        return (
+          top === 'policy' ||
+          (subject.resource.type.startsWith('aws_iam_') &&
+            typeof top === 'string' &&
+            IAM_POLICY_ATTRIBUTES.has(top))
+        );
+      }),
+  },
+  {
+    id: 'encryption',
+    severity: 'high',
+    description: 'encryption setting changed',
+    matches: (subject) =>
+      (ENCRYPTION_TYPES.has(subject.resource.type) && (subject.deleted || subject.changes.length > 0)) ||
+      subject.changes.some((change) => !isTagPath(change) && change.segments.some(isEncryptionSegment)),
+  },
+];
+
+function opensIngressToTheWorld(subject: SeveritySubject): boolean {
+  const { type, identity } = subject.resource;
+  return subject.changes.some((change) => {
+    const top = change.segments[0];
+    if (type === 'aws_security_group' || type === 'aws_default_security_group') {
+      return (
+        top === 'ingress' &&
+        containsValue(change.after, (value) => typeof value === 'string' && OPEN_CIDRS.has(value))
+      );
+    }
+    if (type === 'aws_vpc_security_group_ingress_rule') {
+      return (top === 'cidr_ipv4' || top === 'cidr_ipv6') && isOpenCidr(change.after);
+    }
+    if (type === 'aws_security_group_rule' && identity?.type === 'ingress') {
+      return (
+        (top === 'cidr_blocks' || top === 'ipv6_cidr_blocks') &&
+        containsValue(change.after, (value) => typeof value === 'string' && OPEN_CIDRS.has(value))
+      );
+    }
+    return false;
+  });
+}
+
+function isOpenCidr(value: unknown): boolean {
+  return typeof value === 'string' && OPEN_CIDRS.has(value);
+}
+
+function grantsPublicAccess(subject: SeveritySubject): boolean {
+  if (PUBLIC_ACCESS_BLOCK_TYPES.has(subject.resource.type) && subject.deleted) return true;
+  return subject.changes.some((change) => {
+    const last = lastName(change);
+    if (last !== undefined && PUBLIC_BLOCK_FLAGS.has(last) && change.after === false) return true;
+    if (last === 'publicly_accessible' && change.after === true) return true;
+    if (last === 'acl' && typeof change.after === 'string' && PUBLIC_ACLS.has(change.after)) return true;
+    // A whole block or created resource: look inside the new value.
+    return containsEntry(
+      change.after,
+      (key, value) =>
+        (PUBLIC_BLOCK_FLAGS.has(key) && value === false) ||
+        (key === 'publicly_accessible' && value === true) ||
+        (key === 'acl' && typeof value === 'string' && PUBLIC_ACLS.has(value)) ||
+        (key === 'uri' && typeof value === 'string' && value.endsWith('/global/AllUsers')),
+    );
+  });
+}
+
+function lastName(change: CompactAttributeChange): string | undefined {
+  for (let index = change.segments.length - 1; index >= 0; index--) {
+    const segment = change.segments[index];
+    if (typeof segment === 'string') return segment;
+  }
+  return undefined;
+}
+
+function containsValue(value: unknown, predicate: (value: unknown) => boolean): boolean {
+  if (predicate(value)) return true;
+  if (Array.isArray(value)) return value.some((item) => containsValue(item, predicate));
+  if (isPlainObject(value)) return Object.values(value).some((item) => containsValue(item, predicate));
+  return false;
+}
+
+function containsEntry(value: unknown, predicate: (key: string, value: unknown) => boolean): boolean {
+  if (Array.isArray(value)) return value.some((item) => containsEntry(item, predicate));
+  if (!isPlainObject(value)) return false;
+  return Object.entries(value).some(([key, item]) => predicate(key, item) || containsEntry(item, predicate));
+}
+
+function isEncryptionSegment(segment: string | number): boolean {
+  return typeof segment === 'string' && (ENCRYPTION_ATTRIBUTES.has(segment) || segment.startsWith('sse_'));
+}
+
+function isTagPath(change: CompactAttributeChange): boolean {
+  const top = change.segments[0];
+  return typeof top === 'string' && TAG_ATTRIBUTES.has(top);
+}
+
+function isTagsOnlyUpdate(subject: SeveritySubject): boolean {
+  const isUpdate = subject.base === 'drift.update' || subject.base === 'pending.update';
+  return isUpdate && subject.changes.length > 0 && subject.changes.every(isTagPath);
+}
+
+// Reasons are built once: thousands of findings share them.
+const BASE_REASONS = new Map(
+  Object.entries(BASE_SEVERITY).map(([base, severity]) => [base, `base: ${base} is ${severity}`]),
+);
+const RULE_REASONS = new Map(
+  CONTENT_RULES.map((rule) => [rule, `${rule.id}: ${rule.description}: ${rule.severity}`]),
+);
+const TAGS_ONLY_REASON = 'only tags changed: low';
+const OUTCOME_SPAN = 2 ** (CONTENT_RULES.length + 1);
+const BASE_INDEX = new Map(Object.keys(BASE_SEVERITY).map((base, index) => [base, index]));
+
+export type SeverityDecider = (subject: SeveritySubject) => SeverityDecision;
+
+/**
+ * A decider for one evaluation context. The inputs that shape a decision (base, matched rules,
+ * environment, override) take few distinct values, so decisions — reasons included — are shared
+ * between findings (frozen) instead of rebuilt for each of thousands of resources.
+ */
+export function createSeverityDecider(context: SeverityContext): SeverityDecider {
+  const production = context.environment === undefined || isProduction(context.environment, context.policies);
+  const overrides = context.policies.severity.overrides.map((override) => ({
+    override,
+    matchesRule: override.ruleId === undefined ? undefined : createGlobMatcher(override.ruleId),
+    matchesAddress: override.address === undefined ? undefined : createGlobMatcher(override.address),
+    matchesEnvironment: override.environment === undefined || override.environment === context.environment,
+  }));
+  const cache = new Map<number, SeverityDecision>();
+
+  return (subject) => {
+    let outcome = 0;
+    if (BASE_SEVERITY[subject.base] !== 'info') {
+      if (isTagsOnlyUpdate(subject)) outcome |= 1;
+      CONTENT_RULES.forEach((rule, index) => {
+        if (rule.matches(subject)) outcome |= 2 << index;
+      });
+    }
+    const overrideIndex = overrides.findIndex(
+      (candidate) =>
+        candidate.matchesEnvironment &&
+        (candidate.matchesRule === undefined || candidate.matchesRule(subject.ruleId)) &&
+        (candidate.matchesAddress === undefined || candidate.matchesAddress(subject.resource.address)),
+    );
+    // outcome has 1 + CONTENT_RULES.length bits; the override index (-1..n) goes above them.
+    const key =
+      (BASE_INDEX.get(subject.base)! * (overrides.length + 1) + overrideIndex + 1) * OUTCOME_SPAN + outcome;
+    let decision = cache.get(key);
+    if (decision === undefined) {
+      decision = decide(
+        subject.base,
+        outcome,
+        production ? undefined : context.environment,
+        overrides[overrideIndex]?.override,
+      );
+      Object.freeze(decision.reasons);
+      cache.set(key, Object.freeze(decision));
+    }
+    return decision;
+  };
+}
+
+/** One-off decision (tests, single findings). */
+export function decideSeverity(subject: SeveritySubject, context: SeverityContext): SeverityDecision {
+  return createSeverityDecider(context)(subject);
+}
+
+/** The four steps, from the facts gathered about a subject: bit 0 tags-only, bit n+1 content rule n. */
+function decide(
+  base: SeverityBase,
+  outcome: number,
+  nonProductionEnvironment: string | undefined,
+  override: SeverityOverride | undefined,
+): SeverityDecision {
+  let severity = BASE_SEVERITY[base];
+  const reasons: string[] = [BASE_REASONS.get(base)!];
+  if (outcome & 1) {
+    severity = 'low';
+    reasons.push(TAGS_ONLY_REASON);
+  }
+  CONTENT_RULES.forEach((rule, index) => {
+    if ((outcome & (2 << index)) === 0) return;
+    severity = maxSeverity(severity, rule.severity);
+    reasons.push(RULE_REASONS.get(rule)!);
+  });
+  // info findings (a clean move, an output) are informational whatever their environment.
+  if (nonProductionEnvironment !== undefined && severity !== 'info') {
+    const lowered = shiftSeverity(severity, -1);
+    if (lowered !== severity) {
+      reasons.push(`environment ${nonProductionEnvironment} is not production: ${severity} → ${lowered}`);
+    }
+    severity = lowered;
+  }
+  if (override) {
+    reasons.push(`registry override: ${override.severity}`);
+    severity = override.severity;
+  }
+  return { severity, reasons };
+}
+
+function isProduction(environment: string, policies: Policies): boolean {
+  const normalised = environment.toLowerCase();
+  return policies.severity.production.some((name) => name.toLowerCase() === normalised);
+}

@@ -1,0 +1,41 @@
+import type { FindingDraft } from '../../functions/core/findings/model.js';
+
+/** A terraform-drift draft with sensible defaults; override what the test is about. */
+export function driftDraft(overrides: Partial<FindingDraft> = {}): FindingDraft {
+  return {
+    kind: 'terraform-drift',
+    ruleId: 'drift.update',
+    severity: 'medium',
+    workspace: 'payments-prod',
+    owner: 'payments',
+    environment: 'prod',
+    resource: {
+      address: 'aws_s3_bucket.ledger',
+      type: 'aws_s3_bucket',
+      provider: 'registry.terraform.io/hashicorp/aws',
+    },
+    drift: {
+      action: 'update',
+      changes: [{ path: 'tags.Owner', before: 'payments', after: 'finance', sensitive: false }],
+    },
+    title: 'aws_s3_bucket.ledger changed outside Terraform: tags.Owner',
+    detail: 'The tag Owner changed.',
+    evidence: {},
+    remediation: { summary: 'Revert or adopt', steps: ['revert', 'adopt'] },
+    ...overrides,
+  };
+}
+
+export function scanFailedDraft(overrides: Partial<FindingDraft> = {}): FindingDraft {
+  return {
+    kind: 'scan-failed',
+    ruleId: 'scan.plan-errored',
+    severity: 'high',
+    workspace: 'payments-prod',
+    title: 'payments-prod: scan failed',
+    detail: 'plan errored',
+    evidence: {},
+    remediation: { summary: 'Fix access', steps: [] },
+    ...overrides,
+  };
+}

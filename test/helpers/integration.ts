@@ -1,0 +1,132 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll } from 'vitest';
+import { type MotoServer, motoEnvironment, startMoto } from '../../cli/demo/moto.js';
+import { createStateBucket } from '../../cli/demo/provision.js';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+export const STATE_BUCKET = 'tfstate';
+export const REGION = 'eu-west-1';
+
+export interface MotoContext {
+  moto: MotoServer;
+  env: Record<string, string>;
+  s3: S3Client;
+}
+
+/**
+ * One moto_server per test file (files run in parallel; each gets its own AWS), with a versioned
+ * state bucket. Points this process's AWS SDK and every Terraform it starts at moto.
+ */
+export function useMoto(): MotoContext {
+  const context = {} as MotoContext;
+  beforeAll(async () => {
+    assertTerraformInstalled();
+    context.moto = await startMoto();
+    context.env = motoEnvironment(context.moto.endpoint, REGION);
+    for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN']) delete process.env[name];
+    Object.assign(process.env, context.env);
+    context.s3 = new S3Client({});
+    await createStateBucket(context.s3, STATE_BUCKET, REGION);
+  });
+  afterAll(async () => {
+    await context.moto?.stop();
+  });
+  return context;
+}
+
+/** Integration tests run the real binary; say so plainly when it is missing. */
+function assertTerraformInstalled(): void {
+  try {
+    execFileSync('terraform', ['version'], {
+      stdio: 'ignore',
+      env: { ...process.env, CHECKPOINT_DISABLE: '1' },
+    });
+  } catch {
+    throw new Error(
+      'terraform is not on PATH: integration tests run real Terraform (>= 1.5). Install it, then rerun npm test.',
+    );
+  }
+}
+
+/** Every object version and delete marker of a bucket: proof that a scan wrote nothing. */
+export async function bucketVersions(s3: S3Client, bucket: string): Promise<string[]> {
+  const entries: string[] = [];
+  let keyMarker: string | undefined;
+  let versionIdMarker: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectVersionsCommand({
+        Bucket: bucket,
+        KeyMarker: keyMarker,
+        VersionIdMarker: versionIdMarker,
+      }),
+    );
+    for (const version of page.Versions ?? [])
+      entries.push(`${version.Key}@${version.VersionId}:${version.ETag}`);
+    for (const marker of page.DeleteMarkers ?? []) entries.push(`${marker.Key}@${marker.VersionId}:deleted`);
+    keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+    versionIdMarker = page.IsTruncated ? page.NextVersionIdMarker : undefined;
+  } while (keyMarker);
+  return entries.sort();
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `driftwatch` binary, as a user would. */
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'driftwatch.js'), ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+/** A temporary directory removed after the file's tests. */
+export function useTempDir(prefix = 'driftwatch-test-'): { path: string } {
+  const holder = { path: '' };
+  beforeAll(() => {
+    holder.path = mkdtempSync(join(tmpdir(), prefix));
+  });
+  afterAll(() => {
+    rmSync(holder.path, { recursive: true, force: true });
+  });
+  return holder;
+}
+
+/** Concatenated text of every file under a directory (to search a store for leaked secrets). */
+export function allFileText(dir: string): string {
+  let text = '';
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    text += statSync(path).isDirectory() ? allFileText(path) : `${readFileSync(path, 'utf8')}\n`;
+  }
+  return text;
+}
+
+/** A unique secret for one test run, easy to search for and impossible to meet by accident. */
+export function canary(label: string): string {
+  return `CANARY-${label}-${Math.random().toString(36).slice(2, 10)}`;
+}

@@ -1,0 +1,214 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  DescribeSecurityGroupsCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
+import { IAMClient, UpdateRoleCommand } from '@aws-sdk/client-iam';
+import { DeleteBucketCommand, GetObjectCommand, PutBucketTaggingCommand } from '@aws-sdk/client-s3';
+import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRegistryFile } from '../../cli/context.js';
+import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
+import { runLocalScan } from '../../cli/local-runner.js';
+import { createLogger } from '../../functions/adapters/logger.js';
+import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
+import type { Finding } from '../../functions/core/findings/model.js';
+import { createSensitiveHasher, SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
+import {
+  allFileText,
+  canary,
+  REGION,
+  REPO_ROOT,
+  runCli,
+  STATE_BUCKET,
+  useMoto,
+  useTempDir,
+} from '../helpers/integration.js';
+
+/**
+ * One real workspace, applied with real Terraform against moto, scanned after each step:
+ * post-apply noise, a clean refresh-only plan (Terraform exits 2 anyway), then five kinds of
+ * out-of-band change made through the AWS SDK. Canary secrets sit in state and plan throughout.
+ */
+const aws = useMoto();
+const temp = useTempDir();
+const SALT = 'integration-test-salt-0001';
+const initialPassword = canary('db-password');
+const changedPassword = canary('db-password-changed');
+let staged: StagedWorkspace;
+let registryPath: string;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  staged = await stageWorkspace({
+    source: join(REPO_ROOT, 'test/integration/terraform/drift'),
+    backend: { bucket: STATE_BUCKET, key: 'scenario/terraform.tfstate', region: REGION },
+    env: { TF_VAR_db_password: initialPassword },
+  });
+  await staged.terraform(['apply', '-auto-approve', '-input=false']);
+  // Secret variables reach the scanner through its environment, never through the registry.
+  process.env.TF_VAR_db_password = initialPassword;
+  registryPath = join(temp.path, 'driftwatch.yaml');
+  writeFileSync(
+    registryPath,
+    [
+      'version: 1',
+      'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }, { id: payments, destinations: [{ type: email, address: team@example.com }] }] }',
+      'workspaces:',
+      '  - id: scenario-prod',
+      '    owner: payments',
+      '    environment: prod',
+      `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform/drift'))} }`,
+      `    backend: { bucket: ${STATE_BUCKET}, key: scenario/terraform.tfstate, region: ${REGION} }`,
+      '',
+    ].join('\n'),
+  );
+});
+
+afterAll(async () => {
+  await staged?.dispose();
+});
+
+async function scan(storeName: string) {
+  const storeDir = join(temp.path, storeName);
+  mkdirSync(storeDir, { recursive: true });
+  return runLocalScan({
+    loaded: loadRegistryFile(registryPath),
+    store: createFsObjectStore(storeDir),
+    hashSensitive: createSensitiveHasher(SALT),
+    logger: createLogger({ format: 'json', write: (line) => logLines.push(line) }),
+  });
+}
+
+function findingFor(findings: Finding[], address: string): Finding | undefined {
+  return findings.find(
+    (finding) => finding.resource && 'address' in finding.resource && finding.resource.address === address,
+  );
+}
+
+describe('drift scenarios with real terraform and moto', () => {
+  it('premise: the state in S3 holds the canary password in plaintext', async () => {
+    const state = await aws.s3.send(
+      new GetObjectCommand({ Bucket: STATE_BUCKET, Key: 'scenario/terraform.tfstate' }),
+    );
+    expect(await state.Body?.transformToString()).toContain(initialPassword);
+  });
+
+  it('right after apply: companion and null-versus-empty noise is removed, no findings', async () => {
+    const result = await scan('after-apply');
+    const outcome = result.outcomes[0]!;
+    expect(outcome.result?.status).toBe('ok');
+    expect(result.findings).toEqual([]);
+    const rules = new Set(outcome.result?.noiseRemoved.map((removal) => removal.rule));
+    expect(rules).toContain('companion-attributes');
+    expect(rules).toContain('null-versus-empty');
+    const companions =
+      outcome.result?.noiseRemoved.filter((removal) => removal.rule === 'companion-attributes') ?? [];
+    const pathsOf = (address: string) =>
+      companions.filter((removal) => removal.address === address).flatMap((removal) => removal.paths);
+    expect(pathsOf('aws_s3_bucket.data').some((path) => path.startsWith('versioning'))).toBe(true);
+    expect(pathsOf('aws_iam_role.app').some((path) => path.startsWith('inline_policy'))).toBe(true);
+  });
+
+  it('a clean refresh-only plan yields no findings although Terraform exits 2', async () => {
+    await staged.terraform(['apply', '-refresh-only', '-auto-approve', '-input=false']);
+    const result = await scan('clean');
+    const outcome = result.outcomes[0]!;
+    expect(result.findings).toEqual([]);
+    expect(outcome.result?.noiseRemoved).toEqual([]);
+    expect(outcome.result?.terraformExitCodes).toEqual([2]);
+  });
+
+  it('out-of-band changes become findings with paths, severities and no secrets', async () => {
+    const ec2 = new EC2Client({});
+    const group = await ec2.send(new DescribeSecurityGroupsCommand({ GroupNames: ['scenario-db'] }));
+    await ec2.send(
+      new AuthorizeSecurityGroupIngressCommand({
+        GroupId: group.SecurityGroups?.[0]?.GroupId,
+        IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22, IpRanges: [{ CidrIp: '0.0.0.0/0' }] }],
+      }),
+    );
+    await aws.s3.send(
+      new PutBucketTaggingCommand({
+        Bucket: 'scenario-data',
+        Tagging: {
+          TagSet: [
+            { Key: 'Owner', Value: 'payments' },
+            { Key: 'Team', Value: 'treasury' },
+          ],
+        },
+      }),
+    );
+    await new IAMClient({}).send(
+      new UpdateRoleCommand({ RoleName: 'scenario-app', MaxSessionDuration: 7200 }),
+    );
+    await new SSMClient({}).send(
+      new PutParameterCommand({
+        Name: '/scenario/db-password',
+        Value: changedPassword,
+        Type: 'SecureString',
+        Overwrite: true,
+      }),
+    );
+    await aws.s3.send(new DeleteBucketCommand({ Bucket: 'scenario-logs' }));
+
+    const storeDir = join(temp.path, 'cli-store');
+    const run = await runCli(['scan', '--registry', registryPath, '--store', storeDir, '--format', 'json'], {
+      env: { DRIFTWATCH_HASH_SALT: SALT },
+    });
+    expect(run.code).toBe(2);
+    const findings = JSON.parse(run.stdout) as Finding[];
+
+    const tag = findingFor(findings, 'aws_s3_bucket.data');
+    expect(tag).toMatchObject({
+      kind: 'terraform-drift',
+      ruleId: 'drift.update',
+      severity: 'low',
+      status: 'new',
+    });
+    expect(tag?.drift?.changes).toEqual([
+      { path: 'tags.Team', before: 'ledger', after: 'treasury', sensitive: false },
+    ]);
+
+    const role = findingFor(findings, 'aws_iam_role.app');
+    expect(role?.drift?.changes).toEqual([
+      { path: 'max_session_duration', before: 3600, after: 7200, sensitive: false },
+    ]);
+    expect(role?.severity).toBe('medium');
+
+    const group2 = findingFor(findings, 'aws_security_group.db');
+    expect(group2?.severity).toBe('critical');
+    expect(
+      group2?.drift?.changes.some(
+        (change) => change.path.startsWith('ingress[') && JSON.stringify(change.after).includes('0.0.0.0/0'),
+      ),
+    ).toBe(true);
+
+    const password = findingFor(findings, 'aws_ssm_parameter.db_password');
+    const value = password?.drift?.changes.find((change) => change.path === 'value');
+    expect(value?.sensitive).toBe(true);
+    expect(value?.before).toMatch(SENSITIVE_MARKER);
+    expect(value?.after).toMatch(SENSITIVE_MARKER);
+    expect(value?.before).not.toBe(value?.after);
+
+    const deleted = findingFor(findings, 'aws_s3_bucket.logs');
+    expect(deleted).toMatchObject({
+      ruleId: 'drift.delete',
+      drift: expect.objectContaining({ action: 'delete' }),
+    });
+    expect(deleted?.remediation.steps.join(' ')).toMatch(/removed|state rm/);
+
+    for (const finding of findings.filter((f) => f.kind === 'terraform-drift')) {
+      expect(finding.remediation.steps.join(' ')).toMatch(/plan/);
+      expect(finding.id).toMatch(/^[0-9a-f]{64}$/);
+    }
+    expect(findings.filter((finding) => finding.status !== 'resolved')).toHaveLength(5);
+
+    // No secret anywhere: stdout, stderr (the logs), or any object in the store.
+    const everything = [run.stdout, run.stderr, allFileText(storeDir), logLines.join('\n')].join('\n');
+    for (const secret of [initialPassword, changedPassword]) expect(everything).not.toContain(secret);
+    expect(run.stderr).toContain('findings stored in');
+  });
+});

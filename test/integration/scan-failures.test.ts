@@ -1,0 +1,104 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { stageWorkspace } from '../../cli/demo/provision.js';
+import { runProcess } from '../../functions/adapters/terraform/run-process.js';
+import type { Finding } from '../../functions/core/findings/model.js';
+import {
+  allFileText,
+  canary,
+  REGION,
+  REPO_ROOT,
+  runCli,
+  STATE_BUCKET,
+  useMoto,
+  useTempDir,
+} from '../helpers/integration.js';
+
+/**
+ * A scan that cannot see the truth must say so (scan-failed) and report nothing else: no
+ * phantom deletions from an unreachable endpoint, no secrets from Terraform's error output.
+ */
+const aws = useMoto();
+const temp = useTempDir();
+const stderrCanary = canary('stderr');
+
+function registry(workspaces: string[]): string {
+  const path = join(temp.path, `registry-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(
+    path,
+    [
+      'version: 1',
+      'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }] }',
+      'workspaces:',
+      ...workspaces,
+    ].join('\n'),
+  );
+  return path;
+}
+
+function workspaceYaml(id: string, dir: string, env: Record<string, string>): string {
+  return [
+    `  - id: ${id}`,
+    '    owner: platform',
+    '    environment: prod',
+    `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform', dir))} }`,
+    `    backend: { bucket: ${STATE_BUCKET}, key: ${id}/terraform.tfstate, region: ${REGION} }`,
+    `    env: ${JSON.stringify(env)}`,
+  ].join('\n');
+}
+
+beforeAll(async () => {
+  const staged = await stageWorkspace({
+    source: join(REPO_ROOT, 'test/integration/terraform/unreachable'),
+    backend: { bucket: STATE_BUCKET, key: 'unreachable/terraform.tfstate', region: REGION },
+    env: { TF_VAR_s3_endpoint: aws.moto.endpoint },
+  });
+  await staged.terraform(['apply', '-auto-approve', '-input=false']);
+  await staged.dispose();
+});
+
+describe('failed scans with real terraform and moto', () => {
+  it("premise: Terraform's own stderr for the broken workspace carries the secret", async () => {
+    const staged = await stageWorkspace({
+      source: join(REPO_ROOT, 'test/integration/terraform/broken'),
+      backend: { bucket: STATE_BUCKET, key: 'premise/terraform.tfstate', region: REGION },
+      env: { TF_VAR_bundle_path: stderrCanary },
+    });
+    try {
+      const raw = await runProcess('terraform', ['plan', '-no-color', '-input=false', '-lock=false'], {
+        cwd: staged.dir,
+        env: staged.env,
+        timeoutMs: 120_000,
+      });
+      expect(raw.stderr).toContain(stderrCanary);
+    } finally {
+      await staged.dispose();
+    }
+  });
+
+  it('an unreachable endpoint gives one scan-failed finding and no phantom deletions; other workspaces still scan', async () => {
+    const storeDir = join(temp.path, 'unreachable-store');
+    const path = registry([
+      workspaceYaml('unreachable', 'unreachable', { TF_VAR_s3_endpoint: 'http://127.0.0.1:1' }),
+      workspaceYaml('broken', 'broken', { TF_VAR_bundle_path: stderrCanary }),
+    ]);
+    const run = await runCli(['scan', '--registry', path, '--store', storeDir, '--format', 'json'], {
+      env: { DRIFTWATCH_HASH_SALT: 'integration-test-salt-0003' },
+    });
+    expect(run.code).toBe(1);
+    const findings = JSON.parse(run.stdout) as Finding[];
+
+    const unreachable = findings.filter((finding) => finding.workspace === 'unreachable');
+    expect(unreachable).toHaveLength(1);
+    expect(unreachable[0]).toMatchObject({ kind: 'scan-failed', ruleId: 'scan.plan-errored' });
+    expect(unreachable[0]!.detail).toMatch(/127\.0\.0\.1:1|connection refused/);
+
+    // The broken workspace failed too, with Terraform's reason and without the secret it printed.
+    const broken = findings.filter((finding) => finding.workspace === 'broken');
+    expect(broken).toEqual([expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.plan-errored' })]);
+    expect(broken[0]!.detail).toContain('Invalid function argument');
+    const everything = [run.stdout, run.stderr, allFileText(storeDir)].join('\n');
+    expect(everything).not.toContain(stderrCanary);
+  });
+});

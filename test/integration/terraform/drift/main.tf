@@ -1,0 +1,72 @@
+# Scenario workspace for test/integration/drift-scenarios.test.ts.
+terraform {
+  required_providers {
+    aws = { source = "hashicorp/aws", version = "~> 5.100" }
+  }
+  backend "s3" {
+    use_lockfile = true
+  }
+}
+
+provider "aws" {
+  region = "eu-west-1"
+}
+
+variable "db_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "aws_s3_bucket" "data" {
+  bucket = "scenario-data"
+  tags = {
+    Owner = "payments"
+    Team  = "ledger"
+  }
+}
+
+resource "aws_s3_bucket_versioning" "data" {
+  bucket = aws_s3_bucket.data.id
+  versioning_configuration {
+    status = "Enabled"
+  }
+}
+
+resource "aws_s3_bucket" "logs" {
+  bucket = "scenario-logs"
+}
+
+resource "aws_security_group" "db" {
+  name        = "scenario-db"
+  description = "database"
+  ingress {
+    from_port   = 5432
+    to_port     = 5432
+    protocol    = "tcp"
+    cidr_blocks = ["10.0.0.0/16"]
+  }
+}
+
+resource "aws_ssm_parameter" "db_password" {
+  name  = "/scenario/db-password"
+  type  = "SecureString"
+  value = var.db_password
+}
+
+resource "aws_iam_role" "app" {
+  name                 = "scenario-app"
+  max_session_duration = 3600
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "ec2.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+}
+
+resource "aws_iam_role_policy" "app" {
+  name = "read-data"
+  role = aws_iam_role.app.name
+  policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Action = ["s3:GetObject"], Resource = "${aws_s3_bucket.data.arn}/*" }]
+  })
+}

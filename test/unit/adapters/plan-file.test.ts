@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readPlanFile } from '../../../functions/adapters/plan-file.js';
+import { compactPlan, PlanFormatError } from '../../../functions/core/terraform/index.js';
+import { fixturePath, fixturesExist, PLAN_FIXTURES, readFixture } from '../core/terraform/fixture-paths.js';
+import {
+  bucketMask,
+  bucketValues,
+  entry,
+  hashSensitive,
+  ingressRule,
+  plan,
+  queueValues,
+  securityGroupValues,
+  ssmMask,
+  ssmParameterValues,
+  stateResource,
+  versioningCompanion,
+} from '../core/terraform/plan-builders.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'driftwatch-plan-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let counter = 0;
+function writePlan(content: string | Uint8Array): string {
+  const path = join(dir, `plan-${counter++}.json`);
+  writeFileSync(path, content);
+  return path;
+}
+
+const inMemory = (path: string) => readPlanFile(path, { hashSensitive });
+const streamed = (path: string, streamChunkBytes?: number) =>
+  readPlanFile(path, { hashSensitive, inMemoryLimitBytes: 1, streamChunkBytes });
+
+function awsDriftPlan() {
+  return plan({
+    drift: [
+      entry('aws_s3_bucket.data', {
+        before: bucketValues(),
+        after: bucketValues({
+          tags: { Owner: 'someone-else' },
+          versioning: [{ enabled: true, mfa_delete: false }],
+        }),
+        beforeSensitive: bucketMask,
+        afterSensitive: bucketMask,
+      }),
+      entry('aws_security_group.db', {
+        before: securityGroupValues(),
+        after: securityGroupValues({
+          ingress: [ingressRule('0.0.0.0/0', 22), ingressRule('10.0.0.0/16', 5432)],
+        }),
+      }),
+      entry('aws_sqs_queue.q', { actions: ['delete'], before: queueValues(), after: null }),
+      entry('aws_ssm_parameter.pw', {
+        before: ssmParameterValues('plan-file-secret-1'),
+        after: ssmParameterValues('plan-file-secret-2'),
+        beforeSensitive: ssmMask,
+        afterSensitive: ssmMask,
+      }),
+    ],
+    outputs: {
+      bucket: {
+        actions: ['update'],
+        before: 'a',
+        after: 'b',
+        before_sensitive: false,
+        after_sensitive: false,
+      },
+    },
+    prior: [stateResource('aws_s3_bucket.data', bucketValues()), versioningCompanion],
+  });
+}
+
+describe('readPlanFile: the streaming path produces exactly the in-memory CompactPlan', () => {
+  it('for a realistic AWS refresh-only plan, pretty-printed or compact, in small chunks', async () => {
+    for (const text of [JSON.stringify(awsDriftPlan()), JSON.stringify(awsDriftPlan(), null, 2)]) {
+      const path = writePlan(text);
+      const expected = compactPlan(text, { hashSensitive });
+      expect(await inMemory(path)).toEqual(expected);
+      expect(await streamed(path)).toEqual(expected);
+      for (const chunk of [1, 7, 64, 1000]) expect(await streamed(path, chunk)).toEqual(expected);
+      expect(JSON.stringify(await streamed(path, 5))).not.toContain('plan-file-secret');
+    }
+  });
+
+  it.skipIf(!fixturesExist)('for every plan fixture', async () => {
+    for (const name of PLAN_FIXTURES) {
+      const expected = await inMemory(fixturePath(name));
+      expect(await streamed(fixturePath(name)), name).toEqual(expected);
+      expect(await streamed(fixturePath(name), 13), name).toEqual(expected);
+      expect(expected).toEqual(compactPlan(readFixture(name), { hashSensitive }));
+    }
+  });
+
+  it('keeps the order of keys that Terraform does not sort (equivalence fixtures are sorted)', async () => {
+    const raw = awsDriftPlan();
+    const sorted = Object.fromEntries(Object.entries(raw).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const path = writePlan(JSON.stringify(sorted));
+    expect(await streamed(path, 3)).toEqual(await inMemory(path));
+  });
+});
+
+describe('readPlanFile: bad files', () => {
+  const cases: Array<[string, string | Uint8Array, RegExp]> = [
+    ['empty', '', /^plan is empty$/],
+    ['whitespace', '  \n ', /^plan is empty$/],
+    ['not JSON', 'Error: no plan file', /^plan is not JSON: /],
+    ['truncated', JSON.stringify(plan()).slice(0, -20), /^plan is not JSON: /],
+    ['an array', '[{"format_version":"1.2"}]', /^plan is not a JSON object$/],
+    ['a number', '42', /^plan is not a JSON object$/],
+    ['unknown format', JSON.stringify(plan({ formatVersion: '2.0' })), /^unsupported format_version 2\.0$/],
+  ];
+
+  it.each(cases)('%s → PlanFormatError with the reason (both paths)', async (_name, content, reason) => {
+    const path = writePlan(content);
+    for (const read of [() => inMemory(path), () => streamed(path), () => streamed(path, 4)]) {
+      const error = await read().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(PlanFormatError);
+      expect((error as Error).message).toMatch(reason);
+    }
+  });
+
+  it('a missing file is an I/O error, not a plan error', async () => {
+    await expect(inMemory(join(dir, 'missing.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import {
+  canonicalJson,
+  createSensitiveHasher,
+  isSensitiveName,
+  REDACTED,
+  redactText,
+  SENSITIVE_MARKER,
+} from '../../../../functions/core/redaction/secrets.js';
+import { summarizeTerraformErrors } from '../../../../functions/core/redaction/terraform-diagnostics.js';
+
+describe('sensitive value hashing', () => {
+  const hash = createSensitiveHasher('a-salt-of-sixteen-chars');
+  it('hides the value and shows whether it changed', () => {
+    expect(hash('hunter2')).toMatch(SENSITIVE_MARKER);
+    expect(hash('hunter2')).toBe(hash('hunter2'));
+    expect(hash('hunter3')).not.toBe(hash('hunter2'));
+    expect(hash({ b: 1, a: 2 })).toBe(hash({ a: 2, b: 1 }));
+  });
+  it('depends on the salt, so hashes cannot be looked up in a table made elsewhere', () => {
+    expect(createSensitiveHasher('another-salt-sixteen!')('hunter2')).not.toBe(hash('hunter2'));
+  });
+  it('refuses a short salt', () => {
+    expect(() => createSensitiveHasher('short')).toThrow(/at least 16/);
+  });
+  it('canonical JSON sorts keys at every depth', () => {
+    expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
+  });
+});
+
+describe('secret names', () => {
+  it.each([
+    'password',
+    'master_password',
+    'db_passwd',
+    'client_secret',
+    'api_token',
+    'private_key',
+    'api_key',
+    'secret_string',
+    'user_data',
+  ])('%s is secret', (name) => expect(isSensitiveName(name)).toBe(true));
+  it.each([
+    'name',
+    'arn',
+    'kms_key_id',
+    'secret_arn',
+    'token_count',
+    'password_length',
+    'tags',
+    'description',
+  ])('%s is not', (name) => expect(isSensitiveName(name)).toBe(false));
+});
+
+describe('redactText', () => {
+  it('removes known secrets, named values, keys, PEM blocks and URL credentials', () => {
+    const text = [
+      'using key AKIAABCDEFGHIJKLMNOP and the literal S3cr3tLiteral',
+      'password = "pw-canary-1"',
+      'db_password: pw-canary-2',
+      'local.api_token is "pw-canary-3"',
+      'Authorization: Bearer eyJhbGciOi.canary4',
+      'postgres://admin:pw-canary-5@db.example.com/app',
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIEcanary6\n-----END RSA PRIVATE KEY-----',
+    ].join('\n');
+    const redacted = redactText(text, ['S3cr3tLiteral']);
+    for (const secret of [
+      'AKIAABCDEFGHIJKLMNOP',
+      'S3cr3tLiteral',
+      'pw-canary-1',
+      'pw-canary-2',
+      'pw-canary-3',
+      'canary4',
+      'pw-canary-5',
+      'canary6',
+    ]) {
+      expect(redacted).not.toContain(secret);
+    }
+    expect(redacted).toContain(`password = ${REDACTED}`);
+    expect(redacted).toContain('postgres://admin:(redacted)@db.example.com');
+  });
+});
+
+describe('summarizeTerraformErrors', () => {
+  // Verbatim shape of Terraform 1.11 stderr (-no-color) for two expression errors.
+  const stderr = `
+Error: Invalid function argument
+
+  on main.tf line 4, in locals:
+   4:   x         = file(local.api_token)
+    ├────────────────
+    │ while calling file(path)
+    │ local.api_token is "CANARY-in-stderr-123"
+
+Invalid value for "path" parameter: no file exists at "CANARY-in-stderr-123";
+this function works only with files that are distributed as part of the
+configuration source code.
+
+Error: Invalid operand
+
+  on main.tf line 5, in locals:
+   5:   y         = local.db_conn + "CANARY-literal-789"
+    ├────────────────
+    │ local.db_conn is "CANARY-conn-456"
+
+Unsuitable value for left operand: a number is required.
+`;
+
+  it('keeps the reason and location, drops snippets and the values they revealed', () => {
+    const summary = summarizeTerraformErrors(stderr) ?? '';
+    expect(summary).toContain('Error: Invalid function argument');
+    expect(summary).toContain('on main.tf line 4, in locals:');
+    expect(summary).toContain('Unsuitable value for left operand');
+    expect(summary).not.toMatch(/CANARY/);
+    expect(summary).toContain('no file exists at "(redacted)"');
+  });
+
+  it('redacts credentials handed to Terraform and bounds the length', () => {
+    const summary = summarizeTerraformErrors(
+      `Error: denied for AbCdEfGhIjKlMnOpQrSt\n${'x'.repeat(9000)}`,
+      ['AbCdEfGhIjKlMnOpQrSt'],
+      100,
+    );
+    expect(summary).not.toContain('AbCdEfGhIjKlMnOpQrSt');
+    expect(summary?.length).toBeLessThan(200);
+  });
+
+  it('returns undefined when Terraform printed nothing useful', () => {
+    expect(summarizeTerraformErrors('\n\n')).toBeUndefined();
+  });
+});

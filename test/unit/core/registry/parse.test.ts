@@ -1,0 +1,431 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LOCK_SETTINGS,
+  DEFAULT_POLICIES,
+  type Registry,
+} from '../../../../functions/core/registry/model.js';
+import { parseRegistry, RegistryError } from '../../../../functions/core/registry/parse.js';
+import { HEADER, problemsOf, registryWithWorkspace, yaml } from './helpers.js';
+
+const FULL_REGISTRY = `
+version: 1
+owners:
+  fallback: platform
+  teams:
+    - id: platform
+      destinations: [{ type: chatbot-slack, workspace: T0123, channel: C0456 }]
+    - id: payments
+      destinations:
+        - { type: email, address: payments-oncall@example.com }
+        - { type: sqs, queueArn: "arn:aws:sqs:eu-west-1:111111111111:payments-findings", environments: [prod] }
+    - id: dba
+      destinations: [{ type: https, url: "https://hooks.example.com/driftwatch" }]
+workspaces:
+  - id: payments-prod
+    owner: payments
+    environment: prod
+    source: { dir: infra/payments }
+    backend: { bucket: tfstate-prod, key: payments/terraform.tfstate, region: eu-west-1 }
+    roleArn: arn:aws:iam::111111111111:role/driftwatch-read
+    externalId: driftwatch-7f3a
+    terraformVersion: 1.11.4
+    routes:
+      - { address: "module.db.*", owner: dba }
+      - { tag: { key: Owner, value: dba }, owner: dba }
+    env: { TF_VAR_region: eu-west-1 }
+    varFiles: [env/prod.tfvars]
+  - id: payments-staging
+    owner: payments
+    environment: staging
+    source: { s3: "s3://bundles/payments.tgz", path: infra/ }
+    backend:
+      bucket: tfstate-staging
+      key: terraform.tfstate
+      region: us-gov-west-1
+      workspace: staging
+      workspaceKeyPrefix: envs
+      lockTable: terraform-locks
+policies:
+  noise: { nullVersusEmpty: true, companionAttributes: false }
+  ignore:
+    - { address: "aws_autoscaling_group.*", path: desired_capacity, reason: "scaled by policy", until: 2027-03-01 }
+  severity:
+    production: [prod, production]
+    overrides: [{ ruleId: drift.update, address: "aws_s3_bucket.logs", environment: staging, severity: low }]
+  deletionGuard: { ratio: 0.25 }
+locks: { staleAfter: { plan: 1h, apply: 2h30m, default: 30m }, confirmAfter: 90s }
+schedule: { cron: "0 2 * * ? *", timezone: Europe/Berlin }
+`;
+
+describe('parseRegistry: a valid registry', () => {
+  it('returns every value, normalised, with defaults filled and durations in milliseconds', () => {
+    const expected: Registry = {
+      version: 1,
+      owners: {
+        fallback: 'platform',
+        teams: [
+          { id: 'platform', destinations: [{ type: 'chatbot-slack', workspace: 'T0123', channel: 'C0456' }] },
+          {
+            id: 'payments',
+            destinations: [
+              { type: 'email', address: 'payments-oncall@example.com' },
+              {
+                type: 'sqs',
+                queueArn: 'arn:aws:sqs:eu-west-1:111111111111:payments-findings',
+                environments: ['prod'],
+              },
+            ],
+          },
+          { id: 'dba', destinations: [{ type: 'https', url: 'https://hooks.example.com/driftwatch' }] },
+        ],
+      },
+      workspaces: [
+        {
+          id: 'payments-prod',
+          owner: 'payments',
+          environment: 'prod',
+          source: { dir: 'infra/payments' },
+          backend: { bucket: 'tfstate-prod', key: 'payments/terraform.tfstate', region: 'eu-west-1' },
+          roleArn: 'arn:aws:iam::111111111111:role/driftwatch-read',
+          externalId: 'driftwatch-7f3a',
+          terraformVersion: '1.11.4',
+          routes: [
+            { address: 'module.db.*', owner: 'dba' },
+            { tag: { key: 'Owner', value: 'dba' }, owner: 'dba' },
+          ],
+          env: { TF_VAR_region: 'eu-west-1' },
+          varFiles: ['env/prod.tfvars'],
+        },
+        {
+          id: 'payments-staging',
+          owner: 'payments',
+          environment: 'staging',
+          source: { s3: 's3://bundles/payments.tgz', path: 'infra/' },
+          backend: {
+            bucket: 'tfstate-staging',
+            key: 'terraform.tfstate',
+            region: 'us-gov-west-1',
+            workspace: 'staging',
+            workspaceKeyPrefix: 'envs',
+            lockTable: 'terraform-locks',
+          },
+          routes: [],
+          env: {},
+          varFiles: [],
+        },
+      ],
+      policies: {
+        noise: { nullVersusEmpty: true, companionAttributes: false, equivalentJson: true, foldTagsAll: true },
+        ignore: [
+          {
+            address: 'aws_autoscaling_group.*',
+            path: 'desired_capacity',
+            reason: 'scaled by policy',
+            until: '2027-03-01',
+          },
+        ],
+        severity: {
+          production: ['prod', 'production'],
+          overrides: [
+            {
+              ruleId: 'drift.update',
+              address: 'aws_s3_bucket.logs',
+              environment: 'staging',
+              severity: 'low',
+            },
+          ],
+        },
+        deletionGuard: { ratio: 0.25 },
+      },
+      locks: {
+        staleAfterMs: { plan: 3_600_000, apply: 9_000_000, default: 1_800_000 },
+        confirmAfterMs: 90_000,
+      },
+      schedule: { cron: '0 2 * * ? *', timezone: 'Europe/Berlin' },
+    };
+    expect(parseRegistry(FULL_REGISTRY)).toStrictEqual(expected);
+  });
+
+  it('fills routes, env, policies and locks from the defaults when they are left out', () => {
+    const registry = parseRegistry(registryWithWorkspace());
+    expect(registry.workspaces[0]?.routes).toStrictEqual([]);
+    expect(registry.workspaces[0]?.env).toStrictEqual({});
+    expect(registry.policies).toStrictEqual(DEFAULT_POLICIES);
+    expect(registry.locks).toStrictEqual(DEFAULT_LOCK_SETTINGS);
+    expect(registry.schedule).toBeUndefined();
+  });
+
+  it('merges partial policies and locks with the defaults key by key', () => {
+    const registry = parseRegistry(
+      yaml(
+        ...HEADER,
+        'policies:',
+        '  noise: { foldTagsAll: false }',
+        '  severity: { production: [live] }',
+        'locks: { staleAfter: { apply: 3h } }',
+      ),
+    );
+    expect(registry.policies).toStrictEqual({
+      ...DEFAULT_POLICIES,
+      noise: { nullVersusEmpty: true, companionAttributes: true, equivalentJson: true, foldTagsAll: false },
+      severity: { production: ['live'], overrides: [] },
+    });
+    expect(registry.locks).toStrictEqual({
+      staleAfterMs: { plan: 3_600_000, apply: 10_800_000, default: 1_800_000 },
+      confirmAfterMs: 600_000,
+    });
+  });
+
+  it('hands out copies of the defaults, so changing one registry cannot change the next', () => {
+    const first = parseRegistry(yaml(...HEADER));
+    first.policies.noise.nullVersusEmpty = false;
+    first.policies.severity.production.push('sandbox');
+    first.locks.staleAfterMs.plan = 1;
+    expect(DEFAULT_POLICIES.noise.nullVersusEmpty).toBe(true);
+    expect(DEFAULT_POLICIES.severity.production).toStrictEqual(['prod', 'production']);
+    expect(DEFAULT_LOCK_SETTINGS.staleAfterMs.plan).toBe(3_600_000);
+    expect(parseRegistry(yaml(...HEADER)).policies).toStrictEqual(DEFAULT_POLICIES);
+  });
+
+  it('allows a registry with no workspaces, written as an empty list or left out', () => {
+    expect(parseRegistry(yaml(...HEADER)).workspaces).toStrictEqual([]);
+    expect(parseRegistry(yaml(...HEADER, 'workspaces: []')).workspaces).toStrictEqual([]);
+  });
+
+  it('defaults the schedule time zone to UTC', () => {
+    const registry = parseRegistry(yaml(...HEADER, 'schedule: { cron: "30 1 ? * MON-FRI *" }'));
+    expect(registry.schedule).toStrictEqual({ cron: '30 1 ? * MON-FRI *', timezone: 'UTC' });
+  });
+});
+
+describe('parseRegistry: problem reports', () => {
+  it('reports all problems together, sorted by line, not just the first', () => {
+    const text = yaml(
+      'version: 2', // 1
+      'owners:', // 2
+      '  fallback: nobody', // 3
+      '  teams:', // 4
+      '    - id: platform', // 5
+      '      destinations: [{ type: email, address: platform@example.com }]', // 6
+      'workspaces:', // 7
+      '  - id: Payments', // 8
+      '    owner: platform', // 9
+      '    environment: prod', // 10
+      '    source: { dir: infra }', // 11
+      '    bakend: { bucket: tfstate-prod, key: /x, region: eu-west-1 }', // 12
+      'locks: { confirmAfter: soon }', // 13
+    );
+    expect(problemsOf(text)).toStrictEqual([
+      { path: 'version', line: 1, column: 10, message: expect.stringContaining('must be 1') },
+      { path: 'owners.fallback', line: 3, column: 13, message: expect.stringContaining("no team 'nobody'") },
+      { path: 'workspaces[0].backend', line: 8, column: 5, message: 'required' },
+      {
+        path: 'workspaces[0].id',
+        line: 8,
+        column: 9,
+        message: expect.stringContaining("'Payments' is not a valid id"),
+      },
+      {
+        path: 'workspaces[0].bakend',
+        line: 12,
+        column: 5,
+        message: expect.stringContaining("did you mean 'backend'"),
+      },
+      {
+        path: 'locks.confirmAfter',
+        line: 13,
+        column: 24,
+        message: expect.stringContaining("'soon' is not a duration"),
+      },
+    ]);
+  });
+
+  it('formats the message as one `<file>:<line>:<col> <path>: <message>` line per problem', () => {
+    const text = registryWithWorkspace('    roleArn: nope', '    terraformVersion: latest');
+    let caught: unknown;
+    try {
+      parseRegistry(text, { fileName: 'infra/driftwatch.yaml' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(RegistryError);
+    const error = caught as RegistryError;
+    expect(error.name).toBe('RegistryError');
+    expect(error.fileName).toBe('infra/driftwatch.yaml');
+    expect(error.message.split('\n')).toStrictEqual([
+      "infra/driftwatch.yaml:13:14 workspaces[0].roleArn: 'nope' is not an IAM role ARN such as arn:aws:iam::111111111111:role/driftwatch-read",
+      "infra/driftwatch.yaml:14:23 workspaces[0].terraformVersion: 'latest' is not an exact Terraform version such as 1.11.4 (constraints like '~> 1.11' are not supported)",
+    ]);
+  });
+
+  it('names driftwatch.yaml when no file name is given', () => {
+    expect(() => parseRegistry('version: 1\n')).toThrow(/^driftwatch\.yaml:1:1 owners: required$/);
+  });
+
+  it('points a missing key at the mapping that lacks it, in block and in flow style', () => {
+    const problems = problemsOf(
+      registryWithWorkspace(
+        '  - id: second', // 13
+        '    owner: platform', // 14
+        '    environment: prod', // 15
+        '    source: { dir: infra }', // 16
+        '    backend:', // 17
+        '      key: state.tfstate', // 18
+        '      region: eu-west-1', // 19
+        '  - id: third', // 20
+        '    owner: platform', // 21
+        '    environment: prod', // 22
+        '    source: { dir: infra }', // 23
+        '    backend: { key: state.tfstate, region: eu-west-1 }', // 24
+      ),
+    );
+    expect(problems).toStrictEqual([
+      { path: 'workspaces[1].backend.bucket', line: 18, column: 7, message: 'required' },
+      { path: 'workspaces[2].backend.bucket', line: 24, column: 14, message: 'required' },
+    ]);
+  });
+
+  it('reports a value of the wrong type with what was expected and what was found', () => {
+    const problems = problemsOf(
+      registryWithWorkspace('    terraformVersion: 1.10', '    routes: { owner: platform }'),
+    );
+    expect(problems).toStrictEqual([
+      {
+        path: 'workspaces[0].terraformVersion',
+        line: 13,
+        column: 23,
+        message: 'expected text, got the number 1.1 (put the value in quotes to keep it as text)',
+      },
+      { path: 'workspaces[0].routes', line: 14, column: 13, message: 'expected a list, got a mapping' },
+    ]);
+  });
+});
+
+describe('parseRegistry: documents that are not a registry', () => {
+  it.each([
+    ['an empty file', ''],
+    ['only comments', '# driftwatch registry\n'],
+    ['an explicit null', '~\n'],
+  ])('rejects %s', (_name, text) => {
+    expect(problemsOf(text)).toStrictEqual([
+      {
+        path: '',
+        line: 1,
+        column: 1,
+        message: 'the document is empty; expected a mapping with version, owners and workspaces',
+      },
+    ]);
+  });
+
+  it.each([
+    ['a list', '- version: 1\n', 'a list'],
+    ['a scalar', 'hello\n', "the text 'hello'"],
+    ['a number', '42\n', 'the number 42'],
+  ])('rejects a document that is %s', (_name, text, found) => {
+    expect(problemsOf(text)).toStrictEqual([
+      {
+        path: '',
+        line: 1,
+        column: 1,
+        message: `expected a mapping with version, owners and workspaces, got ${found}`,
+      },
+    ]);
+  });
+
+  it('rejects text that is not YAML at all', () => {
+    const problems = problemsOf('{"version": 1, "owners": [}\n');
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems[0]).toMatchObject({ line: 1, message: expect.stringMatching(/^YAML syntax: /) });
+  });
+
+  it('rejects an alias whose anchor does not exist, at the alias', () => {
+    expect(problemsOf(yaml(...HEADER, 'workspaces: *all'))).toStrictEqual([
+      { path: 'workspaces', line: 7, column: 13, message: expect.stringContaining('Unresolved alias') },
+    ]);
+  });
+  it('rejects a key that is a list or a mapping', () => {
+    expect(problemsOf(yaml(...HEADER, '? [a, b]', ': c'))).toStrictEqual([
+      { path: '', line: 7, column: 3, message: 'a key must be plain text, not a list or a mapping' },
+    ]);
+  });
+
+  it('rejects an alias bomb instead of expanding it', () => {
+    const bomb = yaml(
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    );
+    expect(problemsOf(bomb)).toStrictEqual([
+      {
+        path: '',
+        line: 1,
+        column: 1,
+        message: expect.stringContaining('cannot read the YAML: Excessive alias count'),
+      },
+    ]);
+  });
+});
+
+describe('parseRegistry: YAML syntax errors', () => {
+  it('reports bad indentation with its line and column', () => {
+    const problems = problemsOf(yaml('version: 1', 'owners:', '  fallback: platform', ' teams: []'));
+    expect(problems[0]).toMatchObject({
+      line: 4,
+      column: 1,
+      message: 'YAML syntax: All mapping items must start at the same column',
+    });
+  });
+
+  it('reports an unclosed quote', () => {
+    const problems = problemsOf(yaml('version: 1', 'owners:', '  fallback: "platform', '  teams: []'));
+    expect(problems[0]).toMatchObject({
+      line: 5,
+      column: 1,
+      message: expect.stringContaining('Missing closing "quote'),
+    });
+  });
+
+  it('reports tabs used for indentation and says to use spaces', () => {
+    const problems = problemsOf(yaml('version: 1', 'owners:', '\tfallback: platform'));
+    expect(problems[0]).toMatchObject({
+      line: 3,
+      column: 1,
+      message: 'YAML syntax: Tabs are not allowed as indentation; indent with spaces',
+    });
+  });
+
+  it('reports a duplicate mapping key with its path and the line of the first occurrence', () => {
+    const problems = problemsOf(registryWithWorkspace('    environment: staging'));
+    expect(problems).toStrictEqual([
+      {
+        path: 'workspaces[0].environment',
+        line: 13,
+        column: 5,
+        message: "duplicate key 'environment' (first at line 10): each key may appear only once in a mapping",
+      },
+    ]);
+  });
+
+  it('reports a duplicate key inside a flow mapping', () => {
+    const problems = problemsOf(yaml(...HEADER, 'locks: { confirmAfter: 1m, confirmAfter: 2m }'));
+    expect(problems).toStrictEqual([
+      {
+        path: 'locks.confirmAfter',
+        line: 7,
+        column: 28,
+        message: expect.stringContaining("duplicate key 'confirmAfter'"),
+      },
+    ]);
+  });
+
+  it('rejects a file with several YAML documents', () => {
+    const problems = problemsOf(yaml(...HEADER, '---', 'version: 1'));
+    expect(problems[0]).toMatchObject({ line: 7, message: expect.stringContaining('multiple documents') });
+  });
+
+  it('rejects tags it does not know instead of ignoring them', () => {
+    const problems = problemsOf(yaml(...HEADER, 'workspaces: !Ref AllWorkspaces'));
+    expect(problems[0]).toMatchObject({ line: 7, column: 13, message: 'YAML syntax: Unresolved tag: !Ref' });
+  });
+});

@@ -1,0 +1,277 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLICIES, type WorkspaceConfig } from '../../../../functions/core/registry/model.js';
+import {
+  type IdentityCheck,
+  type PlanRun,
+  type ScanPorts,
+  type StateVersion,
+  TerraformRunError,
+} from '../../../../functions/core/scan/ports.js';
+import { scanWorkspace, stateObjectKey } from '../../../../functions/core/scan/scan-workspace.js';
+import type { CompactChange, CompactPlan } from '../../../../functions/core/terraform/index.js';
+
+const workspace: WorkspaceConfig = {
+  id: 'payments-prod',
+  owner: 'payments',
+  environment: 'prod',
+  source: { dir: 'infra/payments' },
+  backend: { bucket: 'tfstate', key: 'payments/terraform.tfstate', region: 'eu-west-1' },
+  routes: [],
+  env: {},
+  varFiles: [],
+};
+
+const managed = ['aws_s3_bucket.ledger', 'aws_security_group.db', 'aws_sqs_queue.events'].map((address) => ({
+  address,
+  type: address.split('.')[0]!,
+  values: {},
+}));
+
+function plan(drift: CompactChange[] = [], overrides: Partial<CompactPlan> = {}): CompactPlan {
+  return {
+    formatVersion: '1.2',
+    terraformVersion: '1.11.4',
+    errored: false,
+    complete: true,
+    drift,
+    changes: [],
+    outputChanges: [],
+    managedResources: managed.filter(
+      (resource) =>
+        !drift.some((change) => change.address === resource.address && change.actions.includes('delete')),
+    ),
+    ...overrides,
+  };
+}
+
+const tagDrift: CompactChange = {
+  address: 'aws_s3_bucket.ledger',
+  type: 'aws_s3_bucket',
+  mode: 'managed',
+  actions: ['update'],
+  changes: [
+    {
+      path: 'tags.Owner',
+      segments: ['tags', 'Owner'],
+      before: 'payments',
+      after: 'finance',
+      sensitive: false,
+    },
+  ],
+};
+const deleted = (address: string): CompactChange => ({
+  address,
+  type: address.split('.')[0]!,
+  mode: 'managed',
+  actions: ['delete'],
+  changes: [],
+});
+
+interface FakeOptions {
+  plans: CompactPlan[];
+  versions?: Array<StateVersion | undefined>;
+  identity?: IdentityCheck;
+  credentials?: () => Promise<undefined>;
+  prepare?: () => Promise<never>;
+  planError?: TerraformRunError;
+}
+
+function fakePorts(options: FakeOptions) {
+  const calls: string[] = [];
+  let planIndex = 0;
+  let versionIndex = 0;
+  const ports: ScanPorts = {
+    credentials: options.credentials ?? (async () => undefined),
+    identity: async () =>
+      options.identity ?? {
+        ok: true,
+        account: '123456789012',
+        arn: 'arn:aws:sts::123456789012:assumed-role/read/driftwatch',
+      },
+    stateVersion: async () => {
+      calls.push('version');
+      const versions = options.versions ?? [{ versionId: 'v1' }];
+      return versions[Math.min(versionIndex++, versions.length - 1)];
+    },
+    prepare:
+      options.prepare ??
+      (async () => {
+        calls.push('prepare');
+        return {
+          initDurationMs: 5,
+          async plan(): Promise<PlanRun> {
+            calls.push('plan');
+            if (options.planError) throw options.planError;
+            const next = options.plans[Math.min(planIndex++, options.plans.length - 1)]!;
+            return {
+              plan: next,
+              exitCode: 2,
+              durationMs: 10,
+              errorSummary: next.errored ? 'Error: reading S3 Bucket: connection refused' : undefined,
+            };
+          },
+          async close() {
+            calls.push('close');
+          },
+        };
+      }),
+  };
+  return { ports, calls };
+}
+
+const now = new Date('2026-11-29T02:00:00Z');
+const scan = (options: FakeOptions) => {
+  const fake = fakePorts(options);
+  return scanWorkspace(workspace, DEFAULT_POLICIES, fake.ports, { now }).then((result) => ({
+    result,
+    calls: fake.calls,
+  }));
+};
+
+describe('scanWorkspace', () => {
+  it('reports drift from one plan and always cleans up the working directory', async () => {
+    const { result, calls } = await scan({ plans: [plan([tagDrift])] });
+    expect(result.status).toBe('ok');
+    expect(result.plansRun).toBe(1);
+    expect(
+      result.findings.map((finding) => [
+        finding.kind,
+        finding.resource && 'address' in finding.resource && finding.resource.address,
+      ]),
+    ).toEqual([['terraform-drift', 'aws_s3_bucket.ledger']]);
+    expect(calls).toEqual(['prepare', 'version', 'plan', 'version', 'close']);
+  });
+
+  it('decides from the plan JSON: a plan without drift gives no findings whatever the exit code', async () => {
+    const { result } = await scan({ plans: [plan()] });
+    expect(result.findings).toEqual([]);
+    expect(result.status).toBe('ok');
+  });
+
+  it('rescans once when the state object changed during the plan, and reports the fresh plan', async () => {
+    const { result, calls } = await scan({
+      plans: [plan(), plan([tagDrift])],
+      versions: [{ versionId: 'v1' }, { versionId: 'v2' }, { versionId: 'v2' }, { versionId: 'v2' }],
+    });
+    expect(result.status).toBe('ok');
+    expect(result.plansRun).toBe(2);
+    expect(calls.filter((call) => call === 'plan')).toHaveLength(2);
+    expect(result.findings).toHaveLength(1);
+    expect(result.findings[0]!.evidence).toMatchObject({ rescannedAfterStateChange: true });
+  });
+
+  it('reports workspace-busy (info) instead of drift when the state changes again during the rescan', async () => {
+    const { result } = await scan({
+      plans: [plan([tagDrift])],
+      versions: [{ versionId: 'v1' }, { versionId: 'v2' }, { versionId: 'v2' }, { versionId: 'v3' }],
+    });
+    expect(result.status).toBe('busy');
+    expect(result.findings).toEqual([
+      expect.objectContaining({ kind: 'workspace-busy', severity: 'info', ruleId: 'scan.workspace-busy' }),
+    ]);
+    expect(result.findings[0]!.evidence.stateVersions).toEqual([
+      { versionId: 'v1' },
+      { versionId: 'v2' },
+      { versionId: 'v2' },
+      { versionId: 'v3' },
+    ]);
+  });
+
+  it('compares ETag and LastModified when the bucket is not versioned', async () => {
+    const { result } = await scan({
+      plans: [plan(), plan()],
+      versions: [
+        { etag: '"a"', lastModified: 't1' },
+        { etag: '"b"', lastModified: 't2' },
+        { etag: '"b"', lastModified: 't2' },
+      ],
+    });
+    expect(result.plansRun).toBe(2);
+  });
+
+  it('confirms a plan that deletes half the workspace with a second plan, and says so in the evidence', async () => {
+    const massDeletion = plan([deleted('aws_security_group.db'), deleted('aws_sqs_queue.events')]);
+    const { result } = await scan({ plans: [massDeletion, massDeletion] });
+    expect(result.plansRun).toBe(2);
+    expect(result.findings).toHaveLength(2);
+    for (const finding of result.findings) {
+      expect(finding.ruleId).toBe('drift.delete');
+      expect(finding.evidence.confirmedBySecondPlan).toMatchObject({
+        reason: 'deletion-guard',
+        firstPlan: { deletions: 2, managed: 3 },
+        secondPlan: { deletions: 2, managed: 3 },
+      });
+    }
+  });
+
+  it('reports what the confirming plan saw when the mass deletion does not repeat', async () => {
+    const { result } = await scan({
+      plans: [plan([deleted('aws_security_group.db'), deleted('aws_sqs_queue.events')]), plan()],
+    });
+    expect(result.plansRun).toBe(2);
+    expect(result.findings).toEqual([]);
+  });
+
+  it('plans twice when the identity preflight failed', async () => {
+    const { result } = await scan({
+      plans: [plan([tagDrift])],
+      identity: { ok: false, reason: 'ExpiredToken' },
+    });
+    expect(result.plansRun).toBe(2);
+    expect(result.findings[0]!.evidence.confirmedBySecondPlan).toMatchObject({
+      reason: 'identity-preflight-failed',
+      identity: { ok: false, reason: 'ExpiredToken' },
+    });
+  });
+
+  it("turns an errored plan into exactly one scan-failed finding with Terraform's reason, and no drift", async () => {
+    const errored = plan([deleted('aws_s3_bucket.ledger')], { errored: true, complete: false });
+    const { result } = await scan({ plans: [errored] });
+    expect(result.status).toBe('failed');
+    expect(result.findings).toHaveLength(1);
+    expect(result.findings[0]).toMatchObject({ kind: 'scan-failed' });
+    expect(result.findings[0]!.detail).toContain('connection refused');
+  });
+
+  it('reports a failed credential, init or plan step as scan-failed with the stage', async () => {
+    const noRole = await scan({
+      plans: [],
+      credentials: async () => Promise.reject(new Error('AccessDenied')),
+    });
+    expect(noRole.result.findings).toEqual([
+      expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.credentials' }),
+    ]);
+    expect(noRole.result.findings[0]!.detail).toContain('AccessDenied');
+
+    const noInit = await scan({
+      plans: [],
+      prepare: async () => Promise.reject(new TerraformRunError('init', 'backend bucket missing')),
+    });
+    expect(noInit.result.findings).toEqual([expect.objectContaining({ ruleId: 'scan.init-failed' })]);
+
+    const timeout = await scan({
+      plans: [],
+      planError: new TerraformRunError('plan', 'timed out after 900s'),
+    });
+    expect(timeout.result.findings).toEqual([expect.objectContaining({ ruleId: 'scan.plan-failed' })]);
+    expect(timeout.calls).toContain('close');
+  });
+});
+
+describe('stateObjectKey', () => {
+  it('puts non-default CLI workspaces under the workspace prefix, like the S3 backend', () => {
+    expect(stateObjectKey(workspace)).toBe('payments/terraform.tfstate');
+    expect(stateObjectKey({ ...workspace, backend: { ...workspace.backend, workspace: 'blue' } })).toBe(
+      'env:/blue/payments/terraform.tfstate',
+    );
+    expect(
+      stateObjectKey({
+        ...workspace,
+        backend: { ...workspace.backend, workspace: 'blue', workspaceKeyPrefix: 'workspaces' },
+      }),
+    ).toBe('workspaces/blue/payments/terraform.tfstate');
+    expect(stateObjectKey({ ...workspace, backend: { ...workspace.backend, workspace: 'default' } })).toBe(
+      'payments/terraform.tfstate',
+    );
+  });
+});

@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Real plans from OpenTofu and terraform-json, read in place from ../shared/fixtures (DESIGN.md
+ * "Real data to test against"); never copied into the repository.
+ */
+export const FIXTURES_DIR = fileURLToPath(new URL('../../../../../shared/fixtures/', import.meta.url));
+export const fixturesExist = existsSync(FIXTURES_DIR);
+
+let warned = false;
+export function warnIfFixturesMissing(): void {
+  if (!fixturesExist && !warned) {
+    warned = true;
+    console.warn(`skipping plan fixture tests: ${FIXTURES_DIR} does not exist (a clone without ../shared)`);
+  }
+}
+
+export function fixturePath(relative: string): string {
+  return `${FIXTURES_DIR}${relative}`;
+}
+
+export function readFixture(relative: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(fixturePath(relative), 'utf8')) as Record<string, unknown>;
+}
+
+/** Every plan among the fixtures (`terraform show -json` of a plan file). */
+export const PLAN_FIXTURES = [
+  'opentofu/equivalence/data_read/plan.json',
+  'opentofu/equivalence/drift_refresh_only/plan.json',
+  'opentofu/equivalence/drift_relevant_attributes/plan.json',
+  'opentofu/equivalence/drift_simple/plan.json',
+  'opentofu/equivalence/local_provider_delete/plan.json',
+  'opentofu/equivalence/local_provider_update/plan.json',
+  'opentofu/equivalence/moved_with_refresh_only/plan.json',
+  'opentofu/equivalence/replace_within_list/plan.json',
+  'opentofu/equivalence/variables_and_outputs/plan.json',
+  'opentofu/show-json/modules/output.json',
+  'opentofu/show-json/plan-error/output.json',
+  'terraform-json/013_module_depends_on/plan.json',
+  'terraform-json/action_reason/plan.json',
+  'terraform-json/identity/plan.json',
+] as const;

@@ -1,0 +1,398 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLICIES, type Policies } from '../../../../functions/core/registry/model.js';
+import { evaluatePlan, NOISE_RULES } from '../../../../functions/core/terraform/index.js';
+import { context, entry, hashSensitive, plan, stateResource } from './plan-builders.js';
+
+function evaluate(raw: unknown, policies: Policies = DEFAULT_POLICIES, now?: Date) {
+  return evaluatePlan(raw, { ...context({ policies, ...(now ? { now } : {}) }), hashSensitive });
+}
+
+function withNoise(noise: Partial<Policies['noise']>): Policies {
+  return { ...DEFAULT_POLICIES, noise: { ...DEFAULT_POLICIES.noise, ...noise } };
+}
+
+const changedPaths = (result: ReturnType<typeof evaluate>) =>
+  result.findings.map((finding) => [
+    (finding.resource as { address: string }).address,
+    finding.drift?.changes.map((change) => change.path),
+  ]);
+
+describe('the noise normaliser', () => {
+  it('is one ordered list of named rules', () => {
+    expect(NOISE_RULES.map((rule) => rule.name)).toEqual([
+      'fold-tags-all',
+      'null-versus-empty',
+      'equivalent-json',
+      'companion-attributes',
+      'ignore',
+    ]);
+  });
+});
+
+describe('null-versus-empty', () => {
+  const raw = plan({
+    drift: [
+      entry('aws_instance.web', {
+        before: {
+          tags: null,
+          user_group: [],
+          description: null,
+          block: [{ inner: null, other: 'a' }],
+          bucket_key_enabled: null,
+          retries: 0,
+          enabled: null,
+          size: 1,
+        },
+        after: {
+          tags: {},
+          user_group: null,
+          description: '',
+          block: [{ inner: [], other: 'a' }],
+          bucket_key_enabled: false,
+          retries: null,
+          enabled: true,
+          size: 2,
+        },
+      }),
+    ],
+  });
+
+  it('drops null vs {} / [] / "" / false / 0 in either direction, at any depth, but not null vs a real value', () => {
+    const result = evaluate(raw);
+    expect(changedPaths(result)).toEqual([['aws_instance.web', ['enabled', 'size']]]);
+    expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
+      {
+        rule: 'null-versus-empty',
+        paths: ['tags', 'user_group', 'description', 'block[0].inner', 'bucket_key_enabled', 'retries'],
+      },
+    ]);
+  });
+
+  it('can be switched off', () => {
+    expect(changedPaths(evaluate(raw, withNoise({ nullVersusEmpty: false })))).toEqual([
+      [
+        'aws_instance.web',
+        [
+          'tags',
+          'user_group',
+          'description',
+          'block[0].inner',
+          'bucket_key_enabled',
+          'retries',
+          'enabled',
+          'size',
+        ],
+      ],
+    ]);
+  });
+
+  it('a resource whose changes are all noise yields no finding but its noise is recorded', () => {
+    const quiet = plan({
+      drift: [entry('aws_instance.web', { before: { tags: null }, after: { tags: {} } })],
+    });
+    const result = evaluate(quiet);
+    expect(result.findings).toEqual([]);
+    expect(result.noiseRemoved).toEqual([
+      { rule: 'null-versus-empty', address: 'aws_instance.web', paths: ['tags'] },
+    ]);
+  });
+});
+
+describe('fold-tags-all', () => {
+  it('folds tags_all.K into tags.K (one change each) and renames provider default tags', () => {
+    const raw = plan({
+      drift: [
+        entry('aws_sqs_queue.q', {
+          before: { tags: { Owner: 'a' }, tags_all: { Owner: 'a', CostCenter: '1' } },
+          after: { tags: { Owner: 'b' }, tags_all: { Owner: 'b', CostCenter: '2' } },
+        }),
+      ],
+    });
+    const result = evaluate(raw);
+    expect(result.findings[0]?.drift?.changes).toEqual([
+      { path: 'tags.Owner', before: 'a', after: 'b', sensitive: false },
+      { path: 'tags.CostCenter', before: '1', after: '2', sensitive: false },
+    ]);
+    expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
+      { rule: 'fold-tags-all', paths: ['tags_all.Owner', 'tags_all.CostCenter'] },
+    ]);
+    expect(changedPaths(evaluate(raw, withNoise({ foldTagsAll: false })))).toEqual([
+      ['aws_sqs_queue.q', ['tags.Owner', 'tags_all.Owner', 'tags_all.CostCenter']],
+    ]);
+  });
+});
+
+describe('equivalent-json', () => {
+  const before = JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [
+      { Sid: 'A', Effect: 'Allow', Action: ['s3:GetObject'], Resource: '*' },
+      { Sid: 'B', Effect: 'Deny', Action: 's3:DeleteObject', Resource: '*' },
+    ],
+  });
+  // AWS hands the policy back with keys reordered, statements reordered and singletons unwrapped.
+  const after = JSON.stringify({
+    Statement: [
+      { Action: ['s3:DeleteObject'], Effect: 'Deny', Resource: ['*'], Sid: 'B' },
+      { Action: 's3:GetObject', Effect: 'Allow', Resource: '*', Sid: 'A' },
+    ],
+    Version: '2012-10-17',
+  });
+  const raw = plan({
+    drift: [
+      entry('aws_iam_policy.p', {
+        before: { policy: before, name: 'p' },
+        after: { policy: after, name: 'p' },
+      }),
+    ],
+  });
+
+  it('drops re-serialised but equivalent policy documents', () => {
+    const result = evaluate(raw);
+    expect(result.findings).toEqual([]);
+    expect(result.noiseRemoved).toEqual([
+      { rule: 'equivalent-json', address: 'aws_iam_policy.p', paths: ['policy'] },
+    ]);
+  });
+
+  it('reports them when switched off', () => {
+    const result = evaluate(raw, withNoise({ equivalentJson: false }));
+    expect(result.findings[0]?.drift?.changes).toEqual([{ path: 'policy', before, after, sensitive: false }]);
+    expect(result.findings[0]?.severity).toBe('high');
+  });
+
+  it('treats a re-serialised sensitive document (equal content hashes) as equivalent', () => {
+    const sensitive = plan({
+      drift: [
+        entry('aws_ecs_task_definition.t', {
+          before: { container_definitions: '[{"name":"a","image":"x"}]' },
+          after: { container_definitions: '[ { "image": "x", "name": "a" } ]' },
+          beforeSensitive: { container_definitions: true },
+          afterSensitive: { container_definitions: true },
+        }),
+      ],
+    });
+    expect(evaluate(sensitive).findings).toEqual([]);
+  });
+});
+
+describe('companion-attributes', () => {
+  function parentAndCompanion(
+    parent: string,
+    parentValues: Record<string, unknown>,
+    changed: Record<string, [unknown, unknown]>,
+    companions: unknown[],
+  ) {
+    const before: Record<string, unknown> = { ...parentValues };
+    const after: Record<string, unknown> = { ...parentValues };
+    for (const [key, [b, a]] of Object.entries(changed)) {
+      before[key] = b;
+      after[key] = a;
+    }
+    return plan({
+      drift: [entry(parent, { before, after })],
+      prior: [stateResource(parent, parentValues), ...companions],
+    });
+  }
+
+  it('IAM role: inline_policy with aws_iam_role_policy and managed_policy_arns with attachments (linked by role name)', () => {
+    const raw = parentAndCompanion(
+      'aws_iam_role.app',
+      { name: 'app-role', id: 'app-role', max_session_duration: 3600 },
+      {
+        inline_policy: [[], [{ name: 'inline', policy: '{}' }]],
+        managed_policy_arns: [[], ['arn:aws:iam::aws:policy/ReadOnlyAccess']],
+        max_session_duration: [3600, 7200],
+      },
+      [
+        stateResource('aws_iam_role_policy.inline', {
+          id: 'app-role:inline',
+          role: 'app-role',
+          name: 'inline',
+        }),
+        stateResource('aws_iam_role_policy_attachment.ro', { id: 'x', role: 'app-role' }),
+      ],
+    );
+    const result = evaluate(raw);
+    expect(changedPaths(result)).toEqual([['aws_iam_role.app', ['max_session_duration']]]);
+    expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
+      { rule: 'companion-attributes', paths: ['inline_policy[0]', 'managed_policy_arns[0]'] },
+    ]);
+  });
+
+  it('only mutes the attribute its own companion manages, and only for the linked parent', () => {
+    const raw = parentAndCompanion(
+      'aws_iam_role.app',
+      { name: 'app-role', id: 'app-role' },
+      { inline_policy: [[], [{ name: 'inline' }]], managed_policy_arns: [[], ['arn:x']] },
+      [
+        stateResource('aws_iam_role_policy.inline', { role: 'app-role' }),
+        stateResource('aws_iam_role_policy_attachment.other', { role: 'another-role' }),
+      ],
+    );
+    expect(changedPaths(evaluate(raw))).toEqual([['aws_iam_role.app', ['managed_policy_arns[0]']]]);
+  });
+
+  it('security group: rules managed by aws_security_group_rule (by type) and the vpc rule resources', () => {
+    const rule = { cidr_blocks: ['10.0.0.0/8'], from_port: 443, to_port: 443, protocol: 'tcp' };
+    const raw = parentAndCompanion(
+      'aws_security_group.web',
+      { id: 'sg-1', name: 'web', description: 'web' },
+      { ingress: [[], [rule]], egress: [[], [rule]], description: ['web', 'web2'] },
+      [
+        stateResource('aws_security_group_rule.https', {
+          id: 'sgrule-1',
+          security_group_id: 'sg-1',
+          type: 'ingress',
+        }),
+      ],
+    );
+    expect(changedPaths(evaluate(raw))).toEqual([['aws_security_group.web', ['description', 'egress[0]']]]);
+
+    const vpcRules = parentAndCompanion(
+      'aws_security_group.web',
+      { id: 'sg-1' },
+      { ingress: [[], [rule]], egress: [[], [rule]] },
+      [
+        stateResource('aws_vpc_security_group_ingress_rule.in', { id: 'sgr-1', security_group_id: 'sg-1' }),
+        stateResource('aws_vpc_security_group_egress_rule.out', { id: 'sgr-2', security_group_id: 'sg-1' }),
+      ],
+    );
+    expect(evaluate(vpcRules).findings).toEqual([]);
+  });
+
+  it('route table routes with aws_route and network ACL rules with aws_network_acl_rule', () => {
+    const routes = parentAndCompanion(
+      'aws_route_table.private',
+      { id: 'rtb-1' },
+      { route: [[], [{ cidr_block: '0.0.0.0/0', nat_gateway_id: 'nat-1' }]] },
+      [stateResource('aws_route.default', { id: 'r-1', route_table_id: 'rtb-1' })],
+    );
+    expect(evaluate(routes).findings).toEqual([]);
+    const acl = parentAndCompanion(
+      'aws_network_acl.main',
+      { id: 'acl-1' },
+      { ingress: [[], [{ rule_no: 100 }]], egress: [[], [{ rule_no: 100 }]] },
+      [stateResource('aws_network_acl_rule.in', { id: 'nacl-1', network_acl_id: 'acl-1' })],
+    );
+    expect(evaluate(acl).findings).toEqual([]);
+  });
+
+  it('can be switched off', () => {
+    const raw = parentAndCompanion(
+      'aws_route_table.private',
+      { id: 'rtb-1' },
+      { route: [[], [{ cidr_block: '0.0.0.0/0' }]] },
+      [stateResource('aws_route.default', { route_table_id: 'rtb-1' })],
+    );
+    expect(changedPaths(evaluate(raw, withNoise({ companionAttributes: false })))).toEqual([
+      ['aws_route_table.private', ['route[0]']],
+    ]);
+  });
+});
+
+describe('ignore rules from the registry', () => {
+  const raw = plan({
+    drift: [
+      entry('aws_autoscaling_group.workers', {
+        before: { desired_capacity: 2, max_size: 10, tags: { Owner: 'a' }, warm_pool: [{ min_size: 0 }] },
+        after: { desired_capacity: 5, max_size: 20, tags: { Owner: 'b' }, warm_pool: [{ min_size: 1 }] },
+      }),
+      entry('module.db.aws_db_instance.main', {
+        before: { allocated_storage: 20 },
+        after: { allocated_storage: 40 },
+      }),
+    ],
+  });
+  const ignoring = (ignore: Policies['ignore']): Policies => ({ ...DEFAULT_POLICIES, ignore });
+
+  it('removes matching paths of matching addresses, with the reason recorded', () => {
+    const result = evaluate(
+      raw,
+      ignoring([
+        {
+          address: 'aws_autoscaling_group.*',
+          path: 'desired_capacity',
+          reason: 'scaled by policy',
+          until: '2026-03-01',
+        },
+        { address: 'aws_autoscaling_group.*', path: 'tags.*', reason: 'tags managed by finops' },
+        { address: 'module.db.*', path: 'allocated_storage', reason: 'storage autoscaling' },
+      ]),
+    );
+    expect(changedPaths(result)).toEqual([
+      ['aws_autoscaling_group.workers', ['max_size', 'warm_pool[0].min_size']],
+    ]);
+    expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
+      { rule: 'ignore', paths: ['desired_capacity'], reason: 'scaled by policy' },
+      { rule: 'ignore', paths: ['tags.Owner'], reason: 'tags managed by finops' },
+    ]);
+    expect(result.noiseRemoved).toContainEqual({
+      rule: 'ignore',
+      address: 'module.db.aws_db_instance.main',
+      paths: ['allocated_storage'],
+      reason: 'storage autoscaling',
+    });
+  });
+
+  it('an ignored path covers what is below it', () => {
+    const result = evaluate(
+      raw,
+      ignoring([{ address: 'aws_autoscaling_group.workers', path: 'warm_pool', reason: 'r' }]),
+    );
+    expect(changedPaths(result)[0]).toEqual([
+      'aws_autoscaling_group.workers',
+      ['desired_capacity', 'max_size', 'tags.Owner'],
+    ]);
+  });
+
+  it('an expired rule (until before today, per context.now) no longer applies', () => {
+    const rules = ignoring([
+      { address: 'aws_autoscaling_group.*', path: 'desired_capacity', reason: 'r', until: '2026-02-28' },
+    ]);
+    const expired = evaluate(raw, rules, new Date('2026-03-01T00:00:00Z'));
+    expect(changedPaths(expired)[0]?.[1]).toContain('desired_capacity');
+    const active = evaluate(raw, rules, new Date('2026-02-28T23:59:59Z'));
+    expect(changedPaths(active)[0]?.[1]).not.toContain('desired_capacity');
+  });
+});
+
+describe('moved resources and noise', () => {
+  it('a move whose value changes are all noise is an info move', () => {
+    const raw = plan({
+      drift: [
+        entry('aws_sqs_queue.new', {
+          previousAddress: 'aws_sqs_queue.old',
+          before: { name: 'q', tags: null },
+          after: { name: 'q', tags: {} },
+        }),
+      ],
+    });
+    const result = evaluate(raw);
+    expect(result.findings.map((finding) => [finding.ruleId, finding.severity, finding.drift])).toEqual([
+      ['drift.moved', 'info', { action: 'move', changes: [] }],
+    ]);
+    expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
+      { rule: 'null-versus-empty', paths: ['tags'] },
+    ]);
+  });
+
+  it('a move with a real change is drift.moved with the severity of the change', () => {
+    const raw = plan({
+      drift: [
+        entry('aws_sqs_queue.new', {
+          previousAddress: 'aws_sqs_queue.old',
+          before: { name: 'q', visibility_timeout_seconds: 30 },
+          after: { name: 'q', visibility_timeout_seconds: 60 },
+        }),
+      ],
+    });
+    const [finding] = evaluate(raw).findings;
+    expect([finding?.ruleId, finding?.severity, finding?.drift?.action, finding?.title]).toEqual([
+      'drift.moved',
+      'medium',
+      'move',
+      'aws_sqs_queue.new (moved from aws_sqs_queue.old) changed outside Terraform: visibility_timeout_seconds',
+    ]);
+  });
+});

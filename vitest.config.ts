@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` (pure core, adapters against aws-sdk-client-mock, handlers, CLI) runs in
+// parallel threads; `integration` runs real terraform against a real moto_server per test file.
+// Each terraform plan holds ~0.8 GB for the AWS provider, so integration files run two at a time.
+export default defineConfig({
+  test: {
+    // The AWS SDK warns that its 2027 releases need Node 22; the versions pinned here run on 20.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/handlers/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          pool: 'forks',
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
