@@ -5,7 +5,8 @@
  *    the world, deletions, SecureString values, re-serialised IAM policies, null→{} noise):
  *    plain `JSON.parse(readFileSync(file, 'utf8'))` versus `readPlanFile` + `evaluateCompactPlan`,
  *    in-memory and streaming, median of 3 interleaved runs, each run in its own child process so
- *    peak RSS (process.resourceUsage().maxRSS) is measured per side. Goal: in-memory ≤ 1.5× parse.
+ *    peak RSS (process.resourceUsage().maxRSS) is measured per side. Goal: evaluation (streamed, the
+ *    default at this size) ≤ 1.5× parse.
  * 2. A plan larger than V8's maximum string length (~512 MiB), which JSON.parse cannot even be
  *    handed: it evaluates through the streaming path with bounded memory.
  *
@@ -321,7 +322,7 @@ function indexAtPosition(position: number): number {
   throw new Error(`position ${position} out of range`);
 }
 
-function generateResourceAt(position: number): Generated {
+export function generateResourceAt(position: number): Generated {
   return generateResource(indexAtPosition(position));
 }
 
@@ -414,7 +415,11 @@ function generateResource(i: number): Generated {
 }
 
 /** Writes a plan section by section without ever holding it as one string. */
-async function writePlan(path: string, count: number, resourceAt: (i: number) => Generated): Promise<void> {
+export async function writePlan(
+  path: string,
+  count: number,
+  resourceAt: (i: number) => Generated,
+): Promise<void> {
   const out = createWriteStream(path, { highWaterMark: 4 * 1024 * 1024 });
   const write = async (text: string) => {
     if (!out.write(text)) await new Promise<void>((done) => out.once('drain', done));
@@ -561,12 +566,12 @@ export async function run(): Promise<void> {
           ? 'JSON.parse(readFileSync)'
           : mode === 'evaluate-in-memory'
             ? 'readPlanFile (in-memory) + evaluate'
-            : 'readPlanFile (streaming) + evaluate';
+            : 'readPlanFile (streaming, the default above 16 MiB) + evaluate';
       console.log(
         `| ${label} | ${fixed(ms)} | ${fixed(ms / parseMs, 2)}× | ${fixed(rss)} (${fixed(rss / parseRss, 2)}×) | ${runs[0]?.findings ?? '-'} |`,
       );
     }
-    console.log('goal: in-memory evaluate ≤ 1.5× JSON.parse');
+    console.log('goal: evaluate ≤ 1.5× JSON.parse (readPlanFile streams plans of this size by default)');
     rmSync(file, { force: true });
 
     const big = join(dir, 'plan-big.json');

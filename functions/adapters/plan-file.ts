@@ -17,8 +17,12 @@ export interface ReadPlanFileOptions {
   streamChunkBytes?: number | undefined;
 }
 
-/** Well below V8's maximum string length (~512 MiB), and parse memory stays a few hundred MiB. */
-export const DEFAULT_IN_MEMORY_LIMIT_BYTES = 128 * 1024 * 1024;
+/**
+ * Small plans (most workspaces) are parsed whole; above this the streaming reader is both faster
+ * (it skips configuration and prior_state attributes instead of materialising them) and needs about
+ * half the memory (bench/evaluate-plan.ts), and it has no limit at V8's maximum string length.
+ */
+export const DEFAULT_IN_MEMORY_LIMIT_BYTES = 16 * 1024 * 1024;
 const STREAM_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /**

@@ -9,9 +9,11 @@ import type { SelectDecision } from './plan-paths.js';
  * JSON.parse) and hands it to `onValue`, `skip` scans past it without building anything. Memory is
  * bounded by the captured values, not by the document.
  *
- * Strings are skipped with `indexOf` on the bytes (they are most of a plan's size); structure and
- * literals are validated byte by byte, so malformed or truncated JSON throws PlanFormatError.
- * Only the content of skipped strings is not validated (control characters, escape syntax).
+ * Strings are skipped with `indexOf` on the bytes (they are most of a plan's size). Descended
+ * structure and literals are validated byte by byte, captured values by JSON.parse, so malformed or
+ * truncated JSON throws PlanFormatError. Inside a skipped container only bracket nesting and string
+ * ends are checked (a tight loop: skipped parts are most of a plan), not commas, literals or the
+ * content of strings.
  */
 
 export interface JsonSelector {
@@ -61,6 +63,13 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
   let capturing = false;
   let captureStart = 0;
   let captureParts: Uint8Array[] = [];
+
+  // Inside a skipped or captured container only its end matters (a capture is validated by
+  // JSON.parse afterwards): a tight loop counts brackets and jumps over strings.
+  let fast = false;
+  let fastNesting = 0;
+  let fastKinds = new Uint8Array(64);
+  let fastString = false;
 
   // Token in progress.
   let inString = false;
@@ -127,6 +136,10 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
   function openContainer(kind: number, position: number): void {
     beginValue(position, true);
     const descended = regionDepth < 0;
+    if (regionDepth === kinds.length) {
+      fast = true;
+      fastNesting = 0;
+    }
     kinds.push(kind);
     if (descended) {
       navDepth++;
@@ -301,6 +314,46 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
     literalIndex = 1;
   }
 
+  /** Scans a region container from `from`; returns the position after it, or the chunk length. */
+  function scanFast(from: number): number {
+    const input = chunk;
+    const length = input.length;
+    let position = from;
+    while (position < length) {
+      const code = input[position]!;
+      if (code === QUOTE) {
+        trailingBackslashes = 0;
+        const quote = findStringEnd(position + 1);
+        if (quote < 0) {
+          inString = true;
+          fastString = true;
+          stringIsNavKey = false;
+          return length;
+        }
+        position = quote + 1;
+        continue;
+      }
+      if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
+        if (fastNesting === fastKinds.length) {
+          const grown = new Uint8Array(fastKinds.length * 2);
+          grown.set(fastKinds);
+          fastKinds = grown;
+        }
+        fastKinds[fastNesting++] = code === 0x7b ? OBJECT : ARRAY;
+      } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) {
+        const kind = code === 0x7d ? OBJECT : ARRAY;
+        if (fastNesting === 0) {
+          fast = false;
+          closeContainer(kind, position);
+          return position + 1;
+        }
+        if (fastKinds[--fastNesting] !== kind) unexpected(position);
+      }
+      position++;
+    }
+    return length;
+  }
+
   function write(data: Uint8Array): void {
     // A plain view: subarrays of a Node Buffer are Buffers, and those are slow to create.
     const input =
@@ -308,7 +361,17 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
     chunk = input;
     const length = input.length;
     let position = 0;
-    if (inString) {
+    if (inString && fastString) {
+      const quote = findStringEnd(0);
+      if (quote < 0) {
+        saveChunkTail(length);
+        return;
+      }
+      inString = false;
+      fastString = false;
+      trailingBackslashes = 0;
+      position = quote + 1;
+    } else if (inString) {
       stringStart = 0;
       position = scanString(0);
       if (position < 0) {
@@ -317,6 +380,10 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
       }
     }
     while (position < length) {
+      if (fast) {
+        position = scanFast(position);
+        continue;
+      }
       const code = input[position]!;
       if (numberText !== undefined) {
         if (isNumberByte(code)) {
