@@ -11,6 +11,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Fast feedback first; the integration project runs after it, two files at a time.
+          sequence: { groupOrder: 0 },
           include: ['test/unit/**/*.test.ts', 'test/handlers/**/*.test.ts', 'test/infra/**/*.test.ts'],
           testTimeout: 20_000,
         },
@@ -18,6 +20,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 600_000,
           hookTimeout: 600_000,

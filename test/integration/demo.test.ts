@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli, useTempDir } from '../helpers/integration.js';
+
+/**
+ * `npm start` is the first thing a newcomer runs: it must work as the README says, stop its
+ * moto_server when it is done, and also when it is interrupted.
+ */
+const temp = useTempDir();
+
+async function isListening(endpoint: string): Promise<boolean> {
+  try {
+    await fetch(endpoint, { signal: AbortSignal.timeout(2000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('driftwatch demo', () => {
+  it('finds exactly the staged changes, exits 0, and stops moto', async () => {
+    const run = await runCli(['demo', '--store', join(temp.path, 'demo')]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    for (const address of ['aws_security_group.db', 'aws_sqs_queue.events', 'aws_ssm_parameter.db_password', 'aws_s3_bucket.ledger']) {
+      expect(run.stdout).toContain(address);
+    }
+    expect(run.stdout).toMatch(/CRITICAL\s+new\s+payments-prod\s+drift\.update\s+aws_security_group\.db/);
+    expect(run.stdout).toContain(`Stored in ${join(temp.path, 'demo')}/scans/dt=`);
+    const endpoint = /http:\/\/127\.0\.0\.1:\d+/.exec(run.stdout)?.[0];
+    expect(endpoint).toBeDefined();
+    expect(await isListening(endpoint!)).toBe(false);
+  });
+
+  it('stops moto and Terraform on Ctrl-C', async () => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/driftwatch.js'), 'demo', '--store', join(temp.path, 'interrupted')], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    // Interrupt while Terraform is provisioning: moto is up and terraform processes are running.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (output.includes('==> Provisioning')) {
+          clearInterval(check);
+          setTimeout(resolve, 3000);
+        }
+      }, 100);
+    });
+    const endpoint = /http:\/\/127\.0\.0\.1:\d+/.exec(output)?.[0];
+    expect(await isListening(endpoint!)).toBe(true);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(130);
+    expect(await isListening(endpoint!)).toBe(false);
+  });
+});
