@@ -22,7 +22,12 @@ describe('driftwatch demo', () => {
   it('finds exactly the staged changes, exits 0, and stops moto', async () => {
     const run = await runCli(['demo', '--store', join(temp.path, 'demo')]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    for (const address of ['aws_security_group.db', 'aws_sqs_queue.events', 'aws_ssm_parameter.db_password', 'aws_s3_bucket.ledger']) {
+    for (const address of [
+      'aws_security_group.db',
+      'aws_sqs_queue.events',
+      'aws_ssm_parameter.db_password',
+      'aws_s3_bucket.ledger',
+    ]) {
       expect(run.stdout).toContain(address);
     }
     expect(run.stdout).toMatch(/CRITICAL\s+new\s+payments-prod\s+drift\.update\s+aws_security_group\.db/);
@@ -33,10 +38,14 @@ describe('driftwatch demo', () => {
   });
 
   it('stops moto and Terraform on Ctrl-C', async () => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/driftwatch.js'), 'demo', '--store', join(temp.path, 'interrupted')], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, 'bin/driftwatch.js'), 'demo', '--store', join(temp.path, 'interrupted')],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;
