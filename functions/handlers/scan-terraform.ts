@@ -14,11 +14,13 @@ import { findingsStoreLocation, requireEnv } from './env.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 export const scanTerraformEvent = z.object({
-  scanId: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/)),
-  startedAt: z.iso.datetime(),
+  scanId: z
+    .string()
+    .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/, 'letters, digits, - _ . (at most 80)')),
+  startedAt: z.iso.datetime('an ISO 8601 timestamp, e.g. 2026-11-29T02:00:00Z'),
   /** s3://bucket/driftwatch.yaml (deployed) or a path (local invoke). */
-  registry: z.string().check(z.minLength(1)),
-  workspace: z.string().check(z.regex(SAFE_ID)),
+  registry: z.string().check(z.minLength(1, 's3://bucket/driftwatch.yaml or a file path')),
+  workspace: z.string().check(z.regex(SAFE_ID, 'a workspace id of the registry')),
 });
 export type ScanTerraformEvent = z.infer<typeof scanTerraformEvent>;
 

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlerNames } from '../../cli/commands/invoke.js';
 import { createStateBucket, type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
@@ -36,6 +38,42 @@ describe('driftwatch invoke', () => {
     for (const name of handlerNames()) {
       expect(() => readFileSync(join(REPO_ROOT, 'events', `${name}.json`), 'utf8'), name).not.toThrow();
     }
+  });
+
+  it('scans a workspace from an S3 source bundle, with the registry in S3 and findings in the findings bucket', async () => {
+    const bundle = join(temp.path, 'estate.tgz');
+    await tar.c({ gzip: true, file: bundle, cwd: join(REPO_ROOT, 'examples') }, ['estate']);
+    for (const bucket of ['bundles', 'config', 'findings']) {
+      await aws.s3.send(
+        new CreateBucketCommand({
+          Bucket: bucket,
+          CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' },
+        }),
+      );
+    }
+    await aws.s3.send(
+      new PutObjectCommand({ Bucket: 'bundles', Key: 'estate.tgz', Body: readFileSync(bundle) }),
+    );
+    const registry = readFileSync(join(REPO_ROOT, event.registry), 'utf8').replace(
+      'source: { dir: payments }\n    backend: { bucket: driftwatch-demo-tfstate, key: payments/staging.tfstate',
+      'source: { s3: "s3://bundles/estate.tgz", path: estate/payments }\n    backend: { bucket: driftwatch-demo-tfstate, key: payments/staging.tfstate',
+    );
+    expect(registry).toContain('s3://bundles/estate.tgz');
+    await aws.s3.send(new PutObjectCommand({ Bucket: 'config', Key: 'driftwatch.yaml', Body: registry }));
+    const eventFile = join(temp.path, 'event.json');
+    writeFileSync(eventFile, JSON.stringify({ ...event, registry: 's3://config/driftwatch.yaml' }));
+
+    const run = await runCli(['invoke', 'scan-terraform', '--event', eventFile], {
+      env: { FINDINGS_BUCKET: 'findings', DRIFTWATCH_HASH_SALT: 'invoke-test-salt-00000001' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', workspace: event.workspace });
+    const current = await aws.s3.send(
+      new GetObjectCommand({ Bucket: 'findings', Key: `current/${event.workspace}.json` }),
+    );
+    expect(JSON.parse((await current.Body?.transformToString()) ?? '')).toMatchObject({
+      lastScan: { scanId: event.scanId, status: 'ok' },
+    });
   });
 
   it('runs scan-terraform with its sample event and records the scan in the store', async () => {

@@ -77,11 +77,12 @@ describe('failed scans with real terraform and moto', () => {
     }
   });
 
-  it('an unreachable endpoint gives one scan-failed finding and no phantom deletions; other workspaces still scan', async () => {
+  it('an unreachable endpoint gives one scan-failed finding and no phantom deletions; each failing workspace fails on its own', async () => {
     const storeDir = join(temp.path, 'unreachable-store');
     const path = registry([
       workspaceYaml('unreachable', 'unreachable', { TF_VAR_s3_endpoint: 'http://127.0.0.1:1' }),
       workspaceYaml('broken', 'broken', { TF_VAR_bundle_path: stderrCanary }),
+      `${workspaceYaml('pinned', 'minimal', { TF_VAR_name: 'pinned' })}\n    terraformVersion: 0.12.31`,
     ]);
     const run = await runCli(['scan', '--registry', path, '--store', storeDir, '--format', 'json'], {
       env: { DRIFTWATCH_HASH_SALT: 'integration-test-salt-0003' },
@@ -98,6 +99,11 @@ describe('failed scans with real terraform and moto', () => {
     const broken = findings.filter((finding) => finding.workspace === 'broken');
     expect(broken).toEqual([expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.plan-errored' })]);
     expect(broken[0]!.detail).toContain('Invalid function argument');
+    // A workspace pinned to a Terraform version this machine lacks fails clearly before init.
+    const pinned = findings.filter((finding) => finding.workspace === 'pinned');
+    expect(pinned).toEqual([expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.init-failed' })]);
+    expect(pinned[0]!.detail).toContain('pins terraform 0.12.31');
+
     const everything = [run.stdout, run.stderr, allFileText(storeDir)].join('\n');
     expect(everything).not.toContain(stderrCanary);
   });

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CopyObjectCommand, HeadObjectCommand, PutBucketTaggingCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,13 +81,14 @@ afterAll(async () => {
   await staged?.dispose();
 });
 
-function scan(name: string, ports?: (scanId: string) => ScanPorts) {
+function scan(name: string, ports?: (scanId: string) => ScanPorts, workRoot?: string) {
   return runLocalScan({
     loaded,
     store: createFsObjectStore(join(temp.path, name)),
     hashSensitive,
     logger: createLogger({ write: () => {} }),
     ports,
+    runner: workRoot ? { workRoot } : undefined,
   });
 }
 
@@ -146,9 +148,12 @@ describe('scan safety with real terraform and moto', () => {
       );
       expect(lock.ContentLength).toBeGreaterThan(0);
       const before = await bucketVersions(aws.s3, STATE_BUCKET);
-      const result = await scan('locked');
+      const workRoot = mkdtempSync(join(temp.path, 'work-'));
+      const result = await scan('locked', undefined, workRoot);
       const after = await bucketVersions(aws.s3, STATE_BUCKET);
       expect(after).toEqual(before);
+      // The working directory, the saved plan and its JSON (plaintext secrets) are gone.
+      expect(readdirSync(workRoot)).toEqual([]);
       expect(result.findings).toEqual([
         expect.objectContaining({
           ruleId: 'drift.update',
