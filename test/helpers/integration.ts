@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -129,4 +129,40 @@ export function allFileText(dir: string): string {
 /** A unique secret for one test run, easy to search for and impossible to meet by accident. */
 export function canary(label: string): string {
   return `CANARY-${label}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export interface TestWorkspace {
+  id: string;
+  /** Terraform root under test/integration/terraform. */
+  dir: string;
+  owner?: string;
+  environment?: string;
+  env?: Record<string, string>;
+  /** Extra YAML lines for the entry, indented as its keys (`    terraformVersion: 1.2.3`). */
+  extra?: string[];
+}
+
+/** Writes a registry for test workspaces (owners platform and payments; state in STATE_BUCKET). */
+export function writeRegistry(path: string, workspaces: TestWorkspace[]): string {
+  const lines = [
+    'version: 1',
+    'owners:',
+    '  fallback: platform',
+    '  teams:',
+    '    - { id: platform, destinations: [{ type: email, address: platform@example.com }] }',
+    '    - { id: payments, destinations: [{ type: email, address: payments@example.com }] }',
+    'workspaces:',
+    ...workspaces.flatMap((workspace) => [
+      `  - id: ${workspace.id}`,
+      `    owner: ${workspace.owner ?? 'platform'}`,
+      `    environment: ${workspace.environment ?? 'prod'}`,
+      `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform', workspace.dir))} }`,
+      `    backend: { bucket: ${STATE_BUCKET}, key: ${workspace.id}/terraform.tfstate, region: ${REGION} }`,
+      `    env: ${JSON.stringify(workspace.env ?? {})}`,
+      ...(workspace.extra ?? []),
+    ]),
+    '',
+  ];
+  writeFileSync(path, lines.join('\n'));
+  return path;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AuthorizeSecurityGroupIngressCommand,
@@ -25,6 +25,7 @@ import {
   STATE_BUCKET,
   useMoto,
   useTempDir,
+  writeRegistry,
 } from '../helpers/integration.js';
 
 /**
@@ -44,27 +45,15 @@ const logLines: string[] = [];
 beforeAll(async () => {
   staged = await stageWorkspace({
     source: join(REPO_ROOT, 'test/integration/terraform/drift'),
-    backend: { bucket: STATE_BUCKET, key: 'scenario/terraform.tfstate', region: REGION },
+    backend: { bucket: STATE_BUCKET, key: 'scenario-prod/terraform.tfstate', region: REGION },
     env: { TF_VAR_db_password: initialPassword },
   });
   await staged.terraform(['apply', '-auto-approve', '-input=false']);
   // Secret variables reach the scanner through its environment, never through the registry.
   process.env.TF_VAR_db_password = initialPassword;
-  registryPath = join(temp.path, 'driftwatch.yaml');
-  writeFileSync(
-    registryPath,
-    [
-      'version: 1',
-      'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }, { id: payments, destinations: [{ type: email, address: team@example.com }] }] }',
-      'workspaces:',
-      '  - id: scenario-prod',
-      '    owner: payments',
-      '    environment: prod',
-      `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform/drift'))} }`,
-      `    backend: { bucket: ${STATE_BUCKET}, key: scenario/terraform.tfstate, region: ${REGION} }`,
-      '',
-    ].join('\n'),
-  );
+  registryPath = writeRegistry(join(temp.path, 'driftwatch.yaml'), [
+    { id: 'scenario-prod', dir: 'drift', owner: 'payments' },
+  ]);
 });
 
 afterAll(async () => {
@@ -91,7 +80,7 @@ function findingFor(findings: Finding[], address: string): Finding | undefined {
 describe('drift scenarios with real terraform and moto', () => {
   it('premise: the state in S3 holds the canary password in plaintext', async () => {
     const state = await aws.s3.send(
-      new GetObjectCommand({ Bucket: STATE_BUCKET, Key: 'scenario/terraform.tfstate' }),
+      new GetObjectCommand({ Bucket: STATE_BUCKET, Key: 'scenario-prod/terraform.tfstate' }),
     );
     expect(await state.Body?.transformToString()).toContain(initialPassword);
   });

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageWorkspace } from '../../cli/demo/provision.js';
@@ -13,6 +12,7 @@ import {
   STATE_BUCKET,
   useMoto,
   useTempDir,
+  writeRegistry,
 } from '../helpers/integration.js';
 
 /**
@@ -22,31 +22,6 @@ import {
 const aws = useMoto();
 const temp = useTempDir();
 const stderrCanary = canary('stderr');
-
-function registry(workspaces: string[]): string {
-  const path = join(temp.path, `registry-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(
-    path,
-    [
-      'version: 1',
-      'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }] }',
-      'workspaces:',
-      ...workspaces,
-    ].join('\n'),
-  );
-  return path;
-}
-
-function workspaceYaml(id: string, dir: string, env: Record<string, string>): string {
-  return [
-    `  - id: ${id}`,
-    '    owner: platform',
-    '    environment: prod',
-    `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform', dir))} }`,
-    `    backend: { bucket: ${STATE_BUCKET}, key: ${id}/terraform.tfstate, region: ${REGION} }`,
-    `    env: ${JSON.stringify(env)}`,
-  ].join('\n');
-}
 
 beforeAll(async () => {
   const staged = await stageWorkspace({
@@ -79,10 +54,15 @@ describe('failed scans with real terraform and moto', () => {
 
   it('an unreachable endpoint gives one scan-failed finding and no phantom deletions; each failing workspace fails on its own', async () => {
     const storeDir = join(temp.path, 'unreachable-store');
-    const path = registry([
-      workspaceYaml('unreachable', 'unreachable', { TF_VAR_s3_endpoint: 'http://127.0.0.1:1' }),
-      workspaceYaml('broken', 'broken', { TF_VAR_bundle_path: stderrCanary }),
-      `${workspaceYaml('pinned', 'minimal', { TF_VAR_name: 'pinned' })}\n    terraformVersion: 0.12.31`,
+    const path = writeRegistry(join(temp.path, 'driftwatch.yaml'), [
+      { id: 'unreachable', dir: 'unreachable', env: { TF_VAR_s3_endpoint: 'http://127.0.0.1:1' } },
+      { id: 'broken', dir: 'broken', env: { TF_VAR_bundle_path: stderrCanary } },
+      {
+        id: 'pinned',
+        dir: 'minimal',
+        env: { TF_VAR_name: 'pinned' },
+        extra: ['    terraformVersion: 0.12.31'],
+      },
     ]);
     const run = await runCli(['scan', '--registry', path, '--store', storeDir, '--format', 'json'], {
       env: { DRIFTWATCH_HASH_SALT: 'integration-test-salt-0003' },
