@@ -54,9 +54,7 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
           throw error;
         const reason =
           error instanceof PlanFormatError ? error.message : `cannot read ${planPath}: no such file`;
-        drafts = [
-          { ...scanFailedFinding(context, reason, { plan: planPath }), ruleId: 'scan.plan-unreadable' },
-        ];
+        drafts = [scanFailedFinding(context, reason, { plan: planPath }, { ruleId: 'scan.plan-invalid' })];
       }
       const { history } = recordWorkspaceScan(undefined, drafts, {
         workspace: options.workspace,

@@ -73,7 +73,9 @@ export async function scanWorkspace(
   };
   const fail = (ruleId: string, reason: string, evidence: Record<string, unknown> = {}) => {
     result.status = 'failed';
-    result.findings = [{ ...scanFailedFinding(context, reason, evidence), ruleId }];
+    result.findings = [
+      scanFailedFinding(context, reason, evidence, { ruleId, remediation: context.remediation }),
+    ];
     return result;
   };
 
@@ -192,7 +194,9 @@ export async function scanWorkspace(
 
   function failFromRunError(error: unknown): WorkspaceScanResult {
     if (error instanceof TerraformRunError) {
-      return fail(`scan.${error.stage}-failed`, error.reason, { stage: error.stage });
+      // An unreadable plan file is the same finding whether it came from a scan or evaluate-plan.
+      const ruleId = error.stage === 'evaluate' ? 'scan.plan-invalid' : `scan.${error.stage}-failed`;
+      return fail(ruleId, error.reason, { stage: error.stage });
     }
     return fail('scan.failed', messageOf(error));
   }
