@@ -61,6 +61,7 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
         scanId: 'evaluate-plan',
         now: context.now,
         outcome: 'ok',
+        check: 'terraform',
       });
       process.stdout.write(renderFindings(history, options.format));
       run(exitCodeFor(history));

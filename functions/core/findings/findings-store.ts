@@ -5,7 +5,7 @@ import {
   recordWorkspaceScan,
   type ScanOutcome,
 } from './lifecycle.js';
-import type { Finding, FindingDraft } from './model.js';
+import type { Check, Finding, FindingDraft } from './model.js';
 import { type ObjectStore, PreconditionFailedError } from './object-store.js';
 
 export interface ScanRef {
@@ -46,13 +46,18 @@ export function createFindingsStore(store: ObjectStore) {
     location: store.location,
     readCurrent,
 
+    /**
+     * Records one run of one check for one scope. History is per scan, scope and check
+     * (`<scope>.jsonl` for Terraform, `<scope>.<check>.jsonl` for the others), so checks of the
+     * same scope in one scan never overwrite each other's lines.
+     */
     async recordWorkspace(
       scan: ScanRef & { now: Date },
-      workspace: string,
+      target: { workspace: string; check: Check; outcome: ScanOutcome },
       drafts: readonly FindingDraft[],
-      outcome: ScanOutcome,
     ): Promise<RecordedScan & { historyKey: string }> {
-      const historyKey = scanHistoryKey(scan.startedAt, scan.scanId, workspace);
+      const { workspace, check, outcome } = target;
+      const historyKey = scanHistoryKey(scan.startedAt, scan.scanId, workspace, check);
       for (let attempt = 1; ; attempt++) {
         const previous = await readCurrent(workspace);
         const recorded = recordWorkspaceScan(previous?.document, drafts, {
@@ -60,6 +65,7 @@ export function createFindingsStore(store: ObjectStore) {
           scanId: scan.scanId,
           now: scan.now,
           outcome,
+          check,
         });
         await store.put(historyKey, toJsonLines(recorded.history));
         try {

@@ -1,4 +1,5 @@
 import { SAFE_ID } from '../registry/model.js';
+import type { Check } from './model.js';
 
 /**
  * Keys of the findings bucket (DESIGN.md "S3 layout"). Athena partitions on `dt`; the API and the
@@ -34,8 +35,14 @@ export function scanPrefix(startedAt: Date, scanId: string): string {
   return `scans/dt=${scanDate(startedAt)}/scan=${assertScanId(scanId)}/`;
 }
 
-export function scanHistoryKey(startedAt: Date, scanId: string, workspace: string): string {
-  return `${scanPrefix(startedAt, scanId)}${assertWorkspaceId(workspace)}.jsonl`;
+export function scanHistoryKey(
+  startedAt: Date,
+  scanId: string,
+  workspace: string,
+  check: Check = 'terraform',
+): string {
+  const suffix = check === 'terraform' ? '' : `.${check}`;
+  return `${scanPrefix(startedAt, scanId)}${assertWorkspaceId(workspace)}${suffix}.jsonl`;
 }
 
 export function scanSummaryKey(startedAt: Date, scanId: string): string {

@@ -1,70 +1,187 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../redaction/secrets.js';
 import { findingId } from './fingerprint.js';
-import type { Finding, FindingDraft } from './model.js';
+import type { Check, Finding, FindingDraft, FindingStatus, Suppression } from './model.js';
 
-/** `current/<workspace>.json`: the open findings of one workspace and how its last scan went. */
+/**
+ * `current/<scope>.json`: the open findings of one scope (a registry workspace, or a state bucket
+ * for bucket-wide checks), the recently resolved ones (to recognise a regression), and how the last
+ * run of each check went.
+ */
 export interface CurrentDocument {
   workspace: string;
   updatedAt: string;
-  lastScan: { scanId: string; status: ScanOutcome; at: string };
+  /** The latest run of any check. */
+  lastScan: ScanRecord;
+  checks: Partial<Record<Check, ScanRecord>>;
   findings: Finding[];
+  resolved: ResolvedRecord[];
 }
 
-/** ok: the plan was trusted; failed/busy: it was not, so nothing it did not see may be resolved. */
+export interface ScanRecord {
+  scanId: string;
+  status: ScanOutcome;
+  at: string;
+}
+
+/** What is remembered of a resolved finding, for as long as it may come back as `regressed`. */
+export interface ResolvedRecord {
+  id: string;
+  check: Check;
+  resolvedAt: string;
+  firstSeenAt: string;
+  suppression?: Suppression;
+}
+
+/** ok: the check's result is trusted; failed/busy: it is not, so it resolves nothing it did not see. */
 export type ScanOutcome = 'ok' | 'failed' | 'busy';
 
 export interface RecordedScan {
   current: CurrentDocument;
-  /** Lines of `scans/.../<workspace>.jsonl`: every finding seen in this scan, and those it resolved. */
+  /** Lines of `scans/.../<scope>.jsonl`: every finding seen in this run, and those it resolved. */
   history: Finding[];
 }
+
+export interface ScanContext {
+  workspace: string;
+  scanId: string;
+  now: Date;
+  outcome: ScanOutcome;
+  check: Check;
+}
+
+/** A resolved finding that comes back within this window is `regressed`, later it is `new`. */
+export const REGRESSION_WINDOW_MS = 90 * 24 * 60 * 60_000;
 
 /** Findings produced by the scan machinery itself rather than by looking at infrastructure. */
 const SCAN_HEALTH_KINDS = new Set<Finding['kind']>(['scan-failed', 'workspace-busy']);
 
+/** Statuses a digest reports in full (DESIGN.md principle 8). */
+export const NOTIFIED_STATUSES: ReadonlySet<FindingStatus> = new Set(['new', 'changed', 'regressed']);
+
 /**
- * Applies one workspace scan to its current document. A finding keeps its id and firstSeenAt for
- * as long as it stays open. A failed or busy scan proves nothing about the infrastructure, so it
- * never resolves an infrastructure finding: those stay open exactly as they were.
+ * Hash of what a finding says, never of when: severity, title and changed values. Titles must not
+ * carry volatile data (ages, timestamps) or every run would look `changed`.
+ */
+export function valueHashOf(draft: Pick<FindingDraft, 'severity' | 'title' | 'drift'>): string {
+  const subject = { severity: draft.severity, title: draft.title, drift: draft.drift ?? null };
+  return createHash('sha256').update(canonicalJson(subject)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Applies one run of one check to a scope's current document:
+ * - seen before and still open: `ongoing`, or `changed` when its value hash moved;
+ * - resolved within the regression window and seen again: `regressed`;
+ * - otherwise `new`; under an active suppression: `suppressed` (never notified);
+ * - an expired suppression reopens its finding as `new` (the expiry is in the evidence);
+ * - open findings of this check not seen by a trusted run are resolved; a failed or busy run
+ *   proves nothing about the infrastructure, so it resolves only scan-health findings.
+ * Findings of other checks in the same scope are left exactly as they were.
  */
 export function recordWorkspaceScan(
   previous: CurrentDocument | undefined,
   drafts: readonly FindingDraft[],
-  scan: { workspace: string; scanId: string; now: Date; outcome: ScanOutcome },
+  scan: ScanContext,
 ): RecordedScan {
   const now = scan.now.toISOString();
-  const previousById = new Map((previous?.findings ?? []).map((finding) => [finding.id, finding]));
+  const nowMs = scan.now.getTime();
+  const previousFindings = previous?.findings ?? [];
+  const open = new Map(
+    previousFindings.filter((finding) => finding.check === scan.check).map((f) => [f.id, f]),
+  );
+  const recentlyResolved = new Map(
+    (previous?.resolved ?? [])
+      .filter((record) => nowMs - Date.parse(record.resolvedAt) <= REGRESSION_WINDOW_MS)
+      .map((record) => [record.id, record]),
+  );
+
   const seen = new Map<string, Finding>();
   for (const draft of drafts) {
     const id = findingId(draft);
     if (seen.has(id)) continue;
-    const before = previousById.get(id);
-    seen.set(id, {
+    const valueHash = valueHashOf(draft);
+    const before = open.get(id);
+    const resolved = before ? undefined : recentlyResolved.get(id);
+    const finding: Finding = {
       ...draft,
       id,
-      status: before ? 'ongoing' : 'new',
+      status: 'new',
+      check: scan.check,
+      valueHash,
       scanId: scan.scanId,
       firstSeenAt: before?.firstSeenAt ?? now,
       lastSeenAt: now,
-    });
+    };
+    if (before) finding.status = before.valueHash === valueHash ? 'ongoing' : 'changed';
+    if (resolved) {
+      finding.status = 'regressed';
+      finding.resolvedAt = resolved.resolvedAt;
+    }
+    const suppression = before?.suppression ?? resolved?.suppression;
+    if (suppression && Date.parse(suppression.until) > nowMs) {
+      finding.status = 'suppressed';
+      finding.suppression = suppression;
+    } else if (suppression) {
+      finding.status = 'new';
+      finding.evidence = { ...finding.evidence, suppressionExpired: suppression };
+    }
+    seen.set(id, finding);
   }
 
   const carriedOver: Finding[] = [];
-  const resolved: Finding[] = [];
-  for (const finding of previousById.values()) {
+  const resolvedNow: Finding[] = [];
+  for (const finding of open.values()) {
     if (seen.has(finding.id)) continue;
     const trustedToResolve = scan.outcome === 'ok' || SCAN_HEALTH_KINDS.has(finding.kind);
-    if (trustedToResolve) resolved.push({ ...finding, status: 'resolved', scanId: scan.scanId });
+    if (trustedToResolve)
+      resolvedNow.push({ ...finding, status: 'resolved', scanId: scan.scanId, resolvedAt: now });
     else carriedOver.push(finding);
   }
 
-  const open = [...seen.values(), ...carriedOver];
+  const otherChecks = previousFindings.filter((finding) => finding.check !== scan.check);
+  const resolvedRecords = [
+    ...[...recentlyResolved.values()].filter((record) => !seen.has(record.id)),
+    ...resolvedNow.map((finding) => toResolvedRecord(finding, now)),
+  ];
+  const record: ScanRecord = { scanId: scan.scanId, status: scan.outcome, at: now };
   return {
     current: {
       workspace: scan.workspace,
       updatedAt: now,
-      lastScan: { scanId: scan.scanId, status: scan.outcome, at: now },
-      findings: open,
+      lastScan: record,
+      checks: { ...previous?.checks, [scan.check]: record },
+      findings: [...otherChecks, ...seen.values(), ...carriedOver],
+      resolved: resolvedRecords,
     },
-    history: [...seen.values(), ...resolved],
+    history: [...seen.values(), ...resolvedNow],
   };
+}
+
+/** Marks an open finding suppressed until a date (or lifts the suppression with `undefined`). */
+export function setSuppression(
+  document: CurrentDocument,
+  id: string,
+  suppression: Suppression | undefined,
+): CurrentDocument | undefined {
+  const target = document.findings.find((finding) => finding.id === id);
+  if (!target) return undefined;
+  const findings = document.findings.map((finding) => {
+    if (finding.id !== id) return finding;
+    const { suppression: _lifted, ...rest } = finding;
+    return suppression
+      ? { ...rest, status: 'suppressed' as const, suppression }
+      : { ...rest, status: 'ongoing' as const };
+  });
+  return { ...document, updatedAt: suppression?.at ?? document.updatedAt, findings };
+}
+
+function toResolvedRecord(finding: Finding, now: string): ResolvedRecord {
+  const record: ResolvedRecord = {
+    id: finding.id,
+    check: finding.check!,
+    resolvedAt: now,
+    firstSeenAt: finding.firstSeenAt,
+  };
+  if (finding.suppression) record.suppression = finding.suppression;
+  return record;
 }

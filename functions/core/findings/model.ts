@@ -68,6 +68,18 @@ export interface Remediation {
   steps: string[];
 }
 
+/** The check that produced a finding: a rerun of a check resolves only its own findings. */
+export const CHECKS = ['terraform', 'backend', 'locks', 'cluster'] as const;
+export type Check = (typeof CHECKS)[number];
+
+export interface Suppression {
+  reason: string;
+  by: string;
+  /** ISO date-time after which the finding reopens. */
+  until: string;
+  at: string;
+}
+
 export interface Finding {
   id: string;
   kind: FindingKind;
@@ -86,10 +98,29 @@ export interface Finding {
   scanId: string;
   firstSeenAt: string;
   lastSeenAt: string;
+  /** Set by the lifecycle: which check produced it. */
+  check?: Check;
+  /** Hash of what the finding says (severity, title, changed values): a new hash means `changed`. */
+  valueHash?: string;
+  /** When a resolved finding came back (status regressed), when it had been resolved. */
+  resolvedAt?: string;
+  /** Set while a suppression is active (status suppressed); cleared when it expires. */
+  suppression?: Suppression;
 }
 
 /** A finding as produced by a check, before the store assigns lifecycle fields. */
-export type FindingDraft = Omit<Finding, 'id' | 'status' | 'firstSeenAt' | 'lastSeenAt' | 'scanId'>;
+export type FindingDraft = Omit<
+  Finding,
+  | 'id'
+  | 'status'
+  | 'firstSeenAt'
+  | 'lastSeenAt'
+  | 'scanId'
+  | 'check'
+  | 'valueHash'
+  | 'resolvedAt'
+  | 'suppression'
+>;
 
 export function severityRank(severity: Severity): number {
   return SEVERITIES.indexOf(severity);

@@ -18,12 +18,10 @@ export async function scanAndRecordWorkspace(
   const started = deps.now();
   const result = await scanWorkspace(workspace, policies, deps.ports, { now: scan.startedAt });
   const finished = deps.now();
-  const outcome = result.status;
   const recorded = await deps.store.recordWorkspace(
     { ...scan, now: finished },
-    workspace.id,
+    { workspace: workspace.id, check: 'terraform', outcome: result.status },
     result.findings,
-    outcome,
   );
   return { result, recorded, durationMs: finished.getTime() - started.getTime() };
 }

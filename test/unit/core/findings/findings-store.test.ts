@@ -25,11 +25,16 @@ describe('findings store', () => {
     const store = createFindingsStore(objects);
     const recorded = await store.recordWorkspace(
       { scanId: 'scan-1', startedAt, now: startedAt },
-      'payments-prod',
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
       [driftDraft()],
-      'ok',
     );
     expect(recorded.historyKey).toBe('scans/dt=2026-11-29/scan=scan-1/payments-prod.jsonl');
+    const backend = await store.recordWorkspace(
+      { scanId: 'scan-1', startedAt, now: startedAt },
+      { workspace: 'payments-prod', check: 'backend', outcome: 'ok' },
+      [],
+    );
+    expect(backend.historyKey).toBe('scans/dt=2026-11-29/scan=scan-1/payments-prod.backend.jsonl');
     const lines = readFileSync(join(dir, recorded.historyKey), 'utf8').trim().split('\n');
     expect(lines.map((line) => JSON.parse(line).ruleId)).toEqual(['drift.update']);
     const current = JSON.parse(readFileSync(join(dir, 'current/payments-prod.json'), 'utf8'));
@@ -65,9 +70,8 @@ describe('findings store', () => {
       addresses.map((address) =>
         store.recordWorkspace(
           { scanId: 'scan-1', startedAt, now: startedAt },
-          'payments-prod',
+          { workspace: 'payments-prod', check: 'terraform', outcome: 'failed' },
           [driftDraft({ resource: { address, type: 'aws_s3_bucket' } })],
-          'failed',
         ),
       ),
     );
@@ -81,7 +85,11 @@ describe('findings store', () => {
     const { objects } = tempStore();
     const store = createFindingsStore(objects);
     await expect(
-      store.recordWorkspace({ scanId: 'scan-1', startedAt, now: startedAt }, '../etc', [], 'ok'),
+      store.recordWorkspace(
+        { scanId: 'scan-1', startedAt, now: startedAt },
+        { workspace: '../etc', check: 'terraform', outcome: 'ok' },
+        [],
+      ),
     ).rejects.toThrow(/invalid workspace id/);
   });
 });
