@@ -1,8 +1,8 @@
 import { HeadObjectCommand, NotFound, S3Client } from '@aws-sdk/client-s3';
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import type { WorkspaceConfig } from '../core/registry/model.js';
+import { stateObjectKey } from '../core/registry/state-key.js';
 import type { IdentityCheck, StateVersion, WorkspaceCredentials } from '../core/scan/ports.js';
-import { stateObjectKey } from '../core/scan/scan-workspace.js';
 
 /**
  * AWS access for one workspace: assume its read-only role, check who we are, and read the state

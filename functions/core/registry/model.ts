@@ -45,6 +45,8 @@ export interface BackendConfig {
   workspaceKeyPrefix?: string;
   /** Legacy DynamoDB lock table (deprecated in favour of `use_lockfile`). */
   lockTable?: string;
+  /** Require SSE-KMS on the state bucket (overrides `policies.backend.requireKms`). */
+  requireKms?: boolean;
 }
 
 export interface RouteConfig {
@@ -72,6 +74,8 @@ export interface WorkspaceConfig {
    * variables without a value fail the plan; secret ones belong in the scanner's environment.
    */
   varFiles: string[];
+  /** Per-workspace stale-lock thresholds (ms), over the registry's `locks.staleAfter`. */
+  locks?: { staleAfterMs: Partial<LockSettings['staleAfterMs']> };
 }
 
 export interface IgnoreRule {
@@ -115,6 +119,13 @@ export interface Policies {
     /** Share of a workspace's managed resources whose reported deletion triggers a confirming plan. */
     ratio: number;
   };
+  backend: {
+    /**
+     * Require SSE-KMS on state buckets. Off by default: AWS encrypts every bucket with SSE-S3 now,
+     * and KMS is a choice (key policies, CloudTrail of decrypts) rather than a baseline.
+     */
+    requireKms: boolean;
+  };
 }
 
 export interface LockSettings {
@@ -134,6 +145,7 @@ export const DEFAULT_POLICIES: Policies = {
   ignore: [],
   severity: { production: ['prod', 'production'], overrides: [] },
   deletionGuard: { ratio: 0.5 },
+  backend: { requireKms: false },
 };
 
 export const DEFAULT_LOCK_SETTINGS: LockSettings = {

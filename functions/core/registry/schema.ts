@@ -132,6 +132,32 @@ const ownersSchema = strictObject({
   teams: z.array(teamSchema),
 });
 
+// Durations (lock thresholds, globally and per workspace).
+
+const durationSchema = z.pipe(
+  z.string({ error: `expected a duration such as ${DURATION_EXAMPLES}` }),
+  z.transform((value, payload) => {
+    const problem = durationProblem(value);
+    if (problem === undefined) return parseDuration(value);
+    payload.issues.push({ code: 'custom', message: problem, input: value });
+    return z.NEVER;
+  }),
+);
+
+function durationProblem(value: string): string | undefined {
+  try {
+    return parseDuration(value) > 0 ? undefined : 'must be longer than zero';
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const staleAfterSchema = strictObject({
+  plan: z.optional(durationSchema),
+  apply: z.optional(durationSchema),
+  default: z.optional(durationSchema),
+});
+
 // Workspaces.
 
 const sourceSchema = z.pipe(
@@ -153,6 +179,7 @@ const backendSchema = strictObject({
   workspace: z.optional(text((name) => (name.includes('/') ? `must not contain '/'` : undefined))),
   workspaceKeyPrefix: z.optional(text(keyPrefixProblem)),
   lockTable: z.optional(text(lockTableProblem)),
+  requireKms: z.optional(z.boolean()),
 });
 
 const routeSchema = strictObject({
@@ -189,6 +216,12 @@ const workspaceSchema = strictObject({
   routes: z._default(z.array(routeSchema), () => []),
   env: z._default(envSchema, () => ({})),
   varFiles: z._default(z.array(text(relativePathProblem)), () => []),
+  locks: z.optional(
+    z.pipe(
+      strictObject({ staleAfter: z.optional(staleAfterSchema) }),
+      z.transform((locks) => ({ staleAfterMs: { ...locks.staleAfter } })),
+    ),
+  ),
 });
 
 // Policies.
@@ -248,6 +281,7 @@ const policiesSchema = z.pipe(
       }),
     ),
     deletionGuard: z.optional(strictObject({ ratio: z.optional(ratioSchema) })),
+    backend: z.optional(strictObject({ requireKms: z.optional(z.boolean()) })),
   }),
   z.transform(
     (policies): Policies => ({
@@ -258,39 +292,16 @@ const policiesSchema = z.pipe(
         overrides: policies.severity?.overrides ?? [...DEFAULT_POLICIES.severity.overrides],
       },
       deletionGuard: withDefaults(DEFAULT_POLICIES.deletionGuard, policies.deletionGuard),
+      backend: withDefaults(DEFAULT_POLICIES.backend, policies.backend),
     }),
   ),
 );
 
 // Locks.
 
-const durationSchema = z.pipe(
-  z.string({ error: `expected a duration such as ${DURATION_EXAMPLES}` }),
-  z.transform((value, payload) => {
-    const problem = durationProblem(value);
-    if (problem === undefined) return parseDuration(value);
-    payload.issues.push({ code: 'custom', message: problem, input: value });
-    return z.NEVER;
-  }),
-);
-
-function durationProblem(value: string): string | undefined {
-  try {
-    return parseDuration(value) > 0 ? undefined : 'must be longer than zero';
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
 const locksSchema = z.pipe(
   strictObject({
-    staleAfter: z.optional(
-      strictObject({
-        plan: z.optional(durationSchema),
-        apply: z.optional(durationSchema),
-        default: z.optional(durationSchema),
-      }),
-    ),
+    staleAfter: z.optional(staleAfterSchema),
     confirmAfter: z.optional(durationSchema),
   }),
   z.transform(

@@ -1,5 +1,6 @@
 import type { FindingDraft } from '../findings/model.js';
 import type { Policies, WorkspaceConfig } from '../registry/model.js';
+import { stateObjectKey } from '../registry/state-key.js';
 import {
   type EvaluationContext,
   type EvaluationResult,
@@ -257,13 +258,6 @@ export function describeSource(workspace: WorkspaceConfig): string {
 export function describeBackend(workspace: WorkspaceConfig): string {
   const { bucket, region } = workspace.backend;
   return `s3://${bucket}/${stateObjectKey(workspace)} (${region})`;
-}
-
-/** Where the S3 backend keeps this workspace's state: non-default CLI workspaces live under a prefix. */
-export function stateObjectKey(workspace: WorkspaceConfig): string {
-  const { key, workspace: cliWorkspace, workspaceKeyPrefix } = workspace.backend;
-  if (!cliWorkspace || cliWorkspace === 'default') return key;
-  return `${workspaceKeyPrefix ?? 'env:'}/${cliWorkspace}/${key}`;
 }
 
 function messageOf(error: unknown): string {

@@ -34,6 +34,7 @@ workspaces:
       - { tag: { key: Owner, value: dba }, owner: dba }
     env: { TF_VAR_region: eu-west-1 }
     varFiles: [env/prod.tfvars]
+    locks: { staleAfter: { apply: 4h } }
   - id: payments-staging
     owner: payments
     environment: staging
@@ -45,6 +46,7 @@ workspaces:
       workspace: staging
       workspaceKeyPrefix: envs
       lockTable: terraform-locks
+      requireKms: true
 policies:
   noise: { nullVersusEmpty: true, companionAttributes: false }
   ignore:
@@ -53,6 +55,7 @@ policies:
     production: [prod, production]
     overrides: [{ ruleId: drift.update, address: "aws_s3_bucket.logs", environment: staging, severity: low }]
   deletionGuard: { ratio: 0.25 }
+  backend: { requireKms: false }
 locks: { staleAfter: { plan: 1h, apply: 2h30m, default: 30m }, confirmAfter: 90s }
 schedule: { cron: "0 2 * * ? *", timezone: Europe/Berlin }
 `;
@@ -95,6 +98,7 @@ describe('parseRegistry: a valid registry', () => {
           ],
           env: { TF_VAR_region: 'eu-west-1' },
           varFiles: ['env/prod.tfvars'],
+          locks: { staleAfterMs: { apply: 4 * 60 * 60_000 } },
         },
         {
           id: 'payments-staging',
@@ -108,6 +112,7 @@ describe('parseRegistry: a valid registry', () => {
             workspace: 'staging',
             workspaceKeyPrefix: 'envs',
             lockTable: 'terraform-locks',
+            requireKms: true,
           },
           routes: [],
           env: {},
@@ -136,6 +141,7 @@ describe('parseRegistry: a valid registry', () => {
           ],
         },
         deletionGuard: { ratio: 0.25 },
+        backend: { requireKms: false },
       },
       locks: {
         staleAfterMs: { plan: 3_600_000, apply: 9_000_000, default: 1_800_000 },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICIES, type WorkspaceConfig } from '../../../../functions/core/registry/model.js';
+import { stateObjectKey } from '../../../../functions/core/registry/state-key.js';
 import {
   type IdentityCheck,
   type PlanRun,
@@ -7,7 +8,7 @@ import {
   type StateVersion,
   TerraformRunError,
 } from '../../../../functions/core/scan/ports.js';
-import { scanWorkspace, stateObjectKey } from '../../../../functions/core/scan/scan-workspace.js';
+import { scanWorkspace } from '../../../../functions/core/scan/scan-workspace.js';
 import type { CompactChange, CompactPlan } from '../../../../functions/core/terraform/index.js';
 
 const workspace: WorkspaceConfig = {

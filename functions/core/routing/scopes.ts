@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { Registry, WorkspaceConfig } from '../registry/model.js';
+import { stateObjectKey } from '../registry/state-key.js';
+
+/**
+ * Findings live in scopes (`current/<scope>.json`). A Terraform workspace is its own scope; what
+ * belongs to a whole state bucket (its versioning, encryption, locks of unknown workspaces) lives in
+ * the bucket's scope, so one bucket shared by fifty workspaces gives one finding, not fifty.
+ */
+export function bucketScope(bucket: string): string {
+  const scope = `s3.${bucket}`;
+  if (scope.length <= 63) return scope;
+  // Bucket names are up to 63 characters: keep the readable start, make it unique with a hash.
+  const hash = createHash('sha256').update(bucket).digest('hex').slice(0, 8);
+  return `${scope.slice(0, 54)}-${hash}`;
+}
+
+export interface ScopeOwnership {
+  owner: string;
+  environment?: string;
+  /** Registry workspaces whose state lives in the bucket. */
+  workspaces: string[];
+}
+
+/**
+ * Who answers for a state bucket: the owner of its workspaces when they agree, else the fallback
+ * owner (typically the platform team that runs the state buckets). The environment is the most
+ * production-like one among them, so a bucket holding prod state is treated as prod.
+ */
+export function bucketOwnership(registry: Registry, bucket: string): ScopeOwnership {
+  const workspaces = registry.workspaces.filter((workspace) => workspace.backend.bucket === bucket);
+  const owners = new Set(workspaces.map((workspace) => workspace.owner));
+  const owner = owners.size === 1 ? [...owners][0]! : registry.owners.fallback;
+  const production = new Set(registry.policies.severity.production.map((name) => name.toLowerCase()));
+  const environments = workspaces.map((workspace) => workspace.environment);
+  const environment = environments.find((name) => production.has(name.toLowerCase())) ?? environments[0];
+  return { owner, environment, workspaces: workspaces.map((workspace) => workspace.id) };
+}
+
+/** The registry workspace whose state is this object of this bucket, if any. */
+export function workspaceForStateObject(
+  registry: Registry,
+  bucket: string,
+  key: string,
+): WorkspaceConfig | undefined {
+  return registry.workspaces.find(
+    (workspace) => workspace.backend.bucket === bucket && stateObjectKey(workspace) === key,
+  );
+}
+
+/** The state buckets of the registry, each once, with the region of its first workspace. */
+export function stateBuckets(
+  registry: Registry,
+): Array<{ bucket: string; region: string; lockTables: string[] }> {
+  const buckets = new Map<string, { bucket: string; region: string; lockTables: Set<string> }>();
+  for (const workspace of registry.workspaces) {
+    const { bucket, region, lockTable } = workspace.backend;
+    const entry = buckets.get(bucket) ?? { bucket, region, lockTables: new Set<string>() };
+    if (lockTable) entry.lockTables.add(lockTable);
+    buckets.set(bucket, entry);
+  }
+  return [...buckets.values()].map((entry) => ({ ...entry, lockTables: [...entry.lockTables].sort() }));
+}
