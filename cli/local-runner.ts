@@ -11,7 +11,11 @@ import type { WorkspaceConfig } from '../functions/core/registry/model.js';
 import type { ScanPorts } from '../functions/core/scan/ports.js';
 import { scanAndRecordWorkspace } from '../functions/core/scan/scan-and-record.js';
 import { PIPELINE_STAGES, type PipelineStage } from '../functions/core/scan/stages.js';
-import { summarizeScan, type WorkspaceOutcome } from '../functions/core/scan/summary.js';
+import {
+  type ScopeCheckOutcome,
+  summarizeScan,
+  type WorkspaceOutcome,
+} from '../functions/core/scan/summary.js';
 import type { LoadedRegistry } from './context.js';
 import { CliError } from './context.js';
 
@@ -38,11 +42,14 @@ export interface LocalScanResult {
   summaryKey: string;
   findings: Finding[];
   outcomes: WorkspaceOutcome[];
+  checks: ScopeCheckOutcome[];
 }
 
+/** What the stages hand each other. */
 interface ScanState {
   workspaces: WorkspaceConfig[];
   outcomes: WorkspaceOutcome[];
+  checks: ScopeCheckOutcome[];
   summary?: ScanSummary;
   summaryKey?: string;
 }
@@ -63,7 +70,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
       runner: options.runner,
     });
   const logger = options.logger.child({ scanId });
-  const state: ScanState = { workspaces: [], outcomes: [] };
+  const state: ScanState = { workspaces: [], outcomes: [], checks: [] };
 
   const stages: Record<PipelineStage, () => Promise<void>> = {
     LoadRegistry: async () => {
@@ -105,6 +112,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
       state.summary = summarizeScan(
         { scanId, startedAt, finishedAt: now(), totalWorkspaces: state.workspaces.length },
         state.outcomes,
+        state.checks,
       );
       state.summaryKey = await store.writeSummary({ scanId, startedAt }, state.summary);
     },
@@ -119,8 +127,9 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     startedAt,
     summary: state.summary!,
     summaryKey: state.summaryKey!,
-    findings: state.outcomes.flatMap((outcome) => outcome.findings),
+    findings: [...state.outcomes, ...state.checks].flatMap((outcome) => outcome.findings),
     outcomes: state.outcomes,
+    checks: state.checks,
   };
 }
 

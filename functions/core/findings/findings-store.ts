@@ -24,7 +24,8 @@ export interface ScanSummary {
   };
   findings: { total: number; bySeverity: Record<string, number>; byKind: Record<string, number> };
   noiseRemoved: Record<string, number>;
-  failures: Array<{ workspace: string; reason: string }>;
+  /** Scopes whose check failed; `check` is absent for Terraform scans. */
+  failures: Array<{ workspace: string; check?: Check; reason: string }>;
 }
 
 const MAX_CONFLICT_RETRIES = 8;

@@ -1,5 +1,5 @@
 import type { ScanSummary } from '../findings/findings-store.js';
-import type { Finding } from '../findings/model.js';
+import type { Check, Finding } from '../findings/model.js';
 import type { WorkspaceScanResult } from './scan-workspace.js';
 
 export interface WorkspaceOutcome {
@@ -13,9 +13,19 @@ export interface WorkspaceOutcome {
 }
 
 /** The scan's `summary.json`: what ran, what failed, how long it took, what was found and filtered. */
+/** A run of another check (backend, locks, cluster) for one scope. */
+export interface ScopeCheckOutcome {
+  scope: string;
+  check: Check;
+  findings: Finding[];
+  durationMs: number;
+  error?: string;
+}
+
 export function summarizeScan(
   scan: { scanId: string; startedAt: Date; finishedAt: Date; totalWorkspaces: number },
   outcomes: readonly WorkspaceOutcome[],
+  checks: readonly ScopeCheckOutcome[] = [],
 ): ScanSummary {
   const bySeverity: Record<string, number> = {};
   const byKind: Record<string, number> = {};
@@ -41,6 +51,17 @@ export function summarizeScan(
     const failure =
       outcome.error ?? outcome.findings.find((finding) => finding.kind === 'scan-failed')?.detail;
     if (failure) failures.push({ workspace: outcome.workspace, reason: failure });
+  }
+  for (const outcome of checks) {
+    for (const finding of outcome.findings) {
+      if (finding.status === 'resolved') continue;
+      total++;
+      bySeverity[finding.severity] = (bySeverity[finding.severity] ?? 0) + 1;
+      byKind[finding.kind] = (byKind[finding.kind] ?? 0) + 1;
+    }
+    const failure =
+      outcome.error ?? outcome.findings.find((finding) => finding.kind === 'scan-failed')?.detail;
+    if (failure) failures.push({ workspace: outcome.scope, check: outcome.check, reason: failure });
   }
   const statusCount = (status: WorkspaceScanResult['status']) =>
     outcomes.filter((outcome) => !outcome.error && outcome.result?.status === status).length;
