@@ -1,13 +1,26 @@
 import { randomBytes } from 'node:crypto';
+import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
+import { createClusterScanPorts } from '../functions/adapters/cluster-ports.js';
 import type { Logger } from '../functions/adapters/logger.js';
 import { createScanPorts } from '../functions/adapters/scan-ports.js';
 import type { TerraformRunnerOptions } from '../functions/adapters/terraform/runner.js';
+import type { BackendReader } from '../functions/core/backend/ports.js';
+import type { BackendStageDeps } from '../functions/core/backend/stages.js';
+import { type BackendTarget, registryTargets } from '../functions/core/backend/target.js';
 import { createFindingsStore, type ScanSummary } from '../functions/core/findings/findings-store.js';
 import { newScanId } from '../functions/core/findings/layout.js';
 import type { Finding } from '../functions/core/findings/model.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
+import type { ClusterScanPorts } from '../functions/core/gitops/ports.js';
+import { buildDigests } from '../functions/core/notify/digest.js';
+import {
+  type DigestPublisher,
+  type NotifyResult,
+  notifyOwners,
+} from '../functions/core/notify/notify-owners.js';
 import type { SensitiveHasher } from '../functions/core/redaction/secrets.js';
 import type { WorkspaceConfig } from '../functions/core/registry/model.js';
+import { mapConcurrently } from '../functions/core/scan/map-concurrently.js';
 import type { ScanPorts } from '../functions/core/scan/ports.js';
 import { scanAndRecordWorkspace } from '../functions/core/scan/scan-and-record.js';
 import { PIPELINE_STAGES, type PipelineStage } from '../functions/core/scan/stages.js';
@@ -16,6 +29,13 @@ import {
   summarizeScan,
   type WorkspaceOutcome,
 } from '../functions/core/scan/summary.js';
+import {
+  checkBackendsStage,
+  confirmLocksStage,
+  type LockWindow,
+  observeLocksStage,
+} from './backend-stages.js';
+import { scanClusters } from './cluster-stage.js';
 import type { LoadedRegistry } from './context.js';
 import { CliError } from './context.js';
 
@@ -33,6 +53,14 @@ export interface LocalScanOptions {
   /** Replaces the real ports (tests that inject a state change between two reads). */
   ports?: (scanId: string) => ScanPorts;
   runner?: Partial<TerraformRunnerOptions>;
+  /** Replaces the real cluster ports (Argo CD, Kubernetes, Terraform state). */
+  clusterPorts?: (scanId: string) => ClusterScanPorts;
+  /** Where digests go; without one, NotifyOwners only logs what it would send. */
+  publisher?: DigestPublisher;
+  /** Check the state buckets and their locks (CheckBackend, ObserveLocks, ConfirmLocks); default true. */
+  backendChecks?: boolean;
+  /** Replaces the real S3 and DynamoDB readers of the state buckets. */
+  backendReaders?: (scanId: string) => (target: BackendTarget) => Promise<BackendReader>;
 }
 
 export interface LocalScanResult {
@@ -43,6 +71,7 @@ export interface LocalScanResult {
   findings: Finding[];
   outcomes: WorkspaceOutcome[];
   checks: ScopeCheckOutcome[];
+  notified?: NotifyResult;
 }
 
 /** What the stages hand each other. */
@@ -52,6 +81,9 @@ interface ScanState {
   checks: ScopeCheckOutcome[];
   summary?: ScanSummary;
   summaryKey?: string;
+  notified?: NotifyResult;
+  /** Set by ObserveLocks: when ConfirmLocks may take its second look. */
+  lockWindow?: LockWindow;
 }
 
 /** `driftwatch scan`: the nightly pipeline in-process, stage by stage, in the deployed order. */
@@ -71,14 +103,34 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     });
   const logger = options.logger.child({ scanId });
   const state: ScanState = { workspaces: [], outcomes: [], checks: [] };
+  const scanRef = { scanId, startedAt };
+  const backendTargets = () =>
+    options.backendChecks === false ? [] : registryTargets(registry, state.workspaces);
+  // A reader per stage: role credentials last an hour, and the scans run between the two lock looks.
+  const backendDeps = (): BackendStageDeps => ({
+    readerFor: options.backendReaders?.(scanId) ?? createBackendAccess({ scanId }).readerFor,
+    findings: store,
+    objects: options.store,
+    now,
+  });
 
   const stages: Record<PipelineStage, () => Promise<void>> = {
     LoadRegistry: async () => {
       const wanted = options.workspaces;
       const unknown =
-        wanted?.filter((id) => !registry.workspaces.some((workspace) => workspace.id === id)) ?? [];
+        wanted?.filter(
+          (id) =>
+            !registry.workspaces.some((workspace) => workspace.id === id) &&
+            !registry.clusters.some((cluster) => cluster.id === id),
+        ) ?? [];
       if (unknown.length) throw new CliError(`unknown workspace(s): ${unknown.join(', ')}`);
       state.workspaces = registry.workspaces.filter((workspace) => !wanted || wanted.includes(workspace.id));
+    },
+    CheckBackend: async () => {
+      state.checks.push(...(await checkBackendsStage(backendTargets(), backendDeps(), scanRef, logger)));
+    },
+    ObserveLocks: async () => {
+      state.lockWindow = await observeLocksStage(backendTargets(), backendDeps(), scanRef, logger);
     },
     ScanTerraform: async () => {
       state.outcomes = await mapConcurrently(
@@ -108,6 +160,29 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
         },
       );
     },
+    ScanCluster: async () => {
+      const wanted = options.workspaces;
+      const clusters = registry.clusters.filter((cluster) => !wanted || wanted.includes(cluster.id));
+      if (clusters.length === 0) return;
+      const clusterPorts =
+        options.clusterPorts?.(scanId) ?? createClusterScanPorts({ scanId, registryDir: options.loaded.dir });
+      const deps = {
+        registry,
+        ports: clusterPorts,
+        store,
+        hashSensitive: options.hashSensitive,
+        logger,
+        now,
+      };
+      state.checks.push(...(await scanClusters(clusters, deps, { scanId, startedAt })));
+    },
+    ConfirmLocks: async () => {
+      if (!state.lockWindow) return;
+      const { lockWindow } = state;
+      state.checks.push(
+        ...(await confirmLocksStage(backendTargets(), lockWindow, backendDeps(), scanRef, logger)),
+      );
+    },
     RecordFindings: async () => {
       state.summary = summarizeScan(
         { scanId, startedAt, finishedAt: now(), totalWorkspaces: state.workspaces.length },
@@ -115,6 +190,34 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
         state.checks,
       );
       state.summaryKey = await store.writeSummary({ scanId, startedAt }, state.summary);
+    },
+    NotifyOwners: async () => {
+      const findings = [...state.outcomes, ...state.checks].flatMap((outcome) => outcome.findings);
+      const input = {
+        scanId,
+        now: now(),
+        findings,
+        fallbackOwner: registry.owners.fallback,
+        settings: registry.notifications,
+      };
+      if (!options.publisher) {
+        for (const digest of buildDigests(input)) {
+          logger.info('digest not sent (no topic)', {
+            owner: digest.owner,
+            summary: digest.message.metadata.summary,
+          });
+        }
+        return;
+      }
+      state.notified = await notifyOwners(input, { publisher: options.publisher, store: options.store });
+      const { sent, alreadySent, deferred, resent } = state.notified;
+      logger.info('owners notified', {
+        sent: sent.length,
+        alreadySent: alreadySent.length,
+        deferred: deferred.length,
+        resent: resent.length,
+      });
+      for (const failure of deferred) logger.warn('digest deferred to the next run', failure);
     },
   };
 
@@ -130,6 +233,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     findings: [...state.outcomes, ...state.checks].flatMap((outcome) => outcome.findings),
     outcomes: state.outcomes,
     checks: state.checks,
+    notified: state.notified,
   };
 }
 
@@ -152,19 +256,4 @@ function withProgress(ports: ScanPorts, log: Logger): ScanPorts {
   };
 }
 
-export async function mapConcurrently<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
-}
+export { mapConcurrently };

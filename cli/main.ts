@@ -1,12 +1,21 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { killRunningProcesses } from '../functions/adapters/terraform/run-process.js';
+import { LockObservationMissingError } from '../functions/core/backend/stages.js';
+import { UnknownStateBucketError } from '../functions/core/backend/target.js';
+import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
 import { RegistryError } from '../functions/core/registry/parse.js';
 import { ConfigurationError } from '../functions/handlers/env.js';
 import { InvalidEventError } from '../functions/handlers/middleware.js';
+import { registerCheckBackend } from './commands/check-backend.js';
+import { registerClusterDiff } from './commands/cluster-diff.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEvaluatePlan } from './commands/evaluate-plan.js';
+import { registerFindings } from './commands/findings.js';
 import { registerInvoke } from './commands/invoke.js';
+import { registerLocks } from './commands/locks.js';
+import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
+import { registerSuppress } from './commands/suppress.js';
 import { CliError } from './context.js';
 import { MotoUnavailableError } from './demo/moto.js';
 
@@ -23,7 +32,13 @@ const program = new Command('driftwatch')
 
 registerEvaluatePlan(program, setExitCode);
 registerScan(program, setExitCode);
+registerClusterDiff(program, setExitCode);
+registerCheckBackend(program, setExitCode);
+registerLocks(program, setExitCode);
 registerInvoke(program, setExitCode);
+registerFindings(program, setExitCode);
+registerSuppress(program, setExitCode);
+registerRoutes(program, setExitCode);
 registerDemo(program, setExitCode);
 
 // Terraform and its providers run in their own process groups: take them down with us.
@@ -53,6 +68,9 @@ function reportError(error: unknown): number {
     InvalidEventError,
     ConfigurationError,
     MotoUnavailableError,
+    UnknownStateBucketError,
+    ConfirmationTooEarlyError,
+    LockObservationMissingError,
   ];
   if (expected.some((type) => error instanceof type)) {
     process.stderr.write(`driftwatch: ${(error as Error).message}\n`);

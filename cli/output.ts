@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
-import type { Finding, JsonValue } from '../functions/core/findings/model.js';
+import { changeSummary, resourceLabel, truncate } from '../functions/core/findings/describe.js';
+import type { Finding } from '../functions/core/findings/model.js';
 import { severityRank } from '../functions/core/findings/model.js';
 
 export type OutputFormat = 'table' | 'json';
@@ -41,7 +42,7 @@ export function renderFindings(findings: readonly Finding[], format: OutputForma
     finding.workspace,
     finding.ruleId,
     resourceLabel(finding),
-    changeSummary(finding),
+    truncate(changeSummary(finding), 70),
     age(finding.firstSeenAt, now),
   ]);
   return renderTable(['SEVERITY', 'STATUS', 'WORKSPACE', 'RULE', 'RESOURCE', 'WHAT CHANGED', 'AGE'], rows);
@@ -57,34 +58,6 @@ export function renderTable(header: string[], rows: string[][]): string {
       .join('  ')
       .trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
-}
-
-export function resourceLabel(finding: Finding): string {
-  const resource = finding.resource;
-  if (!resource) return '-';
-  if ('address' in resource) return resource.address;
-  if ('bucket' in resource) return `s3://${resource.bucket}/${resource.key ?? ''}`;
-  return `${resource.kind}/${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}`;
-}
-
-function changeSummary(finding: Finding): string {
-  const changes = finding.drift?.changes ?? [];
-  if (changes.length === 0) return truncate(finding.title, 70);
-  const shown = changes
-    .slice(0, 2)
-    .map((change) => `${change.path}: ${short(change.before)} → ${short(change.after)}`)
-    .join('; ');
-  return changes.length > 2 ? `${shown}; +${changes.length - 2} more` : shown;
-}
-
-function short(value: JsonValue): string {
-  if (value === null) return 'null';
-  return truncate(typeof value === 'string' ? value : JSON.stringify(value), 28);
-}
-
-function truncate(text: string, max: number): string {
-  const oneLine = text.replace(/\s+/g, ' ');
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
 /** How long a finding has been open: "3d", "5h", "12m", "now". */

@@ -8,7 +8,7 @@ const HANDLERS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '
 
 /** The handlers `driftwatch invoke` can run: every entry point file under functions/handlers. */
 export function handlerNames(): string[] {
-  const helpers = new Set(['env.ts', 'middleware.ts']);
+  const helpers = new Set(['common.ts', 'env.ts', 'middleware.ts']);
   return readdirSync(HANDLERS_DIR)
     .filter((file) => file.endsWith('.ts') && !helpers.has(file))
     .map((file) => file.replace(/\.ts$/, ''))

@@ -1,5 +1,7 @@
+import { SNSClient } from '@aws-sdk/client-sns';
 import { type Command, InvalidArgumentError } from 'commander';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
+import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { loadRegistryFile, openObjectStore, resolveHasher } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from '../output.js';
@@ -9,6 +11,7 @@ interface ScanOptions {
   store?: string;
   workspace?: string[];
   concurrency: number;
+  topic?: string;
   format: OutputFormat;
 }
 
@@ -29,11 +32,16 @@ export function registerScan(program: Command, run: (code: number) => void): voi
       positiveInt,
       2,
     )
+    .option(
+      '--topic <arn>',
+      "SNS topic for the owners' digests (default $DRIFTWATCH_TOPIC_ARN; none: digests are only logged)",
+    )
     .option('--format <format>', 'table or json', parseFormat, 'table')
     .action(async (options: ScanOptions) => {
       // Validate everything before the first write: an invalid registry writes nothing.
       const loaded = loadRegistryFile(options.registry);
       const store = openObjectStore(options.store);
+      const topic = options.topic ?? process.env.DRIFTWATCH_TOPIC_ARN;
       const logger = createLogger({ format: 'text', level: logLevelFrom(process.env.DRIFTWATCH_LOG_LEVEL) });
       const result = await runLocalScan({
         loaded,
@@ -42,6 +50,7 @@ export function registerScan(program: Command, run: (code: number) => void): voi
         logger,
         workspaces: options.workspace,
         concurrency: options.concurrency,
+        publisher: topic ? createSnsPublisher(new SNSClient({}), { topicArn: topic }) : undefined,
       });
       process.stdout.write(renderFindings(result.findings, options.format));
       const { workspaces } = result.summary;
@@ -49,7 +58,8 @@ export function registerScan(program: Command, run: (code: number) => void): voi
         `scan ${result.scanId}: ${workspaces.scanned} scanned, ${workspaces.failed} failed, ${workspaces.busy} busy; ` +
           `findings stored in ${store.location.replace(/\/?$/, '/')}${result.summaryKey.replace(/summary\.json$/, '')}\n`,
       );
-      run(workspaces.failed > 0 ? 1 : exitCodeFor(result.findings));
+      // A failed check of any kind (a workspace, a bucket, a cluster) makes the scan a failed one.
+      run(result.summary.failures.length > 0 ? 1 : exitCodeFor(result.findings));
     });
 }
 

@@ -1,12 +1,21 @@
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { CreateBucketCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  PutBucketEncryptionCommand,
+  PutBucketLifecycleConfigurationCommand,
+  PutBucketOwnershipControlsCommand,
+  PutBucketVersioningCommand,
+  PutPublicAccessBlockCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import {
   existingUserCliConfig,
   findProviderMirror,
   writeCliConfig,
 } from '../../functions/adapters/terraform/cli-config.js';
+import { withPluginCacheLock } from '../../functions/adapters/terraform/plugin-cache-lock.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { summarizeTerraformErrors } from '../../functions/core/redaction/terraform-diagnostics.js';
 
@@ -66,13 +75,15 @@ export async function stageWorkspace(options: StageOptions): Promise<StagedWorks
     }
   };
   const { bucket, key, region } = options.backend;
-  await terraform([
-    'init',
-    '-input=false',
-    `-backend-config=bucket=${bucket}`,
-    `-backend-config=key=${key}`,
-    `-backend-config=region=${region}`,
-  ]);
+  await withPluginCacheLock(pluginCache, () =>
+    terraform([
+      'init',
+      '-input=false',
+      `-backend-config=bucket=${bucket}`,
+      `-backend-config=key=${key}`,
+      `-backend-config=region=${region}`,
+    ]),
+  );
   return { dir, env, terraform, dispose: () => rm(root, { recursive: true, force: true }) };
 }
 
@@ -86,5 +97,53 @@ export async function createStateBucket(s3: S3Client, bucket: string, region: st
   );
   await s3.send(
     new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+  );
+}
+
+/**
+ * What a careful platform team sets on a state bucket besides versioning: default encryption, all
+ * four public-access-block settings, ACLs disabled, and expiry of the versions every lock and plan
+ * leaves behind. (Not the TLS-only policy: moto denies object reads under any policy Condition.)
+ */
+export async function hardenStateBucketExceptTls(s3: S3Client, bucket: string): Promise<void> {
+  await s3.send(
+    new PutBucketEncryptionCommand({
+      Bucket: bucket,
+      ServerSideEncryptionConfiguration: {
+        Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+    }),
+  );
+  await s3.send(
+    new PutPublicAccessBlockCommand({
+      Bucket: bucket,
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        IgnorePublicAcls: true,
+        BlockPublicPolicy: true,
+        RestrictPublicBuckets: true,
+      },
+    }),
+  );
+  await s3.send(
+    new PutBucketOwnershipControlsCommand({
+      Bucket: bucket,
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    }),
+  );
+  await s3.send(
+    new PutBucketLifecycleConfigurationCommand({
+      Bucket: bucket,
+      LifecycleConfiguration: {
+        Rules: [
+          {
+            ID: 'noncurrent-state-versions',
+            Status: 'Enabled',
+            Filter: { Prefix: '' },
+            NoncurrentVersionExpiration: { NoncurrentDays: 90 },
+          },
+        ],
+      },
+    }),
   );
 }

@@ -8,17 +8,27 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
+import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
+import { resourceLabel } from '../../functions/core/findings/describe.js';
 import type { Finding } from '../../functions/core/findings/model.js';
+import type { Team } from '../../functions/core/registry/model.js';
 import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { renderFindings } from '../output.js';
+import { createOwnerInboxes, renderDigest } from './chat-inbox.js';
 import { motoEnvironment, startMoto } from './moto.js';
-import { createStateBucket, type StagedWorkspace, stageWorkspace } from './provision.js';
+import {
+  createStateBucket,
+  hardenStateBucketExceptTls,
+  type StagedWorkspace,
+  stageWorkspace,
+} from './provision.js';
 
 export const ESTATE_DIR = fileURLToPath(new URL('../../examples/estate/', import.meta.url));
 
@@ -37,6 +47,9 @@ export const DEMO_CHANGES = [
   },
   { workspace: 'platform-prod', address: 'aws_sqs_queue.events', what: 'queue deleted' },
 ] as const;
+
+/** What the backend check must find on the demo's state bucket (see hardenStateBucketExceptTls). */
+export const DEMO_BACKEND_FINDINGS = ['backend.tls-only'];
 
 export interface DemoResult {
   findings: Finding[];
@@ -76,7 +89,13 @@ export async function runDemo(options: {
     const { workspaces } = loaded.registry;
     const region = workspaces[0]!.backend.region;
     const s3 = new S3Client({});
-    await createStateBucket(s3, workspaces[0]!.backend.bucket, region);
+    const stateBucket = workspaces[0]!.backend.bucket;
+    await createStateBucket(s3, stateBucket, region);
+    // Everything a careful platform team sets on a state bucket, but the TLS-only policy: moto cannot
+    // serve objects from a bucket whose policy has a Condition, so the backend check will flag that.
+    await hardenStateBucketExceptTls(s3, stateBucket);
+    const teams = loaded.registry.owners.teams;
+    const inboxes = await createOwnerInboxes(teams.map((team) => team.id));
 
     step(
       `Provisioning examples/estate with real Terraform: ${workspaces.map((workspace) => workspace.id).join(', ')} (about a minute)`,
@@ -98,8 +117,13 @@ export async function runDemo(options: {
     step("Changing things behind Terraform's back with the AWS SDK");
     await makeOutOfBandChanges();
     for (const change of DEMO_CHANGES) print(`    ${change.workspace}: ${change.address}: ${change.what}`);
+    print(
+      `    (and the state bucket ${stateBucket} has every safeguard but a TLS-only policy, which moto cannot serve)`,
+    );
 
-    step('Scanning: refresh-only plans, read-only, no locks taken (driftwatch scan)');
+    step(
+      'Scanning: state backends and locks, then refresh-only plans; read-only, no locks taken (driftwatch scan)',
+    );
     await rm(options.storeDir, { recursive: true, force: true });
     const store = createFsObjectStore(options.storeDir);
     const result = await runLocalScan({
@@ -108,13 +132,22 @@ export async function runDemo(options: {
       hashSensitive: resolveHasher(),
       logger: createLogger({ format: 'text', write: (line) => print(`    ${line}`) }),
       concurrency: 3,
+      publisher: createSnsPublisher(new SNSClient({}), { topicArn: inboxes.topicArn }),
     });
 
     step(`Findings (${elapsed()})`);
     print(renderFindings(result.findings, 'table').trimEnd());
     const asPlanned = demoWentAsPlanned(result.findings);
     print(`\nStored in ${store.location}/${result.summaryKey.replace(/summary\.json$/, '')}`);
-    print(`Look closer: ls ${options.storeDir}/current   or   npx driftwatch scan --help`);
+    step("Each owner's digest, as it appears in their chat channel (SNS → filtered subscription)");
+    for (const team of teams) {
+      for (const digest of await inboxes.drain(team.id)) {
+        print(renderDigest(digest.body, describeChannel(team)));
+      }
+    }
+    print(
+      `\nLook closer: npx driftwatch findings --store ${options.storeDir}   (add --format json, --owner, --health)`,
+    );
     if (!asPlanned) print('\nThe demo did not find exactly the staged changes: see the table above.');
     return { findings: result.findings, asPlanned, storeLocation: store.location };
   } finally {
@@ -124,30 +157,29 @@ export async function runDemo(options: {
   }
 }
 
+function describeChannel(team: Team): string {
+  const destination = team.destinations[0];
+  if (destination?.type === 'chatbot-slack')
+    return `Slack ${destination.workspace}/#${destination.channel} (${team.id})`;
+  if (destination?.type === 'email') return `email ${destination.address} (${team.id})`;
+  return team.id;
+}
+
 /** Every staged change found, and nothing else above info (no noise made it through). */
 export function demoWentAsPlanned(findings: readonly Finding[]): boolean {
   const open = findings.filter((finding) => finding.status !== 'resolved');
-  const found = (workspace: string, address: string) =>
-    open.some(
-      (finding) =>
-        finding.workspace === workspace &&
-        finding.resource &&
-        'address' in finding.resource &&
-        finding.resource.address === address,
-    );
-  const expected = DEMO_CHANGES.every((change) => found(change.workspace, change.address));
-  const unexpected = open.filter(
-    (finding) =>
-      finding.severity !== 'info' &&
-      !DEMO_CHANGES.some(
-        (change) =>
-          finding.workspace === change.workspace &&
-          finding.resource &&
-          'address' in finding.resource &&
-          finding.resource.address === change.address,
+  const isStaged = (finding: Finding) =>
+    DEMO_CHANGES.some(
+      (change) => finding.workspace === change.workspace && resourceLabel(finding) === change.address,
+    ) || DEMO_BACKEND_FINDINGS.includes(finding.ruleId);
+  const stagedFound =
+    DEMO_CHANGES.every((change) =>
+      open.some(
+        (finding) => finding.workspace === change.workspace && resourceLabel(finding) === change.address,
       ),
-  );
-  return expected && unexpected.length === 0;
+    ) && DEMO_BACKEND_FINDINGS.every((ruleId) => open.some((finding) => finding.ruleId === ruleId));
+  const unexpected = open.filter((finding) => finding.severity !== 'info' && !isStaged(finding));
+  return stagedFound && unexpected.length === 0;
 }
 
 async function makeOutOfBandChanges(): Promise<void> {

@@ -34,10 +34,14 @@ export function validateEvent<T>(schema: SafeParser<T>): MiddlewareObj<T> {
   };
 }
 
-/** Logs the failure once, with its cause, and lets it fail the invocation (Step Functions retries or catches). */
+/**
+ * Logs the failure once, with its cause, and lets it fail the invocation (Step Functions retries or
+ * catches). An error a later middleware already answered (a 400 for bad input) is not a failure.
+ */
 export function logErrors(logger: Logger): MiddlewareObj {
   return {
     onError: async (request) => {
+      if (request.response !== undefined) return;
       logger.error('handler failed', { error: request.error, awsRequestId: request.context?.awsRequestId });
     },
   };

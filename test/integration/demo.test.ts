@@ -32,6 +32,16 @@ describe('driftwatch demo', () => {
     }
     expect(run.stdout).toMatch(/CRITICAL\s+new\s+payments-prod\s+drift\.update\s+aws_security_group\.db/);
     expect(run.stdout).toContain(`Stored in ${join(temp.path, 'demo')}/scans/dt=`);
+    // Each owner's digest, as delivered through SNS to that owner's filtered subscription.
+    // platform owns the deleted queue and, as fallback owner, the shared state bucket's finding.
+    expect(run.stdout).toMatch(
+      /┌─ Slack T0DEMO0001\/#C0PLATFORM \(platform\)\n│ 🟠 driftwatch for platform: 2 new/,
+    );
+    expect(run.stdout).toMatch(/MEDIUM\s+new\s+s3\.driftwatch-demo-tfstate\s+backend\.tls-only/);
+    expect(run.stdout).toMatch(
+      /┌─ email payments-oncall@example.com \(payments\)\n│ 🔴 driftwatch for payments: 3 new/,
+    );
+    expect(run.stdout).not.toContain('rotated-by-hand');
     const endpoint = /http:\/\/127\.0\.0\.1:\d+/.exec(run.stdout)?.[0];
     expect(endpoint).toBeDefined();
     expect(await isListening(endpoint!)).toBe(false);

@@ -68,6 +68,8 @@ async function scan(storeName: string) {
     store: createFsObjectStore(storeDir),
     hashSensitive: createSensitiveHasher(SALT),
     logger: createLogger({ format: 'json', write: (line) => logLines.push(line) }),
+    // Drift is under test here; the harness's state bucket has backend findings of its own.
+    backendChecks: false,
   });
 }
 
@@ -193,7 +195,9 @@ describe('drift scenarios with real terraform and moto', () => {
       expect(finding.remediation.steps.join(' ')).toMatch(/plan/);
       expect(finding.id).toMatch(/^[0-9a-f]{64}$/);
     }
-    expect(findings.filter((finding) => finding.status !== 'resolved')).toHaveLength(5);
+    expect(
+      findings.filter((finding) => finding.status !== 'resolved' && finding.check === 'terraform'),
+    ).toHaveLength(5);
 
     // No secret anywhere: stdout, stderr (the logs), or any object in the store.
     const everything = [run.stdout, run.stderr, allFileText(storeDir), logLines.join('\n')].join('\n');

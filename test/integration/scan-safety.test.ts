@@ -12,7 +12,9 @@ import { createScanPorts } from '../../functions/adapters/scan-ports.js';
 import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
 import {
   DEFAULT_LOCK_SETTINGS,
+  DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_POLICIES,
+  DEFAULT_SUPPRESSION_SETTINGS,
   type WorkspaceConfig,
 } from '../../functions/core/registry/model.js';
 import type { ScanPorts } from '../../functions/core/scan/ports.js';
@@ -55,6 +57,9 @@ const loaded: LoadedRegistry = {
     workspaces: [workspace],
     policies: DEFAULT_POLICIES,
     locks: DEFAULT_LOCK_SETTINGS,
+    clusters: [],
+    notifications: DEFAULT_NOTIFICATION_SETTINGS,
+    suppressions: DEFAULT_SUPPRESSION_SETTINGS,
   },
   dir: REPO_ROOT,
   path: join(REPO_ROOT, 'driftwatch.yaml'),
@@ -87,6 +92,8 @@ function scan(name: string, ports?: (scanId: string) => ScanPorts, workRoot?: st
     store: createFsObjectStore(join(temp.path, name)),
     hashSensitive,
     logger: createLogger({ write: () => {} }),
+    // The scan itself is under test here; state backends and locks have backend-locks.test.ts.
+    backendChecks: false,
     ports,
     runner: workRoot ? { workRoot } : undefined,
   });

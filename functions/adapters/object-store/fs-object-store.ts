@@ -68,6 +68,14 @@ export function createFsObjectStore(root: string): ObjectStore {
       return { etag: etagOf(body) };
     },
 
+    async delete(key: string) {
+      try {
+        unlinkSync(pathOf(key));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    },
+
     async *list(prefix: string): AsyncIterable<ListedObject> {
       for (const path of walk(base)) {
         const key = relative(base, path).split(sep).join('/');

@@ -1,4 +1,5 @@
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
@@ -52,6 +53,10 @@ export function createS3ObjectStore(
         if (status === 412 || status === 409) throw new PreconditionFailedError(key);
         throw error;
       }
+    },
+
+    async delete(key: string): Promise<void> {
+      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
 
     async *list(prefix: string): AsyncIterable<ListedObject> {

@@ -15,6 +15,7 @@ import {
 import { PlanFormatError } from '../../core/terraform/index.js';
 import { readPlanFile } from '../plan-file.js';
 import { existingUserCliConfig, findProviderMirror, writeCliConfig } from './cli-config.js';
+import { withPluginCacheLock } from './plugin-cache-lock.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
 export interface TerraformRunnerOptions {
@@ -55,8 +56,6 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     join(baseEnv.HOME ?? homedir(), '.cache', 'driftwatch', 'terraform-plugins');
   const timeoutMs = options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const versions = new Map<string, Promise<string | undefined>>();
-  // Terraform's plugin cache is not safe for concurrent installs: serialise `init`, run plans in parallel.
-  let initQueue: Promise<unknown> = Promise.resolve();
 
   async function prepare(
     workspace: WorkspaceConfig,
@@ -73,11 +72,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         runTerraform(terraform, args, { cwd: root, env, stdoutFile }, stage, knownSecrets);
 
       const initArgs = ['init', '-input=false', '-no-color', ...backendConfigArgs(workspace)];
-      const init = initQueue.then(
-        () => run('init', initArgs),
-        () => run('init', initArgs),
-      );
-      initQueue = init;
+      const init = withPluginCacheLock(pluginCacheDir, () => run('init', initArgs));
       const initResult = await init;
       let planCount = 0;
 

@@ -1,11 +1,21 @@
-import { CURRENT_PREFIX, currentKey, scanHistoryKey, scanSummaryKey } from './layout.js';
+import {
+  CURRENT_PREFIX,
+  currentKey,
+  SCANS_PREFIX,
+  scanDate,
+  scanHistoryKey,
+  scanPrefix,
+  scanSummaryKey,
+  suppressionKey,
+} from './layout.js';
 import {
   type CurrentDocument,
   type RecordedScan,
   recordWorkspaceScan,
   type ScanOutcome,
+  setSuppression,
 } from './lifecycle.js';
-import type { Check, Finding, FindingDraft } from './model.js';
+import { CHECKS, type Check, type Finding, type FindingDraft, type Suppression } from './model.js';
 import { type ObjectStore, PreconditionFailedError } from './object-store.js';
 
 export interface ScanRef {
@@ -43,13 +53,38 @@ export function createFindingsStore(store: ObjectStore) {
     return stored ? { document: JSON.parse(stored.body) as CurrentDocument, etag: stored.etag } : undefined;
   }
 
+  /**
+   * Compare-and-swap of one scope's current document: read it with its ETag, compute the next one,
+   * write it only if nobody else did in between, otherwise start over with what they wrote.
+   */
+  async function updateCurrent(
+    scope: string,
+    next: (previous: CurrentDocument | undefined) => Promise<CurrentDocument | undefined>,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const previous = await readCurrent(scope);
+      const document = await next(previous?.document);
+      if (!document) return;
+      try {
+        await store.put(
+          currentKey(scope),
+          JSON.stringify(document, null, 2),
+          previous ? { ifMatch: previous.etag } : { ifNoneMatch: '*' },
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      }
+    }
+  }
+
   return {
     location: store.location,
     readCurrent,
 
     /**
      * Records one run of one check for one scope. History is per scan, scope and check
-     * (`<scope>.jsonl` for Terraform, `<scope>.<check>.jsonl` for the others), so checks of the
+     * (`<scope>.jsonl` for Terraform, `<scope>@<check>.jsonl` for the others), so checks of the
      * same scope in one scan never overwrite each other's lines.
      */
     async recordWorkspace(
@@ -59,33 +94,107 @@ export function createFindingsStore(store: ObjectStore) {
     ): Promise<RecordedScan & { historyKey: string }> {
       const { workspace, check, outcome } = target;
       const historyKey = scanHistoryKey(scan.startedAt, scan.scanId, workspace, check);
-      for (let attempt = 1; ; attempt++) {
-        const previous = await readCurrent(workspace);
-        const recorded = recordWorkspaceScan(previous?.document, drafts, {
+      let recorded: RecordedScan | undefined;
+      await updateCurrent(workspace, async (previous) => {
+        recorded = recordWorkspaceScan(previous, drafts, {
           workspace,
           scanId: scan.scanId,
           now: scan.now,
           outcome,
           check,
         });
+        // History before the current document: a crash in between leaves history a rerun rewrites.
         await store.put(historyKey, toJsonLines(recorded.history));
-        try {
+        return recorded.current;
+      });
+      return { ...recorded!, historyKey };
+    },
+
+    /**
+     * Sets or lifts the suppression of an open finding wherever it lives; records the suppression
+     * itself under `suppressions/<id>.json`. Returns the finding, or undefined for an unknown id.
+     */
+    async suppress(id: string, suppression: Suppression | undefined): Promise<Finding | undefined> {
+      for await (const object of store.list(CURRENT_PREFIX)) {
+        const stored = await store.get(object.key);
+        if (
+          !stored ||
+          !(JSON.parse(stored.body) as CurrentDocument).findings.some((finding) => finding.id === id)
+        )
+          continue;
+        const scope = object.key.slice(CURRENT_PREFIX.length).replace(/\.json$/, '');
+        let updated: Finding | undefined;
+        await updateCurrent(scope, async (previous) => {
+          const next = previous && setSuppression(previous, id, suppression);
+          updated = next?.findings.find((finding) => finding.id === id);
+          return next;
+        });
+        if (updated) {
           await store.put(
-            currentKey(workspace),
-            JSON.stringify(recorded.current, null, 2),
-            previous ? { ifMatch: previous.etag } : { ifNoneMatch: '*' },
+            suppressionKey(id),
+            JSON.stringify({ id, scope, suppression: suppression ?? null }, null, 2),
           );
-          return { ...recorded, historyKey };
-        } catch (error) {
-          if (!(error instanceof PreconditionFailedError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
         }
+        return updated;
       }
+      return undefined;
     },
 
     async writeSummary(scan: ScanRef, summary: ScanSummary): Promise<string> {
       const key = scanSummaryKey(scan.startedAt, scan.scanId);
       await store.put(key, JSON.stringify(summary, null, 2));
       return key;
+    },
+
+    /** Summaries of the scans started in the last `days` days (newest first). */
+    async recentSummaries(now: Date, days = 14): Promise<ScanSummary[]> {
+      const summaries: ScanSummary[] = [];
+      for (let back = 0; back < days; back++) {
+        const date = new Date(now.getTime() - back * 24 * 60 * 60_000);
+        for await (const object of store.list(`${SCANS_PREFIX}dt=${scanDate(date)}/`)) {
+          if (!object.key.endsWith('/summary.json')) continue;
+          const stored = await store.get(object.key);
+          if (stored) summaries.push(JSON.parse(stored.body) as ScanSummary);
+        }
+      }
+      return summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    },
+
+    /** Every history line of one scan (all scopes and checks): what NotifyOwners reports. */
+    async scanHistory(scan: ScanRef): Promise<Finding[]> {
+      return (await this.scanHistoryFiles(scan)).flatMap((file) => file.findings);
+    },
+
+    /** The scan's history files, one per scope and check (an empty file: the run found nothing). */
+    async scanHistoryFiles(
+      scan: ScanRef,
+    ): Promise<Array<{ scope: string; check: Check; findings: Finding[] }>> {
+      const prefix = scanPrefix(scan.startedAt, scan.scanId);
+      const files: Array<{ scope: string; check: Check; findings: Finding[] }> = [];
+      for await (const object of store.list(prefix)) {
+        if (!object.key.endsWith('.jsonl')) continue;
+        const stored = await store.get(object.key);
+        if (!stored) continue;
+        const name = object.key.slice(prefix.length, -'.jsonl'.length);
+        const [scope = name, check = 'terraform'] = name.split('@');
+        if (!(CHECKS as readonly string[]).includes(check)) continue;
+        files.push({ scope, check: check as Check, findings: parseJsonLines(stored.body) });
+      }
+      return files;
+    },
+
+    /** History lines of the scans started in the last `days` days (to list resolved findings). */
+    async recentHistory(now: Date, days: number): Promise<Finding[]> {
+      const findings: Finding[] = [];
+      for (let back = 0; back < days; back++) {
+        const date = new Date(now.getTime() - back * 24 * 60 * 60_000);
+        for await (const object of store.list(`${SCANS_PREFIX}dt=${scanDate(date)}/`)) {
+          if (!object.key.endsWith('.jsonl')) continue;
+          const stored = await store.get(object.key);
+          if (stored) findings.push(...parseJsonLines(stored.body));
+        }
+      }
+      return findings;
     },
 
     /** Every open finding of every workspace. */
@@ -102,6 +211,13 @@ export function createFindingsStore(store: ObjectStore) {
 }
 
 export type FindingsStore = ReturnType<typeof createFindingsStore>;
+
+function parseJsonLines(body: string): Finding[] {
+  return body
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Finding);
+}
 
 function toJsonLines(findings: readonly Finding[]): string {
   return findings.map((finding) => JSON.stringify(finding)).join('\n') + (findings.length ? '\n' : '');

@@ -16,7 +16,10 @@ export function findingId(
 export function resourceIdentity(resource: ResourceRef | undefined): string {
   if (!resource) return '';
   if ('address' in resource) return `tf:${resource.address}`;
-  if ('bucket' in resource)
-    return `backend:${resource.bucket}/${resource.key ?? ''}#${resource.lockTable ?? ''}`;
+  if ('bucket' in resource) {
+    // The lock part is appended only when present, so ids of findings without a lock never change.
+    const lock = resource.lockId === undefined ? '' : `!lock=${resource.lockId}`;
+    return `backend:${resource.bucket}/${resource.key ?? ''}#${resource.lockTable ?? ''}${lock}`;
+  }
   return `k8s:${resource.app ?? ''}:${resource.group}/${resource.kind}:${resource.namespace ?? ''}/${resource.name}`;
 }

@@ -41,7 +41,8 @@ export function scanHistoryKey(
   workspace: string,
   check: Check = 'terraform',
 ): string {
-  const suffix = check === 'terraform' ? '' : `.${check}`;
+  // '@' is not allowed in scope ids, so the check can always be told apart from the scope.
+  const suffix = check === 'terraform' ? '' : `@${check}`;
   return `${scanPrefix(startedAt, scanId)}${assertWorkspaceId(workspace)}${suffix}.jsonl`;
 }
 
@@ -53,6 +54,21 @@ export function currentKey(workspace: string): string {
   return `current/${assertWorkspaceId(workspace)}.json`;
 }
 
+/** The audit record of a suppression (who, why, until when); the current document holds its effect. */
+export function suppressionKey(findingId: string): string {
+  if (!/^[0-9a-f]{64}$/.test(findingId)) throw new InvalidKeyPartError('finding id', findingId);
+  return `suppressions/${findingId}.json`;
+}
+
+/**
+ * The first observation of a bucket's locks (ObserveLocks), read back by ConfirmLocks after the
+ * confirmation window: the two phases may run in separate Lambda invocations.
+ */
+export function lockObservationKey(scanId: string, scope: string): string {
+  return `${LOCKS_PREFIX}scan=${assertScanId(scanId)}/${assertWorkspaceId(scope)}.json`;
+}
+
+export const LOCKS_PREFIX = 'locks/';
 export const CURRENT_PREFIX = 'current/';
 export const SCANS_PREFIX = 'scans/';
 

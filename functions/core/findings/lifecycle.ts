@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../redaction/secrets.js';
+import { openDays } from './describe.js';
 import { findingId } from './fingerprint.js';
 import type { Check, Finding, FindingDraft, FindingStatus, Suppression } from './model.js';
 
@@ -117,6 +118,7 @@ export function recordWorkspaceScan(
       finding.status = 'regressed';
       finding.resolvedAt = resolved.resolvedAt;
     }
+    finding.ageDays = openDays(finding.firstSeenAt, scan.now);
     const suppression = before?.suppression ?? resolved?.suppression;
     if (suppression && Date.parse(suppression.until) > nowMs) {
       finding.status = 'suppressed';

@@ -37,6 +37,11 @@ export interface BackendResourceRef {
   bucket: string;
   key?: string;
   lockTable?: string;
+  /**
+   * The Terraform lock ID, on lock findings: the same lock keeps its finding across scans, and a
+   * new lock on the same state is a new finding.
+   */
+  lockId?: string;
 }
 export interface ClusterResourceRef {
   app?: string;
@@ -98,6 +103,8 @@ export interface Finding {
   scanId: string;
   firstSeenAt: string;
   lastSeenAt: string;
+  /** Drift age: whole calendar days from firstSeenAt to lastSeenAt (set by the lifecycle). */
+  ageDays?: number;
   /** Set by the lifecycle: which check produced it. */
   check?: Check;
   /** Hash of what the finding says (severity, title, changed values): a new hash means `changed`. */
@@ -115,6 +122,7 @@ export type FindingDraft = Omit<
   | 'status'
   | 'firstSeenAt'
   | 'lastSeenAt'
+  | 'ageDays'
   | 'scanId'
   | 'check'
   | 'valueHash'

@@ -28,6 +28,8 @@ export interface ObjectStore {
   /** Throws PreconditionFailedError when a condition does not hold. */
   put(key: string, body: string, options?: PutOptions): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ListedObject>;
+  /** Deletes an object of driftwatch's own (the notification outbox); a missing key is fine. */
+  delete(key: string): Promise<void>;
 }
 
 export class PreconditionFailedError extends Error {

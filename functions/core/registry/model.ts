@@ -10,6 +10,10 @@ export interface Registry {
   workspaces: WorkspaceConfig[];
   policies: Policies;
   locks: LockSettings;
+  /** GitOps clusters (Argo CD, or manifests versus the Kubernetes API) scanned by the ScanCluster stage. */
+  clusters: ClusterConfig[];
+  notifications: NotificationSettings;
+  suppressions: SuppressionSettings;
   schedule?: ScheduleSettings;
 }
 
@@ -135,10 +139,36 @@ export interface LockSettings {
   confirmAfterMs: number;
 }
 
+export interface NotificationSettings {
+  /** A finding still open this long (and every multiple of it) is repeated in its owner's digest. */
+  remindEveryMs: number;
+  /** Findings listed in full in one digest; the rest are counted ("+N more"). */
+  maxFindingsPerDigest: number;
+}
+
+export interface SuppressionSettings {
+  /** The longest a suppression may last: every suppression ends and is reviewed again. */
+  maxDurationMs: number;
+}
+
+export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
+  remindEveryMs: 7 * 24 * 60 * 60_000,
+  maxFindingsPerDigest: 15,
+};
+
+export const DEFAULT_SUPPRESSION_SETTINGS: SuppressionSettings = {
+  maxDurationMs: 90 * 24 * 60 * 60_000,
+};
+
 export interface ScheduleSettings {
   cron: string;
   timezone: string;
+  /** A scan-missing alert goes to the fallback owner when no scan completed for this long. */
+  alertAfterMs: number;
 }
+
+/** A nightly schedule, plus slack for a late start and a long scan. */
+export const DEFAULT_SCAN_ALERT_AFTER_MS = 26 * 60 * 60_000;
 
 export const DEFAULT_POLICIES: Policies = {
   noise: { nullVersusEmpty: true, companionAttributes: true, equivalentJson: true, foldTagsAll: true },
@@ -155,3 +185,71 @@ export const DEFAULT_LOCK_SETTINGS: LockSettings = {
 
 /** Workspace, team and other ids become S3 key parts: keep them to this alphabet. */
 export const SAFE_ID = /^[a-z0-9][a-z0-9\-_.]{0,62}$/;
+
+/** An Argo CD API token: from Secrets Manager in AWS, from an environment variable locally. Never the value. */
+export type SecretReference = { secretsManager: string } | { env: string };
+
+export interface ArgoCdSource {
+  /** The Argo CD server, e.g. https://argocd.example.com (http only on loopback, for tests). */
+  url: string;
+  token: SecretReference;
+  /** Only applications of this project. */
+  project?: string;
+  /** Only applications matching this label selector, e.g. `team=payments`. */
+  selector?: string;
+  /** Namespace of the applications when Argo CD serves applications in any namespace. */
+  appNamespace?: string;
+}
+
+/** Where the desired manifests come from in direct mode. */
+export type ManifestSource =
+  /** A kustomize overlay, relative to the registry file, rendered with `kubectl kustomize`. */
+  | { kustomize: string }
+  /** A multi-document YAML file rendered by CI, e.g. s3://ci-artifacts/prod/rendered.yaml. */
+  | { s3: string };
+
+/** Access to an EKS cluster's API with a token presigned from the scanner's (or an assumed) AWS identity. */
+export interface EksAccess {
+  cluster: string;
+  region: string;
+  /** The cluster's API endpoint (`aws eks describe-cluster --query cluster.endpoint`). */
+  server: string;
+  /** The cluster CA, base64 PEM (`--query cluster.certificateAuthority.data`); public, not a secret. */
+  certificateAuthority?: string;
+  roleArn?: string;
+  externalId?: string;
+}
+
+export interface KubernetesSource {
+  /** A kubeconfig context (KUBECONFIG or ~/.kube/config): local runs. */
+  context?: string;
+  eks?: EksAccess;
+  manifests: ManifestSource;
+}
+
+/** An Argo CD application whose findings go to another owner than the cluster's. */
+export interface ClusterApplication {
+  name: string;
+  owner: string;
+}
+
+export interface ClusterConfig {
+  /** The findings scope of the cluster (`current/<id>.json`). */
+  id: string;
+  owner: string;
+  environment: string;
+  /** Exactly one of `argocd` and `kubernetes`. */
+  argocd?: ArgoCdSource;
+  kubernetes?: KubernetesSource;
+  applications: ClusterApplication[];
+  /** Registry workspaces whose Terraform state manages objects in this cluster (ownership conflicts). */
+  workspaces: string[];
+  policies: ClusterPolicies;
+}
+
+export interface ClusterPolicies {
+  /** A production application without automated sync or selfHeal that stays OutOfSync this long is a finding. */
+  outOfSyncAfterMs: number;
+}
+
+export const DEFAULT_CLUSTER_POLICIES: ClusterPolicies = { outOfSyncAfterMs: 60 * 60_000 };

@@ -18,7 +18,16 @@ export function checkReferences(raw: unknown, source: YamlSource): RegistryProbl
   const owners = asRecord(root?.owners);
   const teams = idsOf(owners?.teams, ['owners', 'teams']);
   const workspaces = idsOf(root?.workspaces, ['workspaces']);
-  const problems = [...duplicates(teams, 'team', source), ...duplicates(workspaces, 'workspace', source)];
+  const clusters = idsOf(root?.clusters, ['clusters']);
+  const problems = [
+    ...duplicates(teams, 'team', source),
+    ...duplicates(workspaces, 'workspace', source),
+    // A cluster's id is its findings scope, as a workspace's is: the two must not share one.
+    ...duplicates([...workspaces, ...clusters], 'workspace or cluster', source).filter((problem) =>
+      problem.path.startsWith('clusters'),
+    ),
+    ...clusterWorkspaceReferences(root, new Set(workspaces.map((workspace) => workspace.id)), source),
+  ];
   // Unless every team has a readable id, any reference could name the unreadable one: the schema
   // reports the broken teams, and reporting references as dangling too would be noise.
   if (everyEntryHasId(owners?.teams)) {
@@ -83,7 +92,42 @@ function ownerReferences(root: Record<string, unknown> | undefined): IdAt[] {
       if (typeof routeOwner === 'string') references.push({ id: routeOwner, path });
     }
   }
+  for (const [index, cluster] of asList(root?.clusters).entries()) {
+    const owner = asRecord(cluster)?.owner;
+    if (typeof owner === 'string') references.push({ id: owner, path: ['clusters', index, 'owner'] });
+    for (const [appIndex, application] of asList(asRecord(cluster)?.applications).entries()) {
+      const appOwner = asRecord(application)?.owner;
+      const path = ['clusters', index, 'applications', appIndex, 'owner'];
+      if (typeof appOwner === 'string') references.push({ id: appOwner, path });
+    }
+  }
   return references;
+}
+
+/** clusters[].workspaces name registry workspaces (whose state is read for ownership conflicts). */
+function clusterWorkspaceReferences(
+  root: Record<string, unknown> | undefined,
+  workspaceIds: ReadonlySet<string>,
+  source: YamlSource,
+): RegistryProblem[] {
+  if (!everyEntryHasId(root?.workspaces ?? [])) return [];
+  const problems: RegistryProblem[] = [];
+  for (const [index, cluster] of asList(root?.clusters).entries()) {
+    for (const [position, id] of asList(asRecord(cluster)?.workspaces).entries()) {
+      if (typeof id !== 'string' || !SAFE_ID.test(id) || workspaceIds.has(id)) continue;
+      const path = ['clusters', index, 'workspaces', position];
+      const suggestion = closestMatch(id, [...workspaceIds]);
+      const hint = suggestion !== undefined ? `; did you mean '${suggestion}'?` : '';
+      const { line, column } = source.positionOf(path);
+      problems.push({
+        path: formatPath(path),
+        line,
+        column,
+        message: `no workspace '${id}' in workspaces${hint}`,
+      });
+    }
+  }
+  return problems;
 }
 
 function danglingReference(

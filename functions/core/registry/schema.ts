@@ -6,6 +6,14 @@
  */
 import * as z from 'zod/mini';
 import { SEVERITIES } from '../findings/model.js';
+import {
+  apiServerUrlProblem,
+  certificateAuthorityProblem,
+  eksClusterNameProblem,
+  labelSelectorProblem,
+  secretIdProblem,
+  tokenEnvNameProblem,
+} from './cluster-formats.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
 import {
   bucketNameProblem,
@@ -31,10 +39,20 @@ import {
   toIsoDate,
 } from './formats.js';
 import {
+  type ClusterConfig,
+  DEFAULT_CLUSTER_POLICIES,
   DEFAULT_LOCK_SETTINGS,
+  DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_POLICIES,
+  DEFAULT_SCAN_ALERT_AFTER_MS,
+  DEFAULT_SUPPRESSION_SETTINGS,
   type LockSettings,
+  type ManifestSource,
+  type NotificationSettings,
   type Policies,
+  type ScheduleSettings,
+  type SecretReference,
+  type SuppressionSettings,
   type WorkspaceSource,
 } from './model.js';
 
@@ -312,12 +330,117 @@ const locksSchema = z.pipe(
   ),
 );
 
+// Notifications and suppressions.
+
+const notificationsSchema = z.pipe(
+  strictObject({
+    remindEvery: z.optional(durationSchema),
+    maxFindingsPerDigest: z.optional(z.int().check(z.positive())),
+  }),
+  z.transform(
+    (notifications): NotificationSettings => ({
+      remindEveryMs: notifications.remindEvery ?? DEFAULT_NOTIFICATION_SETTINGS.remindEveryMs,
+      maxFindingsPerDigest:
+        notifications.maxFindingsPerDigest ?? DEFAULT_NOTIFICATION_SETTINGS.maxFindingsPerDigest,
+    }),
+  ),
+);
+
+const suppressionsSchema = z.pipe(
+  strictObject({ maxDuration: z.optional(durationSchema) }),
+  z.transform(
+    (suppressions): SuppressionSettings => ({
+      maxDurationMs: suppressions.maxDuration ?? DEFAULT_SUPPRESSION_SETTINGS.maxDurationMs,
+    }),
+  ),
+);
+
+// Clusters (GitOps).
+
+const secretReferenceSchema = z.pipe(
+  strictObject({
+    secretsManager: z.optional(text(secretIdProblem)),
+    env: z.optional(text(tokenEnvNameProblem)),
+  }).check(exactlyOneOf('secretsManager', 'env')),
+  z.transform(
+    (token): SecretReference =>
+      token.secretsManager !== undefined
+        ? { secretsManager: token.secretsManager }
+        : { env: token.env ?? '' },
+  ),
+);
+
+const argoCdSchema = strictObject({
+  url: text(apiServerUrlProblem),
+  token: secretReferenceSchema,
+  project: z.optional(text()),
+  selector: z.optional(text(labelSelectorProblem)),
+  appNamespace: z.optional(text()),
+});
+
+const manifestSourceSchema = z.pipe(
+  strictObject({
+    kustomize: z.optional(text(relativePathProblem)),
+    s3: z.optional(text(s3UriProblem)),
+  }).check(exactlyOneOf('kustomize', 's3')),
+  z.transform(
+    (source): ManifestSource =>
+      source.s3 !== undefined ? { s3: source.s3 } : { kustomize: source.kustomize ?? '' },
+  ),
+);
+
+const eksSchema = strictObject({
+  cluster: text(eksClusterNameProblem),
+  region: text(regionProblem),
+  server: text(apiServerUrlProblem),
+  certificateAuthority: z.optional(text(certificateAuthorityProblem)),
+  roleArn: z.optional(text(roleArnProblem)),
+  externalId: z.optional(text(externalIdProblem)),
+});
+
+const kubernetesSchema = strictObject({
+  context: z.optional(text()),
+  eks: z.optional(eksSchema),
+  manifests: manifestSourceSchema,
+}).check(exactlyOneOf('context', 'eks'));
+
+const clusterSchema = z.pipe(
+  strictObject({
+    id: safeId,
+    owner: safeId,
+    environment: text(),
+    argocd: z.optional(argoCdSchema),
+    kubernetes: z.optional(kubernetesSchema),
+    applications: z._default(z.array(strictObject({ name: text(), owner: safeId })), () => []),
+    workspaces: z._default(z.array(safeId), () => []),
+    policies: z.optional(strictObject({ outOfSyncAfter: z.optional(durationSchema) })),
+  }).check(exactlyOneOf('argocd', 'kubernetes')),
+  z.transform(
+    ({ policies, ...cluster }): ClusterConfig => ({
+      ...cluster,
+      policies: {
+        outOfSyncAfterMs: policies?.outOfSyncAfter ?? DEFAULT_CLUSTER_POLICIES.outOfSyncAfterMs,
+      },
+    }),
+  ),
+);
+
 // Schedule.
 
-const scheduleSchema = strictObject({
-  cron: text(cronProblem),
-  timezone: z._default(text(timeZoneProblem), 'UTC'),
-});
+const scheduleSchema = z.pipe(
+  strictObject({
+    cron: text(cronProblem),
+    timezone: z._default(text(timeZoneProblem), 'UTC'),
+    alertAfter: z.optional(durationSchema),
+  }),
+  z.transform(
+    (schedule): ScheduleSettings => ({
+      cron: schedule.cron,
+      timezone: schedule.timezone,
+      alertAfterMs: schedule.alertAfter ?? DEFAULT_SCAN_ALERT_AFTER_MS,
+    }),
+  ),
+);
 
 export const registrySchema = strictObject({
   version: z.literal(1, {
@@ -331,6 +454,9 @@ export const registrySchema = strictObject({
   workspaces: z._default(z.array(workspaceSchema), () => []),
   policies: z.prefault(policiesSchema, () => ({})),
   locks: z.prefault(locksSchema, () => ({})),
+  clusters: z._default(z.array(clusterSchema), () => []),
+  notifications: z.prefault(notificationsSchema, () => ({})),
+  suppressions: z.prefault(suppressionsSchema, () => ({})),
   schedule: z.optional(scheduleSchema),
 });
 

@@ -1,6 +1,7 @@
 import type { FindingsStore, ScanRef } from '../findings/findings-store.js';
 import type { RecordedScan } from '../findings/lifecycle.js';
 import type { Policies, WorkspaceConfig } from '../registry/model.js';
+import { routeFinding } from '../routing/routes.js';
 import type { ScanPorts } from './ports.js';
 import { scanWorkspace, type WorkspaceScanResult } from './scan-workspace.js';
 
@@ -21,7 +22,8 @@ export async function scanAndRecordWorkspace(
   const recorded = await deps.store.recordWorkspace(
     { ...scan, now: finished },
     { workspace: workspace.id, check: 'terraform', outcome: result.status },
-    result.findings,
+    // Routes decide the owner of each finding before the lifecycle records it.
+    result.findings.map((finding) => routeFinding(finding, workspace)),
   );
   return { result, recorded, durationMs: finished.getTime() - started.getTime() };
 }

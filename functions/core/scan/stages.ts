@@ -2,5 +2,16 @@
  * The nightly pipeline, in order. The local runner (`driftwatch scan`) executes exactly these
  * stages, and the deployed state machine is built from the same list (a test holds them equal).
  */
-export const PIPELINE_STAGES = ['LoadRegistry', 'ScanTerraform', 'RecordFindings'] as const;
+export const PIPELINE_STAGES = [
+  'LoadRegistry',
+  'CheckBackend',
+  // The first look at the locks; ConfirmLocks takes the second after the confirmation window,
+  // which the scans in between overlap.
+  'ObserveLocks',
+  'ScanTerraform',
+  'ScanCluster',
+  'ConfirmLocks',
+  'RecordFindings',
+  'NotifyOwners',
+] as const;
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];

@@ -12,7 +12,6 @@ export interface WorkspaceOutcome {
   error?: string;
 }
 
-/** The scan's `summary.json`: what ran, what failed, how long it took, what was found and filtered. */
 /** A run of another check (backend, locks, cluster) for one scope. */
 export interface ScopeCheckOutcome {
   scope: string;
@@ -22,6 +21,7 @@ export interface ScopeCheckOutcome {
   error?: string;
 }
 
+/** The scan's `summary.json`: what ran, what failed, how long it took, what was found and filtered. */
 export function summarizeScan(
   scan: { scanId: string; startedAt: Date; finishedAt: Date; totalWorkspaces: number },
   outcomes: readonly WorkspaceOutcome[],
@@ -33,38 +33,34 @@ export function summarizeScan(
   const failures: ScanSummary['failures'] = [];
   const workspaces: ScanSummary['durationsMs']['workspaces'] = {};
   let total = 0;
+  const count = (findings: readonly Finding[]) => {
+    for (const finding of findings) {
+      if (finding.status === 'resolved') continue;
+      total++;
+      bySeverity[finding.severity] = (bySeverity[finding.severity] ?? 0) + 1;
+      byKind[finding.kind] = (byKind[finding.kind] ?? 0) + 1;
+    }
+  };
   for (const outcome of outcomes) {
     workspaces[outcome.workspace] = {
       total: outcome.durationMs,
       init: outcome.result?.durationsMs.init,
       plans: outcome.result?.durationsMs.plans ?? [],
     };
-    for (const finding of outcome.findings) {
-      if (finding.status === 'resolved') continue;
-      total++;
-      bySeverity[finding.severity] = (bySeverity[finding.severity] ?? 0) + 1;
-      byKind[finding.kind] = (byKind[finding.kind] ?? 0) + 1;
-    }
+    count(outcome.findings);
     for (const removal of outcome.result?.noiseRemoved ?? []) {
       noiseRemoved[removal.rule] = (noiseRemoved[removal.rule] ?? 0) + removal.paths.length;
     }
-    const failure =
-      outcome.error ?? outcome.findings.find((finding) => finding.kind === 'scan-failed')?.detail;
+    const failure = outcome.error ?? openFailure(outcome.findings);
     if (failure) failures.push({ workspace: outcome.workspace, reason: failure });
   }
   for (const outcome of checks) {
-    for (const finding of outcome.findings) {
-      if (finding.status === 'resolved') continue;
-      total++;
-      bySeverity[finding.severity] = (bySeverity[finding.severity] ?? 0) + 1;
-      byKind[finding.kind] = (byKind[finding.kind] ?? 0) + 1;
-    }
-    const failure =
-      outcome.error ?? outcome.findings.find((finding) => finding.kind === 'scan-failed')?.detail;
+    count(outcome.findings);
+    const failure = outcome.error ?? openFailure(outcome.findings);
     if (failure) failures.push({ workspace: outcome.scope, check: outcome.check, reason: failure });
   }
   const statusCount = (status: WorkspaceScanResult['status']) =>
-    outcomes.filter((outcome) => !outcome.error && outcome.result?.status === status).length;
+    outcomes.filter((outcome) => !outcome.error && statusOf(outcome) === status).length;
   return {
     scanId: scan.scanId,
     startedAt: scan.startedAt.toISOString(),
@@ -81,4 +77,21 @@ export function summarizeScan(
     noiseRemoved,
     failures,
   };
+}
+
+/**
+ * How a workspace's scan went: from its result when the runner has it, else (the deployed
+ * RecordFindings stage, which only has the history lines) from the scan-health findings it recorded.
+ */
+function statusOf(outcome: WorkspaceOutcome): WorkspaceScanResult['status'] {
+  if (outcome.result) return outcome.result.status;
+  const open = outcome.findings.filter((finding) => finding.status !== 'resolved');
+  if (open.some((finding) => finding.kind === 'scan-failed')) return 'failed';
+  if (open.some((finding) => finding.kind === 'workspace-busy')) return 'busy';
+  return 'ok';
+}
+
+/** Why the run failed, if it did: its open scan-failed finding (a resolved one is yesterday's news). */
+function openFailure(findings: readonly Finding[]): string | undefined {
+  return findings.find((finding) => finding.kind === 'scan-failed' && finding.status !== 'resolved')?.detail;
 }

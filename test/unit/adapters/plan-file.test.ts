@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readPlanFile } from '../../../functions/adapters/plan-file.js';
 import { compactPlan, PlanFormatError } from '../../../functions/core/terraform/index.js';
-import { fixturePath, fixturesExist, PLAN_FIXTURES, readFixture } from '../core/terraform/fixture-paths.js';
 import {
   bucketMask,
   bucketValues,
@@ -18,7 +17,8 @@ import {
   ssmParameterValues,
   stateResource,
   versioningCompanion,
-} from '../core/terraform/plan-builders.js';
+} from '../../helpers/plan-builders.js';
+import { fixturePath, fixturesExist, PLAN_FIXTURES, readFixture } from '../core/terraform/fixture-paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'driftwatch-plan-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

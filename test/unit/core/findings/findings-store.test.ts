@@ -34,7 +34,7 @@ describe('findings store', () => {
       { workspace: 'payments-prod', check: 'backend', outcome: 'ok' },
       [],
     );
-    expect(backend.historyKey).toBe('scans/dt=2026-11-29/scan=scan-1/payments-prod.backend.jsonl');
+    expect(backend.historyKey).toBe('scans/dt=2026-11-29/scan=scan-1/payments-prod@backend.jsonl');
     const lines = readFileSync(join(dir, recorded.historyKey), 'utf8').trim().split('\n');
     expect(lines.map((line) => JSON.parse(line).ruleId)).toEqual(['drift.update']);
     const current = JSON.parse(readFileSync(join(dir, 'current/payments-prod.json'), 'utf8'));

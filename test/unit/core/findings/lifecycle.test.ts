@@ -76,6 +76,8 @@ describe('finding lifecycle', () => {
     expect(statuses).toEqual([['new'], ['ongoing'], ['changed'], ['resolved'], ['regressed']]);
     expect(new Set(results.flatMap((result) => result.history.map((finding) => finding.id))).size).toBe(1);
     expect(results[2]!.history[0]!.firstSeenAt).toBe(day(1).toISOString());
+    // The drift age counts the days a finding has been open; a resolved line keeps its last age.
+    expect(results.map((result) => result.history[0]!.ageDays)).toEqual([0, 1, 2, 2, 0]);
     // A regression is a new episode: its age starts again, and it says when it had been resolved.
     expect(results[4]!.history[0]).toMatchObject({
       firstSeenAt: day(5).toISOString(),

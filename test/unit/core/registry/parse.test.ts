@@ -57,6 +57,8 @@ policies:
   deletionGuard: { ratio: 0.25 }
   backend: { requireKms: false }
 locks: { staleAfter: { plan: 1h, apply: 2h30m, default: 30m }, confirmAfter: 90s }
+notifications: { remindEvery: 3d, maxFindingsPerDigest: 25 }
+suppressions: { maxDuration: 30d }
 schedule: { cron: "0 2 * * ? *", timezone: Europe/Berlin }
 `;
 
@@ -147,7 +149,10 @@ describe('parseRegistry: a valid registry', () => {
         staleAfterMs: { plan: 3_600_000, apply: 9_000_000, default: 1_800_000 },
         confirmAfterMs: 90_000,
       },
-      schedule: { cron: '0 2 * * ? *', timezone: 'Europe/Berlin' },
+      clusters: [],
+      notifications: { remindEveryMs: 3 * 24 * 60 * 60_000, maxFindingsPerDigest: 25 },
+      suppressions: { maxDurationMs: 30 * 24 * 60 * 60_000 },
+      schedule: { cron: '0 2 * * ? *', timezone: 'Europe/Berlin', alertAfterMs: 26 * 3_600_000 },
     };
     expect(parseRegistry(FULL_REGISTRY)).toStrictEqual(expected);
   });
@@ -198,9 +203,17 @@ describe('parseRegistry: a valid registry', () => {
     expect(parseRegistry(yaml(...HEADER, 'workspaces: []')).workspaces).toStrictEqual([]);
   });
 
-  it('defaults the schedule time zone to UTC', () => {
+  it('defaults the schedule time zone to UTC and the scan-missing alert to 26 hours', () => {
     const registry = parseRegistry(yaml(...HEADER, 'schedule: { cron: "30 1 ? * MON-FRI *" }'));
-    expect(registry.schedule).toStrictEqual({ cron: '30 1 ? * MON-FRI *', timezone: 'UTC' });
+    expect(registry.schedule).toStrictEqual({
+      cron: '30 1 ? * MON-FRI *',
+      timezone: 'UTC',
+      alertAfterMs: 26 * 3_600_000,
+    });
+    const weekdays = parseRegistry(
+      yaml(...HEADER, 'schedule: { cron: "30 1 ? * MON-FRI *", alertAfter: 3d }'),
+    );
+    expect(weekdays.schedule?.alertAfterMs).toBe(3 * 24 * 3_600_000);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffAttributes } from '../../../../functions/core/terraform/attribute-diff.js';
 import { formatPath } from '../../../../functions/core/terraform/index.js';
 import { createSensitiveKeyTest } from '../../../../functions/core/terraform/sensitivity.js';
-import { hashSensitive } from './plan-builders.js';
+import { hashSensitive } from '../../../helpers/plan-builders.js';
 
 function diff(before: unknown, after: unknown, masks = {}) {
   return diffAttributes(before, after, masks, {

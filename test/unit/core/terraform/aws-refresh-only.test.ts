@@ -15,7 +15,7 @@ import {
   ssmParameterValues,
   stateResource,
   versioningCompanion,
-} from './plan-builders.js';
+} from '../../../helpers/plan-builders.js';
 
 /**
  * Refresh-only plans shaped like real Terraform 1.11.4 + AWS provider 5.100 output against moto:

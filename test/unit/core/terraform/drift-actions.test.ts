@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICIES } from '../../../../functions/core/registry/model.js';
 import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, plan, queueValues, stateResource } from './plan-builders.js';
+import {
+  context,
+  entry,
+  hashSensitive,
+  plan,
+  queueValues,
+  stateResource,
+} from '../../../helpers/plan-builders.js';
 
 const evaluate = (raw: unknown, overrides: Parameters<typeof context>[0] = {}) =>
   evaluatePlan(raw, { ...context(overrides), hashSensitive });

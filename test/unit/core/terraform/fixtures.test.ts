@@ -7,6 +7,7 @@ import {
   type EvaluationResult,
   evaluatePlan,
 } from '../../../../functions/core/terraform/index.js';
+import { context, hashSensitive } from '../../../helpers/plan-builders.js';
 import {
   FIXTURES_DIR,
   fixturesExist,
@@ -14,7 +15,6 @@ import {
   readFixture,
   warnIfFixturesMissing,
 } from './fixture-paths.js';
-import { context, hashSensitive } from './plan-builders.js';
 
 warnIfFixturesMissing();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICIES, type Policies } from '../../../../functions/core/registry/model.js';
 import { evaluatePlan, NOISE_RULES } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, plan, stateResource } from './plan-builders.js';
+import { context, entry, hashSensitive, plan, stateResource } from '../../../helpers/plan-builders.js';
 
 function evaluate(raw: unknown, policies: Policies = DEFAULT_POLICIES, now?: Date) {
   return evaluatePlan(raw, { ...context({ policies, ...(now ? { now } : {}) }), hashSensitive });

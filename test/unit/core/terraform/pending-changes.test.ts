@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, ingressRule, plan, securityGroupValues } from './plan-builders.js';
+import {
+  context,
+  entry,
+  hashSensitive,
+  ingressRule,
+  plan,
+  securityGroupValues,
+} from '../../../helpers/plan-builders.js';
 
 /** A normal plan lists drift twice: in resource_drift and as its revert in resource_changes. */
 

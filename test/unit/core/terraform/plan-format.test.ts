@@ -5,7 +5,7 @@ import {
   PlanFormatError,
   scanFailedFinding,
 } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, plan } from './plan-builders.js';
+import { context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
 
 const evaluate = (raw: unknown) => evaluatePlan(raw, { ...context(), hashSensitive });
 

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { SENSITIVE_MARKER } from '../../../../functions/core/redaction/secrets.js';
 import { compactPlan, evaluatePlan } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, plan, ssmParameterValues, stateResource } from './plan-builders.js';
+import {
+  context,
+  entry,
+  hashSensitive,
+  plan,
+  ssmParameterValues,
+  stateResource,
+} from '../../../helpers/plan-builders.js';
 
 /**
  * Principle 7: plant one unique canary in every place a plan carries secrets, then prove that neither

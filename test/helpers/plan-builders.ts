@@ -1,6 +1,6 @@
-import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
-import { DEFAULT_POLICIES, type Policies } from '../../../../functions/core/registry/model.js';
-import type { EvaluationContext } from '../../../../functions/core/terraform/index.js';
+import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
+import { DEFAULT_POLICIES, type Policies } from '../../functions/core/registry/model.js';
+import type { EvaluationContext } from '../../functions/core/terraform/index.js';
 
 /**
  * Builders for `terraform show -json` documents shaped like the ones Terraform 1.11.4 with the AWS

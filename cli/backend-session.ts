@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { type Command, InvalidArgumentError } from 'commander';
+import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
+import type { BackendStageDeps } from '../functions/core/backend/stages.js';
+import { createFindingsStore, type ScanRef } from '../functions/core/findings/findings-store.js';
+import { newScanId } from '../functions/core/findings/layout.js';
+import type { Finding } from '../functions/core/findings/model.js';
+import type { ObjectStore } from '../functions/core/findings/object-store.js';
+import { parseDuration } from '../functions/core/registry/duration.js';
+import type { Registry } from '../functions/core/registry/model.js';
+import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
+import { CliError, loadRegistryFile, openObjectStore } from './context.js';
+import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from './output.js';
+
+/** What `check-backend` and `locks` share: a scan id of their own, and the store the scan uses. */
+export function startBackendSession(store: ObjectStore): { scan: ScanRef; deps: BackendStageDeps } {
+  const now = () => new Date();
+  const startedAt = now();
+  const scanId = newScanId(startedAt, randomBytes(3).toString('hex'));
+  return {
+    scan: { scanId, startedAt },
+    deps: {
+      readerFor: createBackendAccess({ scanId }).readerFor,
+      findings: createFindingsStore(store),
+      objects: store,
+      now,
+    },
+  };
+}
+
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+export function assertBucketName(bucket: string): string {
+  if (!BUCKET_NAME.test(bucket))
+    throw new CliError(`--bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not '${bucket}'`);
+  return bucket;
+}
+
+/** Commander parser for `--stale-after 2h`, `--confirm-after 10m`. */
+export function durationOption(value: string): number {
+  try {
+    const ms = parseDuration(value);
+    if (ms <= 0) throw new Error('must be longer than zero');
+    return ms;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/** Commander collector for repeatable options (`--key a --key b`). */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Prints what the runs recorded and sets the exit code (0 nothing above info, 2 findings above
+ * info, 1 a failed check or a scope that could not be recorded).
+ */
+export function reportRuns(
+  outcomes: readonly ScopeCheckOutcome[],
+  format: OutputFormat,
+  run: (code: number) => void,
+): Finding[] {
+  const findings = outcomes.flatMap((outcome) => outcome.findings);
+  process.stdout.write(renderFindings(findings, format));
+  for (const outcome of outcomes.filter((candidate) => candidate.error))
+    process.stderr.write(`driftwatch: ${outcome.scope}: ${outcome.error}\n`);
+  run(outcomes.some((outcome) => outcome.error) ? 1 : exitCodeFor(findings));
+  return findings;
+}
+
+export function storedIn(store: ObjectStore, scan: ScanRef): string {
+  return `findings stored in ${store.location.replace(/\/?$/, '/')} (scan ${scan.scanId})`;
+}
+
+/** What `check-backend` and `locks` both take, besides their own options. */
+export interface BucketCommandOptions {
+  bucket: string;
+  lockTable: string[];
+  region?: string;
+  registry?: string;
+  store?: string;
+  format: OutputFormat;
+}
+
+export function withBucketOptions(command: Command, registryHelp: string): Command {
+  return command
+    .requiredOption('--bucket <bucket>', 'the state bucket')
+    .option('--lock-table <table>', 'a legacy DynamoDB lock table, dynamodb_table (repeatable)', collect, [])
+    .option('--region <region>', "the bucket's region (default: the registry's, else the SDK's)")
+    .option('--registry <file>', registryHelp)
+    .option(
+      '--store <location>',
+      'findings store: a directory or s3://bucket (default $DRIFTWATCH_STORE or .driftwatch/store)',
+    )
+    .option('--format <format>', 'table or json', parseFormat, 'table');
+}
+
+/** Checks the shared options before anything is read or written. */
+export function openBucketCommand(options: BucketCommandOptions): {
+  bucket: string;
+  registry: Registry | undefined;
+  store: ObjectStore;
+} {
+  return {
+    bucket: assertBucketName(options.bucket),
+    registry: options.registry ? loadRegistryFile(options.registry).registry : undefined,
+    store: openObjectStore(options.store),
+  };
+}

@@ -1,0 +1,124 @@
+import type { Command } from 'commander';
+import { createFindingsStore, type ScanSummary } from '../../functions/core/findings/findings-store.js';
+import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/core/findings/model.js';
+import { DEFAULT_SCAN_ALERT_AFTER_MS } from '../../functions/core/registry/model.js';
+import { scanHealth } from '../../functions/core/scan/health.js';
+import { CliError, loadRegistryFile, openObjectStore } from '../context.js';
+import { exitCodeFor, type OutputFormat, parseFormat, renderFindings, renderTable } from '../output.js';
+import { parseSince } from '../since.js';
+
+interface FindingsOptions {
+  owner?: string;
+  workspace?: string;
+  kind?: string;
+  status?: string;
+  since?: string;
+  health?: boolean;
+  registry?: string;
+  store?: string;
+  format: OutputFormat;
+}
+
+/** `driftwatch findings`: open findings (or recently resolved ones) from the store, filtered. */
+export function registerFindings(program: Command, run: (code: number) => void): void {
+  program
+    .command('findings')
+    .description('list findings from the store: open ones by default, with their age')
+    .option('--owner <team>', 'only this owner')
+    .option('--workspace <id>', 'only this workspace (or scope, e.g. s3.<bucket>)')
+    .option('--kind <kind>', `only this kind (${FINDING_KINDS.join(', ')})`)
+    .option(
+      '--status <status>',
+      `only this status (${FINDING_STATUSES.join(', ')}); resolved reads the scan history`,
+    )
+    .option(
+      '--since <when>',
+      'first seen (resolved: resolved) at or after a date or a duration ago (2026-11-01, 7d, 12h)',
+    )
+    .option('--health', 'show the last scans and whether a scan is missing, instead of findings')
+    .option('--registry <file>', 'registry, for the schedule that --health judges against')
+    .option('--store <location>', 'findings store: a directory or s3://bucket')
+    .option('--format <format>', 'table or json', parseFormat, 'table')
+    .action(async (options: FindingsOptions) => {
+      const store = createFindingsStore(openObjectStore(options.store));
+      const now = new Date();
+      if (options.health) {
+        const alertAfterMs = options.registry
+          ? (loadRegistryFile(options.registry).registry.schedule?.alertAfterMs ??
+            DEFAULT_SCAN_ALERT_AFTER_MS)
+          : DEFAULT_SCAN_ALERT_AFTER_MS;
+        const summaries = await store.recentSummaries(now);
+        const health = scanHealth(summaries, now, alertAfterMs);
+        process.stdout.write(
+          options.format === 'json'
+            ? `${JSON.stringify({ ...health, summaries }, null, 2)}\n`
+            : renderHealth(summaries, health.missing, alertAfterMs),
+        );
+        run(health.missing ? 1 : 0);
+        return;
+      }
+      if (options.kind && !(FINDING_KINDS as readonly string[]).includes(options.kind)) {
+        throw new CliError(`--kind must be one of ${FINDING_KINDS.join(', ')}`);
+      }
+      if (options.status && !(FINDING_STATUSES as readonly string[]).includes(options.status)) {
+        throw new CliError(`--status must be one of ${FINDING_STATUSES.join(', ')}`);
+      }
+      const since = options.since ? parseSince(options.since, now) : undefined;
+      const findings =
+        options.status === 'resolved'
+          ? latestResolved(await store.recentHistory(now, since ? daysBack(since, now) : 7))
+          : await store.openFindings();
+      const selected = findings.filter(
+        (finding) =>
+          (!options.owner || finding.owner === options.owner) &&
+          (!options.workspace || finding.workspace === options.workspace) &&
+          (!options.kind || finding.kind === options.kind) &&
+          (!options.status || finding.status === options.status) &&
+          (!since ||
+            Date.parse(
+              finding.status === 'resolved'
+                ? (finding.resolvedAt ?? finding.lastSeenAt)
+                : finding.firstSeenAt,
+            ) >= since.getTime()),
+      );
+      process.stdout.write(renderFindings(selected, options.format, now));
+      run(exitCodeFor(selected));
+    });
+}
+
+/** A finding resolved several times in the window appears once, as of its latest resolution. */
+function latestResolved(history: readonly Finding[]): Finding[] {
+  const latest = new Map<string, Finding>();
+  for (const finding of history) {
+    if (finding.status !== 'resolved') continue;
+    const known = latest.get(finding.id);
+    if (!known || (finding.resolvedAt ?? '') > (known.resolvedAt ?? '')) latest.set(finding.id, finding);
+  }
+  return [...latest.values()];
+}
+
+function daysBack(since: Date, now: Date): number {
+  return Math.max(1, Math.ceil((now.getTime() - since.getTime()) / (24 * 60 * 60_000)) + 1);
+}
+
+function renderHealth(summaries: readonly ScanSummary[], missing: boolean, alertAfterMs: number): string {
+  const rows = summaries
+    .slice(0, 10)
+    .map((summary) => [
+      summary.scanId,
+      summary.startedAt.replace(/\.\d+Z$/, 'Z'),
+      `${Math.round(summary.durationsMs.total / 1000)}s`,
+      `${summary.workspaces.scanned}/${summary.workspaces.total}`,
+      String(summary.workspaces.failed),
+      String(summary.workspaces.busy),
+      String(summary.findings.total),
+    ]);
+  const table = rows.length
+    ? renderTable(['SCAN', 'STARTED', 'DURATION', 'SCANNED', 'FAILED', 'BUSY', 'FINDINGS'], rows)
+    : 'No scans in the last 14 days.\n';
+  const hours = Math.round(alertAfterMs / 3_600_000);
+  const verdict = missing
+    ? `SCAN MISSING: no scan completed within ${hours}h; the fallback owner is alerted.\n`
+    : `OK: a scan completed within the last ${hours}h.\n`;
+  return `${table}\n${verdict}`;
+}

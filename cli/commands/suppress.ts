@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
+import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
+import { CliError, loadRegistryFile, openObjectStore } from '../context.js';
+
+interface SuppressOptions {
+  reason: string;
+  until: string;
+  by: string;
+  registry?: string;
+  store?: string;
+}
+
+/**
+ * `driftwatch suppress <id> --reason --until --by`: a reviewed, expiring decision to stop hearing
+ * about one finding. Reason and expiry are required and the expiry is capped, so every suppression
+ * comes back for review; the finding stays visible with status `suppressed`.
+ */
+export function registerSuppress(program: Command, run: (code: number) => void): void {
+  program
+    .command('suppress')
+    .description('suppress one open finding until a date (it reopens then), with a reason')
+    .argument('<findingId>', 'the finding id (driftwatch findings --format json)')
+    .requiredOption('--reason <text>', 'why this finding may be ignored for now')
+    .requiredOption(
+      '--until <date>',
+      "when it reopens (YYYY-MM-DD or an ISO time), at most the registry's maximum",
+    )
+    .requiredOption('--by <who>', 'who decided')
+    .option('--registry <file>', 'registry, for suppressions.maxDuration (default 90d)')
+    .option('--store <location>', 'findings store: a directory or s3://bucket')
+    .action(async (findingId: string, options: SuppressOptions) => {
+      const now = new Date();
+      const maxDurationMs = options.registry
+        ? loadRegistryFile(options.registry).registry.suppressions.maxDurationMs
+        : DEFAULT_SUPPRESSION_SETTINGS.maxDurationMs;
+      if (!/^[0-9a-f]{64}$/.test(findingId))
+        throw new CliError(`${findingId} is not a finding id (64 hex characters)`);
+      if (!options.reason.trim()) throw new CliError('--reason must say why');
+      if (!options.by.trim()) throw new CliError('--by must say who decided');
+      const until = parseUntil(options.until);
+      if (until.getTime() <= now.getTime())
+        throw new CliError(`--until ${options.until} is not in the future`);
+      const latest = new Date(now.getTime() + maxDurationMs);
+      if (until.getTime() > latest.getTime()) {
+        throw new CliError(
+          `--until ${options.until} is too far: suppressions last at most ${Math.round(maxDurationMs / 86_400_000)} days (until ${latest.toISOString().slice(0, 10)})`,
+        );
+      }
+      const store = createFindingsStore(openObjectStore(options.store));
+      const suppression = {
+        reason: options.reason.trim(),
+        by: options.by.trim(),
+        until: until.toISOString(),
+        at: now.toISOString(),
+      };
+      const finding = await store.suppress(findingId, suppression);
+      if (!finding) throw new CliError(`no open finding ${findingId} in ${store.location}`);
+      process.stdout.write(
+        `suppressed ${findingId.slice(0, 12)}… (${finding.title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}\n`,
+      );
+      run(0);
+    });
+}
+
+/** A day means the end of that day (UTC): "until 2027-01-31" includes the 31st. */
+function parseUntil(text: string): Date {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T23:59:59Z`) : new Date(text);
+  if (Number.isNaN(date.getTime()))
+    throw new CliError(`--until takes a date (2027-01-31) or an ISO time, not ${text}`);
+  return date;
+}

@@ -1,0 +1,270 @@
+import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  GetBucketEncryptionCommand,
+  GetBucketLifecycleConfigurationCommand,
+  GetBucketOwnershipControlsCommand,
+  GetBucketPolicyCommand,
+  GetBucketVersioningCommand,
+  GetObjectCommand,
+  GetPublicAccessBlockCommand,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import {
+  type BackendObject,
+  BackendReadError,
+  type BackendReader,
+  type LockTableItem,
+  type ObjectVersionRef,
+  type Observed,
+} from '../../core/backend/ports.js';
+import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.js';
+import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
+
+/**
+ * The backend port over S3 and DynamoDB: list pages, bucket settings, object versions, lock table
+ * scans. Read-only by construction: no write command is imported here.
+ */
+export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: DynamoDBClient }): BackendReader {
+  const { s3, dynamodb } = clients;
+  return {
+    async *listObjects(bucket, prefix) {
+      let continuationToken: string | undefined;
+      do {
+        const page = await read(`s3://${bucket}/${prefix}`, 's3:ListBucket', () =>
+          s3.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              Prefix: prefix || undefined,
+              ContinuationToken: continuationToken,
+            }),
+          ),
+        );
+        for (const object of page.Contents ?? []) {
+          if (!object.Key) continue;
+          const listed: BackendObject = { key: object.Key, size: object.Size ?? 0 };
+          if (object.LastModified) listed.lastModified = object.LastModified;
+          if (object.ETag) listed.etag = object.ETag;
+          yield listed;
+        }
+        continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (continuationToken);
+    },
+
+    async bucketSettings(bucket) {
+      const setting = <T>(name: keyof BucketSettings, absent: string[], get: () => Promise<T>, none: T) =>
+        observe(`s3://${bucket}`, SETTING_READ_ACTIONS[name], absent, get, none);
+      const [versioning, encryption, publicAccessBlock, policy, objectOwnership, lifecycle] =
+        await Promise.all([
+          setting(
+            'versioning',
+            [],
+            async () => {
+              const { Status } = await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }));
+              return Status === 'Enabled' || Status === 'Suspended' ? Status : 'Disabled';
+            },
+            'Disabled' as const,
+          ),
+          setting(
+            'encryption',
+            ['ServerSideEncryptionConfigurationNotFoundError'],
+            async () => {
+              const response = await s3.send(new GetBucketEncryptionCommand({ Bucket: bucket }));
+              const rule = response.ServerSideEncryptionConfiguration?.Rules?.[0];
+              const byDefault = rule?.ApplyServerSideEncryptionByDefault;
+              if (!byDefault?.SSEAlgorithm) return undefined;
+              return {
+                algorithm: byDefault.SSEAlgorithm,
+                ...(byDefault.KMSMasterKeyID ? { kmsKeyId: byDefault.KMSMasterKeyID } : {}),
+                ...(rule?.BucketKeyEnabled !== undefined ? { bucketKeyEnabled: rule.BucketKeyEnabled } : {}),
+              };
+            },
+            undefined,
+          ),
+          setting(
+            'publicAccessBlock',
+            ['NoSuchPublicAccessBlockConfiguration'],
+            async () => {
+              const response = await s3.send(new GetPublicAccessBlockCommand({ Bucket: bucket }));
+              const block = response.PublicAccessBlockConfiguration;
+              if (!block) return undefined;
+              return {
+                blockPublicAcls: block.BlockPublicAcls,
+                ignorePublicAcls: block.IgnorePublicAcls,
+                blockPublicPolicy: block.BlockPublicPolicy,
+                restrictPublicBuckets: block.RestrictPublicBuckets,
+              };
+            },
+            undefined,
+          ),
+          setting(
+            'policy',
+            ['NoSuchBucketPolicy'],
+            async () => {
+              return (await s3.send(new GetBucketPolicyCommand({ Bucket: bucket }))).Policy;
+            },
+            undefined,
+          ),
+          setting(
+            'objectOwnership',
+            ['OwnershipControlsNotFoundError'],
+            async () => {
+              const response = await s3.send(new GetBucketOwnershipControlsCommand({ Bucket: bucket }));
+              return response.OwnershipControls?.Rules?.[0]?.ObjectOwnership;
+            },
+            undefined,
+          ),
+          setting(
+            'lifecycle',
+            ['NoSuchLifecycleConfiguration'],
+            async () => {
+              const response = await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }));
+              return (response.Rules ?? []).map(
+                (rule): LifecycleRule => ({
+                  ...(rule.ID ? { id: rule.ID } : {}),
+                  enabled: rule.Status === 'Enabled',
+                  ...lifecyclePrefix(rule.Filter?.Prefix ?? rule.Filter?.And?.Prefix ?? rule.Prefix),
+                  tagFiltered: rule.Filter?.Tag !== undefined || (rule.Filter?.And?.Tags?.length ?? 0) > 0,
+                  ...(rule.NoncurrentVersionExpiration
+                    ? {
+                        noncurrentVersionExpiration: {
+                          days: rule.NoncurrentVersionExpiration.NoncurrentDays,
+                          newerVersions: rule.NoncurrentVersionExpiration.NewerNoncurrentVersions,
+                        },
+                      }
+                    : {}),
+                }),
+              );
+            },
+            [] as LifecycleRule[],
+          ),
+        ]);
+      return { versioning, encryption, publicAccessBlock, policy, objectOwnership, lifecycle };
+    },
+
+    async recentVersions(bucket, key, limit) {
+      // Versions are listed key by key, newest first: `key` comes before `key.tflock`, so one
+      // small page holds the recent versions of the state.
+      const page = await read(`s3://${bucket}/${key}`, 's3:ListBucketVersions', () =>
+        s3.send(
+          new ListObjectVersionsCommand({ Bucket: bucket, Prefix: key, MaxKeys: Math.min(1000, limit * 4) }),
+        ),
+      );
+      const refs: Array<ObjectVersionRef & { isLatest: boolean }> = [
+        ...(page.Versions ?? []).map((version) => ({ entry: version, deleteMarker: false })),
+        ...(page.DeleteMarkers ?? []).map((marker) => ({ entry: marker, deleteMarker: true })),
+      ]
+        .filter(({ entry }) => entry.Key === key && entry.VersionId)
+        .map(({ entry, deleteMarker }) => ({
+          versionId: entry.VersionId!,
+          deleteMarker,
+          isLatest: entry.IsLatest === true,
+          ...(entry.LastModified ? { lastModified: entry.LastModified } : {}),
+        }));
+      refs.sort(
+        (a, b) =>
+          Number(b.isLatest) - Number(a.isLatest) ||
+          (b.lastModified?.getTime() ?? 0) - (a.lastModified?.getTime() ?? 0),
+      );
+      return refs.map(({ isLatest: _isLatest, ...ref }) => ref);
+    },
+
+    async readObject(bucket, key, versionId) {
+      // `null` is the version id S3 reports for objects written while versioning was off.
+      const version = versionId && versionId !== 'null' ? versionId : undefined;
+      const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
+      try {
+        const response = await read(`s3://${bucket}/${key}`, action, () =>
+          s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: version })),
+        );
+        return (await response.Body?.transformToString('utf8')) ?? '';
+      } catch (error) {
+        if (
+          error instanceof BackendReadError &&
+          /^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)
+        )
+          return undefined;
+        throw error;
+      }
+    },
+
+    async lockTableItems(table, bucket) {
+      const items: LockTableItem[] = [];
+      let startKey: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await read(`dynamodb:${table}`, 'dynamodb:Scan', () =>
+          dynamodb.send(
+            new ScanCommand({
+              TableName: table,
+              FilterExpression: 'begins_with(#id, :bucket)',
+              ProjectionExpression: '#id, #info, #digest',
+              ExpressionAttributeNames: { '#id': 'LockID', '#info': 'Info', '#digest': 'Digest' },
+              ExpressionAttributeValues: { ':bucket': { S: `${bucket}/` } },
+              ExclusiveStartKey: startKey,
+            }),
+          ),
+        );
+        for (const item of page.Items ?? []) {
+          const lockId = item.LockID?.S;
+          if (!lockId) continue;
+          const entry: LockTableItem = { lockId };
+          if (item.Info?.S !== undefined) entry.info = item.Info.S;
+          if (item.Digest?.S !== undefined) entry.digest = item.Digest.S;
+          items.push(entry);
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return items;
+    },
+  };
+}
+
+function lifecyclePrefix(prefix: string | undefined): { prefix?: string } {
+  return prefix ? { prefix } : {};
+}
+
+/** Runs one read; its failure becomes a BackendReadError naming the resource and the IAM action. */
+async function read<T>(resource: string, action: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    throw new BackendReadError(
+      { resource, action, code: errorCode(error), message: errorMessage(error) },
+      { cause: error },
+    );
+  }
+}
+
+/** A setting read: "not configured" errors mean the absent value; other failures are kept, not thrown. */
+async function observe<T>(
+  resource: string,
+  action: string,
+  absentCodes: readonly string[],
+  get: () => Promise<T>,
+  absent: T,
+): Promise<Observed<T>> {
+  try {
+    return { ok: true, value: await read(resource, action, get) };
+  } catch (error) {
+    if (!(error instanceof BackendReadError)) throw error;
+    if (absentCodes.includes(error.failure.code)) return { ok: true, value: absent };
+    return { ok: false, failure: error.failure };
+  }
+}
+
+/** The AWS error code; S3 answers some 403/404s without a code (HEAD-like responses, moto). */
+export function errorCode(error: unknown): string {
+  const named = (error as { name?: string; Code?: string }) ?? {};
+  const code = named.Code ?? named.name;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  if (code && !/^(Unknown|Error|UnknownError|S3ServiceException)$/.test(code)) return code;
+  if (status === 403) return 'AccessDenied';
+  if (status === 404) return 'NotFound';
+  return code ?? 'UnknownError';
+}
+
+function errorMessage(error: unknown): string {
+  const message = (error as Error)?.message;
+  return message && message !== 'UnknownError' ? message : 'no message';
+}

@@ -1,0 +1,74 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { ClusterScanPorts } from '../core/gitops/ports.js';
+import { ClusterSourceError } from '../core/gitops/ports.js';
+import type { ClusterConfig } from '../core/registry/model.js';
+import { createArgoCdClient } from './argocd-client.js';
+import { createAwsWorkspaceAccess } from './aws-workspace.js';
+import { createEksTokenProvider } from './eks-token.js';
+import { createKubernetesReader, kubeConfigForContext, kubeConfigForEks } from './kubernetes-client.js';
+import { createManifestReader } from './manifest-source.js';
+import { createSecretResolver } from './secret-reference.js';
+import { createTerraformStateReader } from './terraform-state.js';
+
+/** The real ports of a cluster scan: Argo CD or the Kubernetes API, S3 for renders and Terraform state. */
+export function createClusterScanPorts(options: {
+  scanId: string;
+  registryDir: string;
+  env?: NodeJS.ProcessEnv;
+}): ClusterScanPorts {
+  // Clients are created on first use: a scan of Argo CD clusters never builds an EKS signer.
+  let s3: S3Client | undefined;
+  let secretsManager: SecretsManagerClient | undefined;
+  const resolveSecret = createSecretResolver({
+    secretsManager: () => (secretsManager ??= new SecretsManagerClient({})),
+    env: options.env,
+  });
+  const eksToken = createEksTokenProvider({ sessionName: `driftwatch-${options.scanId}` });
+  const readManifests = createManifestReader({
+    registryDir: options.registryDir,
+    s3: () => (s3 ??= new S3Client({})),
+  });
+  const signedToken = async (eks: NonNullable<NonNullable<ClusterConfig['kubernetes']>['eks']>) => {
+    try {
+      return await eksToken(eks);
+    } catch (error) {
+      const reason = `cannot sign an EKS token for ${eks.cluster}: ${(error as Error).name}: ${(error as Error).message}`;
+      throw new ClusterSourceError('configuration', reason, { cause: error });
+    }
+  };
+  const access = createAwsWorkspaceAccess({ scanId: options.scanId });
+  const readState = createTerraformStateReader({ credentials: access.credentials });
+
+  return {
+    argocd(cluster) {
+      const source = requireSource(cluster, 'argocd');
+      return createArgoCdClient({ source, token: () => resolveSecret(source.token) });
+    },
+    kubernetes(cluster) {
+      const source = requireSource(cluster, 'kubernetes');
+      const { context, eks } = source;
+      const reader = createKubernetesReader({
+        config: async () => {
+          if (eks) return kubeConfigForEks(eks, await signedToken(eks));
+          return kubeConfigForContext(context ?? '');
+        },
+      });
+      return {
+        server: eks?.server ?? `kubeconfig context ${context}`,
+        desiredManifests: () => readManifests(source.manifests),
+        readLive: reader.readLive,
+      };
+    },
+    terraformObjects: readState,
+  };
+}
+
+function requireSource<K extends 'argocd' | 'kubernetes'>(
+  cluster: ClusterConfig,
+  key: K,
+): NonNullable<ClusterConfig[K]> {
+  const source = cluster[key];
+  if (!source) throw new ClusterSourceError('configuration', `cluster ${cluster.id} has no ${key} source`);
+  return source as NonNullable<ClusterConfig[K]>;
+}

@@ -1,0 +1,61 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ClusterSourceError } from '../core/gitops/ports.js';
+import type { SecretReference } from '../core/registry/model.js';
+
+/**
+ * Resolves a registry secret reference (an Argo CD token) to its value: Secrets Manager in AWS, an
+ * environment variable locally. The value is returned to the one client that needs it and is never
+ * logged; errors name the reference, not the value.
+ */
+export function createSecretResolver(options: {
+  secretsManager: () => SecretsManagerClient;
+  env?: NodeJS.ProcessEnv;
+}) {
+  const env = options.env ?? process.env;
+  return async (reference: SecretReference): Promise<string> => {
+    if ('env' in reference) {
+      const value = env[reference.env];
+      if (!value) {
+        throw new ClusterSourceError(
+          'configuration',
+          `the environment variable ${reference.env} (the API token) is not set`,
+        );
+      }
+      return value.trim();
+    }
+    let secret: string | undefined;
+    try {
+      const response = await options
+        .secretsManager()
+        .send(new GetSecretValueCommand({ SecretId: reference.secretsManager }));
+      secret = response.SecretString;
+    } catch (error) {
+      throw new ClusterSourceError(
+        'configuration',
+        `cannot read secret ${reference.secretsManager} from Secrets Manager: ${(error as Error).name}`,
+        { cause: error },
+      );
+    }
+    const token = secret === undefined ? undefined : tokenFromSecret(secret);
+    if (!token)
+      throw new ClusterSourceError(
+        'configuration',
+        `secret ${reference.secretsManager} holds no token (a string, or JSON with "token")`,
+      );
+    return token;
+  };
+}
+
+/** A secret is the token itself, or JSON with a `token` key (how teams often store several values). */
+function tokenFromSecret(secret: string): string | undefined {
+  const trimmed = secret.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(trimmed) as { token?: unknown };
+      return typeof parsed.token === 'string' ? parsed.token : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return trimmed || undefined;
+}

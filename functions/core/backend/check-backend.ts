@@ -1,0 +1,145 @@
+import { classifyTableItem } from '../locks/lock-table.js';
+import { mapConcurrently } from '../scan/map-concurrently.js';
+import { type Discovery, discoverBackend } from './discovery.js';
+import { BackendReadError, type BackendReader, type Observed } from './ports.js';
+import {
+  type BucketSubject,
+  type LockTableFacts,
+  ruleDraft,
+  type StateSubject,
+  type StateVersionFacts,
+} from './rule.js';
+import { BUCKET_RULES, STATE_RULES } from './rules/index.js';
+import { createScopeRuns, type ScopeRun } from './scope-runs.js';
+import { parseStateHeader } from './state-document.js';
+import { type BackendTarget, inPrefix, stateOwnerOf } from './target.js';
+
+/** Versions of a state object compared for lineage and serial (each one is a GET). */
+export const RECENT_STATE_VERSIONS = 5;
+/** State objects read at once: each can be megabytes. */
+const STATE_READ_CONCURRENCY = 4;
+
+export interface BackendCheckResult {
+  runs: ScopeRun[];
+  /** State objects and locks the listing found. */
+  stateObjects: number;
+  locks: number;
+  /** Keys the registry or `--key` named that have no state object (never applied, or mistyped). */
+  missingStateKeys: string[];
+}
+
+/**
+ * The CheckBackend stage for one bucket: the bucket rules on its settings, the state rules on the
+ * recent versions of the state objects the run names. Only reads; a failed read is a `scan-failed`
+ * finding in the scope it concerns, and everything else is still checked.
+ */
+export async function checkBackend(
+  reader: BackendReader,
+  target: BackendTarget,
+): Promise<BackendCheckResult> {
+  const runs = createScopeRuns(target, 'backend');
+  let discovery: Discovery;
+  try {
+    discovery = await discoverBackend(reader, target);
+  } catch (error) {
+    if (!(error instanceof BackendReadError)) throw error;
+    runs.fail(undefined, error.failure);
+    return { runs: runs.finish(), stateObjects: 0, locks: 0, missingStateKeys: [] };
+  }
+
+  const [settings, lockTables] = await Promise.all([
+    reader.bucketSettings(target.bucket),
+    readLockTables(reader, target),
+  ]);
+  const bucket: BucketSubject = {
+    bucket: target.bucket,
+    settings,
+    expectKms: target.expectKms,
+    stateKeys: discovery.stateKeys,
+    lockTables,
+  };
+  for (const rule of BUCKET_RULES) {
+    const drafts = rule
+      .evaluate(bucket)
+      .map((violation) => ruleDraft(rule, violation, target.bucketPlacement));
+    runs.add(target.bucketPlacement, drafts);
+  }
+  for (const observed of [...Object.values(settings), ...lockTables.map((table) => table.items)]) {
+    if (!observed.ok) runs.fail(target.bucketPlacement, observed.failure);
+  }
+
+  const missingStateKeys: string[] = [];
+  const keys = target.contentKeys.filter((key) => inPrefix(target, key));
+  await mapConcurrently(keys, STATE_READ_CONCURRENCY, async (key) => {
+    const { placement } = stateOwnerOf(target, key);
+    if (!discovery.objects.has(key)) {
+      missingStateKeys.push(key);
+      return;
+    }
+    try {
+      const subject = await readStateHistory(reader, target.bucket, key);
+      for (const rule of STATE_RULES)
+        runs.add(
+          placement,
+          rule.evaluate(subject).map((violation) => ruleDraft(rule, violation, placement)),
+        );
+    } catch (error) {
+      if (!(error instanceof BackendReadError)) throw error;
+      runs.fail(placement, error.failure);
+    }
+  });
+  return {
+    runs: runs.finish(),
+    stateObjects: discovery.stateKeys.length,
+    locks: discovery.locks.length,
+    missingStateKeys: missingStateKeys.sort(),
+  };
+}
+
+/**
+ * The recent versions of one state object, newest first, each reduced to its header right after it
+ * is read (state holds secrets: the body goes no further than the parser).
+ */
+async function readStateHistory(reader: BackendReader, bucket: string, key: string): Promise<StateSubject> {
+  const refs = await reader.recentVersions(bucket, key, RECENT_STATE_VERSIONS);
+  const versions = refs.filter((ref) => !ref.deleteMarker).slice(0, RECENT_STATE_VERSIONS);
+  const reads: Array<{ versionId?: string; lastModified?: Date }> = versions.length > 0 ? versions : [{}];
+  const facts: StateVersionFacts[] = [];
+  for (const version of reads) {
+    const body = await reader.readObject(bucket, key, version.versionId);
+    if (body === undefined) continue;
+    const parsed = parseStateHeader(body);
+    const fact: StateVersionFacts = parsed.ok ? { header: parsed.header } : { unreadable: parsed.reason };
+    if (version.versionId !== undefined) fact.versionId = version.versionId;
+    if (version.lastModified !== undefined) fact.lastModified = version.lastModified.toISOString();
+    facts.push(fact);
+  }
+  return { bucket, key, versions: facts };
+}
+
+async function readLockTables(reader: BackendReader, target: BackendTarget): Promise<LockTableFacts[]> {
+  return Promise.all(
+    target.lockTables.map(async ({ table, configuredBy }): Promise<LockTableFacts> => {
+      let items: LockTableFacts['items'];
+      try {
+        const classified = (await reader.lockTableItems(table, target.bucket)).flatMap(
+          (item) => classifyTableItem(target.bucket, item) ?? [],
+        );
+        const keysOf = (kind: 'lock' | 'digest') =>
+          classified
+            .filter((item) => item.kind === kind)
+            .map((item) => item.stateKey)
+            .sort();
+        items = ok({ lockedStateKeys: keysOf('lock'), digestStateKeys: keysOf('digest') });
+      } catch (error) {
+        if (!(error instanceof BackendReadError)) throw error;
+        items = { ok: false, failure: error.failure };
+      }
+      return { table, configuredBy, items };
+    }),
+  );
+}
+
+function ok<T>(value: T): Observed<T> {
+  return { ok: true, value };
+}

@@ -1,0 +1,66 @@
+import type { BucketSettings } from './settings.js';
+
+/**
+ * What the backend and lock checks read, behind a narrow port: S3 and DynamoDB in AWS, plain
+ * objects in unit tests. Every method reads; nothing here can create, change or delete anything.
+ */
+export interface BackendReader {
+  /** Every object under a prefix, one ListObjectsV2 page (up to 1,000 keys) at a time. */
+  listObjects(bucket: string, prefix: string): AsyncIterable<BackendObject>;
+  /** The bucket's versioning, encryption, public access block, policy, ownership and lifecycle. */
+  bucketSettings(bucket: string): Promise<BucketSettings>;
+  /** Versions and delete markers of exactly this key, newest first, at most about `limit` of them. */
+  recentVersions(bucket: string, key: string, limit: number): Promise<ObjectVersionRef[]>;
+  /** An object's body (one version of it when `versionId` is given); undefined when it is gone. */
+  readObject(bucket: string, key: string, versionId?: string): Promise<string | undefined>;
+  /** The lock and digest items of one bucket in a legacy DynamoDB lock table. */
+  lockTableItems(table: string, bucket: string): Promise<LockTableItem[]>;
+}
+
+export interface BackendObject {
+  key: string;
+  size: number;
+  lastModified?: Date;
+  /** Equal ETags of one key mean equal bodies: a lock seen twice with one ETag is read once. */
+  etag?: string;
+}
+
+export interface ObjectVersionRef {
+  versionId: string;
+  lastModified?: Date;
+  deleteMarker: boolean;
+}
+
+/** One item of a Terraform DynamoDB lock table: a lock (`Info`) or a state digest (`-md5`, `Digest`). */
+export interface LockTableItem {
+  lockId: string;
+  info?: string;
+  digest?: string;
+}
+
+/** Something the scanner could not read, and the IAM action that read needs. */
+export interface ReadFailure {
+  /** e.g. `s3://tfstate/payments/terraform.tfstate`, `dynamodb:tf-locks` */
+  resource: string;
+  action: string;
+  /** AWS error code, e.g. AccessDenied, NoSuchBucket, ResourceNotFoundException. */
+  code: string;
+  message: string;
+}
+
+export class BackendReadError extends Error {
+  constructor(
+    readonly failure: ReadFailure,
+    options?: { cause?: unknown },
+  ) {
+    super(`${failure.code} reading ${failure.resource} (${failure.action}): ${failure.message}`, options);
+    this.name = 'BackendReadError';
+  }
+}
+
+/** A read that may have failed; rules that need a failed read are skipped and the failure reported. */
+export type Observed<T> = { ok: true; value: T } | { ok: false; failure: ReadFailure };
+
+export function readable<T>(observed: Observed<T>): T | undefined {
+  return observed.ok ? observed.value : undefined;
+}

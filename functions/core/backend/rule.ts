@@ -1,0 +1,142 @@
+import type { BackendResourceRef, FindingDraft, Remediation, Severity } from '../findings/model.js';
+import type { ObservedLock } from '../locks/observation.js';
+import type { LockVerdict } from '../locks/proof.js';
+import type { Observed } from './ports.js';
+import type { BucketSettingName, BucketSettings } from './settings.js';
+import type { StateHeader } from './state-document.js';
+import type { Placement } from './target.js';
+
+/**
+ * Backend rules in the cdk-nag / Cloud Custodian style: one file per rule, a stable id, a severity,
+ * an explanation, a remediation, the IAM read actions it needs, and a pure `evaluate` that turns
+ * what was read into violations. The registered list is `BACKEND_RULES` (rules/index.ts).
+ */
+interface RuleInfo {
+  id: string;
+  kind: 'backend-policy' | 'state-integrity' | 'stale-lock';
+  /** The check that runs the rule (and whose runs resolve its findings). */
+  check: 'backend' | 'locks';
+  severity: Severity;
+  /** One line: what the rule checks (the README's rules table). */
+  checks: string;
+  /** Why it matters; it opens the detail of every finding of the rule. */
+  explanation: string;
+  iamActions: readonly string[];
+}
+
+export interface BucketRule extends RuleInfo {
+  target: 'bucket';
+  /** Settings the rule reads: when one could not be read, the rule is reported as not evaluated. */
+  reads: readonly BucketSettingName[];
+  evaluate(subject: BucketSubject): Violation[];
+}
+
+export interface StateRule extends RuleInfo {
+  target: 'state';
+  evaluate(subject: StateSubject): Violation[];
+}
+
+export interface LockRule extends RuleInfo {
+  target: 'lock';
+  evaluate(subject: LockSubject): Violation[];
+}
+
+export type BackendRule = BucketRule | StateRule | LockRule;
+
+/** One problem found by a rule; the rule adds kind, id and (unless overridden) severity. */
+export interface Violation {
+  resource: BackendResourceRef;
+  /** No volatile values (ages, times): a title that changes every night makes the finding `changed`. */
+  title: string;
+  detail: string;
+  evidence: Record<string, unknown>;
+  remediation: Remediation;
+  severity?: Severity;
+}
+
+export interface LockTableFacts {
+  table: string;
+  /** Registry workspaces (or `--lock-table`) that configure it. */
+  configuredBy: string[];
+  /** State keys with a lock item and with a digest item (`<bucket>/<key>-md5`) in the table. */
+  items: Observed<{ lockedStateKeys: string[]; digestStateKeys: string[] }>;
+}
+
+export interface BucketSubject {
+  bucket: string;
+  settings: BucketSettings;
+  /** Default encryption must be SSE-KMS. */
+  expectKms: boolean;
+  /** State objects found in the bucket (for lifecycle coverage). */
+  stateKeys: readonly string[];
+  lockTables: readonly LockTableFacts[];
+}
+
+export interface StateVersionFacts {
+  /** Undefined in a bucket that was never versioned. */
+  versionId?: string;
+  lastModified?: string;
+  header?: StateHeader;
+  /** Why this version is not valid state v4 JSON (never its content). */
+  unreadable?: string;
+}
+
+export interface StateSubject {
+  bucket: string;
+  key: string;
+  /** The most recent versions, newest first; the first is the current state. */
+  versions: readonly StateVersionFacts[];
+}
+
+export interface LockSubject {
+  bucket: string;
+  /** The lock at the first observation. */
+  lock: ObservedLock;
+  verdict: LockVerdict;
+  firstObservedAt: string;
+  secondObservedAt: string;
+  /** Terraform CLI workspace of the state, for `terraform workspace select`. */
+  cliWorkspace?: string;
+}
+
+export function ruleDraft(rule: RuleInfo, violation: Violation, placement: Placement): FindingDraft {
+  const draft: FindingDraft = {
+    kind: rule.kind,
+    ruleId: rule.id,
+    severity: violation.severity ?? rule.severity,
+    workspace: placement.workspace,
+    resource: violation.resource,
+    title: violation.title,
+    detail: `${violation.detail} ${rule.explanation}`,
+    evidence: violation.evidence,
+    remediation: violation.remediation,
+  };
+  if (placement.owner !== undefined) draft.owner = placement.owner;
+  if (placement.environment !== undefined) draft.environment = placement.environment;
+  return draft;
+}
+
+const READ_ONLY =
+  'driftwatch only reads: the change goes through the review and pipeline that manage the state bucket.';
+
+/** Bucket rules fix the bucket's bootstrap configuration: a Terraform snippet, and the same with the AWS CLI. */
+export function bootstrapRemediation(summary: string, terraform: string, cli: string): Remediation {
+  return {
+    summary,
+    steps: [
+      `Terraform, in the configuration that manages the state bucket:\n${terraform}`,
+      `Or with the AWS CLI:\n${cli}`,
+      READ_ONLY,
+    ],
+  };
+}
+
+/** An HCL string literal (bucket names and keys are plain, but quotes must never break the snippet). */
+export function hcl(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** A word for the shell: single quotes unless the value is plainly safe. */
+export function shellWord(value: string): string {
+  return /^[\w./:=@+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,87 @@
+import type { BackendResourceRef } from '../../findings/model.js';
+import { durationText } from '../../locks/duration-text.js';
+import { operationLabel } from '../../locks/lock-info.js';
+import type { ObservedLock } from '../../locks/observation.js';
+import type { LockVerdict } from '../../locks/proof.js';
+import { type LockSubject, shellWord } from '../rule.js';
+
+/** Helpers shared by the lock rules (not a rule). */
+
+/** A `.tflock` object, or the item of a DynamoDB table that locks the state. */
+export function lockResource(bucket: string, lock: ObservedLock): BackendResourceRef {
+  const resource: BackendResourceRef =
+    lock.source === 's3'
+      ? { bucket, key: lock.location }
+      : { bucket, key: lock.stateKey, lockTable: lock.table ?? '' };
+  if (lock.lock) resource.lockId = lock.lock.id;
+  return resource;
+}
+
+export function lockWhere(bucket: string, lock: ObservedLock): string {
+  return lock.source === 's3'
+    ? `s3://${bucket}/${lock.location}`
+    : `DynamoDB table ${lock.table} item ${lock.location}`;
+}
+
+export function holderOf(lock: ObservedLock): string {
+  return lock.lock?.who ?? 'an unknown holder';
+}
+
+/** The facts behind every lock finding: who, what, since when, and what the two looks saw. */
+export function lockEvidence(subject: LockSubject): Record<string, unknown> {
+  const { lock, verdict } = subject;
+  const evidence: Record<string, unknown> = {
+    lock: lockWhere(subject.bucket, lock),
+    lockSource: lock.source,
+    stateKey: lock.stateKey,
+    lockId: lock.lock?.id ?? null,
+    holder: lock.lock?.who ?? null,
+    operation: lock.lock?.operation ?? null,
+    terraformVersion: lock.lock?.version ?? null,
+    created: lock.lock?.created ?? null,
+    path: lock.lock?.path ?? null,
+    firstObservedAt: subject.firstObservedAt,
+    secondObservedAt: subject.secondObservedAt,
+  };
+  if ('ageMs' in verdict) {
+    evidence.ageMs = verdict.ageMs;
+    evidence.age = durationText(verdict.ageMs);
+    evidence.staleAfterMs = verdict.thresholdMs;
+    evidence.staleAfter = durationText(verdict.thresholdMs);
+  }
+  evidence.stateLastWrite = stateLastWrite(verdict);
+  return evidence;
+}
+
+function stateLastWrite(verdict: LockVerdict): string | null {
+  if (verdict.kind === 'stale' || verdict.kind === 'live-writer') return verdict.stateLastWrite.toISOString();
+  return null;
+}
+
+/** Principle 6's remediation: make sure the holder is gone, then a human force-unlocks, then plans. */
+export function forceUnlockSteps(subject: LockSubject): string[] {
+  const { lock } = subject;
+  const info = lock.lock;
+  const select = subject.cliWorkspace
+    ? `terraform workspace select ${shellWord(subject.cliWorkspace)}\n`
+    : '';
+  const ran = info
+    ? `${holderOf(lock)} ran terraform ${operationLabel(info.operation)}${info.version ? ` (Terraform ${info.version})` : ''}${info.created ? ` and took the lock at ${info.created}` : ''}`
+    : 'the lock names no holder';
+  return [
+    `Confirm that the holder is gone: ${ran}. Check that the pipeline run has ended or ask the person; taking the lock from a running apply can corrupt the state.`,
+    info
+      ? `From that workspace's configuration (backend s3://${subject.bucket}/${lock.stateKey}), release the lock:\n${select}terraform force-unlock ${shellWord(info.id)}`
+      : `The lock has no ID Terraform could use: after confirming nothing runs, remove it with the AWS CLI:\n${removeCommand(subject)}`,
+    'Then run a fresh terraform plan for the workspace and review it: an interrupted apply may have changed infrastructure without recording it in state.',
+    'driftwatch never releases a lock: a person decides.',
+  ];
+}
+
+function removeCommand(subject: LockSubject): string {
+  const { lock } = subject;
+  if (lock.source === 's3')
+    return `aws s3api delete-object --bucket ${shellWord(subject.bucket)} --key ${shellWord(lock.location)}`;
+  const key = JSON.stringify({ LockID: { S: lock.location } });
+  return `aws dynamodb delete-item --table-name ${shellWord(lock.table ?? '')} --key ${shellWord(key)}`;
+}

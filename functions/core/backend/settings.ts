@@ -1,0 +1,52 @@
+import type { Observed } from './ports.js';
+
+/** A state bucket's configuration as the backend rules see it (absent settings are `undefined`). */
+export interface BucketSettings {
+  versioning: Observed<VersioningStatus>;
+  /** The default encryption rule; undefined when the bucket has none. */
+  encryption: Observed<DefaultEncryption | undefined>;
+  publicAccessBlock: Observed<PublicAccessBlock | undefined>;
+  /** The bucket policy document (JSON text); undefined when there is none. */
+  policy: Observed<string | undefined>;
+  /** `BucketOwnerEnforced`, `BucketOwnerPreferred` or `ObjectWriter`; undefined without ownership controls. */
+  objectOwnership: Observed<string | undefined>;
+  lifecycle: Observed<LifecycleRule[]>;
+}
+
+export type BucketSettingName = keyof BucketSettings;
+
+export type VersioningStatus = 'Enabled' | 'Suspended' | 'Disabled';
+
+export interface DefaultEncryption {
+  /** `AES256` (SSE-S3), `aws:kms`, `aws:kms:dsse`. */
+  algorithm: string;
+  kmsKeyId?: string;
+  bucketKeyEnabled?: boolean;
+}
+
+export interface PublicAccessBlock {
+  blockPublicAcls?: boolean;
+  ignorePublicAcls?: boolean;
+  blockPublicPolicy?: boolean;
+  restrictPublicBuckets?: boolean;
+}
+
+export interface LifecycleRule {
+  id?: string;
+  enabled: boolean;
+  /** The key prefix the rule is limited to, if any. */
+  prefix?: string;
+  /** Rules filtered on tags never match state objects: Terraform does not tag them. */
+  tagFiltered: boolean;
+  noncurrentVersionExpiration?: { days?: number; newerVersions?: number };
+}
+
+/** The IAM action that reads each setting (named in a failure when the read is denied). */
+export const SETTING_READ_ACTIONS: Record<BucketSettingName, string> = {
+  versioning: 's3:GetBucketVersioning',
+  encryption: 's3:GetEncryptionConfiguration',
+  publicAccessBlock: 's3:GetBucketPublicAccessBlock',
+  policy: 's3:GetBucketPolicy',
+  objectOwnership: 's3:GetBucketOwnershipControls',
+  lifecycle: 's3:GetLifecycleConfiguration',
+};

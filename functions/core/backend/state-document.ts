@@ -1,0 +1,37 @@
+import { parseJsonObject } from './json-body.js';
+
+/**
+ * The few facts driftwatch takes from a state object: its format, lineage and serial. State holds
+ * secrets in plaintext, so nothing else is kept, and no failure reason ever quotes the content.
+ */
+export interface StateHeader {
+  version: 4;
+  serial: number;
+  lineage: string;
+  terraformVersion?: string;
+}
+
+const LINEAGE = /^[A-Za-z0-9-]{1,64}$/;
+const VERSION = /^\d+\.\d+\.\d+[\w.+-]{0,40}$/;
+
+export type ParsedState = { ok: true; header: StateHeader } | { ok: false; reason: string };
+
+export function parseStateHeader(body: string): ParsedState {
+  const parsed = parseJsonObject(body, 'the state');
+  if (!parsed.ok) return parsed;
+  const state = parsed.value;
+  if (state.version !== 4) {
+    const version = typeof state.version === 'number' ? String(state.version) : 'missing';
+    return { ok: false, reason: `state format version ${version}, expected 4` };
+  }
+  // Lineage and version end up in findings: accept only what they look like, never free text.
+  if (typeof state.lineage !== 'string' || !LINEAGE.test(state.lineage))
+    return { ok: false, reason: 'no lineage, or a lineage that is not an id' };
+  if (!Number.isSafeInteger(state.serial) || (state.serial as number) < 0)
+    return { ok: false, reason: 'serial is not a non-negative integer' };
+  if (!Array.isArray(state.resources)) return { ok: false, reason: 'resources is not a list' };
+  const header: StateHeader = { version: 4, serial: state.serial as number, lineage: state.lineage };
+  if (typeof state.terraform_version === 'string' && VERSION.test(state.terraform_version))
+    header.terraformVersion = state.terraform_version;
+  return { ok: true, header };
+}

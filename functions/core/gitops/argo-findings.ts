@@ -1,0 +1,281 @@
+import type { FindingDraft } from '../findings/model.js';
+import type { SensitiveHasher } from '../redaction/secrets.js';
+import { listPaths } from '../terraform/remediation.js';
+import type { ArgoApplication, ResourceDiff } from './argo-api.js';
+import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
+import { describeObject, type KubeObject, type ObjectIdentity, stringMap } from './kube-object.js';
+import { normalizeObject, parseStateString } from './normalize.js';
+import { diffKubeObjects } from './object-diff.js';
+import type { TrackedObject } from './tracked-object.js';
+
+/**
+ * Findings about one Argo CD application: its status (comparison errors, health, sync policy) and,
+ * when it is OutOfSync, one finding per object whose live state differs from git's.
+ */
+
+/** Conditions that mean Argo CD could not compare git with the cluster: its sync status means nothing. */
+const COMPARISON_FAILURES: ReadonlySet<string> = new Set([
+  'ComparisonError',
+  'InvalidSpecError',
+  'UnknownError',
+]);
+
+export interface ApplicationStatusContext {
+  builder: ClusterFindingBuilder;
+  production: boolean;
+  now: Date;
+  /** When driftwatch first saw this application's drift (from the open findings), if it did. */
+  outOfSyncSince?: Date;
+}
+
+export function applicationIdentity(application: ArgoApplication): ObjectIdentity {
+  const namespace = application.metadata.namespace ?? undefined;
+  return {
+    group: 'argoproj.io',
+    kind: 'Application',
+    name: application.metadata.name,
+    ...(namespace ? { namespace } : {}),
+  };
+}
+
+export function isOutOfSync(application: ArgoApplication): boolean {
+  return application.status?.sync?.status === 'OutOfSync';
+}
+
+/**
+ * Findings from the application's status. `comparable: false` means Argo CD's comparison failed:
+ * the application then gets one scan-failed finding and no drift (a failed comparison is not a
+ * clean one).
+ */
+export function applicationStatusFindings(
+  application: ArgoApplication,
+  context: ApplicationStatusContext,
+): { drafts: FindingDraft[]; comparable: boolean } {
+  const { builder } = context;
+  const app = application.metadata.name;
+  const identity = applicationIdentity(application);
+  const status = application.status ?? undefined;
+  const failures = (status?.conditions ?? []).filter((condition) => COMPARISON_FAILURES.has(condition.type));
+  const syncStatus = status?.sync?.status ?? undefined;
+  if (failures.length > 0 || syncStatus === 'Unknown' || syncStatus === undefined) {
+    const reasons = failures.map((condition) => `${condition.type}: ${condition.message ?? '(no message)'}`);
+    if (reasons.length === 0)
+      reasons.push(
+        `sync status is ${syncStatus ?? 'missing'}: Argo CD could not compare git with the cluster`,
+      );
+    const draft = builder.scanFailed({
+      ruleId: 'scan.cluster-comparison',
+      app,
+      identity,
+      reason: `application ${app}: ${reasons.join('; ')}`,
+      evidence: { syncStatus: syncStatus ?? null, conditions: failures.map((condition) => condition.type) },
+    });
+    return { drafts: [draft], comparable: false };
+  }
+
+  const drafts: FindingDraft[] = [];
+  const health = status?.health?.status ?? undefined;
+  if (health === 'Degraded' || health === 'Missing') {
+    const unhealthy = (status?.resources ?? [])
+      .filter((resource) => resource.health?.status === 'Degraded' || resource.health?.status === 'Missing')
+      .map((resource) => ({
+        kind: resource.kind,
+        namespace: resource.namespace ?? undefined,
+        name: resource.name,
+        health: resource.health?.status ?? undefined,
+        message: resource.health?.message ?? undefined,
+      }));
+    drafts.push(
+      builder.finding({
+        ruleId: health === 'Degraded' ? 'cluster.health-degraded' : 'cluster.health-missing',
+        app,
+        identity,
+        title: `Application ${app} in cluster ${builder.cluster.id} is ${health}`,
+        detail: `Argo CD reports application ${app} as ${health}${status?.health?.message ? `: ${status.health.message}` : ''}.`,
+        evidence: { health, unhealthyResources: unhealthy },
+        remediation: clusterRemediation.health(app, health),
+      }),
+    );
+  }
+
+  const policyGap = syncPolicyGap(application);
+  const since = context.outOfSyncSince;
+  const threshold = builder.cluster.policies.outOfSyncAfterMs;
+  if (
+    context.production &&
+    isOutOfSync(application) &&
+    policyGap !== undefined &&
+    since !== undefined &&
+    context.now.getTime() - since.getTime() >= threshold
+  ) {
+    drafts.push(
+      builder.finding({
+        ruleId: 'cluster.sync-policy',
+        app,
+        identity,
+        title: `Production application ${app} stays OutOfSync without ${policyGap}`,
+        detail:
+          `Application ${app} has been OutOfSync since at least ${since.toISOString()} (first seen by driftwatch), ` +
+          `longer than policies.outOfSyncAfter, and Argo CD will not restore it without ${policyGap}.`,
+        evidence: { outOfSyncSince: since.toISOString(), thresholdMs: threshold, missing: policyGap },
+        remediation: clusterRemediation.syncPolicy(app, policyGap),
+      }),
+    );
+  }
+  return { drafts, comparable: true };
+}
+
+function syncPolicyGap(application: ArgoApplication): 'automated sync' | 'selfHeal' | undefined {
+  const automated = application.spec?.syncPolicy?.automated ?? undefined;
+  if (automated === undefined) return 'automated sync';
+  return automated.selfHeal === true ? undefined : 'selfHeal';
+}
+
+function prunes(application: ArgoApplication): boolean {
+  return application.spec?.syncPolicy?.automated?.prune === true;
+}
+
+function sourceOf(application: ArgoApplication): string | undefined {
+  const source = application.spec?.source ?? application.spec?.sources?.[0] ?? undefined;
+  if (!source?.repoURL) return undefined;
+  const where = source.path ?? source.chart;
+  return where ? `${source.repoURL} (${where})` : source.repoURL;
+}
+
+export interface ManagedResourceResult {
+  drafts: FindingDraft[];
+  /** Every object of the application with its live labels and annotations (for ownership conflicts). */
+  tracked: TrackedObject[];
+}
+
+/**
+ * Drift of an application's objects from `managed-resources`: the normalised live state versus the
+ * predicted live state (what a sync would leave), both JSON strings where "null" means absent.
+ * Only objects Argo CD itself reports OutOfSync are compared, so ignoreDifferences and its other
+ * settings are honoured.
+ */
+export function managedResourceFindings(
+  application: ArgoApplication,
+  items: readonly ResourceDiff[],
+  context: { builder: ClusterFindingBuilder; hashSensitive: SensitiveHasher },
+): ManagedResourceResult {
+  const app = application.metadata.name;
+  const outOfSyncApp = isOutOfSync(application);
+  const statuses = new Map(
+    (application.status?.resources ?? []).map((resource) => [
+      resourceKey(resource.group, resource.kind, resource.namespace, resource.name),
+      resource,
+    ]),
+  );
+  const drafts: FindingDraft[] = [];
+  const tracked: TrackedObject[] = [];
+  for (const item of items) {
+    if (item.hook) continue;
+    const identity: ObjectIdentity = {
+      group: item.group ?? '',
+      kind: item.kind,
+      name: item.name,
+      ...(item.namespace ? { namespace: item.namespace } : {}),
+    };
+    const live = parseStateString(item.normalizedLiveState ?? item.liveState ?? undefined);
+    const predicted = parseStateString(item.predictedLiveState ?? item.targetState ?? undefined);
+    tracked.push(trackedObject(app, identity, live ?? predicted));
+    const status = statuses.get(resourceKey(item.group, item.kind, item.namespace, item.name));
+    if (!outOfSyncApp || (status !== undefined && status.status !== 'OutOfSync' && !status.requiresPruning))
+      continue;
+    const draft = resourceDrift(application, identity, predicted, live, context);
+    if (draft !== undefined) drafts.push(draft);
+  }
+  return { drafts, tracked };
+}
+
+function resourceDrift(
+  application: ArgoApplication,
+  identity: ObjectIdentity,
+  predicted: KubeObject | undefined,
+  live: KubeObject | undefined,
+  context: { builder: ClusterFindingBuilder; hashSensitive: SensitiveHasher },
+): FindingDraft | undefined {
+  const { builder } = context;
+  const app = application.metadata.name;
+  const object = describeObject(identity);
+  if (predicted !== undefined && live === undefined) {
+    return builder.finding({
+      ruleId: 'cluster.missing',
+      app,
+      identity,
+      drift: { action: 'delete', changes: [] },
+      title: `${object} of application ${app} is missing from cluster ${builder.cluster.id}`,
+      detail: `${object} is declared in git for application ${app} but does not exist in the cluster.`,
+      evidence: { source: sourceOf(application) },
+      remediation: clusterRemediation.missing({ app }, object),
+    });
+  }
+  if (predicted === undefined && live !== undefined) {
+    // With automated pruning Argo CD deletes it at the next sync: nothing for a person to decide.
+    if (prunes(application)) return undefined;
+    return builder.finding({
+      ruleId: 'cluster.orphaned',
+      app,
+      identity,
+      title: `${object} of application ${app} is no longer in git but still in cluster ${builder.cluster.id}`,
+      detail: `${object} requires pruning, and application ${app} does not prune automatically (syncPolicy.automated.prune is not true).`,
+      evidence: { source: sourceOf(application), prune: false },
+      remediation: clusterRemediation.orphaned(app, object),
+    });
+  }
+  if (predicted === undefined || live === undefined) return undefined;
+  const changes = diffKubeObjects(normalizeObject(predicted), normalizeObject(live), {
+    mode: 'full',
+    hashSensitive: context.hashSensitive,
+  });
+  if (changes.length === 0) return undefined;
+  const paths = changes.map((change) => change.path);
+  return builder.finding({
+    ruleId: 'cluster.drift',
+    app,
+    identity,
+    drift: { action: 'update', changes },
+    title: `${object} of application ${app} differs from git: ${listPaths(paths, 3)}`,
+    detail: `The live ${object} in cluster ${builder.cluster.id} differs from what application ${app} declares in git (${changes.length} field${changes.length === 1 ? '' : 's'}).`,
+    evidence: { source: sourceOf(application), comparedWith: 'predictedLiveState' },
+    remediation: clusterRemediation.drift({ app, source: sourceOf(application) }, paths),
+  });
+}
+
+function resourceKey(
+  group: string | null | undefined,
+  kind: string,
+  namespace: string | null | undefined,
+  name: string,
+): string {
+  return `${group ?? ''}/${kind}/${namespace ?? ''}/${name}`;
+}
+
+/** Objects the application lists in its status, for applications whose managed resources were not read. */
+export function trackedFromStatus(application: ArgoApplication): TrackedObject[] {
+  return (application.status?.resources ?? [])
+    .filter((resource) => !resource.hook)
+    .map((resource) =>
+      trackedObject(
+        application.metadata.name,
+        {
+          group: resource.group ?? '',
+          kind: resource.kind,
+          name: resource.name,
+          ...(resource.namespace ? { namespace: resource.namespace } : {}),
+        },
+        undefined,
+      ),
+    );
+}
+
+function trackedObject(app: string, identity: ObjectIdentity, object: KubeObject | undefined): TrackedObject {
+  return {
+    app,
+    identity,
+    labels: object ? stringMap(object, 'labels') : {},
+    annotations: object ? stringMap(object, 'annotations') : {},
+    source: 'argocd',
+  };
+}

@@ -1,0 +1,120 @@
+import type { ClusterResourceRef, JsonValue } from '../findings/model.js';
+
+/** A Kubernetes object as JSON (a rendered manifest, a live object, an Argo CD state string parsed). */
+export type KubeObject = { [key: string]: JsonValue };
+
+/** What identifies an object in a cluster; `group` is '' for the core API (Service, Secret...). */
+export interface ObjectIdentity {
+  group: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+export const TRACKING_ID_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
+export const HELM_RELEASE_NAME_ANNOTATION = 'meta.helm.sh/release-name';
+export const HELM_RELEASE_NAMESPACE_ANNOTATION = 'meta.helm.sh/release-namespace';
+
+export function isPlainObject(value: unknown): value is KubeObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `apps/v1` → `apps`, `v1` → '' (the core group). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+function text(value: JsonValue | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function metadataOf(object: KubeObject): KubeObject {
+  const metadata = object.metadata;
+  return isPlainObject(metadata) ? metadata : {};
+}
+
+/** Labels or annotations as a string map (non-string values are not labels and are skipped). */
+export function stringMap(object: KubeObject, key: 'labels' | 'annotations'): Record<string, string> {
+  const map = metadataOf(object)[key];
+  const result: Record<string, string> = {};
+  if (!isPlainObject(map)) return result;
+  for (const [name, value] of Object.entries(map)) if (typeof value === 'string') result[name] = value;
+  return result;
+}
+
+/** The identity of a manifest or live object; undefined when it lacks apiVersion, kind or name. */
+export function identityOf(object: KubeObject): ObjectIdentity | undefined {
+  const apiVersion = text(object.apiVersion);
+  const kind = text(object.kind);
+  const metadata = metadataOf(object);
+  const name = text(metadata.name);
+  if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
+  const namespace = text(metadata.namespace);
+  return { group: groupOf(apiVersion), kind, name, ...(namespace === undefined ? {} : { namespace }) };
+}
+
+/** The finding's resource: an object, and the Argo CD application that manages it when known. */
+export function resourceRef(identity: ObjectIdentity, app?: string): ClusterResourceRef {
+  const ref: ClusterResourceRef = { group: identity.group, kind: identity.kind, name: identity.name };
+  if (app !== undefined) ref.app = app;
+  if (identity.namespace !== undefined) ref.namespace = identity.namespace;
+  return ref;
+}
+
+/** `Deployment payments/api`, `apps/Deployment`-free wording for titles and details. */
+export function describeObject(identity: ObjectIdentity): string {
+  const where = identity.namespace ? `${identity.namespace}/` : '';
+  return `${identity.kind} ${where}${identity.name}`;
+}
+
+/** The same object, whatever side described it; an unset namespace matches any (cluster-scoped, defaulted). */
+export function sameObject(a: ObjectIdentity, b: ObjectIdentity): boolean {
+  return (
+    a.group === b.group &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    (a.namespace === undefined || b.namespace === undefined || a.namespace === b.namespace)
+  );
+}
+
+/** Key for lookups that ignores the namespace (compare with `sameObject` afterwards). */
+export function lookupKey(identity: ObjectIdentity): string {
+  return `${identity.group}/${identity.kind}/${identity.name}`;
+}
+
+export interface TrackingId {
+  app: string;
+  /** Set for applications outside Argo CD's own namespace (`<namespace>_<app>`). */
+  appNamespace?: string;
+  identity: ObjectIdentity;
+}
+
+/**
+ * Argo CD's annotation tracking: `<app>:<group>/<kind>:<namespace>/<name>`, e.g.
+ * `app-of-apps:argoproj.io/Application:argocd/argo-workflows`; the app may be `<namespace>_<app>`.
+ */
+export function parseTrackingId(value: string): TrackingId | undefined {
+  const match = /^([^:]+):([^/:]*)\/([^:]+):([^/]*)\/(.+)$/.exec(value);
+  if (match === null) return undefined;
+  const [, appPart, group, kind, namespace, name] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const separator = appPart.indexOf('_');
+  const app = separator < 0 ? appPart : appPart.slice(separator + 1);
+  const identity: ObjectIdentity = { group, kind, name, ...(namespace === '' ? {} : { namespace }) };
+  return separator < 0 ? { app, identity } : { app, appNamespace: appPart.slice(0, separator), identity };
+}
+
+/** The Argo CD application that tracks a live object, by annotation (preferred) or instance label. */
+export function trackingApplication(object: KubeObject): string | undefined {
+  const annotation = stringMap(object, 'annotations')[TRACKING_ID_ANNOTATION];
+  const tracked = annotation === undefined ? undefined : parseTrackingId(annotation);
+  return tracked?.app ?? stringMap(object, 'labels')[INSTANCE_LABEL];
+}

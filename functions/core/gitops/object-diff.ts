@@ -1,0 +1,290 @@
+import type { AttributeChange, JsonValue } from '../findings/model.js';
+import { isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
+import { formatPath } from '../terraform/attribute-path.js';
+import { isPlainObject, type KubeObject } from './kube-object.js';
+import { isSecret } from './normalize.js';
+import { quantitiesEqual } from './quantity.js';
+
+/**
+ * Field-level differences between the desired and the live version of one Kubernetes object, as
+ * finding changes (`before` = desired, `after` = live, like Terraform drift's declared → actual).
+ *
+ * - `full`: every field of both sides (Argo CD's predicted live state already holds the server's
+ *   defaults, so anything that differs is drift);
+ * - `declared`: only the fields the desired manifest sets (a rendered manifest omits the defaults
+ *   the server fills in, and those are not drift).
+ *
+ * Lists of named things (containers, env, volumes, ports) are matched by name, so one inserted
+ * element does not shift every other one into a change. Secret data, env values under secret names
+ * and secret-looking keys leave this module only as `(sensitive:<hash>)`.
+ */
+
+export type DiffMode = 'full' | 'declared';
+
+export interface ObjectDiffOptions {
+  mode: DiffMode;
+  hashSensitive: SensitiveHasher;
+}
+
+type Segment = string | number;
+
+/** Lists whose elements are identified by a key, with the keys to try in order. */
+const KEYED_LISTS: Readonly<Record<string, readonly string[]>> = {
+  containers: ['name'],
+  initContainers: ['name'],
+  ephemeralContainers: ['name'],
+  env: ['name'],
+  volumes: ['name'],
+  volumeMounts: ['mountPath'],
+  volumeDevices: ['devicePath'],
+  ports: ['name', 'containerPort', 'port'],
+  imagePullSecrets: ['name'],
+  hostAliases: ['ip'],
+};
+
+/** Kubernetes field names that contain a secret word but hold references, not secrets. */
+const SECRET_REFERENCES: ReadonlySet<string> = new Set([
+  'secret',
+  'secrets',
+  'secretName',
+  'secretRef',
+  'secretKeyRef',
+  'imagePullSecrets',
+  'automountServiceAccountToken',
+  'serviceAccountToken',
+  'expirationSeconds',
+]);
+
+/** Parents whose values are resource quantities (`500m` = `0.5`, `1Gi` = `1024Mi`). */
+const QUANTITY_PARENTS: ReadonlySet<string> = new Set(['limits', 'requests', 'hard', 'capacity']);
+
+interface DiffState {
+  readonly options: ObjectDiffOptions;
+  readonly secret: boolean;
+  readonly out: AttributeChange[];
+}
+
+export function diffKubeObjects(
+  desired: KubeObject,
+  live: KubeObject,
+  options: ObjectDiffOptions,
+): AttributeChange[] {
+  const state: DiffState = { options, secret: isSecret(desired) || isSecret(live), out: [] };
+  diffNode(state, [], desired, live, false);
+  return state.out;
+}
+
+function isSecretKey(key: string): boolean {
+  return !SECRET_REFERENCES.has(key) && isSensitiveName(key);
+}
+
+/** Secret data, and any value whose own key looks secret. */
+function isSensitiveAt(state: DiffState, path: readonly Segment[]): boolean {
+  const top = path[0];
+  if (state.secret && (top === 'data' || top === 'stringData')) return true;
+  const last = path[path.length - 1];
+  return typeof last === 'string' && isSecretKey(last);
+}
+
+function diffNode(
+  state: DiffState,
+  path: Segment[],
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  sensitive: boolean,
+  secretEntry = false,
+): void {
+  const secretHere = sensitive || isSensitiveAt(state, path);
+  if (isAbsent(desired) && isAbsent(live)) return;
+  if (isPlainObject(desired) && isPlainObject(live)) {
+    diffObjects(state, path, desired, live, secretHere, secretEntry);
+    return;
+  }
+  if (Array.isArray(desired) && Array.isArray(live)) {
+    diffLists(state, path, desired, live, secretHere);
+    return;
+  }
+  if (scalarsEqual(path, desired, live)) return;
+  emit(state, path, desired, live, secretHere);
+}
+
+/** `secretEntry`: a named entry (an env variable) whose name looks secret, so its `value` is one. */
+function diffObjects(
+  state: DiffState,
+  path: Segment[],
+  desired: KubeObject,
+  live: KubeObject,
+  sensitive: boolean,
+  secretEntry: boolean,
+): void {
+  for (const key of Object.keys(desired)) {
+    path.push(key);
+    diffNode(state, path, desired[key], live[key], sensitive || (secretEntry && key === 'value'));
+    path.pop();
+  }
+  if (state.options.mode === 'declared') return;
+  for (const key of Object.keys(live)) {
+    if (Object.hasOwn(desired, key)) continue;
+    path.push(key);
+    diffNode(state, path, undefined, live[key], sensitive || (secretEntry && key === 'value'));
+    path.pop();
+  }
+}
+
+function diffLists(
+  state: DiffState,
+  path: Segment[],
+  desired: JsonValue[],
+  live: JsonValue[],
+  sensitive: boolean,
+): void {
+  const field = path[path.length - 1];
+  const key = typeof field === 'string' ? listKey(field, desired, live) : undefined;
+  if (key !== undefined) {
+    diffKeyedList(state, path, key, desired, live, sensitive);
+    return;
+  }
+  const sameShape =
+    desired.length === live.length && desired.every(isPlainObject) && live.every(isPlainObject);
+  if (sameShape) {
+    for (const [index, element] of desired.entries()) {
+      path.push(index);
+      diffNode(state, path, element, live[index], sensitive);
+      path.pop();
+    }
+    return;
+  }
+  if (!valuesEqual(desired, live)) emit(state, path, desired, live, sensitive);
+}
+
+/** The key every element of both lists has, for lists of named things; undefined otherwise. */
+function listKey(field: string, desired: JsonValue[], live: JsonValue[]): string | undefined {
+  const candidates = KEYED_LISTS[field];
+  if (candidates === undefined) return undefined;
+  const elements = [...desired, ...live];
+  return candidates.find((candidate) =>
+    elements.every((element) => isPlainObject(element) && isScalar(element[candidate])),
+  );
+}
+
+function diffKeyedList(
+  state: DiffState,
+  path: Segment[],
+  key: string,
+  desired: JsonValue[],
+  live: JsonValue[],
+  sensitive: boolean,
+): void {
+  const liveByKey = new Map<string, { index: number; element: KubeObject }>();
+  live.forEach((element, index) => {
+    if (isPlainObject(element)) liveByKey.set(String(element[key]), { index, element });
+  });
+  const matched = new Set<string>();
+  for (const [index, element] of desired.entries()) {
+    if (!isPlainObject(element)) continue;
+    const id = String(element[key]);
+    matched.add(id);
+    path.push(index);
+    // An env entry named DB_PASSWORD holds a secret in its `value`, whatever that field is called.
+    diffNode(state, path, element, liveByKey.get(id)?.element, sensitive, isSecretEntry(element));
+    path.pop();
+  }
+  if (state.options.mode === 'declared') return;
+  for (const [id, { index, element }] of liveByKey) {
+    if (matched.has(id)) continue;
+    path.push(index);
+    diffNode(state, path, undefined, element, sensitive, isSecretEntry(element));
+    path.pop();
+  }
+}
+
+function isSecretEntry(element: KubeObject): boolean {
+  return typeof element.name === 'string' && isSecretKey(element.name);
+}
+
+function emit(
+  state: DiffState,
+  path: readonly Segment[],
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  sensitive: boolean,
+): void {
+  const hash = state.options.hashSensitive;
+  const before = desired ?? null;
+  const after = live ?? null;
+  if (sensitive) {
+    state.out.push({
+      path: formatPath(path),
+      before: hashUnlessNull(before, hash),
+      after: hashUnlessNull(after, hash),
+      sensitive,
+    });
+    return;
+  }
+  // A whole block keeps its shape; a secret inside it is hashed, and the change is marked sensitive.
+  const redacted = { count: 0 };
+  const change = {
+    path: formatPath(path),
+    before: redactNested(state, path, before, redacted),
+    after: redactNested(state, path, after, redacted),
+    sensitive: false,
+  };
+  change.sensitive = redacted.count > 0;
+  state.out.push(change);
+}
+
+function hashUnlessNull(value: JsonValue, hash: SensitiveHasher): JsonValue {
+  return value === null ? null : hash(value);
+}
+
+/** A whole element or block that holds a secret somewhere inside keeps its shape, not the secret. */
+function redactNested(
+  state: DiffState,
+  path: readonly Segment[],
+  value: JsonValue,
+  redacted: { count: number },
+): JsonValue {
+  if (Array.isArray(value))
+    return value.map((element, index) => redactNested(state, [...path, index], element, redacted));
+  if (!isPlainObject(value)) return value;
+  const secretEntry = isSecretEntry(value);
+  const result: KubeObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = [...path, key];
+    if (isSensitiveAt(state, childPath) || (secretEntry && key === 'value')) {
+      redacted.count++;
+      result[key] = hashUnlessNull(child, state.options.hashSensitive);
+    } else result[key] = redactNested(state, childPath, child, redacted);
+  }
+  return result;
+}
+
+/** Absent, null, and empty maps or lists are one declaration: "nothing here". */
+function isAbsent(value: JsonValue | undefined): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isPlainObject(value) && Object.keys(value).length === 0;
+}
+
+function isScalar(value: JsonValue | undefined): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function scalarsEqual(path: readonly Segment[], desired: JsonValue | undefined, live: JsonValue | undefined) {
+  if (desired === live) return true;
+  const parent = path[path.length - 2];
+  if (typeof parent === 'string' && QUANTITY_PARENTS.has(parent) && isScalar(desired) && isScalar(live))
+    return quantitiesEqual(desired, live);
+  return false;
+}
+
+function valuesEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((element, index) => valuesEqual(element, b[index]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].every((key) => valuesEqual(a[key], b[key]));
+  }
+  return false;
+}

@@ -1,0 +1,333 @@
+import type { CurrentDocument, ScanOutcome } from '../findings/lifecycle.js';
+import type { FindingDraft } from '../findings/model.js';
+import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
+import type { ClusterConfig, Registry, WorkspaceConfig } from '../registry/model.js';
+import { mapConcurrently } from '../scan/map-concurrently.js';
+import { createGlobMatcher } from '../terraform/glob.js';
+import {
+  type ArgoApplication,
+  applicationListSchema,
+  applicationSchema,
+  InvalidArgoResponseError,
+  managedResourcesSchema,
+  parseArgoResponse,
+} from './argo-api.js';
+import {
+  applicationIdentity,
+  applicationStatusFindings,
+  isOutOfSync,
+  managedResourceFindings,
+  trackedFromStatus,
+} from './argo-findings.js';
+import { type ClusterFindingBuilder, createClusterFindingBuilder } from './cluster-findings.js';
+import type { ClusterScanFailedRule } from './cluster-rules.js';
+import { isProductionCluster } from './cluster-rules.js';
+import { ownershipConflicts } from './conflicts.js';
+import { directObjectFindings } from './direct-findings.js';
+import { identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
+import { ManifestError, parseManifests } from './manifests.js';
+import { type ClusterScanPorts, ClusterSourceError } from './ports.js';
+import type { TerraformKubernetesObject } from './terraform-objects.js';
+import type { TrackedObject } from './tracked-object.js';
+
+/**
+ * The ScanCluster stage for one cluster: read it (Argo CD, or manifests versus the Kubernetes API),
+ * read the Terraform state of the workspaces that target it, and return the finding drafts. One
+ * application's or object's failure is recorded and the others are still scanned; a run with any
+ * failure is `failed`, so it resolves none of the cluster's open findings (it did not see them all).
+ */
+
+export interface ClusterScanContext {
+  registry: Registry;
+  ports: ClusterScanPorts;
+  hashSensitive: SensitiveHasher;
+  now: Date;
+  /** The cluster's current document before this run (for how long applications have been OutOfSync). */
+  previous?: CurrentDocument;
+}
+
+export interface ClusterScanResult {
+  cluster: string;
+  mode: 'argocd' | 'kubernetes';
+  outcome: ScanOutcome;
+  findings: FindingDraft[];
+  /** Applications (Argo CD) or objects (direct mode) compared. */
+  scanned: number;
+}
+
+/** Reads done at the same time against one server: enough to hide latency, few enough to be polite. */
+const READ_CONCURRENCY = 4;
+
+export async function scanCluster(
+  cluster: ClusterConfig,
+  context: ClusterScanContext,
+): Promise<ClusterScanResult> {
+  const builder = createClusterFindingBuilder(cluster, context.registry.policies);
+  const gitops = cluster.argocd
+    ? await scanArgoCd(cluster, builder, context)
+    : await scanDirect(cluster, builder, context);
+  const findings = [...gitops.findings];
+  if (gitops.tracked !== undefined) {
+    const terraform = await terraformObjects(cluster, builder, context);
+    findings.push(...terraform.failures, ...ownershipConflicts(gitops.tracked, terraform.objects, builder));
+  }
+  return {
+    cluster: cluster.id,
+    mode: cluster.argocd ? 'argocd' : 'kubernetes',
+    outcome: findings.some((finding) => finding.kind === 'scan-failed') ? 'failed' : 'ok',
+    findings,
+    scanned: gitops.scanned,
+  };
+}
+
+interface GitOpsRead {
+  findings: FindingDraft[];
+  /** undefined when the GitOps side could not be read at all: no conflicts can be computed. */
+  tracked?: TrackedObject[];
+  scanned: number;
+}
+
+async function scanArgoCd(
+  cluster: ClusterConfig,
+  builder: ClusterFindingBuilder,
+  context: ClusterScanContext,
+): Promise<GitOpsRead> {
+  const api = context.ports.argocd(cluster);
+  let listed: ArgoApplication[];
+  try {
+    listed =
+      parseArgoResponse(applicationListSchema, await api.listApplications(), 'application list').items ?? [];
+  } catch (error) {
+    return { findings: [sourceFailure(builder, error, `listing applications of ${api.url}`)], scanned: 0 };
+  }
+  const production = isProductionCluster(cluster, context.registry.policies);
+  const since = outOfSyncSince(context.previous);
+  const readManagedAlways = cluster.workspaces.length > 0;
+  const names = listed
+    .map((item) => ({ name: item.metadata.name, namespace: item.metadata.namespace ?? undefined }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+
+  const results = await mapConcurrently(names, READ_CONCURRENCY, async ({ name, namespace }) => {
+    const findings: FindingDraft[] = [];
+    let application: ArgoApplication;
+    try {
+      application = parseArgoResponse(
+        applicationSchema,
+        await api.getApplication(name, namespace),
+        `application ${name}`,
+      );
+    } catch (error) {
+      const identity = {
+        group: 'argoproj.io',
+        kind: 'Application',
+        name,
+        ...(namespace ? { namespace } : {}),
+      };
+      const vanished = error instanceof ClusterSourceError && error.failure === 'not-found';
+      const reason = vanished
+        ? `application ${name} was listed but no longer exists: it was deleted between the list and the read (${error.reason})`
+        : `application ${name}: ${reasonOf(error)}`;
+      findings.push(applicationFailure(builder, error, name, identity, reason));
+      return { findings, tracked: [] as TrackedObject[] };
+    }
+    const status = applicationStatusFindings(application, {
+      builder,
+      production,
+      now: context.now,
+      outOfSyncSince: since.get(name),
+    });
+    findings.push(...status.drafts);
+    if (!status.comparable || !(isOutOfSync(application) || readManagedAlways))
+      return { findings, tracked: trackedFromStatus(application) };
+    try {
+      const managed = parseArgoResponse(
+        managedResourcesSchema,
+        await api.managedResources(name, namespace),
+        `managed resources of ${name}`,
+      );
+      const result = managedResourceFindings(application, managed.items ?? [], {
+        builder,
+        hashSensitive: context.hashSensitive,
+      });
+      findings.push(...result.drafts);
+      return { findings, tracked: result.tracked };
+    } catch (error) {
+      const reason = `managed resources of application ${name}: ${reasonOf(error)}`;
+      findings.push(applicationFailure(builder, error, name, applicationIdentity(application), reason));
+      return { findings, tracked: trackedFromStatus(application) };
+    }
+  });
+  return {
+    findings: results.flatMap((result) => result.findings),
+    tracked: results.flatMap((result) => result.tracked),
+    scanned: names.length,
+  };
+}
+
+async function scanDirect(
+  cluster: ClusterConfig,
+  builder: ClusterFindingBuilder,
+  context: ClusterScanContext,
+): Promise<GitOpsRead> {
+  const api = context.ports.kubernetes(cluster);
+  let desired: KubeObject[];
+  let source: string;
+  try {
+    const rendered = await api.desiredManifests();
+    source = rendered.source;
+    desired = parseManifests(rendered.text);
+  } catch (error) {
+    const ruleId =
+      error instanceof ManifestError
+        ? 'scan.cluster-manifests'
+        : failureRule(error, 'scan.cluster-manifests');
+    return {
+      findings: [builder.scanFailed({ ruleId, reason: `desired manifests: ${reasonOf(error)}` })],
+      scanned: 0,
+    };
+  }
+
+  // The first read that shows the server is unreachable or refuses us stops the scan: a thousand
+  // identical failures would say nothing more than one.
+  let fatal: FindingDraft | undefined;
+  const results = await mapConcurrently(desired, READ_CONCURRENCY, async (object) => {
+    if (fatal) return undefined;
+    const identity = identityOf(object)!;
+    try {
+      const live = await api.readLive({
+        apiVersion: String(object.apiVersion),
+        kind: identity.kind,
+        name: identity.name,
+        ...(identity.namespace ? { namespace: identity.namespace } : {}),
+      });
+      return directObjectFindings(object, live, { builder, hashSensitive: context.hashSensitive, source });
+    } catch (error) {
+      if (isServerWide(error)) {
+        fatal ??= sourceFailure(builder, error, `reading live objects from ${api.server}`);
+        return undefined;
+      }
+      const reason = `${identity.kind} ${identity.name}: ${reasonOf(error)}`;
+      return {
+        drafts: [builder.scanFailed({ ruleId: 'scan.cluster-object', identity, reason })],
+        tracked: undefined,
+      };
+    }
+  });
+  if (fatal) return { findings: [fatal], scanned: 0 };
+  return {
+    findings: results.flatMap((result) => result?.drafts ?? []),
+    tracked: results.flatMap((result) => (result?.tracked ? [result.tracked] : [])),
+    scanned: desired.length,
+  };
+}
+
+async function terraformObjects(
+  cluster: ClusterConfig,
+  builder: ClusterFindingBuilder,
+  context: ClusterScanContext,
+): Promise<{ objects: (TerraformKubernetesObject & { owner: string })[]; failures: FindingDraft[] }> {
+  const objects: (TerraformKubernetesObject & { owner: string })[] = [];
+  const failures: FindingDraft[] = [];
+  for (const id of cluster.workspaces) {
+    const workspace = context.registry.workspaces.find((entry) => entry.id === id);
+    if (!workspace) continue;
+    try {
+      const owned = await context.ports.terraformObjects(workspace);
+      for (const object of owned)
+        objects.push({ ...object, owner: ownerOfAddress(workspace, object.address) });
+    } catch (error) {
+      failures.push(
+        builder.scanFailed({
+          ruleId: 'scan.terraform-state',
+          reason: `Terraform state of workspace ${workspace.id}: ${reasonOf(error)}`,
+          evidence: { terraformWorkspace: workspace.id },
+        }),
+      );
+    }
+  }
+  return { objects, failures };
+}
+
+/** The workspace's owner, or the owner of its first route whose address glob matches. */
+function ownerOfAddress(workspace: WorkspaceConfig, address: string): string {
+  const route = workspace.routes.find(
+    (candidate) => candidate.address && createGlobMatcher(candidate.address)(address),
+  );
+  return route?.owner ?? workspace.owner;
+}
+
+/**
+ * When driftwatch first saw each application's drift: the oldest open drift finding per application.
+ * Argo CD does not record since when an application is OutOfSync, so the findings' lifecycle does.
+ */
+export function outOfSyncSince(previous: CurrentDocument | undefined): Map<string, Date> {
+  const since = new Map<string, Date>();
+  for (const finding of previous?.findings ?? []) {
+    if (finding.check !== 'cluster' || finding.kind !== 'cluster-drift') continue;
+    if (
+      !['cluster.drift', 'cluster.missing', 'cluster.orphaned', 'cluster.sync-policy'].includes(
+        finding.ruleId,
+      )
+    )
+      continue;
+    const app = finding.resource && 'kind' in finding.resource ? finding.resource.app : undefined;
+    if (app === undefined) continue;
+    const first = new Date(finding.firstSeenAt);
+    const known = since.get(app);
+    if (known === undefined || first < known) since.set(app, first);
+  }
+  return since;
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof ClusterSourceError) return error.reason;
+  return redactText(error instanceof Error ? error.message : String(error));
+}
+
+function isServerWide(error: unknown): boolean {
+  return (
+    error instanceof ClusterSourceError &&
+    (error.failure === 'unreachable' || error.failure === 'unauthorized' || error.failure === 'configuration')
+  );
+}
+
+function failureRule(error: unknown, otherwise: ClusterScanFailedRule): ClusterScanFailedRule {
+  if (error instanceof InvalidArgoResponseError || error instanceof SyntaxError)
+    return 'scan.cluster-invalid-response';
+  if (!(error instanceof ClusterSourceError)) return otherwise;
+  switch (error.failure) {
+    case 'unreachable':
+      return 'scan.cluster-unreachable';
+    case 'unauthorized':
+    case 'forbidden':
+      return 'scan.cluster-unauthorized';
+    case 'configuration':
+      return 'scan.cluster-credentials';
+    case 'invalid-response':
+      return 'scan.cluster-invalid-response';
+    default:
+      return otherwise;
+  }
+}
+
+function sourceFailure(builder: ClusterFindingBuilder, error: unknown, doing: string): FindingDraft {
+  return builder.scanFailed({
+    ruleId: failureRule(error, 'scan.cluster-unreachable'),
+    reason: `${doing}: ${reasonOf(error)}`,
+  });
+}
+
+function applicationFailure(
+  builder: ClusterFindingBuilder,
+  error: unknown,
+  app: string,
+  identity: ObjectIdentity,
+  reason: string,
+): FindingDraft {
+  return builder.scanFailed({
+    ruleId: failureRule(error, 'scan.cluster-application'),
+    app,
+    identity,
+    reason,
+  });
+}

@@ -1,0 +1,123 @@
+import type { BackendReader } from '../backend/ports.js';
+import type { LockSubject } from '../backend/rule.js';
+import { ruleDraft } from '../backend/rule.js';
+import { LOCK_RULES } from '../backend/rules/index.js';
+import { createScopeRuns, type ScopeRun } from '../backend/scope-runs.js';
+import { type BackendTarget, stateOwnerOf } from '../backend/target.js';
+import { durationText } from './duration-text.js';
+import { type LockObservation, lockPlace } from './observation.js';
+import { decideLock, needsConfirmation } from './proof.js';
+import { snapshotLocks } from './snapshot.js';
+
+/** ConfirmLocks ran before the window had passed (a state machine Wait is missing or too short). */
+export class ConfirmationTooEarlyError extends Error {
+  constructor(
+    readonly bucket: string,
+    readonly confirmAt: Date,
+    readonly remainingMs: number,
+  ) {
+    super(
+      `locks of ${bucket} cannot be confirmed before ${confirmAt.toISOString()} (${durationText(remainingMs)} from now): the confirmation window has not passed`,
+    );
+    this.name = 'ConfirmationTooEarlyError';
+  }
+}
+
+/**
+ * ObserveLocks: the first look. The observation says when the second look may come: after the
+ * confirmation window, or at once when no lock it saw could be past its threshold by then.
+ */
+export async function observeLocks(
+  reader: BackendReader,
+  target: BackendTarget,
+  scanId: string,
+  now: () => Date,
+): Promise<LockObservation> {
+  const snapshot = await snapshotLocks(reader, target, now);
+  // The end of the look: the window is measured from the latest moment the first look could have been.
+  const observedAt = snapshot.finishedAt;
+  const waits = snapshot.locks.some((lock) =>
+    needsConfirmation(
+      lock,
+      observedAt,
+      target.confirmAfterMs,
+      stateOwnerOf(target, lock.stateKey).staleAfterMs,
+    ),
+  );
+  return {
+    scanId,
+    bucket: target.bucket,
+    prefix: target.prefix,
+    observedAt: observedAt.toISOString(),
+    confirmAt: new Date(observedAt.getTime() + (waits ? target.confirmAfterMs : 0)).toISOString(),
+    confirmAfterMs: target.confirmAfterMs,
+    stateObjects: snapshot.stateObjects,
+    locks: snapshot.locks,
+    failures: snapshot.failures,
+  };
+}
+
+export interface LockConfirmation {
+  runs: ScopeRun[];
+  /** Each observed lock and what the proof made of it (for logs and the CLI). */
+  verdicts: Array<{ location: string; stateKey: string; verdict: string }>;
+}
+
+/**
+ * ConfirmLocks: the second look, and the proof for every lock of the first one. Only a proven
+ * stale (or orphaned, or unreadable) lock is an alert; a lock older than its threshold whose state
+ * was written since is `lock.live-writer` (info); anything else gives nothing.
+ */
+export async function confirmLocks(
+  reader: BackendReader,
+  target: BackendTarget,
+  first: LockObservation,
+  now: () => Date,
+): Promise<LockConfirmation> {
+  const confirmAt = new Date(first.confirmAt);
+  const remainingMs = confirmAt.getTime() - now().getTime();
+  if (remainingMs > 0) throw new ConfirmationTooEarlyError(target.bucket, confirmAt, remainingMs);
+
+  const second = await snapshotLocks(reader, target, now, first.locks);
+  const runs = createScopeRuns(target, 'locks');
+  for (const failure of [...first.failures, ...second.failures]) {
+    const placement =
+      failure.stateKey === undefined ? undefined : stateOwnerOf(target, failure.stateKey).placement;
+    runs.fail(placement, failure);
+  }
+  const secondLocks = new Map(second.locks.map((lock) => [lockPlace(lock), lock]));
+  const verdicts: LockConfirmation['verdicts'] = [];
+  for (const lock of first.locks) {
+    const owner = stateOwnerOf(target, lock.stateKey);
+    const lastWrite = second.stateWrites[lock.stateKey];
+    const verdict = decideLock({
+      first: lock,
+      firstObservedAt: new Date(first.observedAt),
+      second: secondLocks.get(lockPlace(lock)),
+      // The start of the second look: the shortest window, and the youngest age, it could claim.
+      secondObservedAt: second.startedAt,
+      confirmAfterMs: first.confirmAfterMs,
+      staleAfterMs: owner.staleAfterMs,
+      state:
+        lastWrite === undefined
+          ? { exists: false }
+          : lastWrite === null
+            ? { exists: true }
+            : { exists: true, lastModified: new Date(lastWrite) },
+    });
+    verdicts.push({ location: lock.location, stateKey: lock.stateKey, verdict: verdict.kind });
+    const subject: LockSubject = {
+      bucket: target.bucket,
+      lock,
+      verdict,
+      firstObservedAt: first.observedAt,
+      secondObservedAt: second.startedAt.toISOString(),
+    };
+    if (owner.cliWorkspace) subject.cliWorkspace = owner.cliWorkspace;
+    for (const rule of LOCK_RULES) {
+      const drafts = rule.evaluate(subject).map((violation) => ruleDraft(rule, violation, owner.placement));
+      runs.add(owner.placement, drafts);
+    }
+  }
+  return { runs: runs.finish(), verdicts };
+}

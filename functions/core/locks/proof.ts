@@ -1,0 +1,111 @@
+import type { StaleAfter } from '../backend/target.js';
+import { lockCreatedAt, operationKind } from './lock-info.js';
+import type { ObservedLock } from './observation.js';
+
+/**
+ * DESIGN.md principle 6. A lock is stale only when all of these hold:
+ * 1. it was seen twice, at least the confirmation window apart;
+ * 2. with the same lock ID both times (a released and retaken lock has a new ID);
+ * 3. its age at the second look is past the threshold for its operation;
+ * 4. its state object was not written since the lock was taken (a holder that writes state is alive).
+ * Anything less proves nothing and alerts nobody.
+ */
+export type LockVerdict =
+  /** Released before the second look. */
+  | { kind: 'gone' }
+  /** Released and retaken (or rewritten) between the looks. */
+  | { kind: 'replaced'; byLockId?: string }
+  /** Not enough to decide: the window has not passed, or the state's last write is unknown. */
+  | { kind: 'unconfirmed'; reason: string }
+  | { kind: 'young'; ageMs: number; thresholdMs: number }
+  /** The same unreadable body both times (not lock info, or no usable Created). */
+  | { kind: 'unreadable'; reason: string }
+  /** Stale, and its state object does not exist. */
+  | { kind: 'orphaned'; ageMs: number; thresholdMs: number }
+  /** Old, but its state was written after it was taken: someone is still working. */
+  | { kind: 'live-writer'; ageMs: number; thresholdMs: number; stateLastWrite: Date }
+  | { kind: 'stale'; ageMs: number; thresholdMs: number; stateLastWrite: Date };
+
+export type StateAtConfirmation = { exists: false } | { exists: true; lastModified?: Date };
+
+export interface LockProofInput {
+  first: ObservedLock;
+  firstObservedAt: Date;
+  /** The same lock place at the second look; undefined when it is gone. */
+  second: ObservedLock | undefined;
+  secondObservedAt: Date;
+  confirmAfterMs: number;
+  staleAfterMs: StaleAfter;
+  state: StateAtConfirmation;
+}
+
+export function decideLock(input: LockProofInput): LockVerdict {
+  const { first, second } = input;
+  if (second === undefined) return { kind: 'gone' };
+  if (!sameLock(first, second)) {
+    const replaced: LockVerdict = { kind: 'replaced' };
+    if (second.lock) replaced.byLockId = second.lock.id;
+    return replaced;
+  }
+  const created = first.lock ? lockCreatedAt(first.lock) : undefined;
+  const thresholdMs = thresholdFor(input.staleAfterMs, first.lock?.operation);
+  const ageMs = created ? input.secondObservedAt.getTime() - created.getTime() : undefined;
+  // Young is young however close the looks were (ObserveLocks skips the wait when every lock is).
+  if (ageMs !== undefined && ageMs < thresholdMs) return { kind: 'young', ageMs, thresholdMs };
+  const windowMs = input.secondObservedAt.getTime() - input.firstObservedAt.getTime();
+  if (windowMs < input.confirmAfterMs)
+    return {
+      kind: 'unconfirmed',
+      reason: `observations ${windowMs} ms apart, window ${input.confirmAfterMs} ms`,
+    };
+  if (first.lock === undefined) return { kind: 'unreadable', reason: first.unreadable ?? 'unreadable lock' };
+  if (created === undefined || ageMs === undefined) {
+    const reason =
+      first.lock.created === undefined
+        ? 'the lock has no Created time, so its age cannot be proven'
+        : 'the lock Created time is not a time, so its age cannot be proven';
+    return { kind: 'unreadable', reason };
+  }
+  if (!input.state.exists) return { kind: 'orphaned', ageMs, thresholdMs };
+  const stateLastWrite = input.state.lastModified;
+  if (stateLastWrite === undefined)
+    return { kind: 'unconfirmed', reason: 'the state object has no last-modified time' };
+  if (writtenSince(stateLastWrite, created))
+    return { kind: 'live-writer', ageMs, thresholdMs, stateLastWrite };
+  return { kind: 'stale', ageMs, thresholdMs, stateLastWrite };
+}
+
+export function thresholdFor(staleAfterMs: StaleAfter, operation: string | undefined): number {
+  return staleAfterMs[operationKind(operation)];
+}
+
+/**
+ * Whether a lock could become stale by the end of the window: if none can, the second look cannot
+ * alert, so it need not wait (a held lock then never makes a local scan sit out the window).
+ */
+export function needsConfirmation(
+  lock: ObservedLock,
+  observedAt: Date,
+  confirmAfterMs: number,
+  staleAfterMs: StaleAfter,
+): boolean {
+  const created = lock.lock ? lockCreatedAt(lock.lock) : undefined;
+  if (created === undefined) return true;
+  const ageAtWindowEnd = observedAt.getTime() + confirmAfterMs - created.getTime();
+  return ageAtWindowEnd >= thresholdFor(staleAfterMs, lock.lock?.operation);
+}
+
+function sameLock(first: ObservedLock, second: ObservedLock): boolean {
+  if (first.lock && second.lock) return first.lock.id === second.lock.id;
+  if (first.lock || second.lock) return false;
+  // Two unreadable bodies: the same object only if its ETag did not change (S3).
+  return first.etag !== undefined ? first.etag === second.etag : first.unreadable === second.unreadable;
+}
+
+/**
+ * S3 keeps last-modified times to the second, lock Created times to the nanosecond: a write in the
+ * same second as the lock counts as after it, so doubt means "still working", never an alert.
+ */
+function writtenSince(stateLastWrite: Date, created: Date): boolean {
+  return stateLastWrite.getTime() >= Math.floor(created.getTime() / 1000) * 1000;
+}

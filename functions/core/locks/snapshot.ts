@@ -1,0 +1,108 @@
+import { discoverBackend } from '../backend/discovery.js';
+import { BackendReadError, type BackendReader } from '../backend/ports.js';
+import { type BackendTarget, inPrefix } from '../backend/target.js';
+import { mapConcurrently } from '../scan/map-concurrently.js';
+import { parseLockInfo } from './lock-info.js';
+import { classifyTableItem } from './lock-table.js';
+import type { LockReadFailure, ObservedLock } from './observation.js';
+
+/** Lock objects read at once. */
+const LOCK_READ_CONCURRENCY = 8;
+
+/** Every lock of one bucket at one moment, and the last write of each locked state then. */
+export interface LockSnapshot {
+  /** When the look began and ended: the proof measures its window conservatively between them. */
+  startedAt: Date;
+  finishedAt: Date;
+  locks: ObservedLock[];
+  /** Last write (ISO) of each locked state object; absent key: no such state; null: no time known. */
+  stateWrites: Record<string, string | null>;
+  stateObjects: number;
+  failures: LockReadFailure[];
+}
+
+/**
+ * One look at a bucket's locks: a listing (pages, not a request per key), one GET per lock whose
+ * body is new (a lock seen before with the same ETag is not read again), one scan per lock table.
+ */
+export async function snapshotLocks(
+  reader: BackendReader,
+  target: BackendTarget,
+  now: () => Date,
+  seenBefore: readonly ObservedLock[] = [],
+): Promise<LockSnapshot> {
+  const startedAt = now();
+  const snapshot: LockSnapshot = {
+    startedAt,
+    finishedAt: startedAt,
+    locks: [],
+    stateWrites: {},
+    stateObjects: 0,
+    failures: [],
+  };
+  let discovery: Awaited<ReturnType<typeof discoverBackend>>;
+  try {
+    discovery = await discoverBackend(reader, target);
+  } catch (error) {
+    if (!(error instanceof BackendReadError)) throw error;
+    snapshot.failures.push(error.failure);
+    snapshot.finishedAt = now();
+    return snapshot;
+  }
+  snapshot.stateObjects = discovery.stateKeys.length;
+
+  const known = new Map(
+    seenBefore.filter((lock) => lock.source === 's3' && lock.etag).map((lock) => [lock.location, lock]),
+  );
+  const s3Locks = await mapConcurrently(discovery.locks, LOCK_READ_CONCURRENCY, async (object) => {
+    const base: ObservedLock = { source: 's3', location: object.key, stateKey: object.stateKey };
+    if (object.etag !== undefined) base.etag = object.etag;
+    const previous = known.get(object.key);
+    if (previous && previous.etag === object.etag) return withBody(base, previous);
+    try {
+      const body = await reader.readObject(target.bucket, object.key);
+      return body === undefined ? undefined : withParsedBody(base, body);
+    } catch (error) {
+      if (!(error instanceof BackendReadError)) throw error;
+      snapshot.failures.push({ ...error.failure, stateKey: object.stateKey });
+      return undefined;
+    }
+  });
+  snapshot.locks.push(...s3Locks.filter((lock): lock is ObservedLock => lock !== undefined));
+
+  for (const { table } of target.lockTables) {
+    try {
+      for (const item of await reader.lockTableItems(table, target.bucket)) {
+        const classified = classifyTableItem(target.bucket, item);
+        if (classified?.kind !== 'lock' || !inPrefix(target, classified.stateKey)) continue;
+        const base: ObservedLock = {
+          source: 'dynamodb',
+          location: item.lockId,
+          table,
+          stateKey: classified.stateKey,
+        };
+        snapshot.locks.push(withParsedBody(base, item.info ?? ''));
+      }
+    } catch (error) {
+      if (!(error instanceof BackendReadError)) throw error;
+      snapshot.failures.push(error.failure);
+    }
+  }
+
+  for (const lock of snapshot.locks) {
+    const state = discovery.objects.get(lock.stateKey);
+    if (state) snapshot.stateWrites[lock.stateKey] = state.lastModified?.toISOString() ?? null;
+  }
+  snapshot.finishedAt = now();
+  return snapshot;
+}
+
+function withParsedBody(base: ObservedLock, body: string): ObservedLock {
+  const parsed = parseLockInfo(body);
+  return parsed.ok ? { ...base, lock: parsed.lock } : { ...base, unreadable: parsed.reason };
+}
+
+function withBody(base: ObservedLock, previous: ObservedLock): ObservedLock {
+  if (previous.lock) return { ...base, lock: previous.lock };
+  return previous.unreadable === undefined ? base : { ...base, unreadable: previous.unreadable };
+}

@@ -1,0 +1,64 @@
+/**
+ * Format checks for the `clusters` part of the registry, worded like formats.ts: each returns the
+ * problem as a sentence, or undefined when the value is fine.
+ */
+import { SECRETS_ELSEWHERE } from './formats.js';
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * An API server URL that carries a bearer token: https, or http on loopback only (a local test
+ * server). Credentials never belong in the URL.
+ */
+export function apiServerUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `'${text}' is not a URL such as https://argocd.example.com`;
+  }
+  const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol !== 'https:' && !loopbackHttp)
+    return `must use https:// (the API token must not travel in clear text)`;
+  if (url.username !== '' || url.password !== '') return `must not carry credentials: ${SECRETS_ELSEWHERE}`;
+  if (url.search !== '' || url.hash !== '') return `must be the server's address only, without '?' or '#'`;
+  return undefined;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The name of the variable that holds a token (the name, never the token). */
+export function tokenEnvNameProblem(name: string): string | undefined {
+  if (ENV_NAME.test(name)) return undefined;
+  return `'${name}' is not an environment variable name: use letters, digits and '_', not starting with a digit`;
+}
+
+/** A Secrets Manager secret name or ARN (the secret's value is read at scan time, never stored here). */
+export function secretIdProblem(id: string): string | undefined {
+  if (/^arn:aws[a-z-]*:secretsmanager:/.test(id)) return undefined;
+  if (/^[\w/+=.@-]{1,512}$/.test(id)) return undefined;
+  return `'${id}' is not a Secrets Manager secret name or ARN (letters, digits and / _ + = . @ -)`;
+}
+
+/** Equality-based label selectors as Argo CD's `selector` parameter takes them: `team=payments,tier!=db`. */
+export function labelSelectorProblem(selector: string): string | undefined {
+  const requirement =
+    /^\s*!?[A-Za-z0-9][\w./-]*\s*((==?|!=)\s*[\w.-]*\s*|\s+(in|notin)\s+\([\w.,\s-]*\)\s*)?$/;
+  const parts = selector.split(/,(?![^(]*\))/);
+  if (parts.every((part) => requirement.test(part))) return undefined;
+  return `'${selector}' is not a label selector such as 'team=payments' or 'team in (a,b),tier!=db'`;
+}
+
+const EKS_CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
+
+export function eksClusterNameProblem(name: string): string | undefined {
+  if (EKS_CLUSTER_NAME.test(name)) return undefined;
+  return `'${name}' is not an EKS cluster name (1-100 letters, digits, '-' and '_', starting with a letter or digit)`;
+}
+
+/** A base64 PEM as EKS prints it; decoding it here catches a pasted PEM or a truncated copy. */
+export function certificateAuthorityProblem(data: string): string | undefined {
+  const decoded = /^[A-Za-z0-9+/=\s]+$/.test(data) ? Buffer.from(data, 'base64').toString('utf8') : '';
+  if (decoded.includes('-----BEGIN CERTIFICATE-----')) return undefined;
+  return 'expected the base64 of a PEM certificate, as `aws eks describe-cluster --query cluster.certificateAuthority.data` prints it';
+}

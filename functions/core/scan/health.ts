@@ -1,0 +1,51 @@
+import type { ScanSummary } from '../findings/findings-store.js';
+import type { FindingDraft } from '../findings/model.js';
+
+export interface ScanHealth {
+  /** The most recent scan that finished, if any. */
+  lastCompleted?: ScanSummary;
+  /** No scan finished within `alertAfterMs`: the nightly run itself is broken. */
+  missing: boolean;
+  /** When the last scan finished (or undefined), and how long ago, for people. */
+  sinceMs?: number;
+}
+
+/** Judges the nightly scans from their summaries (DESIGN.md principle 8: a scan that did not run is an alert). */
+export function scanHealth(summaries: readonly ScanSummary[], now: Date, alertAfterMs: number): ScanHealth {
+  const lastCompleted = [...summaries].sort((a, b) => b.finishedAt.localeCompare(a.finishedAt))[0];
+  if (!lastCompleted) return { missing: true };
+  const sinceMs = now.getTime() - Date.parse(lastCompleted.finishedAt);
+  return { lastCompleted, missing: sinceMs > alertAfterMs, sinceMs };
+}
+
+/** The scope the scan-missing alert is recorded under (it belongs to no workspace). */
+export const HEALTH_SCOPE = 'driftwatch';
+
+export function scanMissingFinding(
+  health: ScanHealth,
+  fallbackOwner: string,
+  alertAfterMs: number,
+): FindingDraft {
+  const last = health.lastCompleted;
+  const hours = Math.round(alertAfterMs / 3_600_000);
+  return {
+    kind: 'scan-failed',
+    ruleId: 'scan.missing',
+    severity: 'high',
+    workspace: HEALTH_SCOPE,
+    owner: fallbackOwner,
+    title: `No driftwatch scan completed within ${hours}h`,
+    detail: last
+      ? `The last completed scan is ${last.scanId}, finished at ${last.finishedAt}. Drift, locks and backends are not being checked.`
+      : 'No scan has ever completed in this findings store. Drift, locks and backends are not being checked.',
+    evidence: { lastScanId: last?.scanId, lastFinishedAt: last?.finishedAt, alertAfterMs },
+    remediation: {
+      summary: 'Find out why the nightly scan did not run or did not finish, then start one by hand.',
+      steps: [
+        "Check the state machine executions (failed, timed out or never started) and the scheduler's dead-letter queue.",
+        "Look at the scan Lambdas' logs for the last run.",
+        'Start a scan by hand once fixed (start the state machine, or `driftwatch scan` locally).',
+      ],
+    },
+  };
+}

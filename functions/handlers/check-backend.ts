@@ -1,0 +1,28 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import middy from '@middy/core';
+import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
+import { type BucketEvent, bucketEvent, bucketResult, scanRefOf } from '../core/backend/bucket-event.js';
+import { checkAndRecordBackend } from '../core/backend/stages.js';
+import { createFindingsStore } from '../core/findings/findings-store.js';
+import { findingsObjectStore, handlerLogger } from './common.js';
+import { logErrors, validateEvent } from './middleware.js';
+
+const s3 = new S3Client({});
+const objects = findingsObjectStore(s3);
+const findings = createFindingsStore(objects);
+const logger = handlerLogger('check-backend');
+
+/** CheckBackend stage: policy and state rules of one state bucket of the registry. */
+export const handler = middy<BucketEvent>()
+  .use(validateEvent(bucketEvent))
+  .use(logErrors(logger))
+  .handler(async (event) => {
+    const { target, deps } = await bucketStageFor(event, { s3, findings, objects });
+    const { outcomes, result } = await checkAndRecordBackend(target, deps, scanRefOf(event));
+    logger.info('backend checked', {
+      bucket: event.bucket,
+      stateObjects: result.stateObjects,
+      locks: result.locks,
+    });
+    return bucketResult(event, outcomes);
+  });

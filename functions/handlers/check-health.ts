@@ -1,0 +1,64 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import middy from '@middy/core';
+import * as z from 'zod/mini';
+import { loadRegistrySource } from '../adapters/registry-source.js';
+import { createSnsPublisher } from '../adapters/sns-publisher.js';
+import { createFindingsStore } from '../core/findings/findings-store.js';
+import { recordWorkspaceScan } from '../core/findings/lifecycle.js';
+import { notifyOwners } from '../core/notify/notify-owners.js';
+import { DEFAULT_SCAN_ALERT_AFTER_MS } from '../core/registry/model.js';
+import { scanHealth, scanMissingFinding } from '../core/scan/health.js';
+import { findingsObjectStore, handlerLogger, registryField } from './common.js';
+import { requireEnv } from './env.js';
+import { logErrors, validateEvent } from './middleware.js';
+
+export const checkHealthEvent = z.object({ registry: registryField });
+export type CheckHealthEvent = z.infer<typeof checkHealthEvent>;
+
+const s3 = new S3Client({});
+const objects = findingsObjectStore(s3);
+const store = createFindingsStore(objects);
+const publisher = createSnsPublisher(new SNSClient({}), { topicArn: requireEnv('TOPIC_ARN') });
+const logger = handlerLogger('check-health');
+
+/**
+ * Runs on its own schedule, outside the state machine: a nightly scan that never started or never
+ * finished is an alert to the fallback owner (once per missed run, keyed by the last good scan).
+ */
+export const handler = middy<CheckHealthEvent>()
+  .use(validateEvent(checkHealthEvent))
+  .use(logErrors(logger))
+  .handler(async (event) => {
+    const { registry } = await loadRegistrySource(event.registry, s3);
+    const now = new Date();
+    const alertAfterMs = registry.schedule?.alertAfterMs ?? DEFAULT_SCAN_ALERT_AFTER_MS;
+    const health = scanHealth(await store.recentSummaries(now), now, alertAfterMs);
+    if (!health.missing) return { missing: false, lastScanId: health.lastCompleted?.scanId };
+    const alertId = `missing-after-${health.lastCompleted?.scanId ?? 'none'}`;
+    const draft = scanMissingFinding(health, registry.owners.fallback, alertAfterMs);
+    const [finding] = recordWorkspaceScan(undefined, [draft], {
+      workspace: draft.workspace,
+      scanId: alertId,
+      now,
+      outcome: 'failed',
+      check: 'terraform',
+    }).history;
+    const input = {
+      scanId: alertId,
+      now,
+      findings: [finding!],
+      fallbackOwner: registry.owners.fallback,
+      settings: registry.notifications,
+    };
+    const result = await notifyOwners(input, { publisher, store: objects });
+    logger.warn('scan missing', {
+      lastScanId: health.lastCompleted?.scanId,
+      alerted: result.sent.length > 0,
+    });
+    return {
+      missing: true,
+      lastScanId: health.lastCompleted?.scanId,
+      alerted: result.sent.map((digest) => digest.digestId),
+    };
+  });

@@ -1,0 +1,56 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import * as z from 'zod/mini';
+import { createLogger, type Logger, logLevelFrom } from '../adapters/logger.js';
+import { createFsObjectStore } from '../adapters/object-store/fs-object-store.js';
+import { createS3ObjectStore } from '../adapters/object-store/s3-object-store.js';
+import type { ObjectStore } from '../core/findings/object-store.js';
+import { ConfigurationError, findingsStoreLocation } from './env.js';
+
+/** Event fields every pipeline handler shares (the scan they belong to and the registry). */
+export const scanIdField = z
+  .string()
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/, 'letters, digits, - _ . (at most 80)'));
+export const startedAtField = z.iso.datetime('an ISO 8601 timestamp, e.g. 2026-11-29T02:00:00Z');
+/** s3://bucket/driftwatch.yaml (deployed) or a path (local invoke). */
+export const registryField = z.string().check(z.minLength(1, 's3://bucket/driftwatch.yaml or a file path'));
+
+/** The findings bucket (FINDINGS_BUCKET), or a local directory for `driftwatch invoke`. */
+export function findingsObjectStore(s3: S3Client): ObjectStore {
+  const location = findingsStoreLocation();
+  return 'bucket' in location ? createS3ObjectStore(s3, location.bucket) : createFsObjectStore(location.dir);
+}
+
+export function handlerLogger(handler: string): Logger {
+  return createLogger({ level: logLevelFrom(process.env.LOG_LEVEL), fields: { handler } });
+}
+
+/**
+ * The salt of the hashes that stand in for sensitive values: `DRIFTWATCH_HASH_SALT` (local runs),
+ * else the Secrets Manager secret `DRIFTWATCH_HASH_SALT_SECRET_ARN` names (deployed: read once at
+ * cold start, so the salt never shows in the function's configuration). A missing salt fails the
+ * cold start with the variables' names.
+ */
+export async function hashSaltFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  readSecret: (secretId: string) => Promise<string | undefined> = readSecretString,
+): Promise<string> {
+  if (env.DRIFTWATCH_HASH_SALT) return env.DRIFTWATCH_HASH_SALT;
+  const secretId = env.DRIFTWATCH_HASH_SALT_SECRET_ARN;
+  if (!secretId)
+    throw new ConfigurationError(
+      'environment variable DRIFTWATCH_HASH_SALT (or DRIFTWATCH_HASH_SALT_SECRET_ARN) is required',
+    );
+  const salt = await readSecret(secretId).catch((error: unknown) => {
+    throw new ConfigurationError(
+      `cannot read the hash salt secret ${secretId} (DRIFTWATCH_HASH_SALT_SECRET_ARN): ${(error as Error).name}`,
+    );
+  });
+  if (!salt) throw new ConfigurationError(`the hash salt secret ${secretId} is empty`);
+  return salt;
+}
+
+async function readSecretString(secretId: string): Promise<string | undefined> {
+  const response = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }));
+  return response.SecretString;
+}

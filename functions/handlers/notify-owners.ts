@@ -1,0 +1,50 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import middy from '@middy/core';
+import * as z from 'zod/mini';
+import { loadRegistrySource } from '../adapters/registry-source.js';
+import { createSnsPublisher } from '../adapters/sns-publisher.js';
+import { createFindingsStore } from '../core/findings/findings-store.js';
+import { notifyOwners } from '../core/notify/notify-owners.js';
+import { findingsObjectStore, handlerLogger, registryField, scanIdField, startedAtField } from './common.js';
+import { requireEnv } from './env.js';
+import { logErrors, validateEvent } from './middleware.js';
+
+export const notifyOwnersEvent = z.object({
+  scanId: scanIdField,
+  startedAt: startedAtField,
+  registry: registryField,
+});
+export type NotifyOwnersEvent = z.infer<typeof notifyOwnersEvent>;
+
+const s3 = new S3Client({});
+const objects = findingsObjectStore(s3);
+const store = createFindingsStore(objects);
+const publisher = createSnsPublisher(new SNSClient({}), { topicArn: requireEnv('TOPIC_ARN') });
+const logger = handlerLogger('notify-owners');
+
+/** NotifyOwners stage: one digest per owner with news, from every history line the scan wrote. */
+export const handler = middy<NotifyOwnersEvent>()
+  .use(validateEvent(notifyOwnersEvent))
+  .use(logErrors(logger))
+  .handler(async (event) => {
+    const { registry } = await loadRegistrySource(event.registry, s3);
+    const findings = await store.scanHistory({ scanId: event.scanId, startedAt: new Date(event.startedAt) });
+    const input = {
+      scanId: event.scanId,
+      now: new Date(),
+      findings,
+      fallbackOwner: registry.owners.fallback,
+      settings: registry.notifications,
+    };
+    const result = await notifyOwners(input, { publisher, store: objects });
+    for (const failure of result.deferred) logger.warn('digest deferred to the next run', failure);
+    const summary = {
+      sent: result.sent.map((digest) => digest.digestId),
+      alreadySent: result.alreadySent,
+      deferred: result.deferred,
+      resent: result.resent,
+    };
+    logger.info('owners notified', summary);
+    return summary;
+  });

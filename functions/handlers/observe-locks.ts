@@ -1,0 +1,28 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import middy from '@middy/core';
+import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
+import { type BucketEvent, bucketEvent, scanRefOf } from '../core/backend/bucket-event.js';
+import { observeAndStoreLocks } from '../core/backend/stages.js';
+import { createFindingsStore } from '../core/findings/findings-store.js';
+import { findingsObjectStore, handlerLogger } from './common.js';
+import { logErrors, validateEvent } from './middleware.js';
+
+const s3 = new S3Client({});
+const objects = findingsObjectStore(s3);
+const findings = createFindingsStore(objects);
+const logger = handlerLogger('observe-locks');
+
+/**
+ * ObserveLocks stage: the first look at one bucket's locks, stored for ConfirmLocks. `confirmAt`
+ * is for the state machine's Wait (TimestampPath): it is now when no lock could become stale.
+ */
+export const handler = middy<BucketEvent>()
+  .use(validateEvent(bucketEvent))
+  .use(logErrors(logger))
+  .handler(async (event) => {
+    const { target, deps } = await bucketStageFor(event, { s3, findings, objects });
+    const { key, observation } = await observeAndStoreLocks(target, deps, scanRefOf(event));
+    const { locks, confirmAt } = observation;
+    logger.info('locks observed', { bucket: event.bucket, locks: locks.length, confirmAt });
+    return { ...event, observationKey: key, locks: locks.length, confirmAt };
+  });

@@ -1,0 +1,53 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import middy from '@middy/core';
+import * as z from 'zod/mini';
+import { emitMetric, METRICS_NAMESPACE, SCAN_COMPLETED_METRIC } from '../adapters/metrics.js';
+import { loadRegistrySource } from '../adapters/registry-source.js';
+import { createFindingsStore } from '../core/findings/findings-store.js';
+import { summarizeScan } from '../core/scan/summary.js';
+import { findingsObjectStore, handlerLogger, registryField, scanIdField, startedAtField } from './common.js';
+import { logErrors, validateEvent } from './middleware.js';
+
+export const recordFindingsEvent = z.object({
+  scanId: scanIdField,
+  startedAt: startedAtField,
+  registry: registryField,
+});
+export type RecordFindingsEvent = z.infer<typeof recordFindingsEvent>;
+
+const s3 = new S3Client({});
+const store = createFindingsStore(findingsObjectStore(s3));
+const logger = handlerLogger('record-findings');
+
+/**
+ * RecordFindings stage: every scope recorded its own findings as it went; this writes the scan's
+ * summary from their history files and emits the heartbeat metric the scan-missing alarm watches.
+ */
+export const handler = middy<RecordFindingsEvent>()
+  .use(validateEvent(recordFindingsEvent))
+  .use(logErrors(logger))
+  .handler(async (event) => {
+    const { registry } = await loadRegistrySource(event.registry, s3);
+    const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt) };
+    const files = await store.scanHistoryFiles(scan);
+    const workspaceIds = new Set(registry.workspaces.map((workspace) => workspace.id));
+    const outcomes = files
+      .filter((file) => file.check === 'terraform' && workspaceIds.has(file.scope))
+      .map((file) => ({ workspace: file.scope, findings: file.findings, durationMs: 0 }));
+    const checks = files
+      .filter((file) => file.check !== 'terraform' || !workspaceIds.has(file.scope))
+      .map((file) => ({ scope: file.scope, check: file.check, findings: file.findings, durationMs: 0 }));
+    const summary = summarizeScan(
+      { ...scan, finishedAt: new Date(), totalWorkspaces: registry.workspaces.length },
+      outcomes,
+      checks,
+    );
+    const summaryKey = await store.writeSummary(scan, summary);
+    emitMetric(METRICS_NAMESPACE, SCAN_COMPLETED_METRIC, 1);
+    logger.info('scan recorded', {
+      scanId: event.scanId,
+      ...summary.workspaces,
+      findings: summary.findings.total,
+    });
+    return { summaryKey, workspaces: summary.workspaces, findings: summary.findings.total };
+  });

@@ -1,0 +1,62 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import middy from '@middy/core';
+import * as z from 'zod/mini';
+import { createClusterScanPorts } from '../adapters/cluster-ports.js';
+import { loadRegistrySource } from '../adapters/registry-source.js';
+import { createFindingsStore } from '../core/findings/findings-store.js';
+import { scanAndRecordCluster } from '../core/gitops/scan-and-record-cluster.js';
+import { createSensitiveHasher } from '../core/redaction/secrets.js';
+import { SAFE_ID } from '../core/registry/model.js';
+import {
+  findingsObjectStore,
+  handlerLogger,
+  hashSaltFromEnv,
+  registryField,
+  scanIdField,
+  startedAtField,
+} from './common.js';
+import { logErrors, validateEvent } from './middleware.js';
+
+export const scanClusterEvent = z.object({
+  scanId: scanIdField,
+  startedAt: startedAtField,
+  registry: registryField,
+  cluster: z.string().check(z.regex(SAFE_ID, 'a cluster id of the registry')),
+});
+export type ScanClusterEvent = z.infer<typeof scanClusterEvent>;
+
+const s3 = new S3Client({});
+const store = createFindingsStore(findingsObjectStore(s3));
+const hashSensitive = createSensitiveHasher(await hashSaltFromEnv());
+const logger = handlerLogger('scan-cluster');
+
+/** ScanCluster stage: one cluster per invocation (an item of the Map over clusters). */
+export const handler = middy<ScanClusterEvent>()
+  .use(validateEvent(scanClusterEvent))
+  .use(logErrors(logger))
+  .handler(async (event) => {
+    const { registry, dir } = await loadRegistrySource(event.registry, s3);
+    const cluster = registry.clusters.find((entry) => entry.id === event.cluster);
+    if (!cluster) throw new Error(`cluster ${event.cluster} is not in the registry ${event.registry}`);
+    const ports = createClusterScanPorts({ scanId: event.scanId, registryDir: dir });
+    const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt) };
+    const { result, recorded } = await scanAndRecordCluster(
+      cluster,
+      registry,
+      { ports, store, hashSensitive, now: () => new Date() },
+      scan,
+    );
+    logger.info('cluster scanned', {
+      cluster: cluster.id,
+      mode: result.mode,
+      status: result.outcome,
+      findings: result.findings.length,
+    });
+    return {
+      scanId: event.scanId,
+      cluster: cluster.id,
+      status: result.outcome,
+      findingsKey: recorded.historyKey,
+      findings: recorded.history.filter((finding) => finding.status !== 'resolved').length,
+    };
+  });

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Node } from 'constructs';
+import type { Registry } from '../functions/core/registry/model.js';
+import { parseRegistry } from '../functions/core/registry/parse.js';
+
+/**
+ * Deployment settings, read once from CDK context (`-c name=value` or cdk.json) with defaults. The
+ * registry itself is parsed here, at synth: a registry with a problem fails `cdk synth` with the same
+ * file:line:column messages `driftwatch scan` prints, before anything is deployed.
+ */
+export interface DriftwatchConfig {
+  /** Path of driftwatch.yaml as given (relative to the working directory). */
+  registryPath: string;
+  registry: Registry;
+  scan: ScanSettings;
+  /** CloudWatch Logs retention of every log group of the stack, in days. */
+  logRetentionDays: number;
+  /**
+   * Create AWS Chatbot (Amazon Q Developer) Slack channel configurations for `chatbot-slack`
+   * destinations. Off by default: the Slack workspace must be authorised in the console once first,
+   * or the deployment fails.
+   */
+  chatbot: boolean;
+}
+
+export interface ScanSettings {
+  /** Workspaces scanned at once (Distributed Map MaxConcurrency of ScanTerraform). */
+  terraformConcurrency: number;
+  /** State buckets checked at once (CheckBackend, ObserveLocks, ConfirmLocks). */
+  backendConcurrency: number;
+  /** Clusters scanned at once (ScanCluster). */
+  clusterConcurrency: number;
+  /**
+   * Items of a Map that may fail (after their Catch also failed) before the scan fails. Every item
+   * has a Catch that records a scan-failed finding, so this only counts failures to record one.
+   */
+  toleratedFailurePercentage: number;
+  /** The whole scan; the ExecutionsTimedOut alarm fires after it. */
+  timeoutHours: number;
+}
+
+export const DEFAULT_REGISTRY_PATH = 'examples/estate/driftwatch.yaml';
+export const DEFAULT_SCHEDULE = { cron: '0 2 * * ? *', timezone: 'UTC' } as const;
+/** Retention values CloudWatch Logs accepts (RetentionDays), so a typo fails synth rather than deploy. */
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+];
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function readConfig(node: Node): DriftwatchConfig {
+  const registryPath = stringContext(node, 'registry') ?? DEFAULT_REGISTRY_PATH;
+  return {
+    registryPath,
+    registry: loadRegistry(registryPath),
+    scan: {
+      terraformConcurrency: intContext(node, 'scanConcurrency', 20, 1, 10_000),
+      backendConcurrency: intContext(node, 'backendConcurrency', 10, 1, 10_000),
+      clusterConcurrency: intContext(node, 'clusterConcurrency', 5, 1, 10_000),
+      toleratedFailurePercentage: intContext(node, 'toleratedFailurePercentage', 10, 0, 100),
+      timeoutHours: intContext(node, 'scanTimeoutHours', 8, 1, 23),
+    },
+    logRetentionDays: logRetention(node),
+    chatbot: boolContext(node, 'chatbot', false),
+  };
+}
+
+/** Reads and validates the registry; a RegistryError's message already lists every problem. */
+export function loadRegistry(path: string): Registry {
+  let text: string;
+  try {
+    text = readFileSync(resolve(path), 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read the registry ${path} (-c registry=…): ${(error as Error).message}`);
+  }
+  return parseRegistry(text, { fileName: path });
+}
+
+function stringContext(node: Node, name: string): string | undefined {
+  const value: unknown = node.tryGetContext(name);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ConfigError(`context ${name} must be a string`);
+  return value;
+}
+
+/** Context from `-c name=5` arrives as a string, from cdk.json as a number: accept both. */
+function intContext(node: Node, name: string, fallback: number, min: number, max: number): number {
+  const value: unknown = node.tryGetContext(name);
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw new ConfigError(`context ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  return number;
+}
+
+function boolContext(node: Node, name: string, fallback: boolean): boolean {
+  const value: unknown = node.tryGetContext(name);
+  if (value === undefined || value === null || value === '') return fallback;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new ConfigError(`context ${name} must be true or false, got ${String(value)}`);
+}
+
+function logRetention(node: Node): number {
+  const days = intContext(node, 'logRetentionDays', 90, 1, 3653);
+  if (!LOG_RETENTION_DAYS.includes(days))
+    throw new ConfigError(`context logRetentionDays must be one of ${LOG_RETENTION_DAYS.join(', ')}`);
+  return days;
+}

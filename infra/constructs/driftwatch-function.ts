@@ -1,0 +1,161 @@
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Duration, Size, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { buildSync } from 'esbuild';
+import { REPO_ROOT } from '../paths.js';
+
+/** The handlers of functions/handlers/ the stack deploys (file names without .ts). */
+export type HandlerName =
+  | 'load-registry'
+  | 'check-backend'
+  | 'observe-locks'
+  | 'confirm-locks'
+  | 'scan-terraform'
+  | 'scan-cluster'
+  | 'record-scan-failure'
+  | 'record-findings'
+  | 'notify-owners'
+  | 'check-health'
+  | 'query-findings';
+
+export interface DriftwatchFunctionProps {
+  handler: HandlerName;
+  description: string;
+  memoryMiB: number;
+  timeout: Duration;
+  logRetentionDays: number;
+  environment?: Record<string, string>;
+  /** A fixed role name, for roles other accounts trust by ARN (the scanner roles). */
+  roleName?: string;
+  /**
+   * Package the handler into a container image built from this Dockerfile (repository-relative)
+   * instead of a zip: for handlers that need more than Node (the Terraform binary).
+   */
+  image?: { dockerfile: string; ephemeralStorageMiB: number };
+}
+
+/**
+ * ESM bundles run in Lambda's Node 24 as `index.mjs`; a few CommonJS dependencies still call
+ * `require`, which ESM does not define, so every bundle starts by creating one.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __driftwatchCreateRequire } from 'node:module'; const require = __driftwatchCreateRequire(import.meta.url);";
+const NODE_TARGET = 'node24';
+
+/**
+ * Every Lambda of driftwatch, one way: Node 24 on ARM64 (cheaper per GB-second, and the Terraform
+ * AWS provider ships for it), ESM bundled by the local esbuild (no Docker at synth), its own role
+ * and log group with retention, X-Ray tracing. The role is created here, not by Lambda's default,
+ * so it carries no managed policy: logs go to this function's log group only.
+ */
+export class DriftwatchFunction extends Construct {
+  readonly function: lambda.Function;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: DriftwatchFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `driftwatch ${props.handler}`,
+      ...(props.roleName ? { roleName: props.roleName } : {}),
+    });
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+
+    const common = {
+      description: props.description,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMiB,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      environment: {
+        LOG_LEVEL: 'info',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+    };
+    this.function = props.image
+      ? new lambda.DockerImageFunction(this, 'Function', {
+          ...common,
+          code: lambda.DockerImageCode.fromImageAsset(
+            stageImageContext(this, props.handler, props.image.dockerfile),
+            { platform: Platform.LINUX_ARM64 },
+          ),
+          ephemeralStorageSize: Size.mebibytes(props.image.ephemeralStorageMiB),
+        })
+      : new nodejs.NodejsFunction(this, 'Function', {
+          ...common,
+          runtime: lambda.Runtime.NODEJS_24_X,
+          entry: join(REPO_ROOT, 'functions', 'handlers', `${props.handler}.ts`),
+          handler: 'handler',
+          projectRoot: REPO_ROOT,
+          depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+          bundling: {
+            format: nodejs.OutputFormat.ESM,
+            target: NODE_TARGET,
+            mainFields: ['module', 'main'],
+            banner: ESM_REQUIRE_BANNER,
+            minify: true,
+            sourceMap: true,
+            sourcesContent: false,
+            // The SDK versions the tests ran against, not whichever the runtime happens to carry.
+            bundleAwsSDK: true,
+            forceDockerBundling: false,
+          },
+        });
+
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+}
+
+/**
+ * The container's build context: the repository's Dockerfile plus the handler bundled by the local
+ * esbuild (the same bundle a zip function gets), staged at synth; the image
+ * itself is built only at deploy, so synth needs no Docker.
+ */
+export function stageImageContext(scope: Construct, handler: HandlerName, dockerfile: string): string {
+  // Inside the cloud assembly's directory (cdk.out): rebuilt by every synth, never left in /tmp.
+  const dir = join(Stage.of(scope)?.outdir ?? tmpdir(), '.image-context', handler);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'handler'), { recursive: true });
+  copyFileSync(join(REPO_ROOT, dockerfile), join(dir, 'Dockerfile'));
+  if (!Stack.of(scope).bundlingRequired) {
+    // `cdk destroy`/`cdk list` of another stack: no bundle needed, keep synth fast.
+    writeFileSync(join(dir, 'handler', 'index.mjs'), '// not bundled: this stack was not selected\n');
+    return dir;
+  }
+  buildSync({
+    entryPoints: [join(REPO_ROOT, 'functions', 'handlers', `${handler}.ts`)],
+    outfile: join(dir, 'handler', 'index.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: NODE_TARGET,
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    logLevel: 'error',
+  });
+  return dir;
+}

@@ -1,0 +1,237 @@
+import { Aws } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { backendReadActions } from '../../functions/core/backend/rules/index.js';
+import type { Registry } from '../../functions/core/registry/model.js';
+import { stateBuckets } from '../../functions/core/routing/scopes.js';
+import { acknowledgeWildcardResource } from '../nag.js';
+
+/** What one scanner reads in the estate; each adds only the statements it needs. */
+export type TargetRead =
+  /** Terraform state objects (same-account workspaces without a role): GetObject and list. */
+  | 'state'
+  /** Bucket settings, state versions and lock tables, as the backend rules declare them. */
+  | 'backend'
+  /** `source.s3` bundles of the registry's workspaces. */
+  | 'sources'
+  /** Argo CD tokens in Secrets Manager and rendered manifests in S3, of the registry's clusters. */
+  | 'clusters';
+
+export interface TargetReadAccessProps {
+  registry: Registry;
+  role: iam.Role;
+  reads: TargetRead[];
+}
+
+/** Writes to Terraform state a scanner must never make, whatever else its role is granted later. */
+// Sorted, as CDK writes them (@aws-cdk/aws-iam:minimizePolicies).
+export const DENIED_STATE_WRITES = ['s3:DeleteObject', 's3:DeleteObjectVersion', 's3:PutObject'];
+export const DENIED_LOCK_TABLE_WRITES = [
+  'dynamodb:BatchWriteItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+];
+
+/**
+ * A scanner role's access to the estate, derived from the registry at synth: read-only, on the
+ * registry's own buckets, tables, roles and secrets, and an explicit Deny of every state and lock
+ * write (an explicit Deny wins over any Allow, so a broader policy attached later cannot undo it).
+ * Workspaces in other accounts are read through their `roleArn` (the target-account role), which
+ * this role may assume and nothing more.
+ */
+export class TargetReadAccess extends Construct {
+  readonly policy: iam.Policy;
+
+  constructor(scope: Construct, id: string, props: TargetReadAccessProps) {
+    super(scope, id);
+    const { registry, reads } = props;
+    const buckets = stateBuckets(registry);
+    const statements: iam.PolicyStatement[] = [];
+
+    const roleArns = [
+      ...registry.workspaces.map((workspace) => workspace.roleArn),
+      ...(reads.includes('clusters')
+        ? registry.clusters.map((cluster) => cluster.kubernetes?.eks?.roleArn)
+        : []),
+    ].filter((arn): arn is string => arn !== undefined);
+    if (roleArns.length > 0) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'AssumeWorkspaceReadRoles',
+          actions: ['sts:AssumeRole'],
+          resources: [...new Set(roleArns)].sort(),
+        }),
+      );
+    }
+
+    const objectReads = new Set<string>();
+    if (reads.includes('state') && buckets.length > 0) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'ListStateBuckets',
+          actions: ['s3:ListBucket'],
+          resources: buckets.map(({ bucket }) => bucketArn(bucket)),
+        }),
+      );
+      for (const { bucket } of buckets) objectReads.add(bucket);
+    }
+    if (reads.includes('backend') && buckets.length > 0) {
+      const actions = backendReadActions();
+      const objectActions = actions.filter((action) => OBJECT_ACTIONS.has(action));
+      const bucketActions = actions.filter(
+        (action) => action.startsWith('s3:') && !OBJECT_ACTIONS.has(action),
+      );
+      const tableActions = actions.filter((action) => action.startsWith('dynamodb:'));
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'ReadStateBucketSettings',
+          actions: bucketActions,
+          resources: buckets.map(({ bucket }) => bucketArn(bucket)),
+        }),
+        new iam.PolicyStatement({
+          sid: 'ReadStateObjectVersions',
+          actions: objectActions,
+          resources: buckets.map(({ bucket }) => objectsArn(bucket)),
+        }),
+      );
+      for (const { bucket } of buckets) acknowledgeObjects(this, bucket);
+      const tables = lockTables(registry);
+      if (tables.length > 0 && tableActions.length > 0) {
+        statements.push(
+          new iam.PolicyStatement({
+            sid: 'ReadLockTables',
+            actions: tableActions,
+            resources: tables.map(({ table, region }) => tableArn(table, region, Aws.ACCOUNT_ID)),
+          }),
+        );
+      }
+    }
+    if (objectReads.size > 0) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'ReadStateObjects',
+          actions: ['s3:GetObject', 's3:GetObjectVersion'],
+          resources: [...objectReads].map(objectsArn),
+        }),
+      );
+      for (const bucket of objectReads) acknowledgeObjects(this, bucket);
+    }
+
+    if (reads.includes('sources')) {
+      const bundles = registry.workspaces.flatMap((workspace) =>
+        's3' in workspace.source ? [s3ObjectArn(workspace.source.s3)] : [],
+      );
+      if (bundles.length > 0)
+        statements.push(
+          new iam.PolicyStatement({
+            sid: 'ReadSourceBundles',
+            actions: ['s3:GetObject'],
+            resources: [...new Set(bundles)],
+          }),
+        );
+    }
+
+    if (reads.includes('clusters')) {
+      const secrets = registry.clusters.flatMap((cluster) => {
+        const token = cluster.argocd?.token;
+        return token && 'secretsManager' in token ? [secretArn(token.secretsManager)] : [];
+      });
+      if (secrets.length > 0)
+        statements.push(
+          new iam.PolicyStatement({
+            sid: 'ReadArgoCdTokens',
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [...new Set(secrets)],
+          }),
+        );
+      const manifests = registry.clusters.flatMap((cluster) => {
+        const source = cluster.kubernetes?.manifests;
+        return source && 's3' in source ? [s3ObjectArn(source.s3)] : [];
+      });
+      if (manifests.length > 0)
+        statements.push(
+          new iam.PolicyStatement({
+            sid: 'ReadRenderedManifests',
+            actions: ['s3:GetObject'],
+            resources: [...new Set(manifests)],
+          }),
+        );
+    }
+
+    statements.push(...denyStateWrites(registry));
+    this.policy = new iam.Policy(this, 'Policy', { statements, roles: [props.role] });
+  }
+}
+
+/** The explicit Deny statements of a registry: every state bucket's objects, every lock table. */
+export function denyStateWrites(registry: Registry): iam.PolicyStatement[] {
+  const buckets = stateBuckets(registry);
+  const tables = lockTables(registry);
+  const statements: iam.PolicyStatement[] = [];
+  if (buckets.length > 0)
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'DenyStateWrites',
+        effect: iam.Effect.DENY,
+        actions: DENIED_STATE_WRITES,
+        resources: buckets.map(({ bucket }) => objectsArn(bucket)),
+      }),
+    );
+  if (tables.length > 0)
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'DenyLockTableWrites',
+        effect: iam.Effect.DENY,
+        actions: DENIED_LOCK_TABLE_WRITES,
+        // Any account: a lock table of that name is never ours to write.
+        resources: tables.map(({ table, region }) => tableArn(table, region, '*')),
+      }),
+    );
+  return statements;
+}
+
+/** Object-level S3 actions among the backend rules' declared ones (the rest apply to the bucket). */
+const OBJECT_ACTIONS = new Set(['s3:GetObject', 's3:GetObjectVersion']);
+
+function lockTables(registry: Registry): Array<{ table: string; region: string }> {
+  const tables = new Map<string, { table: string; region: string }>();
+  for (const { backend } of registry.workspaces)
+    if (backend.lockTable)
+      tables.set(`${backend.region}/${backend.lockTable}`, {
+        table: backend.lockTable,
+        region: backend.region,
+      });
+  return [...tables.values()];
+}
+
+function bucketArn(bucket: string): string {
+  return `arn:${Aws.PARTITION}:s3:::${bucket}`;
+}
+
+function objectsArn(bucket: string): string {
+  return `arn:${Aws.PARTITION}:s3:::${bucket}/*`;
+}
+
+function tableArn(table: string, region: string, account: string): string {
+  return `arn:${Aws.PARTITION}:dynamodb:${region}:${account}:table/${table}`;
+}
+
+function s3ObjectArn(uri: string): string {
+  const path = uri.replace(/^s3:\/\//, '');
+  return `arn:${Aws.PARTITION}:s3:::${path}`;
+}
+
+/** A secret by ARN, or by name: Secrets Manager appends six random characters to the name's ARN. */
+function secretArn(reference: string): string {
+  if (reference.startsWith('arn:')) return reference;
+  return `arn:${Aws.PARTITION}:secretsmanager:${Aws.REGION}:${Aws.ACCOUNT_ID}:secret:${reference}-??????`;
+}
+
+function acknowledgeObjects(scope: Construct, bucket: string): void {
+  acknowledgeWildcardResource(
+    scope,
+    `arn:<AWS::Partition>:s3:::${bucket}/*`,
+    `Terraform state bucket ${bucket} of the registry: its state objects, their versions and lock files are found by listing at run time; read-only (writes are explicitly denied).`,
+  );
+}

@@ -1,0 +1,62 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/integration.js';
+
+/** The state machine's own stages, run through `driftwatch invoke` with their sample events. */
+const store = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-'));
+afterAll(() => rmSync(store, { recursive: true, force: true }));
+const env = { DRIFTWATCH_STORE: store, DRIFTWATCH_HASH_SALT: 'pipeline-test-salt-000001' };
+const invoke = async (handler: string) => {
+  const run = await runCli(['invoke', handler, '--event', `events/${handler}.json`], { env });
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+};
+
+describe('pipeline stage handlers', () => {
+  it('load-registry writes the Map item lists and returns only pointers and counts', async () => {
+    const result = await invoke('load-registry');
+    expect(result).toMatchObject({
+      scanId: '20261129T020000Z-sample',
+      counts: { workspaces: 3, buckets: 1, clusters: 0 },
+      items: { workspaces: { key: 'scratch/scan=20261129T020000Z-sample/workspaces.json' } },
+    });
+    expect(Date.parse(result.confirmAt)).toBeGreaterThan(Date.now() + 10 * 60_000);
+    const items = JSON.parse(readFileSync(join(store, result.items.workspaces.key), 'utf8'));
+    expect(items).toContainEqual({
+      scanId: '20261129T020000Z-sample',
+      startedAt: '2026-11-29T02:00:00.000Z',
+      registry: 'examples/estate/driftwatch.yaml',
+      workspace: 'payments-prod',
+    });
+    const buckets = JSON.parse(readFileSync(join(store, result.items.buckets.key), 'utf8'));
+    expect(buckets.map((item: { bucket: string }) => item.bucket)).toEqual(['driftwatch-demo-tfstate']);
+  });
+
+  it('record-scan-failure leaves a scan-failed finding for a workspace whose Lambda died, redacted', async () => {
+    const result = await invoke('record-scan-failure');
+    expect(result).toEqual({ scope: 'payments-prod', check: 'terraform', recorded: true });
+    const current = JSON.parse(readFileSync(join(store, 'current/payments-prod.json'), 'utf8'));
+    expect(current.findings).toEqual([
+      expect.objectContaining({
+        kind: 'scan-failed',
+        ruleId: 'scan.stage-failed',
+        owner: 'payments',
+        status: 'new',
+      }),
+    ]);
+    expect(current.findings[0].detail).toContain('States.Timeout');
+  });
+
+  it('record-findings writes the scan summary from the history files', async () => {
+    const result = await invoke('record-findings');
+    expect(result).toMatchObject({
+      summaryKey: 'scans/dt=2026-11-29/scan=20261129T020000Z-sample/summary.json',
+      workspaces: { total: 3, scanned: 0, failed: 1, busy: 0, skipped: 2 },
+      findings: 1,
+    });
+    const summary = JSON.parse(readFileSync(join(store, result.summaryKey), 'utf8'));
+    expect(summary.failures).toEqual([expect.objectContaining({ workspace: 'payments-prod' })]);
+  });
+});

@@ -1,0 +1,144 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * A local HTTP server speaking the part of Argo CD's REST API driftwatch reads (list, get,
+ * managed-resources), with the bearer check and the error bodies Argo CD sends.
+ */
+
+export const ARGO_FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/argo-cd/', import.meta.url));
+export const argoFixturesExist = existsSync(ARGO_FIXTURES_DIR);
+
+let warned = false;
+/** One printed line when a clone has no ../shared: the fixture-based tests then skip. */
+export function warnIfArgoFixturesMissing(): void {
+  if (!argoFixturesExist && !warned) {
+    warned = true;
+    console.warn(
+      `skipping Argo CD fixture tests: ${ARGO_FIXTURES_DIR} does not exist (a clone without ../shared)`,
+    );
+  }
+}
+
+/** A fixture file as JSON (YAML converted, as the API returns the same object model as JSON). */
+export function readArgoFixture(relative: string): Record<string, unknown> {
+  const text = readFileSync(`${ARGO_FIXTURES_DIR}${relative}`, 'utf8');
+  return (relative.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as Record<string, unknown>;
+}
+
+export interface FakeApplication {
+  /** The Application object (`kubectl get application -o yaml`, as JSON). */
+  application: Record<string, unknown>;
+  /** `managed-resources` items (states as JSON strings); default none. */
+  managedResources?: Array<Record<string, unknown>>;
+  /** Listed, but deleted before driftwatch reads it (GET answers 404). */
+  vanishes?: boolean;
+  /** GET of the application answers with a body that is not JSON. */
+  malformed?: boolean;
+}
+
+export interface FakeArgoCd {
+  url: string;
+  requests: Array<{ method: string; path: string; authorized: boolean }>;
+  close(): Promise<void>;
+}
+
+export async function startFakeArgoCd(options: {
+  token: string;
+  applications: FakeApplication[];
+}): Promise<FakeArgoCd> {
+  const requests: FakeArgoCd['requests'] = [];
+  const byName = new Map(options.applications.map((entry) => [nameOf(entry.application), entry]));
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const authorized = request.headers.authorization === `Bearer ${options.token}`;
+    requests.push({ method: request.method ?? '', path: `${url.pathname}${url.search}`, authorized });
+    if (request.method !== 'GET')
+      return send(response, 405, { error: 'read-only fake', code: 12, message: 'method not allowed' });
+    if (!authorized) {
+      const message = 'invalid session: token signature is invalid';
+      return send(response, 401, { error: message, code: 16, message });
+    }
+    if (url.pathname === '/api/v1/applications') {
+      const projects = url.searchParams.getAll('projects');
+      const selector = url.searchParams.get('selector');
+      const items = [...byName.values()]
+        .map((entry) => entry.application)
+        .filter((app) => projects.length === 0 || projects.includes(String(spec(app).project)))
+        .filter((app) => selector === null || matchesSelector(app, selector))
+        .sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
+      return send(response, 200, { metadata: { resourceVersion: '123456' }, items });
+    }
+    const match = /^\/api\/v1\/applications\/([^/]+)(\/managed-resources)?$/.exec(url.pathname);
+    const entry = match ? byName.get(decodeURIComponent(match[1]!)) : undefined;
+    if (!match || !entry || entry.vanishes) {
+      const name = match ? decodeURIComponent(match[1]!) : url.pathname;
+      const message = `applications.argoproj.io "${name}" not found`;
+      return send(response, 404, { error: message, code: 5, message });
+    }
+    if (match[2]) return send(response, 200, { items: entry.managedResources ?? [] });
+    if (entry.malformed) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      return response.end('{"metadata": {"name": "truncat');
+    }
+    return send(response, 200, entry.application);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+function nameOf(application: Record<string, unknown>): string {
+  return String((application.metadata as { name?: unknown } | undefined)?.name);
+}
+
+function spec(application: Record<string, unknown>): Record<string, unknown> {
+  return (application.spec as Record<string, unknown> | undefined) ?? {};
+}
+
+function matchesSelector(application: Record<string, unknown>, selector: string): boolean {
+  const labels = ((application.metadata as { labels?: Record<string, string> }).labels ?? {}) as Record<
+    string,
+    string
+  >;
+  return selector.split(',').every((requirement) => {
+    const [key, value] = requirement.split('=');
+    return key !== undefined && labels[key.trim()] === value?.trim();
+  });
+}
+
+/** A `managed-resources` item: each state is a JSON string, and "null" means the object is absent. */
+export function resourceDiff(options: {
+  group?: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  target?: unknown;
+  live?: unknown;
+  predicted?: unknown;
+}): Record<string, unknown> {
+  const state = (value: unknown) => (value === undefined ? 'null' : JSON.stringify(value));
+  return {
+    group: options.group ?? '',
+    kind: options.kind,
+    namespace: options.namespace ?? '',
+    name: options.name,
+    targetState: state(options.target),
+    liveState: state(options.live),
+    normalizedLiveState: state(options.live),
+    predictedLiveState: state(options.predicted ?? options.target),
+    hook: false,
+  };
+}

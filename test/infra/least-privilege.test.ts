@@ -1,0 +1,227 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backendReadActions } from '../../functions/core/backend/rules/index.js';
+import { buildApp } from '../../infra/app.js';
+import { DENIED_LOCK_TABLE_WRITES, DENIED_STATE_WRITES } from '../../infra/constructs/target-read-access.js';
+import { SCANNER_HANDLERS } from '../../infra/scanner-roles.js';
+import { cdkJsonContext, SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './synth.js';
+
+let synthesized: Synthesized;
+beforeAll(() => {
+  synthesized = synthesize();
+}, SYNTH_TIMEOUT_MS);
+
+type Statement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown };
+type PolicyResource = {
+  Properties: { PolicyDocument: { Statement: Statement[] }; Roles: Array<{ Ref: string }> };
+};
+
+/** Every statement attached to the role whose logical id starts with the given prefix. */
+function statementsOfRole(rolePrefix: string): Statement[] {
+  const policies = Object.values(synthesized.template.findResources('AWS::IAM::Policy')) as PolicyResource[];
+  return policies
+    .filter((policy) => policy.Properties.Roles.some((role) => role.Ref.startsWith(rolePrefix)))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+}
+
+const arn = (path: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, path]] });
+const actions = (statement: Statement | undefined) => [statement?.Action ?? []].flat();
+const SCANNER_ROLE_PREFIXES = [
+  'ScanTerraformRole',
+  'ScanClusterRole',
+  'CheckBackendRole',
+  'ObserveLocksRole',
+  'ConfirmLocksRole',
+];
+
+describe('scanner roles', () => {
+  it('explicitly deny writing any state object of the registry’s state buckets', () => {
+    for (const prefix of SCANNER_ROLE_PREFIXES) {
+      const deny = statementsOfRole(prefix).find((statement) => statement.Sid === 'DenyStateWrites');
+      expect(deny, prefix).toEqual({
+        Sid: 'DenyStateWrites',
+        Effect: 'Deny',
+        Action: DENIED_STATE_WRITES,
+        Resource: [arn(':s3:::tfstate-prod/*'), arn(':s3:::tfstate-staging/*')],
+      });
+      expect(DENIED_STATE_WRITES).toEqual(expect.arrayContaining(['s3:PutObject', 's3:DeleteObject']));
+    }
+  });
+
+  it('explicitly deny DynamoDB writes on the registry’s lock tables, in any account', () => {
+    for (const prefix of SCANNER_ROLE_PREFIXES) {
+      const deny = statementsOfRole(prefix).find((statement) => statement.Sid === 'DenyLockTableWrites');
+      expect(deny, prefix).toEqual({
+        Sid: 'DenyLockTableWrites',
+        Effect: 'Deny',
+        Action: DENIED_LOCK_TABLE_WRITES,
+        Resource: arn(':dynamodb:eu-central-1:*:table/tf-locks'),
+      });
+    }
+  });
+
+  it('may assume exactly the registry’s workspace roles, nothing else in STS', () => {
+    const assume = statementsOfRole('ScanTerraformRole').find(
+      (statement) => statement.Sid === 'AssumeWorkspaceReadRoles',
+    );
+    expect(assume).toEqual({
+      Sid: 'AssumeWorkspaceReadRoles',
+      Effect: 'Allow',
+      Action: 'sts:AssumeRole',
+      Resource: [
+        'arn:aws:iam::111111111111:role/driftwatch-read',
+        'arn:aws:iam::333333333333:role/driftwatch-read',
+      ],
+    });
+  });
+
+  it('allow only reads on the estate: no write action outside the findings bucket', () => {
+    for (const prefix of SCANNER_ROLE_PREFIXES) {
+      const writes = statementsOfRole(prefix)
+        .filter((statement) => statement.Effect === 'Allow')
+        .filter((statement) =>
+          actions(statement).some((action) =>
+            /^(s3:(Put|Delete)|dynamodb:(Put|Update|Delete|BatchWrite))/.test(action),
+          ),
+        );
+      for (const statement of writes)
+        expect(JSON.stringify(statement.Resource), prefix).toMatch(/FindingsBucket/);
+    }
+  });
+
+  it('grant the backend checks every read action the backend rules declare, on the state buckets only', () => {
+    const statements = statementsOfRole('CheckBackendRole').filter((statement) =>
+      statement.Sid?.startsWith('Read'),
+    );
+    const granted = new Set(statements.flatMap(actions));
+    for (const action of backendReadActions()) expect(granted, action).toContain(action);
+    const settings = statements.find((statement) => statement.Sid === 'ReadStateBucketSettings');
+    expect(settings?.Resource).toEqual([arn(':s3:::tfstate-prod'), arn(':s3:::tfstate-staging')]);
+    const tables = statements.find((statement) => statement.Sid === 'ReadLockTables');
+    expect(tables?.Resource).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':dynamodb:eu-central-1:',
+          { Ref: 'AWS::AccountId' },
+          ':table/tf-locks',
+        ],
+      ],
+    });
+  });
+
+  it('read the S3 source bundles and the Argo CD token secret by name, exactly', () => {
+    const sources = statementsOfRole('ScanTerraformRole').find(
+      (statement) => statement.Sid === 'ReadSourceBundles',
+    );
+    expect(sources?.Resource).toEqual([
+      arn(':s3:::estate-bundles/data.tgz'),
+      arn(':s3:::estate-bundles/payments.tgz'),
+    ]);
+    const tokens = statementsOfRole('ScanClusterRole').find(
+      (statement) => statement.Sid === 'ReadArgoCdTokens',
+    );
+    expect(tokens?.Action).toBe('secretsmanager:GetSecretValue');
+    expect(JSON.stringify(tokens?.Resource)).toContain(':secret:driftwatch/argocd-prod-??????');
+  });
+
+  it('have fixed names the target-account role can trust', () => {
+    for (const handler of SCANNER_HANDLERS)
+      synthesized.template.hasResourceProperties('AWS::IAM::Role', {
+        RoleName: `Driftwatch-scanner-${handler}`,
+      });
+  });
+
+  it('read the hash salt from Secrets Manager at cold start, never from a plain environment value', () => {
+    synthesized.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 48, ExcludePunctuation: true },
+    });
+    for (const prefix of ['ScanTerraformFunction', 'ScanClusterFunction']) {
+      const [fn] = Object.entries(synthesized.template.findResources('AWS::Lambda::Function'))
+        .filter(([id]) => id.startsWith(prefix))
+        .map(
+          ([, resource]) =>
+            resource as { Properties: { Environment: { Variables: Record<string, unknown> } } },
+        );
+      expect(fn?.Properties.Environment.Variables.DRIFTWATCH_HASH_SALT_SECRET_ARN, prefix).toEqual({
+        Ref: expect.stringMatching(/^HashSalt/),
+      });
+      expect(fn?.Properties.Environment.Variables).not.toHaveProperty('DRIFTWATCH_HASH_SALT');
+    }
+  });
+});
+
+describe('the target-account stack', () => {
+  let template: Template;
+  beforeAll(() => {
+    const app = new App({
+      context: {
+        ...cdkJsonContext(),
+        stack: 'target-account',
+        driftwatchAccount: '999999999999',
+        externalId: 'driftwatch-7f3a',
+      },
+    });
+    buildApp(app);
+    const stack = app.node.findChild('DriftwatchTargetAccount');
+    if (!Stack.isStack(stack)) throw new Error('no target-account stack');
+    template = Template.fromStack(stack);
+  }, SYNTH_TIMEOUT_MS);
+
+  it('is a read-only role trusted only by driftwatch’s scanner roles with the external id', () => {
+    template.hasResourceProperties('AWS::IAM::Role', {
+      RoleName: 'driftwatch-read',
+      MaxSessionDuration: 3600,
+      ManagedPolicyArns: [arn(':iam::aws:policy/ReadOnlyAccess')],
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Effect: 'Allow',
+            Action: 'sts:AssumeRole',
+            Principal: { AWS: arn(':iam::999999999999:root') },
+            Condition: {
+              StringEquals: { 'sts:ExternalId': 'driftwatch-7f3a' },
+              ArnEquals: {
+                'aws:PrincipalArn': SCANNER_HANDLERS.map((handler) =>
+                  arn(`:iam::999999999999:role/Driftwatch-scanner-${handler}`),
+                ),
+              },
+            },
+          },
+        ],
+      },
+    });
+  });
+
+  it('explicitly denies every S3 object write and DynamoDB item write in the account', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          { Sid: 'DenyStateWrites', Effect: 'Deny', Action: DENIED_STATE_WRITES, Resource: arn(':s3:::*/*') },
+          {
+            Sid: 'DenyLockTableWrites',
+            Effect: 'Deny',
+            Action: DENIED_LOCK_TABLE_WRITES,
+            Resource: {
+              'Fn::Join': [
+                '',
+                ['arn:', { Ref: 'AWS::Partition' }, ':dynamodb:*:', { Ref: 'AWS::AccountId' }, ':table/*'],
+              ],
+            },
+          },
+        ],
+      },
+      Roles: [{ Ref: Match.stringLikeRegexp('^ReadRole') }],
+    });
+  });
+
+  it('requires the driftwatch account and the external id', () => {
+    const app = new App({
+      context: { ...cdkJsonContext(), stack: 'target-account', driftwatchAccount: '999999999999' },
+    });
+    expect(() => buildApp(app)).toThrow('-c externalId=… is required for the target-account stack');
+  });
+});

@@ -1,0 +1,478 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateBucketCommand,
+  ListObjectVersionsCommand,
+  PutBucketEncryptionCommand,
+  PutBucketLifecycleConfigurationCommand,
+  PutBucketPolicyCommand,
+  PutBucketVersioningCommand,
+  PutObjectCommand,
+  PutPublicAccessBlockCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStateBucket, type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
+import { createAwsBackendReader } from '../../functions/adapters/backend/aws-backend-reader.js';
+import { checkBackend } from '../../functions/core/backend/check-backend.js';
+import { BUCKET_RULES } from '../../functions/core/backend/rules/index.js';
+import { adhocTarget } from '../../functions/core/backend/target.js';
+import type { ScanSummary } from '../../functions/core/findings/findings-store.js';
+import type { Finding } from '../../functions/core/findings/model.js';
+import {
+  allFileText,
+  bucketVersions,
+  canary,
+  REGION,
+  REPO_ROOT,
+  runCli,
+  STATE_BUCKET,
+  useMoto,
+  useTempDir,
+  writeRegistry,
+} from '../helpers/integration.js';
+import { terraformIn } from '../helpers/terraform-locks.js';
+
+/**
+ * Backend policy and state rules against real buckets in moto, state history made with real
+ * `terraform state push`, bad input, the pipeline stages in `driftwatch scan`, and the handlers.
+ */
+const aws = useMoto();
+const temp = useTempDir();
+const secret = canary('state');
+const staged: StagedWorkspace[] = [];
+
+const createBucket = (bucket: string, ownership?: 'BucketOwnerEnforced') =>
+  aws.s3.send(
+    new CreateBucketCommand({
+      Bucket: bucket,
+      CreateBucketConfiguration: { LocationConstraint: REGION },
+      ...(ownership ? { ObjectOwnership: ownership } : {}),
+    }),
+  );
+
+const tlsOnlyPolicy = (bucket: string) =>
+  JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Deny',
+        Principal: '*',
+        Action: 's3:*',
+        Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`],
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      },
+    ],
+  });
+
+function findingsOf(stdout: string): Finding[] {
+  return (JSON.parse(stdout) as Finding[]).filter((finding) => finding.status !== 'resolved');
+}
+
+async function stage(id: string): Promise<StagedWorkspace> {
+  const workspace = await stageWorkspace({
+    source: join(REPO_ROOT, 'test/integration/terraform/minimal'),
+    backend: { bucket: STATE_BUCKET, key: `${id}/terraform.tfstate`, region: REGION },
+    env: { TF_VAR_name: `${id}-bucket` },
+  });
+  staged.push(workspace);
+  await workspace.terraform(['apply', '-auto-approve', '-input=false']);
+  return workspace;
+}
+
+/** `terraform state pull`, changed by `edit`, then `terraform state push -force`: a real new version. */
+async function pushEdited(workspace: StagedWorkspace, edit: (state: Record<string, unknown>) => void) {
+  const file = join(workspace.dir, `pulled-${randomUUID()}.json`);
+  await terraformIn(workspace, ['state', 'pull'], file);
+  const state = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  edit(state);
+  writeFileSync(file, JSON.stringify(state));
+  await terraformIn(workspace, ['state', 'push', '-force', file]);
+}
+
+async function stateVersions(key: string): Promise<string[]> {
+  const page = await aws.s3.send(new ListObjectVersionsCommand({ Bucket: STATE_BUCKET, Prefix: key }));
+  return (page.Versions ?? [])
+    .filter((version) => version.Key === key)
+    .sort((a, b) => (b.LastModified?.getTime() ?? 0) - (a.LastModified?.getTime() ?? 0))
+    .map((version) => version.VersionId!);
+}
+
+afterAll(async () => {
+  await Promise.all(staged.map((workspace) => workspace.dispose()));
+});
+
+describe('bucket rules on real buckets', () => {
+  const reader = () => createAwsBackendReader({ s3: new S3Client({}), dynamodb: new DynamoDBClient({}) });
+  const rulesFound = async (bucket: string, options: { lockTables?: string[]; kms?: boolean } = {}) => {
+    const target = adhocTarget({ bucket, lockTables: options.lockTables });
+    target.expectKms = options.kms ?? false;
+    const result = await checkBackend(reader(), target);
+    expect(result.runs.map((run) => run.outcome)).toEqual(['ok']);
+    return result.runs.flatMap((run) => run.drafts.map((draft) => draft.ruleId));
+  };
+
+  beforeAll(async () => {
+    // Everything a state bucket should have, except the TLS-only policy: with any Condition in its
+    // policy moto denies object reads, so that policy lives on a bucket of its own.
+    await createBucket('compliant', 'BucketOwnerEnforced');
+    await aws.s3.send(
+      new PutBucketVersioningCommand({ Bucket: 'compliant', VersioningConfiguration: { Status: 'Enabled' } }),
+    );
+    await aws.s3.send(
+      new PutBucketEncryptionCommand({
+        Bucket: 'compliant',
+        ServerSideEncryptionConfiguration: {
+          Rules: [
+            {
+              ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: 'alias/state' },
+            },
+          ],
+        },
+      }),
+    );
+    await aws.s3.send(
+      new PutPublicAccessBlockCommand({
+        Bucket: 'compliant',
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          IgnorePublicAcls: true,
+          BlockPublicPolicy: true,
+          RestrictPublicBuckets: true,
+        },
+      }),
+    );
+    await aws.s3.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: 'compliant',
+        LifecycleConfiguration: {
+          Rules: [
+            {
+              ID: 'noncurrent',
+              Status: 'Enabled',
+              Filter: {},
+              NoncurrentVersionExpiration: { NoncurrentDays: 90 },
+            },
+          ],
+        },
+      }),
+    );
+    await createBucket('tls-only');
+    await aws.s3.send(new PutBucketPolicyCommand({ Bucket: 'tls-only', Policy: tlsOnlyPolicy('tls-only') }));
+    await createBucket('suspended');
+    await aws.s3.send(
+      new PutBucketVersioningCommand({
+        Bucket: 'suspended',
+        VersioningConfiguration: { Status: 'Suspended' },
+      }),
+    );
+    await aws.s3.send(
+      new PutBucketEncryptionCommand({
+        Bucket: 'suspended',
+        ServerSideEncryptionConfiguration: {
+          Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+      }),
+    );
+    await new DynamoDBClient({}).send(
+      new CreateTableCommand({
+        TableName: 'legacy-locks',
+        AttributeDefinitions: [{ AttributeName: 'LockID', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'LockID', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  });
+
+  it('each rule: silent on the compliant bucket, a finding on the non-compliant one', async () => {
+    const compliant = await rulesFound('compliant', { kms: true });
+    const tlsOnly = await rulesFound('tls-only');
+    // The state bucket of the harness is versioned and nothing else; `suspended` is not versioned.
+    const bare = await rulesFound(STATE_BUCKET, { lockTables: ['legacy-locks'] });
+    const suspended = await rulesFound('suspended');
+    for (const rule of BUCKET_RULES) {
+      const isCompliant = rule.id === 'backend.tls-only' ? tlsOnly : compliant;
+      expect(isCompliant, rule.id).not.toContain(rule.id);
+      expect([...bare, ...suspended], rule.id).toContain(rule.id);
+    }
+    expect(compliant).toEqual(['backend.tls-only']);
+  });
+
+  it('suspended versioning, and SSE-S3 where KMS is required', async () => {
+    const target = adhocTarget({ bucket: 'suspended' });
+    target.expectKms = true;
+    const drafts = (await checkBackend(reader(), target)).runs.flatMap((run) => run.drafts);
+    expect(drafts.find((draft) => draft.ruleId === 'backend.versioning')?.title).toBe(
+      'State bucket suspended has versioning suspended',
+    );
+    expect(drafts.find((draft) => draft.ruleId === 'backend.encryption')).toMatchObject({
+      severity: 'medium',
+      evidence: { algorithm: 'AES256', kmsRequired: true },
+    });
+  });
+});
+
+describe('state history with real terraform state push', () => {
+  let registry: string;
+
+  beforeAll(async () => {
+    const [serial, lineage] = await Promise.all([stage('serial'), stage('lineage')]);
+    // Serial: a newer state (with a secret output), then the older one pushed back with -force.
+    const original = join(serial.dir, 'original.json');
+    await terraformIn(serial, ['state', 'pull'], original);
+    await pushEdited(serial, (state) => {
+      state.serial = (state.serial as number) + 5;
+      state.outputs = { db_password: { value: secret, type: 'string', sensitive: true } };
+    });
+    await terraformIn(serial, ['state', 'push', '-force', original]);
+    // Lineage: another state's lineage pushed over this one.
+    await pushEdited(lineage, (state) => {
+      state.lineage = randomUUID();
+      state.serial = (state.serial as number) + 1;
+    });
+    await aws.s3.send(
+      new PutObjectCommand({
+        Bucket: STATE_BUCKET,
+        Key: 'garbage/terraform.tfstate',
+        Body: `{"version": 4, "secret": "${secret}"`,
+      }),
+    );
+    registry = writeRegistry(join(temp.path, 'integrity.yaml'), [
+      { id: 'serial', dir: 'minimal', owner: 'payments' },
+      { id: 'lineage', dir: 'minimal' },
+      { id: 'garbage', dir: 'minimal' },
+    ]);
+  });
+
+  it('names both versions of a serial regression and a lineage change; never stores state content', async () => {
+    const store = join(temp.path, 'integrity-store');
+    const before = await bucketVersions(aws.s3, STATE_BUCKET);
+    const run = await runCli([
+      'check-backend',
+      '--bucket',
+      STATE_BUCKET,
+      '--registry',
+      registry,
+      '--store',
+      store,
+      '--format',
+      'json',
+    ]);
+    expect(await bucketVersions(aws.s3, STATE_BUCKET)).toEqual(before);
+    expect(run.code, run.stderr).toBe(2);
+    const findings = findingsOf(run.stdout);
+
+    const [pushedBack, newer] = await stateVersions('serial/terraform.tfstate');
+    const regression = findings.find((finding) => finding.ruleId === 'state.serial-regressed');
+    expect(regression).toMatchObject({
+      kind: 'state-integrity',
+      workspace: 'serial',
+      owner: 'payments',
+      resource: { bucket: STATE_BUCKET, key: 'serial/terraform.tfstate' },
+      title: `State serial of s3://${STATE_BUCKET}/serial/terraform.tfstate went back in version ${pushedBack}`,
+      evidence: {
+        before: expect.objectContaining({ versionId: newer }),
+        after: expect.objectContaining({ versionId: pushedBack }),
+      },
+    });
+
+    const [replaced, previous] = await stateVersions('lineage/terraform.tfstate');
+    expect(findings.find((finding) => finding.ruleId === 'state.lineage-changed')).toMatchObject({
+      workspace: 'lineage',
+      evidence: {
+        before: expect.objectContaining({ versionId: previous }),
+        after: expect.objectContaining({ versionId: replaced }),
+      },
+    });
+    expect(findings.find((finding) => finding.ruleId === 'state.unreadable')).toMatchObject({
+      workspace: 'garbage',
+      evidence: expect.objectContaining({ reason: expect.stringMatching(/^the state is not JSON/) }),
+    });
+    // The canary sits in the state of `serial` and in the garbage object: it is nowhere else.
+    for (const text of [run.stdout, run.stderr, allFileText(store)]) expect(text).not.toContain(secret);
+  });
+});
+
+describe('bad input: clear findings, never a crash', () => {
+  beforeAll(async () => {
+    await createBucket('denied');
+    await aws.s3.send(new PutObjectCommand({ Bucket: 'denied', Key: 'app/terraform.tfstate', Body: '{}' }));
+    await aws.s3.send(
+      new PutObjectCommand({ Bucket: 'denied', Key: 'app/terraform.tfstate.tflock', Body: '{}' }),
+    );
+    await aws.s3.send(
+      new PutBucketPolicyCommand({
+        Bucket: 'denied',
+        Policy: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Deny', Principal: '*', Action: 's3:GetObject', Resource: 'arn:aws:s3:::denied/*' },
+          ],
+        }),
+      }),
+    );
+  });
+
+  it('a bucket that does not exist: scan-failed with the reason, exit 1', async () => {
+    const run = await runCli([
+      'check-backend',
+      '--bucket',
+      'no-such-bucket',
+      '--store',
+      join(temp.path, 'bad'),
+      '--format',
+      'json',
+    ]);
+    expect(run.code).toBe(1);
+    expect(findingsOf(run.stdout)).toEqual([
+      expect.objectContaining({
+        kind: 'scan-failed',
+        ruleId: 'scan.backend-failed',
+        workspace: 's3.no-such-bucket',
+        title: 'Backend check of s3://no-such-bucket failed: NoSuchBucket',
+      }),
+    ]);
+  });
+
+  it('a bucket that denies reading objects: the lock check fails clearly, the backend check reports what it could see', async () => {
+    const store = join(temp.path, 'bad');
+    const locks = await runCli([
+      'locks',
+      '--bucket',
+      'denied',
+      '--confirm-after',
+      '1s',
+      '--store',
+      store,
+      '--format',
+      'json',
+    ]);
+    expect(locks.code).toBe(1);
+    const [failed] = findingsOf(locks.stdout);
+    expect(failed).toMatchObject({
+      ruleId: 'scan.locks-failed',
+      title: 'Lock check of s3://denied failed: AccessDenied',
+    });
+    expect(failed?.detail).toContain('needs s3:GetObject');
+
+    const check = await runCli([
+      'check-backend',
+      '--bucket',
+      'denied',
+      '--key',
+      'app/terraform.tfstate',
+      '--store',
+      store,
+      '--format',
+      'json',
+    ]);
+    expect(check.code).toBe(1);
+    const rules = findingsOf(check.stdout).map((finding) => finding.ruleId);
+    expect(rules).toContain('scan.backend-failed');
+    expect(rules).toContain('backend.public-access-block');
+  });
+
+  it('a bad --bucket or duration is a one-line error', async () => {
+    const name = await runCli(['check-backend', '--bucket', 'Not_A_Bucket']);
+    expect(name.code).toBe(1);
+    expect(name.stderr).toBe(
+      "driftwatch: --bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not 'Not_A_Bucket'\n",
+    );
+    const duration = await runCli(['locks', '--bucket', STATE_BUCKET, '--stale-after', '600']);
+    expect(duration.code).toBe(1);
+    expect(duration.stderr).toContain("'600' is not a duration");
+  });
+});
+
+describe('the pipeline: driftwatch scan runs CheckBackend, ObserveLocks and ConfirmLocks', () => {
+  it('checks every state bucket; a missing one fails on its own and the others are still checked', async () => {
+    const registry = join(temp.path, 'pipeline.yaml');
+    writeFileSync(
+      registry,
+      [
+        'version: 1',
+        'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: p@example.com }] }] }',
+        'workspaces:',
+        '  - id: present',
+        '    owner: platform',
+        '    environment: prod',
+        `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform/minimal'))} }`,
+        `    backend: { bucket: ${STATE_BUCKET}, key: serial/terraform.tfstate, region: ${REGION} }`,
+        '    env: { TF_VAR_name: serial-bucket }',
+        '  - id: missing',
+        '    owner: platform',
+        '    environment: prod',
+        `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform/minimal'))} }`,
+        `    backend: { bucket: missing-bucket, key: missing/terraform.tfstate, region: ${REGION} }`,
+        '    env: { TF_VAR_name: missing-bucket }',
+        'locks: { confirmAfter: 2s }',
+        '',
+      ].join('\n'),
+    );
+    const store = join(temp.path, 'pipeline-store');
+    const run = await runCli(['scan', '--registry', registry, '--store', store, '--format', 'json'], {
+      env: { DRIFTWATCH_HASH_SALT: 'backend-checks-salt-0001' },
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const findings = findingsOf(run.stdout);
+    const of = (workspace: string) =>
+      findings
+        .filter((finding) => finding.workspace === workspace)
+        .map((f) => f.ruleId)
+        .sort();
+    expect(of('s3.missing-bucket')).toEqual(['scan.backend-failed', 'scan.locks-failed']);
+    expect(of('s3.tfstate')).toContain('backend.public-access-block');
+    expect(of('present')).toContain('state.serial-regressed');
+    expect(run.stderr).toMatch(/locks observed/);
+    const summaryDir = run.stderr.match(/scans\/dt=[^ \n]+\//)?.[0];
+    const summary = JSON.parse(readFileSync(join(store, `${summaryDir}summary.json`), 'utf8')) as ScanSummary;
+    expect(summary.failures).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ workspace: 's3.missing-bucket', check: 'backend' }),
+        expect.objectContaining({ workspace: 's3.missing-bucket', check: 'locks' }),
+      ]),
+    );
+  });
+});
+
+describe('driftwatch invoke with the sample events of the bucket handlers', () => {
+  it('check-backend, observe-locks and confirm-locks record into the store', async () => {
+    const event = JSON.parse(readFileSync(join(REPO_ROOT, 'events/check-backend.json'), 'utf8'));
+    await createStateBucket(aws.s3, event.bucket, REGION);
+    const store = join(temp.path, 'invoke-store');
+    const invoke = async (name: string) => {
+      const run = await runCli(['invoke', name, '--event', `events/${name}.json`], {
+        env: { DRIFTWATCH_STORE: store },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout);
+    };
+    const checked = await invoke('check-backend');
+    expect(checked).toMatchObject({ scanId: event.scanId, bucket: event.bucket });
+    expect(checked.scopes.map((scope: { scope: string }) => scope.scope)).toEqual([
+      `s3.${event.bucket}`,
+      'payments-prod',
+      'payments-staging',
+      'platform-prod',
+    ]);
+    expect(checked.findings).toBeGreaterThan(0);
+
+    const observed = await invoke('observe-locks');
+    expect(observed).toMatchObject({
+      bucket: event.bucket,
+      observationKey: `locks/scan=${event.scanId}/s3.${event.bucket}.json`,
+      locks: 0,
+    });
+    expect(JSON.parse(readFileSync(join(store, observed.observationKey), 'utf8'))).toMatchObject({
+      bucket: event.bucket,
+      locks: [],
+    });
+
+    const confirmed = await invoke('confirm-locks');
+    expect(confirmed.scopes).toHaveLength(4);
+    const current = JSON.parse(readFileSync(join(store, `current/s3.${event.bucket}.json`), 'utf8'));
+    expect(current.checks).toMatchObject({ backend: { status: 'ok' }, locks: { status: 'ok' } });
+  });
+});

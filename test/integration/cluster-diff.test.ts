@@ -1,0 +1,487 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Finding } from '../../functions/core/findings/model.js';
+import { argoScenario, conflictingState } from '../helpers/argo-scenario.js';
+import {
+  argoFixturesExist,
+  type FakeArgoCd,
+  startFakeArgoCd,
+  warnIfArgoFixturesMissing,
+} from '../helpers/fake-argocd.js';
+import { type FakeKubernetes, startFakeKubernetes, writeKubeconfig } from '../helpers/fake-kubernetes.js';
+import { allFileText, canary, REPO_ROOT, runCli, useTempDir } from '../helpers/integration.js';
+
+/**
+ * `driftwatch cluster-diff` end to end, as a user runs it: against a local server speaking Argo CD's
+ * API (built from the real Argo CD objects in ../shared/fixtures/argo-cd), and in direct mode against
+ * a fake Kubernetes API with a real `kubectl kustomize` render of examples/gitops/overlays/prod.
+ */
+const temp = useTempDir('driftwatch-cluster-');
+const salt = { DRIFTWATCH_HASH_SALT: 'cluster-test-salt-0000001' };
+const token = canary('argocd-token');
+const lastApplied = canary('last-applied');
+const envSecret = canary('env-secret');
+const stateSecret = canary('state-secret');
+
+function findingsOf(stdout: string): Finding[] {
+  return JSON.parse(stdout) as Finding[];
+}
+
+function expectNoSecrets(text: string): void {
+  for (const secret of [token, lastApplied, envSecret, stateSecret]) expect(text).not.toContain(secret);
+}
+
+describe.skipIf(!argoFixturesExist)('cluster-diff against Argo CD', () => {
+  let argo: FakeArgoCd;
+  let statePath: string;
+  beforeAll(async () => {
+    argo = await startFakeArgoCd({ token, applications: argoScenario({ lastApplied, envSecret }) });
+    statePath = join(temp.path, 'platform.tfstate');
+    writeFileSync(statePath, JSON.stringify(conflictingState(stateSecret)));
+  });
+  afterAll(async () => {
+    await argo?.close();
+  });
+
+  it('reports drift, health, pruning and conflicts per object; failures of single applications do not stop the rest', async () => {
+    const store = join(temp.path, 'argo-store');
+    const run = await runCli(
+      [
+        'cluster-diff',
+        '--argocd',
+        argo.url,
+        '--terraform-state',
+        statePath,
+        '--store',
+        store,
+        '--format',
+        'json',
+      ],
+      { env: { ...salt, ARGOCD_AUTH_TOKEN: token } },
+    );
+    expect(run.stderr).toContain('cluster diffed');
+    // scan-failed findings (a vanished, a garbled and an uncomparable application) make it exit 1.
+    expect(run.code, run.stderr).toBe(1);
+    const findings = findingsOf(run.stdout);
+    const summary = findings.map(
+      (finding) =>
+        `${finding.ruleId} ${finding.resource && 'kind' in finding.resource ? `${finding.resource.kind}/${finding.resource.name}` : '-'}`,
+    );
+    expect(summary.sort()).toEqual(
+      [
+        'cluster.drift Deployment/payments-api',
+        'cluster.drift Secret/payments-db',
+        'cluster.drift Service/httpbin-svc',
+        'cluster.health-degraded Application/argo-workflows',
+        'cluster.missing Deployment/payments-worker',
+        'cluster.orphaned ConfigMap/payments-legacy',
+        'ownership.conflict Secret/payments-db',
+        'ownership.conflict Service/httpbin-svc',
+        'scan.cluster-application Application/gone',
+        'scan.cluster-comparison Application/uncomparable',
+        'scan.cluster-invalid-response Application/garbled',
+      ].sort(),
+    );
+    const byRule = (ruleId: string, name: string) =>
+      findings.find(
+        (finding) => finding.ruleId === ruleId && (finding.resource as { name: string }).name === name,
+      )!;
+
+    // The real gitops-engine trio: the live Service carries the instance label git does not predict,
+    // and misses the label a mutating webhook adds; server-populated fields are not drift.
+    expect(
+      byRule('cluster.drift', 'httpbin-svc')
+        .drift?.changes.map((change) => change.path)
+        .sort(),
+    ).toEqual(['metadata.labels.event', 'metadata.labels["app.kubernetes.io/instance"]']);
+    const image = byRule('cluster.drift', 'payments-api').drift!.changes;
+    expect(image).toContainEqual({
+      path: 'spec.template.spec.containers[0].image',
+      before: 'registry.example.com/payments-api:1.4.2',
+      after: 'registry.example.com/payments-api:1.4.2-hotfix',
+      sensitive: false,
+    });
+    const password = image.find((change) => change.path === 'spec.template.spec.containers[0].env[1].value')!;
+    expect(password.sensitive).toBe(true);
+    expect(password.before).toMatch(/^\(sensitive:[0-9a-f]{8}\)$/);
+    // Masked Secret values stay hashed; the last-applied annotation (plaintext Secret) is dropped.
+    const secret = byRule('cluster.drift', 'payments-db');
+    expect(secret.drift?.changes).toEqual([
+      {
+        path: 'data.password',
+        before: expect.stringMatching(/^\(sensitive:/),
+        after: expect.stringMatching(/^\(sensitive:/),
+        sensitive: true,
+      },
+    ]);
+    expect(secret.severity).toBe('high');
+
+    const gone = byRule('scan.cluster-application', 'gone');
+    expect(gone.kind).toBe('scan-failed');
+    expect(gone.detail).toMatch(/deleted between the list and the read/);
+    expect(byRule('scan.cluster-invalid-response', 'garbled').detail).toMatch(/not JSON/);
+    expect(byRule('scan.cluster-comparison', 'uncomparable').detail).toMatch(/ComparisonError: rpc error/);
+
+    const conflict = byRule('ownership.conflict', 'httpbin-svc');
+    expect(conflict).toMatchObject({
+      kind: 'ownership-conflict',
+      severity: 'high',
+      resource: { app: 'httpbin' },
+    });
+    expect(conflict.title).toBe(
+      'Service httpbin/httpbin-svc in cluster adhoc is managed by both Terraform (platform) and Argo CD application httpbin',
+    );
+    expect(conflict.evidence.terraform).toEqual([
+      expect.objectContaining({
+        workspace: 'platform',
+        address: 'kubernetes_service_v1.httpbin',
+        via: 'identity',
+      }),
+    ]);
+    expect(conflict.remediation.steps.join(' ')).toMatch(/removed` block/);
+
+    expectNoSecrets(run.stdout + run.stderr);
+    expectNoSecrets(allFileText(store));
+    // Read-only: only GETs, and the API was asked for each application.
+    expect(argo.requests.every((request) => request.method === 'GET')).toBe(true);
+  });
+
+  it('routes findings to the application owner, keeps them across runs, and flags production applications that stay OutOfSync', async () => {
+    const store = join(temp.path, 'registry-store');
+    const registry = join(temp.path, 'driftwatch.yaml');
+    writeFileSync(
+      registry,
+      [
+        'version: 1',
+        'owners:',
+        '  fallback: platform',
+        '  teams:',
+        '    - { id: platform, destinations: [{ type: email, address: platform@example.com }] }',
+        '    - { id: payments, destinations: [{ type: email, address: payments@example.com }] }',
+        'clusters:',
+        '  - id: prod-eu',
+        '    owner: platform',
+        '    environment: prod',
+        `    argocd: { url: "${argo.url}", token: { env: TEST_ARGO_TOKEN } }`,
+        '    applications: [{ name: payments-api, owner: payments }]',
+        '    policies: { outOfSyncAfter: 1s }',
+        '',
+      ].join('\n'),
+    );
+    const args = [
+      'cluster-diff',
+      '--registry',
+      registry,
+      '--cluster',
+      'prod-eu',
+      '--store',
+      store,
+      '--format',
+      'json',
+    ];
+    const env = { ...salt, TEST_ARGO_TOKEN: token };
+    const first = findingsOf((await runCli(args, { env })).stdout);
+    const owners = new Map(
+      first.map((finding) => [(finding.resource as { app?: string })?.app, finding.owner]),
+    );
+    expect(owners.get('payments-api')).toBe('payments');
+    expect(owners.get('httpbin')).toBe('platform');
+    expect(first.some((finding) => finding.ruleId === 'cluster.sync-policy')).toBe(false);
+
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = findingsOf((await runCli(args, { env })).stdout);
+    const drift = second.find(
+      (finding) =>
+        finding.ruleId === 'cluster.drift' &&
+        finding.resource &&
+        'app' in finding.resource &&
+        finding.resource.app === 'httpbin',
+    );
+    expect(drift?.status).toBe('ongoing');
+    const policy = second.filter((finding) => finding.ruleId === 'cluster.sync-policy');
+    expect(policy.map((finding) => (finding.resource as { name: string }).name).sort()).toEqual([
+      'httpbin',
+      'payments-api',
+    ]);
+    expect(
+      policy.find((finding) => (finding.resource as { name: string }).name === 'payments-api'),
+    ).toMatchObject({
+      owner: 'payments',
+      title: 'Production application payments-api stays OutOfSync without automated sync',
+    });
+    const current = JSON.parse(readFileSync(join(store, 'current/prod-eu.json'), 'utf8'));
+    // A run with failed applications resolves nothing: it did not see everything.
+    expect(current.checks.cluster.status).toBe('failed');
+  });
+
+  it('a rejected token is one scan-failed finding naming the 401, without the token', async () => {
+    const run = await runCli(
+      ['cluster-diff', '--argocd', argo.url, '--store', join(temp.path, 's401'), '--format', 'json'],
+      {
+        env: { ...salt, ARGOCD_AUTH_TOKEN: 'not-the-token' },
+      },
+    );
+    expect(run.code).toBe(1);
+    const findings = findingsOf(run.stdout);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ kind: 'scan-failed', ruleId: 'scan.cluster-unauthorized' });
+    expect(findings[0]!.detail).toMatch(/401.*token signature is invalid/);
+    expect(run.stdout + run.stderr).not.toContain('not-the-token');
+  });
+});
+
+warnIfArgoFixturesMissing();
+
+describe('cluster-diff failures that need no fixtures', () => {
+  it('an unreachable Argo CD is one scan-failed finding', async () => {
+    const closed = await closedPort();
+    const run = await runCli(
+      [
+        'cluster-diff',
+        '--argocd',
+        `http://127.0.0.1:${closed}`,
+        '--store',
+        join(temp.path, 'down'),
+        '--format',
+        'json',
+      ],
+      {
+        env: { ...salt, ARGOCD_AUTH_TOKEN: token },
+      },
+    );
+    expect(run.code).toBe(1);
+    const findings = findingsOf(run.stdout);
+    expect(findings).toEqual([
+      expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.cluster-unreachable' }),
+    ]);
+    expect(findings[0]!.detail).toContain(`cannot reach http://127.0.0.1:${closed} (ECONNREFUSED)`);
+    expectNoSecrets(run.stdout + run.stderr);
+  });
+
+  it('a missing token variable is a scan-failed finding that names the variable', async () => {
+    const run = await runCli(
+      [
+        'cluster-diff',
+        '--argocd',
+        'http://127.0.0.1:1',
+        '--token-env',
+        'NOPE_TOKEN',
+        '--store',
+        join(temp.path, 'notoken'),
+        '--format',
+        'json',
+      ],
+      {
+        env: { ...salt, NOPE_TOKEN: '' },
+      },
+    );
+    expect(run.code).toBe(1);
+    expect(findingsOf(run.stdout)[0]).toMatchObject({ ruleId: 'scan.cluster-credentials' });
+    expect(findingsOf(run.stdout)[0]!.detail).toContain('NOPE_TOKEN');
+  });
+
+  it('rejects an Argo CD URL over plain http to another host', async () => {
+    const run = await runCli(['cluster-diff', '--argocd', 'http://argocd.example.com'], { env: salt });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('must use https://');
+  });
+});
+
+describe('cluster-diff in direct mode (kustomize overlay versus the Kubernetes API)', () => {
+  const liveSecret = canary('live-secret');
+  let kube: FakeKubernetes;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    kube = await startFakeKubernetes({
+      objects: liveObjects(liveSecret),
+      authorize: (header) => header === 'Bearer kube-token',
+    });
+    kubeconfig = writeKubeconfig(join(temp.path, 'kubeconfig'), kube.server, 'kube-token', 'shop');
+  });
+  afterAll(async () => {
+    await kube?.close();
+  });
+
+  it('compares only what the manifests declare: drift, a missing object and a changed Secret, no server defaults', async () => {
+    const store = join(temp.path, 'direct-store');
+    const run = await runCli(
+      [
+        'cluster-diff',
+        '--kustomize',
+        'examples/gitops/overlays/prod',
+        '--context',
+        'shop',
+        '--id',
+        'shop-local',
+        '--store',
+        store,
+        '--format',
+        'json',
+      ],
+      { env: { ...salt, KUBECONFIG: kubeconfig } },
+    );
+    expect(run.code, run.stderr).toBe(2);
+    const findings = findingsOf(run.stdout);
+    const byName = new Map(
+      findings.map((finding) => [
+        `${finding.ruleId} ${(finding.resource as { name: string }).name}`,
+        finding,
+      ]),
+    );
+    expect([...byName.keys()].sort()).toEqual([
+      'cluster.drift web',
+      'cluster.drift web-secrets',
+      'cluster.missing web-config',
+    ]);
+    // 0.5 CPU is 500m and 1024Mi is 1Gi: quantities the API server rewrote are not drift.
+    expect(byName.get('cluster.drift web')!.drift!.changes).toEqual([
+      {
+        path: 'spec.template.spec.containers[0].image',
+        before: 'nginx:1.27.3',
+        after: 'nginx:1.27.0',
+        sensitive: false,
+      },
+    ]);
+    expect(byName.get('cluster.drift web')!.resource).toEqual({
+      group: 'apps',
+      kind: 'Deployment',
+      namespace: 'shop',
+      name: 'web',
+    });
+    const secret = byName.get('cluster.drift web-secrets')!;
+    expect(secret.drift!.changes).toEqual([
+      {
+        path: 'data.api-key',
+        before: expect.stringMatching(/^\(sensitive:/),
+        after: expect.stringMatching(/^\(sensitive:/),
+        sensitive: true,
+      },
+    ]);
+    // Neither the overlay's secret nor the live one, in plain text or base64, is anywhere.
+    const secrets = ['example-value-not-a-real-secret', liveSecret];
+    const output = run.stdout + run.stderr + allFileText(store);
+    for (const value of secrets) {
+      expect(output).not.toContain(value);
+      expect(output).not.toContain(Buffer.from(value).toString('base64'));
+    }
+    expect(kube.requests.filter((request) => request.authorization !== 'Bearer kube-token')).toEqual([]);
+  });
+
+  it('an API server that rejects the credentials is one scan-failed finding, not one per object', async () => {
+    const other = writeKubeconfig(join(temp.path, 'kubeconfig-bad'), kube.server, 'wrong-token', 'shop');
+    const run = await runCli(
+      [
+        'cluster-diff',
+        '--kustomize',
+        'examples/gitops/overlays/prod',
+        '--context',
+        'shop',
+        '--store',
+        join(temp.path, 'direct-401'),
+        '--format',
+        'json',
+      ],
+      { env: { ...salt, KUBECONFIG: other } },
+    );
+    expect(run.code).toBe(1);
+    const findings = findingsOf(run.stdout);
+    expect(findings).toEqual([expect.objectContaining({ ruleId: 'scan.cluster-unauthorized' })]);
+    expect(findings[0]!.detail).toMatch(/401/);
+  });
+});
+
+/** A port nothing listens on: taken from the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** What the API server would hold after the overlay was applied, then edited by hand. */
+function liveObjects(secretValue: string): Array<Record<string, unknown>> {
+  const serverMetadata = {
+    uid: '6f1c8a2e-0d1b-4a7e-9b1e-1d2c3b4a5f60',
+    resourceVersion: '48213',
+    creationTimestamp: '2026-11-20T09:00:00Z',
+    generation: 4,
+  };
+  return [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: 'web',
+        namespace: 'shop',
+        labels: { 'app.kubernetes.io/name': 'web' },
+        annotations: { 'deployment.kubernetes.io/revision': '4' },
+        ...serverMetadata,
+      },
+      spec: {
+        replicas: 3,
+        revisionHistoryLimit: 10,
+        progressDeadlineSeconds: 600,
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'web' } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+        template: {
+          metadata: { labels: { 'app.kubernetes.io/name': 'web' } },
+          spec: {
+            containers: [
+              {
+                name: 'web',
+                image: 'nginx:1.27.0',
+                imagePullPolicy: 'IfNotPresent',
+                ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+                env: [{ name: 'LOG_LEVEL', value: 'info' }],
+                resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '1Gi' } },
+                terminationMessagePath: '/dev/termination-log',
+              },
+            ],
+            restartPolicy: 'Always',
+            dnsPolicy: 'ClusterFirst',
+          },
+        },
+      },
+      status: { replicas: 3, readyReplicas: 3, observedGeneration: 4 },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: 'web',
+        namespace: 'shop',
+        labels: { 'app.kubernetes.io/name': 'web' },
+        ...serverMetadata,
+      },
+      spec: {
+        clusterIP: '10.96.12.34',
+        clusterIPs: ['10.96.12.34'],
+        type: 'ClusterIP',
+        sessionAffinity: 'None',
+        ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 'http' }],
+        selector: { 'app.kubernetes.io/name': 'web' },
+      },
+      status: { loadBalancer: {} },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'web-secrets', namespace: 'shop', ...serverMetadata },
+      type: 'Opaque',
+      data: { 'api-key': Buffer.from(secretValue).toString('base64') },
+    },
+  ];
+}
+
+it('the example overlay renders with a real kubectl kustomize', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const rendered = execFileSync('kubectl', ['kustomize', join(REPO_ROOT, 'examples/gitops/overlays/prod')], {
+    encoding: 'utf8',
+  });
+  expect(rendered).toContain('image: nginx:1.27.3');
+  expect(rendered).toContain('namespace: shop');
+});

@@ -1,0 +1,208 @@
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  GetBucketEncryptionCommand,
+  GetBucketLifecycleConfigurationCommand,
+  GetBucketOwnershipControlsCommand,
+  GetBucketPolicyCommand,
+  GetBucketVersioningCommand,
+  GetObjectCommand,
+  GetPublicAccessBlockCommand,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  NoSuchKey,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-vitest/extend';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createAwsBackendReader, errorCode } from '../../../functions/adapters/backend/aws-backend-reader.js';
+import { BackendReadError } from '../../../functions/core/backend/ports.js';
+
+const s3Mock = mockClient(S3Client);
+const dynamoMock = mockClient(DynamoDBClient);
+const reader = createAwsBackendReader({
+  s3: new S3Client({ region: 'eu-west-1' }),
+  dynamodb: new DynamoDBClient({ region: 'eu-west-1' }),
+});
+
+beforeEach(() => {
+  s3Mock.reset();
+  dynamoMock.reset();
+});
+
+const body = (text: string) => ({ transformToString: async () => text }) as never;
+const serviceError = (name: string, status: number) =>
+  new S3ServiceException({
+    name,
+    $fault: 'client',
+    $metadata: { httpStatusCode: status },
+    message: `${name}!`,
+  });
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe('AWS backend reader', () => {
+  it('lists every page of a prefix with one ListObjectsV2 request per page', async () => {
+    s3Mock
+      .on(ListObjectsV2Command)
+      .resolvesOnce({
+        Contents: [
+          { Key: 'a.tfstate', Size: 10, ETag: '"1"', LastModified: new Date('2026-11-29T00:00:00Z') },
+        ],
+        IsTruncated: true,
+        NextContinuationToken: 'page-2',
+      })
+      .resolvesOnce({ Contents: [{ Key: 'a.tfstate.tflock', Size: 2 }], IsTruncated: false });
+    const listed = await collect(reader.listObjects('tfstate', ''));
+    expect(listed.map((object) => object.key)).toEqual(['a.tfstate', 'a.tfstate.tflock']);
+    expect(listed[0]).toMatchObject({ etag: '"1"', size: 10 });
+    expect(s3Mock).toHaveReceivedCommandTimes(ListObjectsV2Command, 2);
+    expect(s3Mock).toHaveReceivedNthCommandWith(ListObjectsV2Command, 2, { ContinuationToken: 'page-2' });
+  });
+
+  it('turns a failed listing into BackendReadError naming the resource and the IAM action', async () => {
+    s3Mock.on(ListObjectsV2Command).rejects(serviceError('NoSuchBucket', 404));
+    const error = await collect(reader.listObjects('missing', '')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(BackendReadError);
+    expect((error as BackendReadError).failure).toEqual({
+      resource: 's3://missing/',
+      action: 's3:ListBucket',
+      code: 'NoSuchBucket',
+      message: 'NoSuchBucket!',
+    });
+  });
+
+  it('reads bucket settings: "not configured" answers are absent values, denials are kept per setting', async () => {
+    s3Mock.on(GetBucketVersioningCommand).resolves({ Status: 'Suspended' });
+    s3Mock
+      .on(GetBucketEncryptionCommand)
+      .rejects(serviceError('ServerSideEncryptionConfigurationNotFoundError', 404));
+    s3Mock.on(GetPublicAccessBlockCommand).rejects(serviceError('NoSuchPublicAccessBlockConfiguration', 404));
+    s3Mock.on(GetBucketPolicyCommand).rejects(serviceError('AccessDenied', 403));
+    s3Mock.on(GetBucketOwnershipControlsCommand).resolves({
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    });
+    s3Mock.on(GetBucketLifecycleConfigurationCommand).resolves({
+      Rules: [
+        {
+          Status: 'Enabled',
+          Filter: { Prefix: 'env:/' },
+          NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+        },
+        { Status: 'Disabled', Filter: { Tag: { Key: 'a', Value: 'b' } } },
+      ],
+    });
+    const settings = await reader.bucketSettings('tfstate');
+    expect(settings).toEqual({
+      versioning: { ok: true, value: 'Suspended' },
+      encryption: { ok: true, value: undefined },
+      publicAccessBlock: { ok: true, value: undefined },
+      policy: {
+        ok: false,
+        failure: {
+          resource: 's3://tfstate',
+          action: 's3:GetBucketPolicy',
+          code: 'AccessDenied',
+          message: 'AccessDenied!',
+        },
+      },
+      objectOwnership: { ok: true, value: 'BucketOwnerEnforced' },
+      lifecycle: {
+        ok: true,
+        value: [
+          {
+            enabled: true,
+            prefix: 'env:/',
+            tagFiltered: false,
+            noncurrentVersionExpiration: { days: 30, newerVersions: undefined },
+          },
+          { enabled: false, tagFiltered: true },
+        ],
+      },
+    });
+  });
+
+  it('lists recent versions of exactly one key, newest first, delete markers marked', async () => {
+    s3Mock.on(ListObjectVersionsCommand).resolves({
+      Versions: [
+        { Key: 'a.tfstate', VersionId: 'v1', LastModified: new Date('2026-11-01T00:00:00Z') },
+        { Key: 'a.tfstate', VersionId: 'v2', IsLatest: true, LastModified: new Date('2026-11-02T00:00:00Z') },
+        { Key: 'a.tfstate.tflock', VersionId: 'l1', LastModified: new Date('2026-11-03T00:00:00Z') },
+      ],
+      DeleteMarkers: [{ Key: 'a.tfstate', VersionId: 'd1', LastModified: new Date('2026-11-01T12:00:00Z') }],
+    });
+    const versions = await reader.recentVersions('tfstate', 'a.tfstate', 5);
+    expect(versions.map((version) => [version.versionId, version.deleteMarker])).toEqual([
+      ['v2', false],
+      ['d1', true],
+      ['v1', false],
+    ]);
+    expect(s3Mock).toHaveReceivedCommandWith(ListObjectVersionsCommand, { Prefix: 'a.tfstate', MaxKeys: 20 });
+  });
+
+  it('reads an object or one version of it; a missing one is undefined; a 403 without a code is AccessDenied', async () => {
+    s3Mock
+      .on(GetObjectCommand, { Key: 'a.tfstate', VersionId: 'v1' })
+      .resolves({ Body: body('{"version":4}') });
+    s3Mock
+      .on(GetObjectCommand, { Key: 'gone.tflock' })
+      .rejects(new NoSuchKey({ message: 'gone', $metadata: {} }));
+    s3Mock.on(GetObjectCommand, { Key: 'secret.tflock' }).rejects(serviceError('Unknown', 403));
+    expect(await reader.readObject('tfstate', 'a.tfstate', 'v1')).toBe('{"version":4}');
+    expect(await reader.readObject('tfstate', 'gone.tflock')).toBeUndefined();
+    const error = (await reader
+      .readObject('tfstate', 'secret.tflock')
+      .catch((caught) => caught)) as BackendReadError;
+    expect(error.failure).toMatchObject({ code: 'AccessDenied', action: 's3:GetObject' });
+    // `null` is the version id of objects written before versioning: read them without one.
+    s3Mock.on(GetObjectCommand, { Key: 'old.tfstate' }).resolves({ Body: body('{}') });
+    await reader.readObject('tfstate', 'old.tfstate', 'null');
+    expect(s3Mock).toHaveReceivedCommandWith(GetObjectCommand, { Key: 'old.tfstate', VersionId: undefined });
+  });
+
+  it("scans a lock table for the bucket's items, page by page", async () => {
+    dynamoMock
+      .on(ScanCommand)
+      .resolvesOnce({
+        Items: [{ LockID: { S: 'tfstate/a.tfstate' }, Info: { S: '{"ID":"x"}' } }],
+        LastEvaluatedKey: { LockID: { S: 'tfstate/a.tfstate' } },
+      })
+      .resolvesOnce({ Items: [{ LockID: { S: 'tfstate/a.tfstate-md5' }, Digest: { S: 'abc' } }] });
+    expect(await reader.lockTableItems('tf-locks', 'tfstate')).toEqual([
+      { lockId: 'tfstate/a.tfstate', info: '{"ID":"x"}' },
+      { lockId: 'tfstate/a.tfstate-md5', digest: 'abc' },
+    ]);
+    expect(dynamoMock).toHaveReceivedCommandWith(ScanCommand, {
+      TableName: 'tf-locks',
+      ExpressionAttributeValues: { ':bucket': { S: 'tfstate/' } },
+    });
+    expect(dynamoMock).toHaveReceivedNthCommandWith(ScanCommand, 2, {
+      ExclusiveStartKey: { LockID: { S: 'tfstate/a.tfstate' } },
+    });
+  });
+
+  it('a missing lock table is a read failure with its code', async () => {
+    dynamoMock
+      .on(ScanCommand)
+      .rejects(Object.assign(new Error('no table'), { name: 'ResourceNotFoundException' }));
+    const error = (await reader
+      .lockTableItems('nope', 'tfstate')
+      .catch((caught) => caught)) as BackendReadError;
+    expect(error.failure).toEqual({
+      resource: 'dynamodb:nope',
+      action: 'dynamodb:Scan',
+      code: 'ResourceNotFoundException',
+      message: 'no table',
+    });
+  });
+
+  it('error codes fall back to the HTTP status', () => {
+    expect(errorCode({ name: 'Unknown', $metadata: { httpStatusCode: 404 } })).toBe('NotFound');
+    expect(errorCode({ name: 'SlowDown' })).toBe('SlowDown');
+  });
+});

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { StateSubject, StateVersionFacts } from '../../../../functions/core/backend/rule.js';
+import { stateLineageChangedRule } from '../../../../functions/core/backend/rules/state-lineage-changed.js';
+import { stateSerialRegressedRule } from '../../../../functions/core/backend/rules/state-serial-regressed.js';
+import { stateUnreadableRule } from '../../../../functions/core/backend/rules/state-unreadable.js';
+import { parseStateHeader } from '../../../../functions/core/backend/state-document.js';
+import { stateBody } from '../../../helpers/backend.js';
+
+const SECRET = 'CANARY-state-secret-7f3a91';
+
+describe('parseStateHeader', () => {
+  it('keeps only version, serial, lineage and Terraform version', () => {
+    const parsed = parseStateHeader(stateBody({ outputs: { db: { value: SECRET, sensitive: true } } }));
+    expect(parsed).toEqual({
+      ok: true,
+      header: {
+        version: 4,
+        serial: 3,
+        lineage: '5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001',
+        terraformVersion: '1.11.4',
+      },
+    });
+    expect(JSON.stringify(parsed)).not.toContain(SECRET);
+  });
+
+  it.each([
+    ['', /empty/],
+    [`{"password": "${SECRET}"`, /^the state is not JSON \(\d+ characters\)$/],
+    [`["${SECRET}"]`, /not a JSON object/],
+    [stateBody({ version: 3 }), /format version 3, expected 4/],
+    [stateBody({ lineage: SECRET.repeat(3) }), /lineage/],
+    [stateBody({ lineage: `has spaces ${SECRET}` }), /lineage/],
+    [stateBody({ serial: -1 }), /serial/],
+    [stateBody({ resources: SECRET }), /resources is not a list/],
+  ])('gives a reason that never quotes the content: %#', (body, reason) => {
+    const parsed = parseStateHeader(body);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.reason).toMatch(reason);
+      expect(parsed.reason).not.toContain(SECRET);
+      expect(parsed.reason).not.toContain('password');
+    }
+  });
+
+  it('drops a Terraform version that is not a version', () => {
+    const parsed = parseStateHeader(stateBody({ terraform_version: SECRET }));
+    expect(parsed.ok && parsed.header.terraformVersion).toBeUndefined();
+  });
+});
+
+function version(versionId: string, serial: number, lineage = 'lineage-a'): StateVersionFacts {
+  return {
+    versionId,
+    lastModified: `2026-11-2${versionId.slice(-1)}T00:00:00.000Z`,
+    header: { version: 4, serial, lineage },
+  };
+}
+
+function subject(...versions: StateVersionFacts[]): StateSubject {
+  return { bucket: 'tfstate', key: 'payments/terraform.tfstate', versions };
+}
+
+describe('state.unreadable', () => {
+  it('flags an unreadable current version and points at the last good one', () => {
+    const [violation] = stateUnreadableRule.evaluate(
+      subject({ versionId: 'v3', unreadable: 'not JSON (12 characters)' }, version('v2', 2)),
+    );
+    expect(violation).toMatchObject({
+      resource: { bucket: 'tfstate', key: 'payments/terraform.tfstate' },
+      evidence: { reason: 'not JSON (12 characters)', current: { versionId: 'v3' } },
+    });
+    expect(violation?.remediation.steps.join('\n')).toContain('--version-id v2');
+  });
+
+  it('ignores unreadable older versions', () => {
+    expect(
+      stateUnreadableRule.evaluate(subject(version('v3', 3), { versionId: 'v2', unreadable: 'x' })),
+    ).toEqual([]);
+  });
+});
+
+describe('state.lineage-changed and state.serial-regressed', () => {
+  it('find nothing in a normal history (serials going up, one lineage)', () => {
+    const history = subject(version('v3', 7), version('v2', 6), version('v1', 5));
+    expect(stateLineageChangedRule.evaluate(history)).toEqual([]);
+    expect(stateSerialRegressedRule.evaluate(history)).toEqual([]);
+  });
+
+  it('name both versions of a lineage change, and do not call it a serial regression too', () => {
+    const history = subject(version('v3', 1, 'lineage-b'), version('v2', 6), version('v1', 5));
+    const [violation] = stateLineageChangedRule.evaluate(history);
+    expect(violation?.title).toBe(
+      'State lineage of s3://tfstate/payments/terraform.tfstate changed in version v3',
+    );
+    expect(violation?.evidence).toMatchObject({
+      before: { versionId: 'v2', lineage: 'lineage-a', serial: 6 },
+      after: { versionId: 'v3', lineage: 'lineage-b', serial: 1 },
+    });
+    expect(stateSerialRegressedRule.evaluate(history)).toEqual([]);
+  });
+
+  it('name both versions of a serial regression, the most recent one first', () => {
+    const history = subject(version('v4', 2), version('v3', 9), version('v2', 4), version('v1', 5));
+    const [violation] = stateSerialRegressedRule.evaluate(history);
+    expect(violation?.detail).toContain(
+      'Version v4 of s3://tfstate/payments/terraform.tfstate has serial 2, lower than 9',
+    );
+    expect(violation?.evidence).toMatchObject({ before: { versionId: 'v3' }, after: { versionId: 'v4' } });
+    expect(violation?.remediation.steps.join('\n')).toContain('terraform state push -force good.tfstate');
+  });
+
+  it('compare across an unreadable version', () => {
+    const history = subject(version('v3', 1), { versionId: 'v2', unreadable: 'empty' }, version('v1', 5));
+    expect(stateSerialRegressedRule.evaluate(history)[0]?.evidence).toMatchObject({
+      before: { versionId: 'v1' },
+      after: { versionId: 'v3' },
+    });
+  });
+});

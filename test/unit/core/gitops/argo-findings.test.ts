@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import type { CurrentDocument } from '../../../../functions/core/findings/lifecycle.js';
+import { applicationSchema } from '../../../../functions/core/gitops/argo-api.js';
+import {
+  applicationStatusFindings,
+  managedResourceFindings,
+} from '../../../../functions/core/gitops/argo-findings.js';
+import { createClusterFindingBuilder } from '../../../../functions/core/gitops/cluster-findings.js';
+import { outOfSyncSince } from '../../../../functions/core/gitops/scan-cluster.js';
+import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
+import { type ClusterConfig, DEFAULT_POLICIES } from '../../../../functions/core/registry/model.js';
+import {
+  argoFixturesExist,
+  readArgoFixture,
+  resourceDiff,
+  warnIfArgoFixturesMissing,
+} from '../../../helpers/fake-argocd.js';
+
+const cluster: ClusterConfig = {
+  id: 'prod-eu',
+  owner: 'platform',
+  environment: 'prod',
+  argocd: { url: 'https://argocd.example.com', token: { env: 'T' } },
+  applications: [{ name: 'payments', owner: 'payments' }],
+  workspaces: [],
+  policies: { outOfSyncAfterMs: 60 * 60_000 },
+};
+const now = new Date('2026-11-29T02:00:00Z');
+const hashSensitive = createSensitiveHasher('argo-findings-test-salt');
+
+function app(name: string, syncPolicy: Record<string, unknown>, status: Record<string, unknown>) {
+  return applicationSchema.parse({
+    metadata: { name, namespace: 'argocd' },
+    spec: { project: 'default', syncPolicy },
+    status,
+  });
+}
+
+describe.skipIf(!argoFixturesExist)('real Argo CD applications', () => {
+  it('a Synced, Healthy application (controller/diff-cache.yaml) has no findings', () => {
+    const application = applicationSchema.parse(readArgoFixture('controller/diff-cache.yaml'));
+    const builder = createClusterFindingBuilder(cluster, DEFAULT_POLICIES);
+    expect(applicationStatusFindings(application, { builder, production: true, now })).toEqual({
+      drafts: [],
+      comparable: true,
+    });
+  });
+});
+warnIfArgoFixturesMissing();
+
+describe('application status', () => {
+  const builder = createClusterFindingBuilder(cluster, DEFAULT_POLICIES);
+  const outOfSync = { sync: { status: 'OutOfSync' }, health: { status: 'Healthy' } };
+  const twoHoursAgo = new Date(now.getTime() - 2 * 3_600_000);
+
+  it.each([
+    ['no automated sync', {}, true, twoHoursAgo, 'automated sync'],
+    ['automated without selfHeal', { automated: { prune: true } }, true, twoHoursAgo, 'selfHeal'],
+    ['selfHeal on', { automated: { selfHeal: true } }, true, twoHoursAgo, undefined],
+    ['not production', {}, false, twoHoursAgo, undefined],
+    ['not yet past the threshold', {}, true, new Date(now.getTime() - 30 * 60_000), undefined],
+    ['never seen before', {}, true, undefined, undefined],
+  ])('sync policy: %s', (_case, syncPolicy, production, since, missing) => {
+    const { drafts } = applicationStatusFindings(app('payments', syncPolicy, outOfSync), {
+      builder,
+      production,
+      now,
+      outOfSyncSince: since,
+    });
+    const policy = drafts.find((draft) => draft.ruleId === 'cluster.sync-policy');
+    if (missing === undefined) expect(policy).toBeUndefined();
+    else {
+      expect(policy).toMatchObject({ owner: 'payments', severity: 'medium', evidence: { missing } });
+      // The age is in the detail, never in the title (the title is part of the value hash).
+      expect(policy!.title).toBe(`Production application payments stays OutOfSync without ${missing}`);
+      expect(policy!.detail).toContain(since!.toISOString());
+    }
+  });
+
+  it('health Missing is a finding of the cluster owner; a comparison error is scan-failed and nothing else', () => {
+    const missing = applicationStatusFindings(
+      app('web', {}, { sync: { status: 'Synced' }, health: { status: 'Missing' } }),
+      { builder, production: true, now },
+    );
+    expect(missing.drafts).toEqual([
+      expect.objectContaining({ ruleId: 'cluster.health-missing', owner: 'platform', severity: 'high' }),
+    ]);
+    const failed = applicationStatusFindings(
+      app(
+        'web',
+        {},
+        {
+          sync: { status: 'OutOfSync' },
+          health: { status: 'Degraded' },
+          conditions: [{ type: 'InvalidSpecError', message: 'repository not accessible' }],
+        },
+      ),
+      { builder, production: true, now, outOfSyncSince: twoHoursAgo },
+    );
+    expect(failed.comparable).toBe(false);
+    expect(failed.drafts).toEqual([
+      expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.cluster-comparison' }),
+    ]);
+    expect(failed.drafts[0]!.detail).toContain('InvalidSpecError: repository not accessible');
+  });
+
+  it('non-production clusters rank one level lower', () => {
+    const staging = createClusterFindingBuilder({ ...cluster, environment: 'staging' }, DEFAULT_POLICIES);
+    const { drafts } = applicationStatusFindings(
+      app('web', {}, { sync: { status: 'Synced' }, health: { status: 'Degraded' } }),
+      { builder: staging, production: false, now },
+    );
+    expect(drafts[0]).toMatchObject({
+      severity: 'medium',
+      evidence: {
+        severityReasons: [
+          'base: cluster.health-degraded is high',
+          'environment staging is not production: high → medium',
+        ],
+      },
+    });
+  });
+});
+
+describe('managed resources', () => {
+  const builder = createClusterFindingBuilder(cluster, DEFAULT_POLICIES);
+  const orphan = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'old', namespace: 'payments' },
+    data: { a: '1' },
+  };
+  const items = [
+    resourceDiff({ kind: 'ConfigMap', namespace: 'payments', name: 'old', live: orphan }),
+  ] as never;
+
+  it('an object that requires pruning is orphaned only when the application does not prune', () => {
+    const status = {
+      sync: { status: 'OutOfSync' },
+      resources: [
+        { kind: 'ConfigMap', namespace: 'payments', name: 'old', status: 'OutOfSync', requiresPruning: true },
+      ],
+    };
+    const manual = managedResourceFindings(app('payments', {}, status), items, { builder, hashSensitive });
+    expect(manual.drafts).toEqual([
+      expect.objectContaining({ ruleId: 'cluster.orphaned', owner: 'payments', severity: 'low' }),
+    ]);
+    const pruning = managedResourceFindings(app('payments', { automated: { prune: true } }, status), items, {
+      builder,
+      hashSensitive,
+    });
+    expect(pruning.drafts).toEqual([]);
+    expect(pruning.tracked).toEqual([
+      expect.objectContaining({
+        app: 'payments',
+        identity: { group: '', kind: 'ConfigMap', namespace: 'payments', name: 'old' },
+      }),
+    ]);
+  });
+
+  it('objects Argo CD reports Synced are not diffed (its ignoreDifferences are honoured)', () => {
+    const live = { ...orphan, data: { a: '2' } };
+    const synced = [
+      resourceDiff({ kind: 'ConfigMap', namespace: 'payments', name: 'old', target: orphan, live }),
+    ] as never;
+    const status = {
+      sync: { status: 'OutOfSync' },
+      resources: [{ kind: 'ConfigMap', namespace: 'payments', name: 'old', status: 'Synced' }],
+    };
+    expect(
+      managedResourceFindings(app('payments', {}, status), synced, { builder, hashSensitive }).drafts,
+    ).toEqual([]);
+  });
+});
+
+describe('outOfSyncSince', () => {
+  it('is the first time driftwatch saw drift of the application', () => {
+    const finding = (app: string, firstSeenAt: string, ruleId = 'cluster.drift') => ({
+      kind: 'cluster-drift',
+      ruleId,
+      check: 'cluster',
+      firstSeenAt,
+      resource: { app, group: 'apps', kind: 'Deployment', name: 'x' },
+    });
+    const document = {
+      findings: [
+        finding('a', '2026-11-27T02:00:00.000Z'),
+        finding('a', '2026-11-25T02:00:00.000Z', 'cluster.missing'),
+        finding('b', '2026-11-28T02:00:00.000Z', 'cluster.health-degraded'),
+      ],
+    } as unknown as CurrentDocument;
+    expect(outOfSyncSince(document)).toEqual(new Map([['a', new Date('2026-11-25T02:00:00.000Z')]]));
+  });
+});

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../../../functions/core/findings/model.js';
+import type { KubeObject } from '../../../../functions/core/gitops/kube-object.js';
+import { normalizeObject } from '../../../../functions/core/gitops/normalize.js';
+import { diffKubeObjects } from '../../../../functions/core/gitops/object-diff.js';
+import { parseQuantity } from '../../../../functions/core/gitops/quantity.js';
+import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
+
+const hashSensitive = createSensitiveHasher('object-diff-test-salt-01');
+const full = { mode: 'full' as const, hashSensitive };
+const declared = { mode: 'declared' as const, hashSensitive };
+
+function deployment(
+  containers: JsonValue[],
+  extra: KubeObject = {},
+): KubeObject & { metadata: { name: string; namespace: string; labels: Record<string, string> } } {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'api', namespace: 'payments', labels: { 'app.kubernetes.io/name': 'api' } },
+    spec: { replicas: 2, template: { spec: { containers } } },
+    ...extra,
+  };
+}
+
+describe('diffKubeObjects', () => {
+  it('names paths like Terraform drift: indexes and quoted keys', () => {
+    const desired = deployment([{ name: 'api', image: 'api:1' }]);
+    const live = deployment([{ name: 'api', image: 'api:2' }]);
+    (live.metadata.labels as Record<string, string>)['app.kubernetes.io/name'] = 'api-v2';
+    expect(diffKubeObjects(desired, live, full)).toEqual([
+      { path: 'metadata.labels["app.kubernetes.io/name"]', before: 'api', after: 'api-v2', sensitive: false },
+      { path: 'spec.template.spec.containers[0].image', before: 'api:1', after: 'api:2', sensitive: false },
+    ]);
+  });
+
+  it('matches containers and env entries by name, so an inserted sidecar shifts nothing', () => {
+    const desired = deployment([{ name: 'api', image: 'api:1', env: [{ name: 'A', value: '1' }] }]);
+    const live = deployment([
+      { name: 'istio-proxy', image: 'proxy:1' },
+      {
+        name: 'api',
+        image: 'api:1',
+        env: [
+          { name: 'B', value: '2' },
+          { name: 'A', value: '1' },
+        ],
+      },
+    ]);
+    expect(diffKubeObjects(desired, live, declared)).toEqual([]);
+    // Full mode reports what exists only live, at its live index.
+    expect(diffKubeObjects(desired, live, full).map((change) => change.path)).toEqual([
+      'spec.template.spec.containers[0].env[0]',
+      'spec.template.spec.containers[0]',
+    ]);
+  });
+
+  it('ignores server defaults in declared mode and treats equal quantities as equal', () => {
+    const desired = deployment([{ name: 'api', resources: { requests: { cpu: '0.5', memory: '1024Mi' } } }]);
+    const live = deployment(
+      [
+        {
+          name: 'api',
+          imagePullPolicy: 'IfNotPresent',
+          resources: { requests: { cpu: '500m', memory: '1Gi' } },
+        },
+      ],
+      { status: { replicas: 2 } },
+    );
+    expect(diffKubeObjects(normalizeObject(desired), normalizeObject(live), declared)).toEqual([]);
+    expect(parseQuantity('1.5Gi')).toBe(1.5 * 2 ** 30);
+    expect(parseQuantity('100m')).toBeCloseTo(0.1);
+    expect(parseQuantity('lots')).toBeUndefined();
+  });
+
+  it('hashes Secret data, env values under secret names and secret-looking keys, also inside whole blocks', () => {
+    const secret = (value: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: { password: value },
+    });
+    const [data] = diffKubeObjects(secret('b2xk'), secret('bmV3'), full);
+    expect(data).toEqual({
+      path: 'data.password',
+      before: hashSensitive('b2xk'),
+      after: hashSensitive('bmV3'),
+      sensitive: true,
+    });
+
+    const desired = deployment([{ name: 'api', env: [{ name: 'LOG', value: 'info' }] }]);
+    const live = deployment([
+      {
+        name: 'api',
+        env: [
+          { name: 'LOG', value: 'info' },
+          { name: 'DB_PASSWORD', value: 'hunter2-plain' },
+        ],
+      },
+    ]);
+    const changes = diffKubeObjects(desired, live, full);
+    expect(JSON.stringify(changes)).not.toContain('hunter2-plain');
+    expect(changes).toEqual([
+      {
+        path: 'spec.template.spec.containers[0].env[1]',
+        before: null,
+        after: { name: 'DB_PASSWORD', value: hashSensitive('hunter2-plain') },
+        sensitive: true,
+      },
+    ]);
+  });
+
+  it('folds stringData into data and drops the last-applied annotation that holds a plaintext copy', () => {
+    const desired = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      stringData: { token: 'abc' },
+    };
+    const live = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 's',
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"stringData":{"token":"abc"}}' },
+      },
+      data: { token: Buffer.from('abc').toString('base64') },
+    };
+    expect(diffKubeObjects(normalizeObject(desired), normalizeObject(live), full)).toEqual([]);
+  });
+
+  it('does not take secret references for secrets', () => {
+    const desired = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { volumes: [{ name: 'v', secret: { secretName: 'a' } }] },
+    };
+    const live = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { volumes: [{ name: 'v', secret: { secretName: 'b' } }] },
+    };
+    const [change] = diffKubeObjects(desired, live, full);
+    expect(change).toMatchObject({ path: 'spec.volumes[0].secret.secretName', before: 'a', after: 'b' });
+  });
+});

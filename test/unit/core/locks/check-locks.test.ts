@@ -1,0 +1,305 @@
+import { describe, expect, it } from 'vitest';
+import {
+  confirmAndRecordLocks,
+  LockObservationMissingError,
+  observeAndStoreLocks,
+} from '../../../../functions/core/backend/stages.js';
+import { adhocTarget } from '../../../../functions/core/backend/target.js';
+import { createFindingsStore } from '../../../../functions/core/findings/findings-store.js';
+import type { Finding } from '../../../../functions/core/findings/model.js';
+import { ConfirmationTooEarlyError } from '../../../../functions/core/locks/check-locks.js';
+import {
+  backendRegistry,
+  type FakeObject,
+  fakeBackend,
+  lockBody,
+  manualClock,
+  memoryObjectStore,
+  stateBody,
+} from '../../../helpers/backend.js';
+
+const MINUTE = 60_000;
+const LOCK_ID = 'a1b2c3d4-0000-4000-8000-000000000001';
+const registry = backendRegistry(
+  '  - { id: pay-prod, owner: payments, environment: prod, source: { dir: a }, backend: { bucket: tfstate, key: payments/terraform.tfstate, region: eu-west-1 } }',
+  'locks: { confirmAfter: 10m }',
+);
+
+/** A bucket with the payments state (last written before the lock) and an apply's lock taken at midnight. */
+function bucket(extra: Record<string, FakeObject> = {}) {
+  return fakeBackend({
+    objects: {
+      'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
+      'payments/terraform.tfstate.tflock': { body: lockBody(), etag: '"lock-1"' },
+      ...extra,
+    },
+  });
+}
+
+function setup(
+  backend: ReturnType<typeof fakeBackend>,
+  start = '2026-11-29T03:00:00Z',
+  options: { prefix?: string; objects?: ReturnType<typeof memoryObjectStore> } = {},
+) {
+  const { prefix, objects = memoryObjectStore() } = options;
+  const clock = manualClock(start);
+  const findings = createFindingsStore(objects);
+  const deps = { readerFor: async () => backend.reader, findings, objects, now: clock.now };
+  const target = adhocTarget({ bucket: 'tfstate', prefix }, registry);
+  let scan = { scanId: 'scan-1', startedAt: clock.now() };
+  return {
+    clock,
+    objects,
+    findings,
+    async run(waitMs = 10 * MINUTE): Promise<Finding[]> {
+      scan = { scanId: `scan-${clock.now().getTime()}`, startedAt: clock.now() };
+      await observeAndStoreLocks(target, deps, scan);
+      clock.advance(waitMs);
+      const { outcomes } = await confirmAndRecordLocks(target, deps, scan);
+      return outcomes.flatMap((outcome) => outcome.findings);
+    },
+    observe: () => observeAndStoreLocks(target, deps, scan),
+    confirm: () => confirmAndRecordLocks(target, deps, scan),
+  };
+}
+
+describe('observe, wait, confirm', () => {
+  it('proves a stale lock and says who holds it, since when, and how to release it', async () => {
+    const backend = bucket();
+    const checks = setup(backend);
+    const { observation, key } = await checks.observe();
+    expect(key).toBe('locks/scan=scan-1/s3.tfstate.json');
+    expect(observation).toMatchObject({
+      observedAt: '2026-11-29T03:00:00.000Z',
+      confirmAt: '2026-11-29T03:10:00.000Z',
+      locks: [{ source: 's3', location: 'payments/terraform.tfstate.tflock', lock: { id: LOCK_ID } }],
+    });
+    expect(JSON.parse(checks.objects.objects.get(key)!)).toEqual(observation);
+    checks.clock.advance(10 * MINUTE);
+    const reads = backend.calls.read.length;
+    const { outcomes } = await checks.confirm();
+    // The lock's ETag did not change: the second look needs no GET.
+    expect(backend.calls.read.length).toBe(reads);
+    const [stale] = outcomes.flatMap((outcome) => outcome.findings);
+    expect(stale).toMatchObject({
+      kind: 'stale-lock',
+      ruleId: 'lock.stale',
+      severity: 'high',
+      workspace: 'pay-prod',
+      owner: 'payments',
+      environment: 'prod',
+      resource: { bucket: 'tfstate', key: 'payments/terraform.tfstate.tflock', lockId: LOCK_ID },
+      title: 'Stale lock on s3://tfstate/payments/terraform.tfstate held by ci@runner-7',
+      evidence: {
+        holder: 'ci@runner-7',
+        operation: 'OperationTypeApply',
+        terraformVersion: '1.11.4',
+        lockId: LOCK_ID,
+        age: '3h 10m',
+        firstObservedAt: '2026-11-29T03:00:00.000Z',
+        secondObservedAt: '2026-11-29T03:10:00.000Z',
+        stateLastWrite: '2026-11-28T23:00:00.000Z',
+      },
+    });
+    expect(stale?.remediation.steps).toEqual([
+      expect.stringMatching(
+        /^Confirm that the holder is gone: ci@runner-7 ran terraform apply \(Terraform 1\.11\.4\)/,
+      ),
+      expect.stringContaining(`terraform force-unlock ${LOCK_ID}`),
+      expect.stringMatching(/fresh terraform plan/),
+      expect.stringMatching(/never releases a lock/),
+    ]);
+  });
+
+  it('refuses to confirm before the window has passed', async () => {
+    const checks = setup(bucket());
+    await checks.observe();
+    checks.clock.advance(9 * MINUTE);
+    await expect(checks.confirm()).rejects.toBeInstanceOf(ConfirmationTooEarlyError);
+  });
+
+  it('a window ending within minutes is waited out when the caller allows it (a late Map item)', async () => {
+    const backend = bucket();
+    const clock = manualClock('2026-11-29T03:00:00Z');
+    const objects = memoryObjectStore();
+    const deps = {
+      readerFor: async () => backend.reader,
+      findings: createFindingsStore(objects),
+      objects,
+      now: clock.now,
+    };
+    const target = adhocTarget({ bucket: 'tfstate' }, registry);
+    const scan = { scanId: 'late', startedAt: clock.now() };
+    await observeAndStoreLocks(target, deps, scan);
+    clock.advance(8 * MINUTE);
+    const slept: number[] = [];
+    const sleep = async (ms: number) => {
+      slept.push(ms);
+      clock.advance(ms);
+    };
+    const { outcomes } = await confirmAndRecordLocks(target, deps, scan, { maxMs: 5 * MINUTE, sleep });
+    expect(slept).toEqual([2 * MINUTE]);
+    expect(outcomes.flatMap((outcome) => outcome.findings.map((finding) => finding.ruleId))).toEqual([
+      'lock.stale',
+    ]);
+    const early = { scanId: 'early', startedAt: clock.now() };
+    await observeAndStoreLocks(target, deps, early);
+    await expect(
+      confirmAndRecordLocks(target, deps, early, { maxMs: 5 * MINUTE, sleep }),
+    ).rejects.toBeInstanceOf(ConfirmationTooEarlyError);
+  });
+
+  it('without an observation there is nothing to confirm', async () => {
+    await expect(setup(bucket()).confirm()).rejects.toBeInstanceOf(LockObservationMissingError);
+  });
+
+  it('a lock that cannot become stale within the window needs no wait, and gives nothing', async () => {
+    const checks = setup(bucket(), '2026-11-29T00:30:00Z');
+    const { observation } = await checks.observe();
+    expect(observation.confirmAt).toBe(observation.observedAt);
+    const { outcomes } = await checks.confirm();
+    expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
+  });
+
+  it('a lock released, or released and taken again, during the window gives nothing', async () => {
+    for (const change of ['released', 'retaken'] as const) {
+      const backend = bucket();
+      const checks = setup(backend);
+      await checks.observe();
+      if (change === 'released') backend.objects.delete('payments/terraform.tfstate.tflock');
+      else
+        backend.objects.set('payments/terraform.tfstate.tflock', {
+          body: lockBody({ ID: 'new-lock' }),
+          etag: '"lock-2"',
+        });
+      checks.clock.advance(10 * MINUTE);
+      const { outcomes, confirmation } = await checks.confirm();
+      expect(
+        outcomes.flatMap((outcome) => outcome.findings),
+        change,
+      ).toEqual([]);
+      expect(confirmation.verdicts[0]?.verdict).toBe(change === 'released' ? 'gone' : 'replaced');
+    }
+  });
+
+  it('an old lock whose state was written after it was taken is info lock.live-writer', async () => {
+    const backend = bucket();
+    backend.objects.get('payments/terraform.tfstate')!.lastModified = new Date('2026-11-29T02:00:00Z');
+    const findings = await setup(backend).run();
+    expect(findings).toEqual([
+      expect.objectContaining({
+        ruleId: 'lock.live-writer',
+        severity: 'info',
+        evidence: expect.objectContaining({ stateLastWrite: '2026-11-29T02:00:00.000Z' }),
+      }),
+    ]);
+  });
+
+  it('garbage and Created-less locks are findings with the reason; a lock without state is orphaned', async () => {
+    const backend = bucket({
+      'broken/terraform.tfstate.tflock': { body: 'garbage' },
+      'undated/terraform.tfstate': { body: stateBody() },
+      'undated/terraform.tfstate.tflock': { body: lockBody({ ID: 'undated', Created: undefined }) },
+      'gone/terraform.tfstate.tflock': { body: lockBody({ ID: 'orphan' }) },
+    });
+    const findings = await setup(backend).run();
+    const summary = findings.map((finding) => [finding.ruleId, finding.workspace, finding.evidence.reason]);
+    expect(summary).toEqual([
+      ['lock.unreadable', 's3.tfstate', 'the lock body is not JSON (7 characters)'],
+      ['lock.orphaned', 's3.tfstate', undefined],
+      ['lock.unreadable', 's3.tfstate', 'the lock has no Created time, so its age cannot be proven'],
+      ['lock.stale', 'pay-prod', undefined],
+    ]);
+    expect(findings[0]?.remediation.steps[1]).toContain(
+      'aws s3api delete-object --bucket tfstate --key broken/terraform.tfstate.tflock',
+    );
+  });
+
+  it('reads DynamoDB lock items, and places them like S3 locks', async () => {
+    const backend = fakeBackend({
+      objects: {
+        'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
+      },
+      tables: {
+        'tf-locks': [
+          { lockId: 'tfstate/payments/terraform.tfstate', info: lockBody() },
+          { lockId: 'tfstate/payments/terraform.tfstate-md5', digest: '0cc175b9c0f1b6a831c399e269772661' },
+          { lockId: 'other-bucket/x.tfstate', info: lockBody({ ID: 'elsewhere' }) },
+        ],
+      },
+    });
+    const clock = manualClock('2026-11-29T03:00:00Z');
+    const objects = memoryObjectStore();
+    const deps = {
+      readerFor: async () => backend.reader,
+      findings: createFindingsStore(objects),
+      objects,
+      now: clock.now,
+    };
+    const target = adhocTarget({ bucket: 'tfstate', lockTables: ['tf-locks'] }, registry);
+    const scan = { scanId: 'scan-ddb', startedAt: clock.now() };
+    await observeAndStoreLocks(target, deps, scan);
+    clock.advance(10 * MINUTE);
+    const findings = (await confirmAndRecordLocks(target, deps, scan)).outcomes.flatMap((o) => o.findings);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        ruleId: 'lock.stale',
+        workspace: 'pay-prod',
+        resource: {
+          bucket: 'tfstate',
+          key: 'payments/terraform.tfstate',
+          lockTable: 'tf-locks',
+          lockId: LOCK_ID,
+        },
+        evidence: expect.objectContaining({
+          lockSource: 'dynamodb',
+          lock: 'DynamoDB table tf-locks item tfstate/payments/terraform.tfstate',
+        }),
+      }),
+    ]);
+  });
+});
+
+describe('lock findings across scans', () => {
+  it('the same lock keeps its finding; a new lock on the same state is a new finding', async () => {
+    const backend = bucket();
+    const checks = setup(backend);
+    const [first] = await checks.run();
+    checks.clock.advance(24 * 60 * MINUTE);
+    const [again] = await checks.run();
+    expect(again).toMatchObject({ id: first?.id, status: 'ongoing', firstSeenAt: first?.firstSeenAt });
+
+    backend.objects.set('payments/terraform.tfstate.tflock', {
+      body: lockBody({ ID: 'second-lock', Created: checks.clock.now().toISOString() }),
+      etag: '"lock-2"',
+    });
+    checks.clock.advance(24 * 60 * MINUTE);
+    const next = await checks.run();
+    expect(
+      next.map((finding) => [
+        finding.status,
+        finding.resource && 'lockId' in finding.resource && finding.resource.lockId,
+      ]),
+    ).toEqual([
+      ['new', 'second-lock'],
+      ['resolved', LOCK_ID],
+    ]);
+    expect(next[0]?.id).not.toBe(first?.id);
+  });
+
+  it('a --prefix run records the bucket scope without resolving anything outside its sight', async () => {
+    const backend = bucket({ 'other/terraform.tfstate.tflock': { body: lockBody({ ID: 'other' }) } });
+    const whole = setup(backend);
+    const all = await whole.run();
+    expect(all.map((finding) => finding.ruleId).sort()).toEqual(['lock.orphaned', 'lock.stale']);
+    const scoped = setup(backend, '2026-11-30T03:00:00Z', { prefix: 'payments/', objects: whole.objects });
+    expect((await scoped.run()).map((finding) => [finding.ruleId, finding.status])).toEqual([
+      ['lock.stale', 'ongoing'],
+    ]);
+    const current = await scoped.findings.readCurrent('s3.tfstate');
+    expect(current?.document.findings.map((finding) => [finding.ruleId, finding.status])).toEqual([
+      ['lock.orphaned', 'new'],
+    ]);
+    expect(current?.document.checks.locks?.status).toBe('busy');
+  });
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { Finding } from '../../../../functions/core/findings/model.js';
+import { buildDigests, isReminderDue } from '../../../../functions/core/notify/digest.js';
+import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
+import { driftDraft } from '../../../helpers/findings.js';
+
+const now = new Date('2026-11-29T02:30:00Z');
+let counter = 0;
+function finding(overrides: Partial<Finding> = {}): Finding {
+  counter++;
+  return {
+    ...driftDraft({ resource: { address: `aws_s3_bucket.b${counter}`, type: 'aws_s3_bucket' } }),
+    id: counter.toString(16).padStart(64, '0'),
+    status: 'new',
+    scanId: 'scan-1',
+    firstSeenAt: '2026-11-29T02:10:00Z',
+    lastSeenAt: '2026-11-29T02:10:00Z',
+    ...overrides,
+  };
+}
+const digests = (findings: Finding[], settings = DEFAULT_NOTIFICATION_SETTINGS) =>
+  buildDigests({ scanId: 'scan-1', now, findings, fallbackOwner: 'platform', settings });
+
+describe('owner digests', () => {
+  it('is one Chatbot custom notification per owner with news, and nothing on a quiet night', () => {
+    const result = digests([
+      finding({ owner: 'payments', severity: 'critical' }),
+      finding({ owner: 'payments', status: 'changed' }),
+      finding({ owner: 'platform', status: 'resolved' }),
+      finding({ owner: 'dba', status: 'ongoing' }),
+      finding({ owner: 'dba', status: 'suppressed' }),
+    ]);
+    expect(result.map((digest) => digest.owner)).toEqual(['payments', 'platform']);
+    const payments = result[0]!;
+    expect(payments.message).toMatchObject({
+      version: '1.0',
+      source: 'custom',
+      id: 'scan-1.payments',
+      content: { textType: 'client-markdown' },
+      metadata: { eventType: 'DriftwatchDigest', threadId: 'driftwatch-payments-payments-prod' },
+    });
+    expect(payments.message.content.title).toContain('1 new, 1 changed');
+    expect(payments.message.content.description).toContain('*New* (1)');
+    expect(payments.message.content.description).toContain('tags.Owner: payments → finance');
+    expect(payments.attributes).toEqual({
+      owner: 'payments',
+      severity: 'critical',
+      environment: ['prod'],
+      kinds: ['terraform-drift'],
+      digestId: 'scan-1.payments',
+    });
+    expect(result[1]!.message.content.description).toMatch(/\*Resolved\* \(1\)/);
+    expect(result[1]!.attributes.severity).toBe('info');
+    expect(digests([finding({ status: 'ongoing' }), finding({ status: 'suppressed' })])).toEqual([]);
+  });
+
+  it('sends findings without an owner to the fallback owner', () => {
+    const orphan = finding({ owner: undefined });
+    expect(digests([orphan]).map((digest) => digest.owner)).toEqual(['platform']);
+  });
+
+  it('proposes reviewed remediations as next steps: revert or adopt per workspace, recreate or remove, the rest as they say', () => {
+    const deletion = finding({
+      owner: 'payments',
+      severity: 'high',
+      drift: { action: 'delete', changes: [] },
+    });
+    const lock = finding({
+      owner: 'payments',
+      kind: 'stale-lock',
+      severity: 'high',
+      drift: undefined,
+      remediation: {
+        summary: 'Confirm the holder is gone, then terraform force-unlock 1234 from payments-prod.',
+        steps: [],
+      },
+    });
+    const steps = digests([
+      finding({ owner: 'payments' }),
+      finding({ owner: 'payments' }),
+      deletion,
+      lock,
+    ])[0]!.message.content.nextSteps;
+    expect(steps).toHaveLength(3);
+    expect(steps[0]).toMatch(
+      /^payments-prod: recreate `aws_s3_bucket\.b\d+` with a reviewed plan through the pipeline/,
+    );
+    expect(steps[1]).toBe('Confirm the holder is gone, then terraform force-unlock 1234 from payments-prod.');
+    expect(steps[2]).toMatch(
+      /^payments-prod: revert \(a normal `terraform plan` through the team's pipeline.*adopt.*: `aws_s3_bucket\.b\d+`, `aws_s3_bucket\.b\d+`$/,
+    );
+    const many = Array.from({ length: 8 }, (_, index) => finding({ workspace: `ws-${index}` }));
+    expect(digests(many)[0]!.message.content.nextSteps).toHaveLength(5);
+  });
+
+  it('stays short: lists the configured number in full and counts the rest', () => {
+    const many = Array.from({ length: 40 }, () => finding({ owner: 'payments' }));
+    const [digest] = digests(many, { ...DEFAULT_NOTIFICATION_SETTINGS, maxFindingsPerDigest: 10 });
+    expect(digest!.counts).toMatchObject({ new: 40, notListed: 30 });
+    expect(digest!.message.content.description).toContain(
+      '+30 more — `driftwatch findings --owner payments`',
+    );
+    expect(digest!.message.content.description.length).toBeLessThanOrEqual(3500);
+    expect(Buffer.byteLength(JSON.stringify(digest!.message))).toBeLessThan(256 * 1024);
+  });
+
+  it('cuts an over-long description at a line and points at the CLI', () => {
+    const long = Array.from({ length: 40 }, () =>
+      finding({ owner: 'payments', title: 'x'.repeat(400), drift: undefined }),
+    );
+    const [digest] = digests(long, { ...DEFAULT_NOTIFICATION_SETTINGS, maxFindingsPerDigest: 40 });
+    expect(digest!.message.content.description.length).toBeLessThanOrEqual(3500);
+    expect(digest!.message.content.description).toMatch(/… — `driftwatch findings --owner payments`$/);
+  });
+
+  it('reminds of findings open a whole number of periods, on that day only', () => {
+    const opened = (days: number) =>
+      finding({ status: 'ongoing', firstSeenAt: new Date(now.getTime() - days * 86_400_000).toISOString() });
+    const week = DEFAULT_NOTIFICATION_SETTINGS.remindEveryMs;
+    expect([0, 6, 7, 8, 14, 15].map((days) => isReminderDue(opened(days), now, week))).toEqual([
+      false,
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(isReminderDue({ ...opened(7), status: 'suppressed' }, now, week)).toBe(false);
+    const [digest] = digests([opened(7), opened(3)]);
+    expect(digest!.counts.reminders).toBe(1);
+    expect(digest!.message.content.description).toContain('*Still open (reminder every 7d)* (1)');
+    expect(digest!.message.content.description).toContain('open 7d');
+  });
+});

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
+import type { Finding } from '../../../../functions/core/findings/model.js';
+import type { Digest } from '../../../../functions/core/notify/digest.js';
+import { type DigestPublisher, notifyOwners } from '../../../../functions/core/notify/notify-owners.js';
+import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
+import { driftDraft } from '../../../helpers/findings.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function store() {
+  const dir = mkdtempSync(join(tmpdir(), 'driftwatch-notify-'));
+  dirs.push(dir);
+  return createFsObjectStore(dir);
+}
+
+/** Records what it published; fails the owners in `failing` while they stay there. */
+function publisher(failing = new Set<string>()): DigestPublisher & { published: Digest[] } {
+  return {
+    published: [],
+    async publish(digests) {
+      const sent: string[] = [];
+      const failed: Array<{ digestId: string; reason: string }> = [];
+      for (const digest of digests) {
+        if (failing.has(digest.owner)) failed.push({ digestId: digest.digestId, reason: 'InternalError' });
+        else {
+          this.published.push(digest);
+          sent.push(digest.digestId);
+        }
+      }
+      return { sent, failed };
+    },
+  };
+}
+
+const news = (owner: string): Finding => ({
+  ...driftDraft({ owner }),
+  id: owner.padEnd(64, '0').replace(/[^0-9a-f]/g, 'a'),
+  status: 'new',
+  scanId: 'scan-1',
+  firstSeenAt: '2026-11-29T02:00:00Z',
+  lastSeenAt: '2026-11-29T02:00:00Z',
+});
+const input = (scanId: string, findings: Finding[]) => ({
+  scanId,
+  now: new Date('2026-11-29T03:00:00Z'),
+  findings,
+  fallbackOwner: 'platform',
+  settings: DEFAULT_NOTIFICATION_SETTINGS,
+});
+
+describe('notifyOwners', () => {
+  it('publishes one digest per owner once: the same scan run again publishes nothing', async () => {
+    const objects = store();
+    const sns = publisher();
+    const first = await notifyOwners(input('scan-1', [news('payments'), news('dba')]), {
+      publisher: sns,
+      store: objects,
+    });
+    expect(first.sent.map((digest) => digest.owner)).toEqual(['dba', 'payments']);
+    const again = await notifyOwners(input('scan-1', [news('payments'), news('dba')]), {
+      publisher: sns,
+      store: objects,
+    });
+    expect(again.sent).toEqual([]);
+    expect(again.alreadySent).toEqual(['scan-1.dba', 'scan-1.payments']);
+    expect(sns.published).toHaveLength(2);
+  });
+
+  it('keeps a digest that keeps failing in the outbox and sends it with the next run, exactly once', async () => {
+    const objects = store();
+    const failing = new Set(['payments']);
+    const sns = publisher(failing);
+    const first = await notifyOwners(input('scan-1', [news('payments'), news('dba')]), {
+      publisher: sns,
+      store: objects,
+    });
+    expect(first.deferred).toEqual([{ digestId: 'scan-1.payments', reason: 'InternalError' }]);
+    expect(sns.published.map((digest) => digest.digestId)).toEqual(['scan-1.dba']);
+
+    failing.clear();
+    const next = await notifyOwners(input('scan-2', []), { publisher: sns, store: objects });
+    expect(next.resent).toEqual(['scan-1.payments']);
+    const later = await notifyOwners(input('scan-3', []), { publisher: sns, store: objects });
+    expect(later.resent).toEqual([]);
+    expect(sns.published.map((digest) => digest.digestId)).toEqual(['scan-1.dba', 'scan-1.payments']);
+  });
+});

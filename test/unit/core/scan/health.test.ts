@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { ScanSummary } from '../../../../functions/core/findings/findings-store.js';
+import { scanHealth, scanMissingFinding } from '../../../../functions/core/scan/health.js';
+
+const summary = (scanId: string, finishedAt: string) =>
+  ({ scanId, startedAt: finishedAt, finishedAt }) as ScanSummary;
+const HOUR = 3_600_000;
+
+describe('scan health', () => {
+  const now = new Date('2026-11-29T12:00:00Z');
+  it('is fine while the last completed scan is recent enough', () => {
+    const health = scanHealth(
+      [summary('a', '2026-11-28T02:30:00Z'), summary('b', '2026-11-29T02:30:00Z')],
+      now,
+      26 * HOUR,
+    );
+    expect(health).toMatchObject({ missing: false, lastCompleted: { scanId: 'b' } });
+  });
+  it('reports a missing scan when the last one is too old, or when there never was one', () => {
+    expect(scanHealth([summary('a', '2026-11-28T02:30:00Z')], now, 26 * HOUR).missing).toBe(true);
+    expect(scanHealth([], now, 26 * HOUR)).toEqual({ missing: true });
+  });
+  it('alerts the fallback owner with a stable title', () => {
+    const finding = scanMissingFinding(scanHealth([], now, 26 * HOUR), 'platform', 26 * HOUR);
+    expect(finding).toMatchObject({
+      kind: 'scan-failed',
+      ruleId: 'scan.missing',
+      owner: 'platform',
+      severity: 'high',
+    });
+    expect(finding.title).toBe('No driftwatch scan completed within 26h');
+  });
+});
