@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CopyObjectCommand, HeadObjectCommand, PutBucketTaggingCommand } from '@aws-sdk/client-s3';
@@ -26,6 +25,7 @@ import {
   useMoto,
   useTempDir,
 } from '../helpers/integration.js';
+import { applyWaitingAtPrompt } from '../helpers/terraform-locks.js';
 
 /**
  * The scan must never interfere with a real apply: it takes no lock, writes nothing to the state
@@ -99,24 +99,6 @@ function scan(name: string, ports?: (scanId: string) => ScanPorts, workRoot?: st
   });
 }
 
-/** Starts `terraform apply` and leaves it waiting at its approval prompt, holding the state lock. */
-async function applyWaitingAtPrompt(): Promise<ChildProcessWithoutNullStreams> {
-  const child = spawn('terraform', ['apply', '-no-color'], {
-    cwd: staged.dir,
-    env: staged.env,
-    stdio: 'pipe',
-  });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('Enter a value:')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`apply exited with ${code} before prompting:\n${output}`)));
-  });
-  return child;
-}
-
 /** A concurrent writer: copies the state object onto itself, which makes a new version. */
 async function writeState(): Promise<void> {
   await aws.s3.send(
@@ -148,7 +130,8 @@ function portsWritingStateAfterReads(writeAfterReads: number[]) {
 
 describe('scan safety with real terraform and moto', () => {
   it('a lock held by a waiting apply does not stop the scan, and the scan writes nothing', async () => {
-    const apply = await applyWaitingAtPrompt();
+    // The tag drift gives the apply something to revert, so it stops at its prompt holding the lock.
+    const apply = await applyWaitingAtPrompt(staged, []);
     try {
       const lock = await aws.s3.send(
         new HeadObjectCommand({ Bucket: STATE_BUCKET, Key: `${STATE_KEY}.tflock` }),
@@ -170,8 +153,7 @@ describe('scan safety with real terraform and moto', () => {
         }),
       ]);
     } finally {
-      apply.stdin.end('no\n');
-      await new Promise((resolve) => apply.once('exit', resolve));
+      await apply.release();
     }
   });
 
