@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
-import { createClusterScanPorts } from '../functions/adapters/cluster-ports.js';
 import type { Logger } from '../functions/adapters/logger.js';
 import { createScanPorts } from '../functions/adapters/scan-ports.js';
 import type { TerraformRunnerOptions } from '../functions/adapters/terraform/runner.js';
@@ -35,7 +34,6 @@ import {
   type LockWindow,
   observeLocksStage,
 } from './backend-stages.js';
-import { scanClusters } from './cluster-stage.js';
 import type { LoadedRegistry } from './context.js';
 import { CliError } from './context.js';
 
@@ -164,8 +162,14 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
       const wanted = options.workspaces;
       const clusters = registry.clusters.filter((cluster) => !wanted || wanted.includes(cluster.id));
       if (clusters.length === 0) return;
+      // Loaded on use: the Kubernetes client alone takes ~0.7 s to load, and most scans have no cluster.
+      const { scanClusters } = await import('./cluster-stage.js');
       const clusterPorts =
-        options.clusterPorts?.(scanId) ?? createClusterScanPorts({ scanId, registryDir: options.loaded.dir });
+        options.clusterPorts?.(scanId) ??
+        (await import('../functions/adapters/cluster-ports.js')).createClusterScanPorts({
+          scanId,
+          registryDir: options.loaded.dir,
+        });
       const deps = {
         registry,
         ports: clusterPorts,

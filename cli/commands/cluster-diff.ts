@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { createClusterScanPorts } from '../../functions/adapters/cluster-ports.js';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { parseStateText } from '../../functions/adapters/terraform-state.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
@@ -83,6 +82,8 @@ export function registerClusterDiff(program: Command, run: (code: number) => voi
       const now = () => new Date();
       const startedAt = now();
       const scanId = newScanId(startedAt, randomBytes(3).toString('hex'));
+      // Loaded on use: the Kubernetes client takes ~0.7 s to load, which every other command would pay.
+      const { createClusterScanPorts } = await import('../../functions/adapters/cluster-ports.js');
       const ports = withLocalStates(createClusterScanPorts({ scanId, registryDir }), localStates.files);
       const logger = createLogger({ format: 'text', level: logLevelFrom(process.env.DRIFTWATCH_LOG_LEVEL) });
       const { result, recorded } = await scanAndRecordCluster(
