@@ -22,6 +22,7 @@ import { readPlanFile } from '../functions/adapters/plan-file.js';
 import { createSensitiveHasher } from '../functions/core/redaction/secrets.js';
 import { DEFAULT_POLICIES } from '../functions/core/registry/model.js';
 import { evaluateCompactPlan } from '../functions/core/terraform/index.js';
+import { entry, ingressRule, stateResource } from '../test/helpers/plan-builders.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const REPO_ROOT = resolve(dirname(THIS_FILE), '..');
@@ -42,46 +43,16 @@ interface ChildReport {
 
 // ---------------------------------------------------------------- plan generation (streaming writer)
 
-const PROVIDER = 'registry.terraform.io/hashicorp/aws';
-
+/** A drift entry as Terraform prints it (the same builder the unit tests use). */
 function driftEntry(
   address: string,
   actions: string[],
-  before: unknown,
-  after: unknown,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
   beforeMask: unknown = {},
   afterMask: unknown = {},
 ) {
-  const [type, name] = address.split('.') as [string, string];
-  return {
-    address,
-    mode: 'managed',
-    type,
-    name,
-    provider_name: PROVIDER,
-    change: {
-      actions,
-      before,
-      after,
-      after_unknown: {},
-      before_sensitive: beforeMask,
-      after_sensitive: afterMask,
-    },
-  };
-}
-
-function stateEntry(address: string, values: unknown, sensitiveValues: unknown = {}) {
-  const [type, name] = address.split('.') as [string, string];
-  return {
-    address,
-    mode: 'managed',
-    type,
-    name,
-    provider_name: PROVIDER,
-    schema_version: 0,
-    values,
-    sensitive_values: sensitiveValues,
-  };
+  return entry(address, { actions, before, after, beforeSensitive: beforeMask, afterSensitive: afterMask });
 }
 
 function configEntry(address: string, expressions: unknown) {
@@ -152,26 +123,13 @@ const BUCKET_MASK = {
   website: [],
 };
 
-function ingress(cidr: string, port: number) {
-  return {
-    cidr_blocks: [cidr],
-    description: '',
-    from_port: port,
-    ipv6_cidr_blocks: [],
-    prefix_list_ids: [],
-    protocol: 'tcp',
-    security_groups: [],
-    self: false,
-    to_port: port,
-  };
-}
 
 function securityGroup(i: number, rules: unknown[], tags: unknown) {
   const id = `sg-${i.toString(16).padStart(17, '0')}`;
   return {
     arn: `arn:aws:ec2:eu-west-1:123456789012:security-group/${id}`,
     description: `db ${i}`,
-    egress: [{ ...ingress('0.0.0.0/0', 0), protocol: '-1' }],
+    egress: [{ ...ingressRule('0.0.0.0/0', 0), protocol: '-1' }],
     id,
     ingress: rules,
     name: `db-${i}`,
@@ -337,8 +295,8 @@ function generateResource(i: number): Generated {
           driftEntry(address, ['update'], bucket(i, 'payments', false), after, BUCKET_MASK, BUCKET_MASK),
         ],
         prior: [
-          stateEntry(address, after, BUCKET_MASK),
-          stateEntry(versioning, {
+          stateResource(address, after, BUCKET_MASK),
+          stateResource(versioning, {
             bucket: after.bucket,
             expected_bucket_owner: '',
             id: after.bucket,
@@ -354,11 +312,11 @@ function generateResource(i: number): Generated {
     }
     case 1: {
       const address = `aws_security_group.db_${pad(i)}`;
-      const before = securityGroup(i, [ingress('10.0.0.0/16', 5432)], null);
-      const after = securityGroup(i, [ingress('0.0.0.0/0', 22), ingress('10.0.0.0/16', 5432)], {});
+      const before = securityGroup(i, [ingressRule('10.0.0.0/16', 5432)], null);
+      const after = securityGroup(i, [ingressRule('0.0.0.0/0', 22), ingressRule('10.0.0.0/16', 5432)], {});
       return {
         drift: [driftEntry(address, ['update'], before, after)],
-        prior: [stateEntry(address, after)],
+        prior: [stateResource(address, after)],
         config: [configEntry(address, { name: { constant_value: after.name } })],
       };
     }
@@ -384,7 +342,7 @@ function generateResource(i: number): Generated {
             PARAMETER_MASK,
           ),
         ],
-        prior: [stateEntry(address, after, PARAMETER_MASK)],
+        prior: [stateResource(address, after, PARAMETER_MASK)],
         config: [
           configEntry(address, {
             type: { constant_value: 'SecureString' },
@@ -398,7 +356,7 @@ function generateResource(i: number): Generated {
       const after = role(i, TRUST_AS_STORED, 7200);
       return {
         drift: [driftEntry(address, ['update'], role(i, TRUST, 3600), after)],
-        prior: [stateEntry(address, after)],
+        prior: [stateResource(address, after)],
         config: [configEntry(address, { assume_role_policy: { constant_value: TRUST } })],
       };
     }
@@ -407,7 +365,7 @@ function generateResource(i: number): Generated {
       const after = instance(i, i % 12 === 5 ? 't3.large' : 't3.micro', {});
       return {
         drift: [driftEntry(address, ['update'], instance(i, 't3.micro', null), after)],
-        prior: [stateEntry(address, after)],
+        prior: [stateResource(address, after)],
         config: [configEntry(address, { instance_type: { constant_value: 't3.micro' } })],
       };
     }
@@ -466,7 +424,7 @@ function bigResource(i: number): Generated {
   });
   return {
     drift: [driftEntry(address, ['update'], values('payments'), values('someone-else'))],
-    prior: [stateEntry(address, values('someone-else'))],
+    prior: [stateResource(address, values('someone-else'))],
     config: [configEntry(address, { key: { constant_value: `blobs/${i}` } })],
   };
 }

@@ -1,5 +1,5 @@
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   CreateBucketCommand,
@@ -11,9 +11,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import {
-  existingUserCliConfig,
-  findProviderMirror,
-  writeCliConfig,
+  defaultPluginCacheDir,
+  terraformEnvironment,
 } from '../../functions/adapters/terraform/cli-config.js';
 import { withPluginCacheLock } from '../../functions/adapters/terraform/plugin-cache-lock.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
@@ -47,20 +46,13 @@ export async function stageWorkspace(options: StageOptions): Promise<StagedWorks
     recursive: true,
     filter: (path) => !/\.terraform|tfstate/.test(basename(path)),
   });
-  const pluginCache =
-    baseEnv.TF_PLUGIN_CACHE_DIR ?? join(homedir(), '.cache', 'driftwatch', 'terraform-plugins');
-  await mkdir(pluginCache, { recursive: true });
-  const cliConfig = writeCliConfig(root, findProviderMirror(baseEnv)) ?? existingUserCliConfig(baseEnv);
-  const env: NodeJS.ProcessEnv = {
-    ...baseEnv,
-    ...options.env,
-    TF_DATA_DIR: join(root, '.terraform-data'),
-    TF_PLUGIN_CACHE_DIR: pluginCache,
-    TF_IN_AUTOMATION: '1',
-    CHECKPOINT_DISABLE: '1',
-  };
-  if (cliConfig) env.TF_CLI_CONFIG_FILE = cliConfig;
-  else delete env.TF_CLI_CONFIG_FILE;
+  const pluginCache = defaultPluginCacheDir(baseEnv);
+  const env = await terraformEnvironment({
+    baseEnv,
+    workDir: root,
+    pluginCacheDir: pluginCache,
+    extra: options.env,
+  });
 
   const terraform = async (args: string[], runOptions: { timeoutMs?: number } = {}) => {
     const result = await runProcess('terraform', [...args, '-no-color'], {

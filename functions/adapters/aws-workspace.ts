@@ -30,22 +30,12 @@ export function createAwsWorkspaceAccess(options: { scanId: string; defaultSts?:
   return {
     async credentials(workspace: WorkspaceConfig): Promise<WorkspaceCredentials | undefined> {
       if (!workspace.roleArn) return undefined;
-      const response = await defaultSts.send(
-        new AssumeRoleCommand({
-          RoleArn: workspace.roleArn,
-          RoleSessionName: roleSessionName(options.scanId),
-          ExternalId: workspace.externalId,
-          DurationSeconds: 3600,
-        }),
-      );
-      const issued = response.Credentials;
-      if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error('STS returned no credentials');
-      return {
-        accessKeyId: issued.AccessKeyId,
-        secretAccessKey: issued.SecretAccessKey,
-        sessionToken: issued.SessionToken,
-        expiration: issued.Expiration,
-      };
+      return assumeRole(defaultSts, {
+        roleArn: workspace.roleArn,
+        externalId: workspace.externalId,
+        scanId: options.scanId,
+        durationSeconds: 3600,
+      });
     },
 
     async identity(
@@ -76,6 +66,32 @@ export function createAwsWorkspaceAccess(options: { scanId: string; defaultSts?:
         throw error;
       }
     },
+  };
+}
+
+/**
+ * Temporary credentials of a read-only role, with a session name that shows driftwatch and the scan
+ * in the target account's CloudTrail.
+ */
+export async function assumeRole(
+  sts: STSClient,
+  role: { roleArn: string; externalId?: string; scanId: string; durationSeconds: number },
+): Promise<WorkspaceCredentials> {
+  const response = await sts.send(
+    new AssumeRoleCommand({
+      RoleArn: role.roleArn,
+      RoleSessionName: roleSessionName(role.scanId),
+      ExternalId: role.externalId,
+      DurationSeconds: role.durationSeconds,
+    }),
+  );
+  const issued = response.Credentials;
+  if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error('STS returned no credentials');
+  return {
+    accessKeyId: issued.AccessKeyId,
+    secretAccessKey: issued.SecretAccessKey,
+    sessionToken: issued.SessionToken,
+    expiration: issued.Expiration,
   };
 }
 

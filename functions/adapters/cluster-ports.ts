@@ -24,7 +24,7 @@ export function createClusterScanPorts(options: {
     secretsManager: () => (secretsManager ??= new SecretsManagerClient({})),
     env: options.env,
   });
-  const eksToken = createEksTokenProvider({ sessionName: `driftwatch-${options.scanId}` });
+  const eksToken = createEksTokenProvider({ scanId: options.scanId });
   const readManifests = createManifestReader({
     registryDir: options.registryDir,
     s3: () => (s3 ??= new S3Client({})),

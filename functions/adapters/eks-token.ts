@@ -1,6 +1,8 @@
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { STSClient } from '@aws-sdk/client-sts';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { EksAccess } from '../core/registry/model.js';
+import { assumeRole } from './aws-workspace.js';
 
 /**
  * EKS bearer tokens, as `aws eks get-token` makes them: a presigned STS GetCallerIdentity URL whose
@@ -25,14 +27,13 @@ export interface EksTokenProviderOptions {
   /** Credentials for a cluster access (default: the SDK chain, or the access's role when it names one). */
   credentials?: (access: Pick<EksAccess, 'region' | 'roleArn' | 'externalId'>) => Promise<AwsCredentials>;
   now?: () => Date;
-  /** For the role session name in CloudTrail. */
-  sessionName?: string;
+  /** For the role session name in CloudTrail (`driftwatch-<scanId>`). */
+  scanId?: string;
 }
 
 export function createEksTokenProvider(options: EksTokenProviderOptions = {}) {
   const now = options.now ?? (() => new Date());
-  const credentials =
-    options.credentials ?? defaultCredentials(options.sessionName ?? 'driftwatch-scan-cluster');
+  const credentials = options.credentials ?? defaultCredentials(options.scanId ?? 'scan-cluster');
   const cache = new Map<string, { token: string; reuseUntil: number }>();
 
   return async (
@@ -58,7 +59,7 @@ export async function presignEksToken(
     credentials,
     region: access.region,
     service: 'sts',
-    sha256: new STSClient({ region: access.region }).config.sha256,
+    sha256: NodeSha256,
   });
   const signed = await signer.presign(
     {
@@ -89,24 +90,47 @@ export function stsHostname(region: string): string {
   return `sts.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
 }
 
-function defaultCredentials(sessionName: string) {
+/** The SDK chain's credentials, or the access's role assumed with them; one STS client per region. */
+function defaultCredentials(scanId: string) {
+  const clients = new Map<string, STSClient>();
   return async (access: Pick<EksAccess, 'region' | 'roleArn' | 'externalId'>): Promise<AwsCredentials> => {
-    const sts = new STSClient({ region: access.region });
+    let sts = clients.get(access.region);
+    if (!sts) {
+      sts = new STSClient({ region: access.region });
+      clients.set(access.region, sts);
+    }
     if (!access.roleArn) return sts.config.credentials();
-    const response = await sts.send(
-      new AssumeRoleCommand({
-        RoleArn: access.roleArn,
-        RoleSessionName: sessionName.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
-        ExternalId: access.externalId,
-        DurationSeconds: 900,
-      }),
-    );
-    const issued = response.Credentials;
-    if (!issued?.AccessKeyId || !issued.SecretAccessKey) throw new Error('STS returned no credentials');
-    return {
-      accessKeyId: issued.AccessKeyId,
-      secretAccessKey: issued.SecretAccessKey,
-      ...(issued.SessionToken ? { sessionToken: issued.SessionToken } : {}),
-    };
+    const { accessKeyId, secretAccessKey, sessionToken } = await assumeRole(sts, {
+      roleArn: access.roleArn,
+      externalId: access.externalId,
+      scanId,
+      durationSeconds: 900,
+    });
+    return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
   };
+}
+
+/** SHA-256 (and HMAC-SHA256 with a secret) for the signer, from node:crypto: no SDK client needed. */
+class NodeSha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBytes(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(toBytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    throw new Error('not used by SignatureV4');
+  }
+}
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+function toBytes(data: SourceData): Uint8Array {
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return new Uint8Array(data);
 }

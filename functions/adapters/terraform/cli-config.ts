@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -101,4 +102,37 @@ export function writeCliConfig(dir: string, mirror: string | undefined): string 
 export function existingUserCliConfig(env: NodeJS.ProcessEnv): string | undefined {
   const path = env.TF_CLI_CONFIG_FILE;
   return path && existsSync(path) ? path : undefined;
+}
+
+/** Reused across runs and workspaces: providers are installed once per machine, not per scan. */
+export function defaultPluginCacheDir(env: NodeJS.ProcessEnv): string {
+  return env.TF_PLUGIN_CACHE_DIR ?? join(env.HOME ?? homedir(), '.cache', 'driftwatch', 'terraform-plugins');
+}
+
+/**
+ * The environment every Terraform that driftwatch starts gets: its own data directory under
+ * `workDir`, the shared plugin cache, the provider mirror's CLI configuration (or the user's, if it
+ * exists; a TF_CLI_CONFIG_FILE pointing nowhere makes Terraform warn on every run), automation mode.
+ * `extra` (a workspace's env) cannot override these.
+ */
+export async function terraformEnvironment(options: {
+  baseEnv: NodeJS.ProcessEnv;
+  workDir: string;
+  pluginCacheDir: string;
+  extra?: Record<string, string>;
+}): Promise<NodeJS.ProcessEnv> {
+  const { baseEnv, workDir, pluginCacheDir } = options;
+  await mkdir(pluginCacheDir, { recursive: true });
+  const cliConfig = writeCliConfig(workDir, findProviderMirror(baseEnv)) ?? existingUserCliConfig(baseEnv);
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv,
+    ...options.extra,
+    TF_DATA_DIR: join(workDir, '.terraform-data'),
+    TF_PLUGIN_CACHE_DIR: pluginCacheDir,
+    TF_IN_AUTOMATION: '1',
+    CHECKPOINT_DISABLE: '1',
+  };
+  delete env.TF_CLI_CONFIG_FILE;
+  if (cliConfig) env.TF_CLI_CONFIG_FILE = cliConfig;
+  return env;
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
@@ -14,7 +14,7 @@ import {
 } from '../../core/scan/ports.js';
 import { PlanFormatError } from '../../core/terraform/index.js';
 import { readPlanFile } from '../plan-file.js';
-import { existingUserCliConfig, findProviderMirror, writeCliConfig } from './cli-config.js';
+import { defaultPluginCacheDir, terraformEnvironment } from './cli-config.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
@@ -50,10 +50,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   const binary = options.terraformBinary ?? process.env.DRIFTWATCH_TERRAFORM ?? 'terraform';
   const baseEnv = options.baseEnv ?? process.env;
   const workRoot = options.workRoot ?? tmpdir();
-  const pluginCacheDir =
-    options.pluginCacheDir ??
-    baseEnv.TF_PLUGIN_CACHE_DIR ??
-    join(baseEnv.HOME ?? homedir(), '.cache', 'driftwatch', 'terraform-plugins');
+  const pluginCacheDir = options.pluginCacheDir ?? defaultPluginCacheDir(baseEnv);
   const timeoutMs = options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const versions = new Map<string, Promise<string | undefined>>();
 
@@ -230,12 +227,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     credentials: WorkspaceCredentials | undefined,
     workDir: string,
   ): Promise<NodeJS.ProcessEnv> {
-    await mkdir(pluginCacheDir, { recursive: true });
-    const cliConfig = writeCliConfig(workDir, findProviderMirror(baseEnv)) ?? existingUserCliConfig(baseEnv);
-    const env: NodeJS.ProcessEnv = { ...baseEnv, ...workspace.env };
-    delete env.TF_CLI_CONFIG_FILE;
+    const env = await terraformEnvironment({ baseEnv, workDir, pluginCacheDir, extra: workspace.env });
     delete env.TF_WORKSPACE;
-    if (cliConfig) env.TF_CLI_CONFIG_FILE = cliConfig;
     if (workspace.backend.workspace) env.TF_WORKSPACE = workspace.backend.workspace;
     if (credentials) {
       // Only the assumed role's credentials: a profile or web identity in the parent would win otherwise.
@@ -245,14 +238,9 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
       if (credentials.sessionToken) env.AWS_SESSION_TOKEN = credentials.sessionToken;
     }
-    return {
-      ...env,
-      TF_DATA_DIR: join(workDir, '.terraform-data'),
-      TF_PLUGIN_CACHE_DIR: pluginCacheDir,
-      TF_IN_AUTOMATION: '1',
-      TF_INPUT: '0',
-      CHECKPOINT_DISABLE: '1',
-    };
+    // Scans never prompt: a variable without a value fails the plan instead of waiting for input.
+    env.TF_INPUT = '0';
+    return env;
   }
 
   return { prepare };

@@ -1,3 +1,4 @@
+import { mapConcurrently } from '../scan/map-concurrently.js';
 import {
   CURRENT_PREFIX,
   currentKey,
@@ -39,6 +40,8 @@ export interface ScanSummary {
 }
 
 const MAX_CONFLICT_RETRIES = 8;
+const READ_CONCURRENCY = 16;
+const DAY_MS = 24 * 60 * 60_000;
 
 /**
  * Reads and writes findings in the bucket layout. The current document of a workspace is
@@ -78,6 +81,32 @@ export function createFindingsStore(store: ObjectStore) {
     }
   }
 
+  /**
+   * Every object under the prefixes whose key passes `wanted`, read in parallel (a few dozen at a
+   * time): listing is paged, but a thousand scopes read one after the other would take minutes.
+   */
+  async function readAll(
+    prefixes: readonly string[],
+    wanted: (key: string) => boolean,
+  ): Promise<Array<{ key: string; body: string }>> {
+    const keys: string[] = [];
+    for (const prefix of prefixes) {
+      for await (const object of store.list(prefix)) if (wanted(object.key)) keys.push(object.key);
+    }
+    const read = await mapConcurrently(keys, READ_CONCURRENCY, async (key) => {
+      const stored = await store.get(key);
+      return stored ? { key, body: stored.body } : undefined;
+    });
+    return read.filter((object) => object !== undefined);
+  }
+
+  /** `scans/dt=<day>/` of the last `days` days, newest first. */
+  const recentDays = (now: Date, days: number) =>
+    Array.from(
+      { length: days },
+      (_, back) => `${SCANS_PREFIX}dt=${scanDate(new Date(now.getTime() - back * DAY_MS))}/`,
+    );
+
   return {
     location: store.location,
     readCurrent,
@@ -115,29 +144,24 @@ export function createFindingsStore(store: ObjectStore) {
      * itself under `suppressions/<id>.json`. Returns the finding, or undefined for an unknown id.
      */
     async suppress(id: string, suppression: Suppression | undefined): Promise<Finding | undefined> {
-      for await (const object of store.list(CURRENT_PREFIX)) {
-        const stored = await store.get(object.key);
-        if (
-          !stored ||
-          !(JSON.parse(stored.body) as CurrentDocument).findings.some((finding) => finding.id === id)
-        )
-          continue;
-        const scope = object.key.slice(CURRENT_PREFIX.length).replace(/\.json$/, '');
-        let updated: Finding | undefined;
-        await updateCurrent(scope, async (previous) => {
-          const next = previous && setSuppression(previous, id, suppression);
-          updated = next?.findings.find((finding) => finding.id === id);
-          return next;
-        });
-        if (updated) {
-          await store.put(
-            suppressionKey(id),
-            JSON.stringify({ id, scope, suppression: suppression ?? null }, null, 2),
-          );
-        }
-        return updated;
+      const holding = (await readAll([CURRENT_PREFIX], (key) => key.endsWith('.json'))).find((object) =>
+        (JSON.parse(object.body) as CurrentDocument).findings.some((finding) => finding.id === id),
+      );
+      if (!holding) return undefined;
+      const scope = holding.key.slice(CURRENT_PREFIX.length).replace(/\.json$/, '');
+      let updated: Finding | undefined;
+      await updateCurrent(scope, async (previous) => {
+        const next = previous && setSuppression(previous, id, suppression);
+        updated = next?.findings.find((finding) => finding.id === id);
+        return next;
+      });
+      if (updated) {
+        await store.put(
+          suppressionKey(id),
+          JSON.stringify({ id, scope, suppression: suppression ?? null }, null, 2),
+        );
       }
-      return undefined;
+      return updated;
     },
 
     async writeSummary(scan: ScanRef, summary: ScanSummary): Promise<string> {
@@ -148,16 +172,10 @@ export function createFindingsStore(store: ObjectStore) {
 
     /** Summaries of the scans started in the last `days` days (newest first). */
     async recentSummaries(now: Date, days = 14): Promise<ScanSummary[]> {
-      const summaries: ScanSummary[] = [];
-      for (let back = 0; back < days; back++) {
-        const date = new Date(now.getTime() - back * 24 * 60 * 60_000);
-        for await (const object of store.list(`${SCANS_PREFIX}dt=${scanDate(date)}/`)) {
-          if (!object.key.endsWith('/summary.json')) continue;
-          const stored = await store.get(object.key);
-          if (stored) summaries.push(JSON.parse(stored.body) as ScanSummary);
-        }
-      }
-      return summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+      const objects = await readAll(recentDays(now, days), (key) => key.endsWith('/summary.json'));
+      return objects
+        .map((object) => JSON.parse(object.body) as ScanSummary)
+        .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     },
 
     /** Every history line of one scan (all scopes and checks): what NotifyOwners reports. */
@@ -171,41 +189,25 @@ export function createFindingsStore(store: ObjectStore) {
     ): Promise<Array<{ scope: string; check: Check; findings: Finding[] }>> {
       const prefix = scanPrefix(scan.startedAt, scan.scanId);
       const files: Array<{ scope: string; check: Check; findings: Finding[] }> = [];
-      for await (const object of store.list(prefix)) {
-        if (!object.key.endsWith('.jsonl')) continue;
-        const stored = await store.get(object.key);
-        if (!stored) continue;
+      for (const object of await readAll([prefix], (key) => key.endsWith('.jsonl'))) {
         const name = object.key.slice(prefix.length, -'.jsonl'.length);
         const [scope = name, check = 'terraform'] = name.split('@');
         if (!(CHECKS as readonly string[]).includes(check)) continue;
-        files.push({ scope, check: check as Check, findings: parseJsonLines(stored.body) });
+        files.push({ scope, check: check as Check, findings: parseJsonLines(object.body) });
       }
       return files;
     },
 
     /** History lines of the scans started in the last `days` days (to list resolved findings). */
     async recentHistory(now: Date, days: number): Promise<Finding[]> {
-      const findings: Finding[] = [];
-      for (let back = 0; back < days; back++) {
-        const date = new Date(now.getTime() - back * 24 * 60 * 60_000);
-        for await (const object of store.list(`${SCANS_PREFIX}dt=${scanDate(date)}/`)) {
-          if (!object.key.endsWith('.jsonl')) continue;
-          const stored = await store.get(object.key);
-          if (stored) findings.push(...parseJsonLines(stored.body));
-        }
-      }
-      return findings;
+      const objects = await readAll(recentDays(now, days), (key) => key.endsWith('.jsonl'));
+      return objects.flatMap((object) => parseJsonLines(object.body));
     },
 
     /** Every open finding of every workspace. */
     async openFindings(): Promise<Finding[]> {
-      const findings: Finding[] = [];
-      for await (const object of store.list(CURRENT_PREFIX)) {
-        if (!object.key.endsWith('.json')) continue;
-        const stored = await store.get(object.key);
-        if (stored) findings.push(...(JSON.parse(stored.body) as CurrentDocument).findings);
-      }
-      return findings;
+      const objects = await readAll([CURRENT_PREFIX], (key) => key.endsWith('.json'));
+      return objects.flatMap((object) => (JSON.parse(object.body) as CurrentDocument).findings);
     },
   };
 }
