@@ -123,7 +123,6 @@ const BUCKET_MASK = {
   website: [],
 };
 
-
 function securityGroup(i: number, rules: unknown[], tags: unknown) {
   const id = `sg-${i.toString(16).padStart(17, '0')}`;
   return {
