@@ -55,7 +55,11 @@ describe('failed scans with real terraform and moto', () => {
   it('an unreachable endpoint gives one scan-failed finding and no phantom deletions; each failing workspace fails on its own', async () => {
     const storeDir = join(temp.path, 'unreachable-store');
     const path = writeRegistry(join(temp.path, 'driftwatch.yaml'), [
-      { id: 'unreachable', dir: 'unreachable', env: { TF_VAR_s3_endpoint: 'http://127.0.0.1:1' } },
+      {
+        id: 'unreachable',
+        dir: 'unreachable',
+        env: { TF_VAR_s3_endpoint: 'http://127.0.0.1:1', TF_VAR_max_retries: '1' },
+      },
       { id: 'broken', dir: 'broken', env: { TF_VAR_bundle_path: stderrCanary } },
       {
         id: 'pinned',
