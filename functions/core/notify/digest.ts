@@ -144,8 +144,11 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
   ].filter(Boolean);
   const summary = `driftwatch for ${owner}: ${counts.join(', ')}`;
   const workspaces = [...new Set(findings.map((finding) => finding.workspace))].sort();
-  const environments = [...new Set(reported.map((finding) => finding.environment).filter(isString))].sort();
-  const kinds = [...new Set(reported.map((finding) => finding.kind))].sort();
+  // Resolved findings count for the filter attributes too: a subscription filtered on
+  // `environment` or `kinds` must also hear that its findings went away.
+  const mentioned = [...reported, ...resolved];
+  const environments = [...new Set(mentioned.map((finding) => finding.environment).filter(isString))].sort();
+  const kinds = [...new Set(mentioned.map((finding) => finding.kind))].sort();
 
   return {
     owner,

@@ -50,7 +50,11 @@ describe('owner digests', () => {
       digestId: 'scan-1.payments',
     });
     expect(result[1]!.message.content.description).toMatch(/\*Resolved\* \(1\)/);
-    expect(result[1]!.attributes.severity).toBe('info');
+    expect(result[1]!.attributes).toMatchObject({
+      severity: 'info',
+      environment: ['prod'],
+      kinds: ['terraform-drift'],
+    });
     expect(digests([finding({ status: 'ongoing' }), finding({ status: 'suppressed' })])).toEqual([]);
   });
 
