@@ -138,7 +138,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
           const log = logger.child({ workspace: workspace.id });
           log.info('scanning');
           try {
-            const { result, recorded, durationMs } = await scanAndRecordWorkspace(
+            const { result, recorded, run } = await scanAndRecordWorkspace(
               workspace,
               registry.policies,
               { ports: withProgress(ports, log), store, now },
@@ -149,11 +149,11 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
               findings: result.findings.length,
               plans: result.plansRun,
             });
-            return { workspace: workspace.id, result, findings: recorded.history, durationMs };
+            return { workspace: workspace.id, result, findings: recorded.history, run };
           } catch (error) {
             // One workspace's failure (the store unreachable, a bug) must not stop the others.
             log.error('workspace scan failed', { error });
-            return { workspace: workspace.id, findings: [], durationMs: 0, error: (error as Error).message };
+            return { workspace: workspace.id, findings: [], error: (error as Error).message };
           }
         },
       );

@@ -3,7 +3,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
 import { loadRegistrySource } from '../adapters/registry-source.js';
-import { newScanId } from '../core/findings/layout.js';
+import { newScanId, scratchPrefix } from '../core/findings/layout.js';
 import { stateBuckets } from '../core/routing/scopes.js';
 import { findingsObjectStore, handlerLogger, scanIdField, startedAtField } from './common.js';
 import { findingsStoreLocation } from './env.js';
@@ -47,7 +47,7 @@ export const handler = middy<LoadRegistryEvent>()
     };
     const items: Record<string, { bucket: string; key: string }> = {};
     for (const [name, list] of Object.entries(lists)) {
-      const key = `scratch/scan=${scanId}/${name}.json`;
+      const key = `${scratchPrefix(scanId)}${name}.json`;
       await objects.put(key, JSON.stringify(list));
       items[name] = { bucket: 'bucket' in location ? location.bucket : location.dir, key };
     }

@@ -29,11 +29,11 @@ export const handler = middy<RecordFindingsEvent>()
   .handler(async (event) => {
     const { registry } = await loadRegistrySource(event.registry, s3);
     const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt) };
-    const files = await store.scanHistoryFiles(scan);
+    const [files, runs] = await Promise.all([store.scanHistoryFiles(scan), store.scanRuns(scan)]);
     const workspaceIds = new Set(registry.workspaces.map((workspace) => workspace.id));
     const outcomes = files
       .filter((file) => file.check === 'terraform' && workspaceIds.has(file.scope))
-      .map((file) => ({ workspace: file.scope, findings: file.findings, durationMs: 0 }));
+      .map((file) => ({ workspace: file.scope, findings: file.findings, run: runs.get(file.scope) }));
     const checks = files
       .filter((file) => file.check !== 'terraform' || !workspaceIds.has(file.scope))
       .map((file) => ({ scope: file.scope, check: file.check, findings: file.findings, durationMs: 0 }));

@@ -40,12 +40,13 @@ export const handler = middy<ScanTerraformEvent>()
     if (!workspace) throw new Error(`workspace ${event.workspace} is not in the registry ${event.registry}`);
     const ports = createScanPorts({ scanId: event.scanId, registryDir: dir, hashSensitive });
     const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt) };
-    const { result, recorded } = await scanAndRecordWorkspace(
+    const { result, recorded, run } = await scanAndRecordWorkspace(
       workspace,
       registry.policies,
       { ports, store, now: () => new Date() },
       scan,
     );
+    await store.recordRun(scan, workspace.id, run);
     logger.info('workspace scanned', {
       workspace: workspace.id,
       status: result.status,

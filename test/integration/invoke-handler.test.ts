@@ -76,7 +76,7 @@ describe('driftwatch invoke', () => {
     });
   });
 
-  it('runs scan-terraform with its sample event and records the scan in the store', async () => {
+  it('runs scan-terraform with its sample event and records the scan in the store; record-findings summarises it with its timings', async () => {
     const store = join(temp.path, 'store');
     const run = await runCli(['invoke', 'scan-terraform', '--event', 'events/scan-terraform.json'], {
       env: { DRIFTWATCH_STORE: store, DRIFTWATCH_HASH_SALT: 'invoke-test-salt-00000001' },
@@ -100,5 +100,20 @@ describe('driftwatch invoke', () => {
     expect(logs).toContainEqual(
       expect.objectContaining({ message: 'workspace scanned', workspace: event.workspace }),
     );
+
+    // Deployed, the summary is written by another Lambda: the scan's timings reach it through the
+    // run record in the scan's scratch space.
+    const recordRun = await runCli(['invoke', 'record-findings', '--event', 'events/record-findings.json'], {
+      env: { DRIFTWATCH_STORE: store },
+    });
+    expect(recordRun.code, recordRun.stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(join(store, JSON.parse(recordRun.stdout).summaryKey), 'utf8'));
+    const timings = summary.durationsMs.workspaces[event.workspace];
+    expect(timings.total).toBeGreaterThan(0);
+    expect(timings.init).toBeGreaterThan(0);
+    expect(timings.plans).toHaveLength(1);
+    expect(timings.plans[0]).toBeGreaterThan(0);
+    expect(timings.total).toBeGreaterThanOrEqual(timings.init + timings.plans[0]);
+    expect(summary.workspaces).toMatchObject({ total: 3, scanned: 1, failed: 0, skipped: 2 });
   });
 });

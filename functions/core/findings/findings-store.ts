@@ -6,7 +6,9 @@ import {
   scanDate,
   scanHistoryKey,
   scanPrefix,
+  scanRunKey,
   scanSummaryKey,
+  scratchPrefix,
   suppressionKey,
 } from './layout.js';
 import {
@@ -37,6 +39,17 @@ export interface ScanSummary {
   noiseRemoved: Record<string, number>;
   /** Scopes whose check failed; `check` is absent for Terraform scans. */
   failures: Array<{ workspace: string; check?: Check; reason: string }>;
+}
+
+/**
+ * How one workspace's Terraform scan went beyond its findings: timings and the noise removed (per
+ * rule, counts only). Deployed, the scan and the summary run in different Lambdas; this carries it.
+ */
+export interface WorkspaceRun {
+  durationMs: number;
+  initMs?: number;
+  plansMs: number[];
+  noiseRemoved: Record<string, number>;
 }
 
 const MAX_CONFLICT_RETRIES = 8;
@@ -162,6 +175,23 @@ export function createFindingsStore(store: ObjectStore) {
         );
       }
       return updated;
+    },
+
+    /** Keeps a workspace's run record in the scan's scratch space for the summary stage. */
+    async recordRun(scan: ScanRef, workspace: string, run: WorkspaceRun): Promise<void> {
+      await store.put(scanRunKey(scan.scanId, workspace), JSON.stringify(run));
+    },
+
+    /** The run records of one scan, by workspace. */
+    async scanRuns(scan: ScanRef): Promise<Map<string, WorkspaceRun>> {
+      const prefix = `${scratchPrefix(scan.scanId)}runs/`;
+      const objects = await readAll([prefix], (key) => key.endsWith('.json'));
+      return new Map(
+        objects.map((object) => [
+          object.key.slice(prefix.length, -'.json'.length),
+          JSON.parse(object.body) as WorkspaceRun,
+        ]),
+      );
     },
 
     async writeSummary(scan: ScanRef, summary: ScanSummary): Promise<string> {

@@ -46,6 +46,18 @@ export function scanHistoryKey(
   return `${scanPrefix(startedAt, scanId)}${assertWorkspaceId(workspace)}${suffix}.jsonl`;
 }
 
+/**
+ * Working space of one scan (the Maps' item lists, each workspace's run record): only the scan's
+ * own stages read it, and the deployed bucket expires it after a day.
+ */
+export function scratchPrefix(scanId: string): string {
+  return `scratch/scan=${assertScanId(scanId)}/`;
+}
+
+export function scanRunKey(scanId: string, workspace: string): string {
+  return `${scratchPrefix(scanId)}runs/${assertWorkspaceId(workspace)}.json`;
+}
+
 export function scanSummaryKey(startedAt: Date, scanId: string): string {
   return `${scanPrefix(startedAt, scanId)}summary.json`;
 }

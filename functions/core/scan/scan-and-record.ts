@@ -1,9 +1,10 @@
-import type { FindingsStore, ScanRef } from '../findings/findings-store.js';
+import type { FindingsStore, ScanRef, WorkspaceRun } from '../findings/findings-store.js';
 import type { RecordedScan } from '../findings/lifecycle.js';
 import type { Policies, WorkspaceConfig } from '../registry/model.js';
 import { routeFinding } from '../routing/routes.js';
 import type { ScanPorts } from './ports.js';
 import { scanWorkspace, type WorkspaceScanResult } from './scan-workspace.js';
+import { workspaceRun } from './summary.js';
 
 /** The ScanTerraform stage for one workspace: scan it, then record what was seen. */
 export async function scanAndRecordWorkspace(
@@ -14,7 +15,7 @@ export async function scanAndRecordWorkspace(
 ): Promise<{
   result: WorkspaceScanResult;
   recorded: RecordedScan & { historyKey: string };
-  durationMs: number;
+  run: WorkspaceRun;
 }> {
   const started = deps.now();
   const result = await scanWorkspace(workspace, policies, deps.ports, { now: scan.startedAt });
@@ -25,5 +26,5 @@ export async function scanAndRecordWorkspace(
     // Routes decide the owner of each finding before the lifecycle records it.
     result.findings.map((finding) => routeFinding(finding, workspace)),
   );
-  return { result, recorded, durationMs: finished.getTime() - started.getTime() };
+  return { result, recorded, run: workspaceRun(result, finished.getTime() - started.getTime()) };
 }

@@ -1,4 +1,4 @@
-import type { ScanSummary } from '../findings/findings-store.js';
+import type { ScanSummary, WorkspaceRun } from '../findings/findings-store.js';
 import type { Check, Finding } from '../findings/model.js';
 import type { WorkspaceScanResult } from './scan-workspace.js';
 
@@ -7,7 +7,8 @@ export interface WorkspaceOutcome {
   result?: WorkspaceScanResult;
   /** Seen in this scan (with lifecycle fields). */
   findings: Finding[];
-  durationMs: number;
+  /** Timings and noise removed; absent when the scan threw before it had any. */
+  run?: WorkspaceRun;
   /** Set when the scan or the recording of this workspace threw. */
   error?: string;
 }
@@ -19,6 +20,20 @@ export interface ScopeCheckOutcome {
   findings: Finding[];
   durationMs: number;
   error?: string;
+}
+
+/** What the summary keeps of a workspace's scan besides its findings (no values: rule counts only). */
+export function workspaceRun(result: WorkspaceScanResult, durationMs: number): WorkspaceRun {
+  const noiseRemoved: Record<string, number> = {};
+  for (const removal of result.noiseRemoved) {
+    noiseRemoved[removal.rule] = (noiseRemoved[removal.rule] ?? 0) + removal.paths.length;
+  }
+  return {
+    durationMs,
+    initMs: result.durationsMs.init,
+    plansMs: result.durationsMs.plans,
+    noiseRemoved,
+  };
 }
 
 /** The scan's `summary.json`: what ran, what failed, how long it took, what was found and filtered. */
@@ -42,15 +57,14 @@ export function summarizeScan(
     }
   };
   for (const outcome of outcomes) {
-    workspaces[outcome.workspace] = {
-      total: outcome.durationMs,
-      init: outcome.result?.durationsMs.init,
-      plans: outcome.result?.durationsMs.plans ?? [],
-    };
-    count(outcome.findings);
-    for (const removal of outcome.result?.noiseRemoved ?? []) {
-      noiseRemoved[removal.rule] = (noiseRemoved[removal.rule] ?? 0) + removal.paths.length;
+    const { run } = outcome;
+    if (run) {
+      workspaces[outcome.workspace] = { total: run.durationMs, init: run.initMs, plans: run.plansMs };
+      for (const [rule, removed] of Object.entries(run.noiseRemoved)) {
+        noiseRemoved[rule] = (noiseRemoved[rule] ?? 0) + removed;
+      }
     }
+    count(outcome.findings);
     const failure = outcome.error ?? openFailure(outcome.findings);
     if (failure) failures.push({ workspace: outcome.workspace, reason: failure });
   }
