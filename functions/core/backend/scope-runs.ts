@@ -1,3 +1,4 @@
+import type { ScanOutcome } from '../findings/lifecycle.js';
 import type { FindingDraft, Remediation } from '../findings/model.js';
 import { redactText } from '../redaction/secrets.js';
 import type { ReadFailure } from './ports.js';
@@ -8,7 +9,7 @@ import { type BackendTarget, type Placement, targetScopes } from './target.js';
  * nothing (it could not look), `partial` (a `--prefix` run in the bucket scope) resolves nothing
  * either, since it did not look at the whole bucket.
  */
-export type RunOutcome = 'ok' | 'failed' | 'partial';
+export type RunOutcome = Extract<ScanOutcome, 'ok' | 'failed' | 'partial'>;
 
 export interface ScopeRun {
   placement: Placement;

@@ -1,6 +1,5 @@
 import type { FindingsStore, ScanRef } from '../findings/findings-store.js';
 import { lockObservationKey } from '../findings/layout.js';
-import type { ScanOutcome } from '../findings/lifecycle.js';
 import type { ObjectStore } from '../findings/object-store.js';
 import { confirmLocks, type LockConfirmation, observeLocks } from '../locks/check-locks.js';
 import type { LockObservation } from '../locks/observation.js';
@@ -8,7 +7,7 @@ import { mapConcurrently } from '../scan/map-concurrently.js';
 import type { ScopeCheckOutcome } from '../scan/summary.js';
 import { type BackendCheckResult, checkBackend } from './check-backend.js';
 import type { BackendReader } from './ports.js';
-import type { RunOutcome, ScopeRun } from './scope-runs.js';
+import type { ScopeRun } from './scope-runs.js';
 import { type BackendTarget, targetScopes } from './target.js';
 
 /**
@@ -156,9 +155,6 @@ async function forEachBucket(
   return outcomes.flat();
 }
 
-/** Partial runs (a `--prefix` in the bucket scope) are recorded as untrusted: they resolve nothing. */
-const LIFECYCLE_OUTCOME: Record<RunOutcome, ScanOutcome> = { ok: 'ok', failed: 'failed', partial: 'busy' };
-
 async function recordRuns(
   deps: BackendStageDeps,
   scan: ScanRef,
@@ -171,7 +167,7 @@ async function recordRuns(
   for (const run of runs) {
     const recorded = await deps.findings.recordWorkspace(
       { ...scan, now: deps.now() },
-      { workspace: run.placement.workspace, check, outcome: LIFECYCLE_OUTCOME[run.outcome] },
+      { workspace: run.placement.workspace, check, outcome: run.outcome },
       run.drafts,
     );
     outcomes.push({ scope: run.placement.workspace, check, findings: recorded.history, durationMs });

@@ -34,8 +34,12 @@ export interface ResolvedRecord {
   suppression?: Suppression;
 }
 
-/** ok: the check's result is trusted; failed/busy: it is not, so it resolves nothing it did not see. */
-export type ScanOutcome = 'ok' | 'failed' | 'busy';
+/**
+ * ok: the check's result is trusted; failed, busy (state moved under the plan) and partial (it
+ * looked at part of the scope only, like `locks --prefix`): it is not, so it resolves nothing it
+ * did not see.
+ */
+export type ScanOutcome = 'ok' | 'failed' | 'busy' | 'partial';
 
 export interface RecordedScan {
   current: CurrentDocument;
@@ -75,8 +79,8 @@ export function valueHashOf(draft: Pick<FindingDraft, 'severity' | 'title' | 'dr
  * - resolved within the regression window and seen again: `regressed`;
  * - otherwise `new`; under an active suppression: `suppressed` (never notified);
  * - an expired suppression reopens its finding as `new` (the expiry is in the evidence);
- * - open findings of this check not seen by a trusted run are resolved; a failed or busy run
- *   proves nothing about the infrastructure, so it resolves only scan-health findings.
+ * - open findings of this check not seen by a trusted run are resolved; a failed, busy or partial
+ *   run proves nothing about what it did not see, so it resolves only scan-health findings.
  * Findings of other checks in the same scope are left exactly as they were.
  */
 export function recordWorkspaceScan(

@@ -95,8 +95,8 @@ describe('finding lifecycle', () => {
     expect(later.current.resolved).toEqual([]);
   });
 
-  it('never resolves infrastructure findings on a failed or busy run', () => {
-    for (const outcome of ['failed', 'busy'] as const) {
+  it('never resolves infrastructure findings on a failed, busy or partial run', () => {
+    for (const outcome of ['failed', 'busy', 'partial'] as const) {
       const [first, second] = nights([[driftDraft()]], [[scanFailedDraft()], { outcome }]);
       expect(second!.current.findings.map((finding) => finding.kind).sort()).toEqual([
         'scan-failed',
