@@ -4,13 +4,19 @@ import type { WorkspaceConfig } from '../core/registry/model.js';
 import { stateObjectKey } from '../core/registry/state-key.js';
 import type { IdentityCheck, StateVersion, WorkspaceCredentials } from '../core/scan/ports.js';
 
+/** Role sessions last an hour; one is reused only while a workspace's init and plans still fit in it. */
+const SESSION_SECONDS = 3600;
+const REUSE_WHILE_VALID_MS = 45 * 60_000;
+
 /**
  * AWS access for one workspace: assume its read-only role, check who we are, and read the state
- * object's version. Clients are cached per region and credentials, never built per call.
+ * object's version. Clients are cached per region and credentials, never built per call; role
+ * sessions are shared by the workspaces of one role while they have enough time left.
  */
 export function createAwsWorkspaceAccess(options: { scanId: string; defaultSts?: STSClient }) {
   const defaultSts = options.defaultSts ?? new STSClient({});
   const clients = new Map<string, S3Client | STSClient>();
+  const sessions = new Map<string, Promise<WorkspaceCredentials>>();
 
   function client<T extends S3Client | STSClient>(
     kind: 's3' | 'sts',
@@ -29,13 +35,25 @@ export function createAwsWorkspaceAccess(options: { scanId: string; defaultSts?:
 
   return {
     async credentials(workspace: WorkspaceConfig): Promise<WorkspaceCredentials | undefined> {
-      if (!workspace.roleArn) return undefined;
-      return assumeRole(defaultSts, {
-        roleArn: workspace.roleArn,
-        externalId: workspace.externalId,
+      const { roleArn, externalId } = workspace;
+      if (!roleArn) return undefined;
+      const sessionKey = `${roleArn}|${externalId ?? ''}`;
+      const held = await sessions.get(sessionKey)?.catch(() => undefined);
+      const left = held?.expiration ? held.expiration.getTime() - Date.now() : 0;
+      if (held && left > REUSE_WHILE_VALID_MS) return held;
+      const session = assumeRole(defaultSts, {
+        roleArn,
+        externalId,
         scanId: options.scanId,
-        durationSeconds: 3600,
+        durationSeconds: SESSION_SECONDS,
       });
+      sessions.set(sessionKey, session);
+      return session;
+    },
+
+    /** An S3 client in a region with these credentials (or the default chain), built once. */
+    s3(region: string, credentials: WorkspaceCredentials | undefined): S3Client {
+      return client<S3Client>('s3', region, credentials);
     },
 
     async identity(

@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterScanPorts } from '../core/gitops/ports.js';
 import { ClusterSourceError } from '../core/gitops/ports.js';
 import type { ClusterConfig } from '../core/registry/model.js';
@@ -38,7 +39,7 @@ export function createClusterScanPorts(options: {
     }
   };
   const access = createAwsWorkspaceAccess({ scanId: options.scanId });
-  const readState = createTerraformStateReader({ credentials: access.credentials });
+  const readState = createTerraformStateReader(access);
 
   return {
     argocd(cluster) {
@@ -48,10 +49,15 @@ export function createClusterScanPorts(options: {
     kubernetes(cluster) {
       const source = requireSource(cluster, 'kubernetes');
       const { context, eks } = source;
+      // A context's kubeconfig is loaded once per cluster: its exec plugin (e.g. `aws eks
+      // get-token`) caches its token in that one KubeConfig, so reloading it ran the plugin per
+      // read. EKS configs are rebuilt per read around the signer's cached token.
+      let contextConfig: KubeConfig | undefined;
       const reader = createKubernetesReader({
         config: async () => {
           if (eks) return kubeConfigForEks(eks, await signedToken(eks));
-          return kubeConfigForContext(context ?? '');
+          contextConfig ??= kubeConfigForContext(context ?? '');
+          return contextConfig;
         },
       });
       return {

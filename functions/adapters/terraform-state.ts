@@ -1,4 +1,4 @@
-import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import {
   kubernetesObjectsInState,
   type TerraformKubernetesObject,
@@ -19,24 +19,14 @@ export class TerraformStateError extends Error {
  * Kubernetes objects it manages. State holds plaintext secrets: the body is parsed here and dropped;
  * errors name the bucket and key, never content.
  */
-export function createTerraformStateReader(options: {
+export function createTerraformStateReader(access: {
   credentials: (workspace: WorkspaceConfig) => Promise<WorkspaceCredentials | undefined>;
+  s3: (region: string, credentials: WorkspaceCredentials | undefined) => S3Client;
 }) {
-  const clients = new Map<string, S3Client>();
-  const clientFor = (region: string, credentials: WorkspaceCredentials | undefined) => {
-    const key = `${region}|${credentials?.accessKeyId ?? 'default'}`;
-    let client = clients.get(key);
-    if (!client) {
-      client = new S3Client({ region, ...(credentials ? { credentials } : {}) });
-      clients.set(key, client);
-    }
-    return client;
-  };
-
   return async (workspace: WorkspaceConfig): Promise<TerraformKubernetesObject[]> => {
     const { bucket, region } = workspace.backend;
     const key = stateObjectKey(workspace);
-    const s3 = clientFor(region, await options.credentials(workspace));
+    const s3 = access.s3(region, await access.credentials(workspace));
     let body: string;
     try {
       const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));

@@ -54,6 +54,33 @@ describe('AWS access for a workspace', () => {
     });
   });
 
+  it('shares a role session between workspaces of one role while a scan still fits in it', async () => {
+    const issued = (id: string, minutesLeft: number) => ({
+      Credentials: {
+        AccessKeyId: id,
+        SecretAccessKey: 'secret',
+        SessionToken: 'token',
+        Expiration: new Date(Date.now() + minutesLeft * 60_000),
+      },
+    });
+    sts
+      .on(AssumeRoleCommand)
+      .resolvesOnce(issued('ASIAFIRST', 60))
+      .resolvesOnce(issued('ASIAOTHERROLE', 60))
+      .resolvesOnce(issued('ASIASHORT', 30))
+      .resolvesOnce(issued('ASIAFRESH', 60));
+    const access = createAwsWorkspaceAccess({ scanId: 's1', defaultSts: new STSClient({}) });
+    const ids = async (entry: WorkspaceConfig) => (await access.credentials(entry))?.accessKeyId;
+    expect(await ids(workspace)).toBe('ASIAFIRST');
+    expect(await ids({ ...workspace, id: 'payments-staging' })).toBe('ASIAFIRST');
+    const otherRole = { ...workspace, roleArn: 'arn:aws:iam::222222222222:role/driftwatch-read' };
+    expect(await ids(otherRole)).toBe('ASIAOTHERROLE');
+    expect(await ids({ ...workspace, externalId: 'ext-456' })).toBe('ASIASHORT');
+    // 30 minutes left is too little for another workspace's init and plans: a new session.
+    expect(await ids({ ...workspace, externalId: 'ext-456' })).toBe('ASIAFRESH');
+    expect(sts).toHaveReceivedCommandTimes(AssumeRoleCommand, 4);
+  });
+
   it("uses the scanner's own credentials when the workspace names no role", async () => {
     const access = createAwsWorkspaceAccess({ scanId: 's1', defaultSts: new STSClient({}) });
     expect(await access.credentials({ ...workspace, roleArn: undefined })).toBeUndefined();
