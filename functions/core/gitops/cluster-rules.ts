@@ -7,17 +7,18 @@ import type { ObjectIdentity } from './kube-object.js';
 /**
  * The cluster finding rules (README "Cluster findings"): each rule id with its kind and base
  * severity. Severity then follows the same steps as Terraform findings: what changed, the
- * environment (non-production one level lower), and the registry's overrides.
+ * environment (non-production one level lower), and the registry's overrides. `outOfSync`: the
+ * rule reports an application that is OutOfSync, so its oldest open finding dates that state.
  */
 export const CLUSTER_RULES = {
-  'cluster.drift': { kind: 'cluster-drift', severity: 'medium' },
-  'cluster.missing': { kind: 'cluster-drift', severity: 'high' },
-  'cluster.orphaned': { kind: 'cluster-drift', severity: 'low' },
-  'cluster.health-degraded': { kind: 'cluster-drift', severity: 'high' },
-  'cluster.health-missing': { kind: 'cluster-drift', severity: 'high' },
-  'cluster.sync-policy': { kind: 'cluster-drift', severity: 'medium' },
-  'ownership.conflict': { kind: 'ownership-conflict', severity: 'high' },
-} as const satisfies Record<string, { kind: FindingKind; severity: Severity }>;
+  'cluster.drift': { kind: 'cluster-drift', severity: 'medium', outOfSync: true },
+  'cluster.missing': { kind: 'cluster-drift', severity: 'high', outOfSync: true },
+  'cluster.orphaned': { kind: 'cluster-drift', severity: 'low', outOfSync: true },
+  'cluster.health-degraded': { kind: 'cluster-drift', severity: 'high', outOfSync: false },
+  'cluster.health-missing': { kind: 'cluster-drift', severity: 'high', outOfSync: false },
+  'cluster.sync-policy': { kind: 'cluster-drift', severity: 'medium', outOfSync: true },
+  'ownership.conflict': { kind: 'ownership-conflict', severity: 'high', outOfSync: false },
+} as const satisfies Record<string, { kind: FindingKind; severity: Severity; outOfSync: boolean }>;
 export type ClusterRuleId = keyof typeof CLUSTER_RULES;
 
 /** scan-failed rule ids of cluster scans; a failed scan is high wherever it ran, like Terraform's. */

@@ -1,6 +1,7 @@
 import type { AttributeChange, JsonValue } from '../findings/model.js';
 import { isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
 import { formatPath } from '../terraform/attribute-path.js';
+import { deepEqual } from '../terraform/json-values.js';
 import { isPlainObject, type KubeObject } from './kube-object.js';
 import { isSecret } from './normalize.js';
 import { quantitiesEqual } from './quantity.js';
@@ -154,7 +155,7 @@ function diffLists(
     }
     return;
   }
-  if (!valuesEqual(desired, live)) emit(state, path, desired, live, sensitive);
+  if (!deepEqual(desired, live)) emit(state, path, desired, live, sensitive);
 }
 
 /** The key every element of both lists has, for lists of named things; undefined otherwise. */
@@ -275,16 +276,5 @@ function scalarsEqual(path: readonly Segment[], desired: JsonValue | undefined, 
   const parent = path[path.length - 2];
   if (typeof parent === 'string' && QUANTITY_PARENTS.has(parent) && isScalar(desired) && isScalar(live))
     return quantitiesEqual(desired, live);
-  return false;
-}
-
-function valuesEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((element, index) => valuesEqual(element, b[index]));
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].every((key) => valuesEqual(a[key], b[key]));
-  }
   return false;
 }

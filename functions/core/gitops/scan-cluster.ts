@@ -1,9 +1,9 @@
 import type { CurrentDocument, ScanOutcome } from '../findings/lifecycle.js';
 import type { FindingDraft } from '../findings/model.js';
 import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
-import type { ClusterConfig, Registry, WorkspaceConfig } from '../registry/model.js';
+import type { ClusterConfig, Registry } from '../registry/model.js';
+import { createRouter } from '../routing/routes.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
-import { createGlobMatcher } from '../terraform/glob.js';
 import {
   type ArgoApplication,
   applicationListSchema,
@@ -21,7 +21,7 @@ import {
 } from './argo-findings.js';
 import { type ClusterFindingBuilder, createClusterFindingBuilder } from './cluster-findings.js';
 import type { ClusterScanFailedRule } from './cluster-rules.js';
-import { isProductionCluster } from './cluster-rules.js';
+import { CLUSTER_RULES, isProductionCluster } from './cluster-rules.js';
 import { ownershipConflicts } from './conflicts.js';
 import { directObjectFindings } from './direct-findings.js';
 import { identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
@@ -233,8 +233,8 @@ async function terraformObjects(
     if (!workspace) continue;
     try {
       const owned = await context.ports.terraformObjects(workspace);
-      for (const object of owned)
-        objects.push({ ...object, owner: ownerOfAddress(workspace, object.address) });
+      const router = createRouter(workspace);
+      for (const object of owned) objects.push({ ...object, owner: router.ownerOf(object.address) });
     } catch (error) {
       failures.push(
         builder.scanFailed({
@@ -248,14 +248,6 @@ async function terraformObjects(
   return { objects, failures };
 }
 
-/** The workspace's owner, or the owner of its first route whose address glob matches. */
-function ownerOfAddress(workspace: WorkspaceConfig, address: string): string {
-  const route = workspace.routes.find(
-    (candidate) => candidate.address && createGlobMatcher(candidate.address)(address),
-  );
-  return route?.owner ?? workspace.owner;
-}
-
 /**
  * When driftwatch first saw each application's drift: the oldest open drift finding per application.
  * Argo CD does not record since when an application is OutOfSync, so the findings' lifecycle does.
@@ -263,13 +255,7 @@ function ownerOfAddress(workspace: WorkspaceConfig, address: string): string {
 export function outOfSyncSince(previous: CurrentDocument | undefined): Map<string, Date> {
   const since = new Map<string, Date>();
   for (const finding of previous?.findings ?? []) {
-    if (finding.check !== 'cluster' || finding.kind !== 'cluster-drift') continue;
-    if (
-      !['cluster.drift', 'cluster.missing', 'cluster.orphaned', 'cluster.sync-policy'].includes(
-        finding.ruleId,
-      )
-    )
-      continue;
+    if (finding.check !== 'cluster' || !isOutOfSyncRule(finding.ruleId)) continue;
     const app = finding.resource && 'kind' in finding.resource ? finding.resource.app : undefined;
     if (app === undefined) continue;
     const first = new Date(finding.firstSeenAt);
@@ -330,4 +316,10 @@ function applicationFailure(
     identity,
     reason,
   });
+}
+
+function isOutOfSyncRule(ruleId: string): boolean {
+  return (
+    Object.hasOwn(CLUSTER_RULES, ruleId) && CLUSTER_RULES[ruleId as keyof typeof CLUSTER_RULES].outOfSync
+  );
 }

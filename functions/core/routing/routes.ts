@@ -4,24 +4,53 @@ import { createGlobMatcher } from '../terraform/glob.js';
 import { bucketOwnership } from './scopes.js';
 
 /**
- * Owner of a Terraform finding: the first of the workspace's routes that matches (resource address
- * glob, or a tag of the resource as the plan shows it), else the workspace's owner.
+ * A workspace's routes, their globs compiled once: the first route that matches a resource address
+ * glob, or a tag of the resource as the plan shows it, decides the owner; else the workspace's owner.
  */
-export function routeFinding(draft: FindingDraft, workspace: WorkspaceConfig): FindingDraft {
-  const route = workspace.routes.find((candidate) => routeMatches(candidate, draft));
-  if (!route || route.owner === draft.owner) return draft;
-  return { ...draft, owner: route.owner, evidence: { ...draft.evidence, routedBy: describeRoute(route) } };
+export function createRouter(workspace: WorkspaceConfig) {
+  const routes = workspace.routes.map((route) => ({ route, matches: routeMatcher(route) }));
+  const routeOf = (address: string | undefined, tags?: Record<string, unknown>) =>
+    routes.find((candidate) => candidate.matches(address, tags))?.route;
+  return {
+    /** The finding with the owner its route gives it (and which route did). */
+    route(draft: FindingDraft): FindingDraft {
+      const address = draft.resource && 'address' in draft.resource ? draft.resource.address : undefined;
+      const route = routeOf(address, draft.evidence.tags as Record<string, unknown> | undefined);
+      if (!route || route.owner === draft.owner) return draft;
+      return {
+        ...draft,
+        owner: route.owner,
+        evidence: { ...draft.evidence, routedBy: describeRoute(route) },
+      };
+    },
+    /** The owner of a resource address (no tags known). */
+    ownerOf(address: string): string {
+      return routeOf(address)?.owner ?? workspace.owner;
+    },
+  };
 }
 
-function routeMatches(route: RouteConfig, draft: FindingDraft): boolean {
-  const address = draft.resource && 'address' in draft.resource ? draft.resource.address : undefined;
-  if (route.address !== undefined) return address !== undefined && createGlobMatcher(route.address)(address);
-  if (route.tag !== undefined) {
-    const tags = draft.evidence.tags as Record<string, unknown> | undefined;
-    const value = tags?.[route.tag.key];
-    return typeof value === 'string' && createGlobMatcher(route.tag.value)(value);
+/** One finding's owner; use `createRouter` for many findings of one workspace. */
+export function routeFinding(draft: FindingDraft, workspace: WorkspaceConfig): FindingDraft {
+  return createRouter(workspace).route(draft);
+}
+
+function routeMatcher(
+  route: RouteConfig,
+): (address: string | undefined, tags?: Record<string, unknown>) => boolean {
+  if (route.address !== undefined) {
+    const matches = createGlobMatcher(route.address);
+    return (address) => address !== undefined && matches(address);
   }
-  return false;
+  if (route.tag !== undefined) {
+    const { key } = route.tag;
+    const matches = createGlobMatcher(route.tag.value);
+    return (_address, tags) => {
+      const value = tags?.[key];
+      return typeof value === 'string' && matches(value);
+    };
+  }
+  return () => false;
 }
 
 function describeRoute(route: RouteConfig): string {

@@ -1,7 +1,7 @@
 import type { FindingsStore, ScanRef, WorkspaceRun } from '../findings/findings-store.js';
 import type { RecordedScan } from '../findings/lifecycle.js';
 import type { Policies, WorkspaceConfig } from '../registry/model.js';
-import { routeFinding } from '../routing/routes.js';
+import { createRouter } from '../routing/routes.js';
 import type { ScanPorts } from './ports.js';
 import { scanWorkspace, type WorkspaceScanResult } from './scan-workspace.js';
 import { workspaceRun } from './summary.js';
@@ -24,7 +24,7 @@ export async function scanAndRecordWorkspace(
     { ...scan, now: finished },
     { workspace: workspace.id, check: 'terraform', outcome: result.status },
     // Routes decide the owner of each finding before the lifecycle records it.
-    result.findings.map((finding) => routeFinding(finding, workspace)),
+    result.findings.map(createRouter(workspace).route),
   );
   return { result, recorded, run: workspaceRun(result, finished.getTime() - started.getTime()) };
 }
