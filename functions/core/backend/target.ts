@@ -1,3 +1,4 @@
+import { appendTo } from '../collections.js';
 import {
   DEFAULT_LOCK_SETTINGS,
   DEFAULT_POLICIES,
@@ -129,7 +130,7 @@ function buildTarget(
   });
 
   const tables = new Map<string, string[]>();
-  const configure = (table: string, by: string) => tables.set(table, [...(tables.get(table) ?? []), by]);
+  const configure = (table: string, by: string) => appendTo(tables, table, by);
   for (const workspace of workspaces) {
     if (workspace.backend.lockTable) configure(workspace.backend.lockTable, workspace.id);
   }

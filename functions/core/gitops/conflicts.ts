@@ -1,3 +1,4 @@
+import { appendTo } from '../collections.js';
 import type { FindingDraft } from '../findings/model.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
 import {
@@ -35,7 +36,7 @@ export function ownershipConflicts(
   for (const object of terraform) {
     if (object.identity) {
       const key = lookupKey(object.identity);
-      byIdentity.set(key, [...(byIdentity.get(key) ?? []), object]);
+      appendTo(byIdentity, key, object);
     }
     if (object.helmRelease) releases.push(object);
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { appendTo } from '../collections.js';
 import { changeSummary, openDays, resourceLabel, truncate } from '../findings/describe.js';
 import type { Finding, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
@@ -81,7 +82,7 @@ export function buildDigests(input: DigestInput): Digest[] {
   const byOwner = new Map<string, Finding[]>();
   for (const finding of input.findings) {
     const owner = finding.owner ?? input.fallbackOwner;
-    byOwner.set(owner, [...(byOwner.get(owner) ?? []), finding]);
+    appendTo(byOwner, owner, finding);
   }
   const digests: Digest[] = [];
   for (const [owner, findings] of [...byOwner.entries()].sort(([a], [b]) => a.localeCompare(b))) {
@@ -243,7 +244,7 @@ function boundDescription(sections: string[], more: string | undefined, owner: s
  * the holder is gone, fix the backend...). Most severe first, at most five.
  */
 function nextSteps(reported: readonly Finding[], resolved: readonly Finding[]): string[] {
-  const groups = new Map<string, { build: (names: string[]) => string; names: string[] }>();
+  const groups = new Map<string, { build: (names: string[]) => string; names: Set<string> }>();
   for (const finding of reported) {
     const name = `\`${resourceLabel(finding)}\``;
     const drift = finding.kind === 'terraform-drift' && finding.drift?.action !== 'delete';
@@ -261,14 +262,14 @@ function nextSteps(reported: readonly Finding[], resolved: readonly Finding[]): 
           ? (names: string[]) =>
               `${finding.workspace}: recreate ${names.join(', ')} with a reviewed plan through the pipeline, or remove it from the configuration (a \`removed\` block) if the deletion was intended`
           : () => finding.remediation.summary,
-      names: [],
+      names: new Set<string>(),
     };
-    if (!group.names.includes(name)) group.names.push(name);
+    group.names.add(name);
     groups.set(key, group);
   }
   const steps = [...groups.values()]
     .slice(0, MAX_NEXT_STEPS)
-    .map((group) => truncate(group.build(group.names), 400));
+    .map((group) => truncate(group.build([...group.names]), 400));
   if (steps.length === 0 && resolved.length > 0)
     steps.push('Nothing to do: these findings were fixed since the last scan.');
   return steps;

@@ -1,3 +1,4 @@
+import { appendTo } from '../collections.js';
 import type { CompactChange, ManagedResource } from './plan-model.js';
 
 /**
@@ -108,7 +109,7 @@ export function createCompanionIndex(resources: readonly ManagedResource[]): Com
   const linksByCompanion = new Map<string, CompanionLink[]>();
   const parentKeysByType = new Map<string, CompanionLink['parentKeys']>();
   for (const link of COMPANION_LINKS) {
-    linksByCompanion.set(link.companionType, [...(linksByCompanion.get(link.companionType) ?? []), link]);
+    appendTo(linksByCompanion, link.companionType, link);
     parentKeysByType.set(link.parentType, link.parentKeys);
   }
   // parent type → link value → attributes managed by companions

@@ -1,3 +1,4 @@
+import { appendTo } from '../collections.js';
 import { deepEqual } from './json-values.js';
 import { type CompactAttributeChange, type CompactChange, UNKNOWN_VALUE } from './plan-model.js';
 
@@ -24,7 +25,7 @@ export function changesBeyondDriftRevert(
   const drifted = new Map<string, CompactAttributeChange[]>();
   for (const driftChange of drift.changes) {
     const key = positionFreePath(driftChange);
-    drifted.set(key, [...(drifted.get(key) ?? []), driftChange]);
+    appendTo(drifted, key, driftChange);
   }
   let reverted = 0;
   const remaining = change.changes.filter((candidate) => {
