@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { changeSummary, resourceLabel, truncate } from '../functions/core/findings/describe.js';
 import type { Finding } from '../functions/core/findings/model.js';
-import { severityRank } from '../functions/core/findings/model.js';
+import { isAboveInfo, severityRank } from '../functions/core/findings/model.js';
 
 export type OutputFormat = 'table' | 'json';
 
@@ -18,7 +18,7 @@ export function parseFormat(value: string): OutputFormat {
 export function exitCodeFor(findings: readonly Finding[]): 0 | 1 | 2 {
   const open = findings.filter((finding) => finding.status !== 'resolved');
   if (open.some((finding) => finding.kind === 'scan-failed')) return 1;
-  if (open.some((finding) => finding.severity !== 'info')) return 2;
+  if (open.some(isAboveInfo)) return 2;
   return 0;
 }
 

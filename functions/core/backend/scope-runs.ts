@@ -67,9 +67,9 @@ export function checkFailedDraft(
 ): FindingDraft {
   const codes = [...new Set(failures.map((failure) => failure.code))].sort();
   const what = check === 'backend' ? 'Backend check' : 'Lock check';
-  const lines = failures.map(
-    (failure) =>
-      `${failure.code} reading ${failure.resource} (needs ${failure.action}): ${redactText(failure.message)}`,
+  const redacted = failures.map((failure) => ({ ...failure, message: redactText(failure.message) }));
+  const lines = redacted.map(
+    (failure) => `${failure.code} reading ${failure.resource} (needs ${failure.action}): ${failure.message}`,
   );
   const draft: FindingDraft = {
     kind: 'scan-failed',
@@ -79,9 +79,7 @@ export function checkFailedDraft(
     resource: { bucket },
     title: `${what} of s3://${bucket} failed: ${codes.join(', ')}`,
     detail: `The ${what.toLowerCase()} of s3://${bucket} could not read everything it needs, so what it did not see is unknown (and nothing it reported before is resolved): ${lines.join('; ')}.`,
-    evidence: {
-      failures: failures.map((failure) => ({ ...failure, message: redactText(failure.message) })),
-    },
+    evidence: { failures: redacted },
     remediation: failureRemediation(failures),
   };
   if (placement.owner !== undefined) draft.owner = placement.owner;

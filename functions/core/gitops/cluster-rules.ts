@@ -1,6 +1,6 @@
 import type { AttributeChange, FindingKind, Severity } from '../findings/model.js';
 import { shiftSeverity } from '../findings/model.js';
-import type { ClusterConfig, Policies } from '../registry/model.js';
+import { type ClusterConfig, isProductionEnvironment, type Policies } from '../registry/model.js';
 import { createGlobMatcher } from '../terraform/glob.js';
 import type { ObjectIdentity } from './kube-object.js';
 
@@ -106,7 +106,5 @@ export function objectAddress(identity: ObjectIdentity): string {
 }
 
 export function isProductionCluster(cluster: ClusterConfig, policies: Policies): boolean {
-  return policies.severity.production.some(
-    (name) => name.toLowerCase() === cluster.environment.toLowerCase(),
-  );
+  return isProductionEnvironment(cluster.environment, policies);
 }

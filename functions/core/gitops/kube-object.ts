@@ -1,4 +1,5 @@
 import type { ClusterResourceRef, JsonValue } from '../findings/model.js';
+import { nonEmptyString } from '../terraform/json-values.js';
 
 /** A Kubernetes object as JSON (a rendered manifest, a live object, an Argo CD state string parsed). */
 export type KubeObject = { [key: string]: JsonValue };
@@ -26,10 +27,6 @@ export function groupOf(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
-function text(value: JsonValue | undefined): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 export function metadataOf(object: KubeObject): KubeObject {
   const metadata = object.metadata;
   return isPlainObject(metadata) ? metadata : {};
@@ -46,12 +43,12 @@ export function stringMap(object: KubeObject, key: 'labels' | 'annotations'): Re
 
 /** The identity of a manifest or live object; undefined when it lacks apiVersion, kind or name. */
 export function identityOf(object: KubeObject): ObjectIdentity | undefined {
-  const apiVersion = text(object.apiVersion);
-  const kind = text(object.kind);
+  const apiVersion = nonEmptyString(object.apiVersion);
+  const kind = nonEmptyString(object.kind);
   const metadata = metadataOf(object);
-  const name = text(metadata.name);
+  const name = nonEmptyString(metadata.name);
   if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
-  const namespace = text(metadata.namespace);
+  const namespace = nonEmptyString(metadata.namespace);
   return { group: groupOf(apiVersion), kind, name, ...(namespace === undefined ? {} : { namespace }) };
 }
 

@@ -1,4 +1,5 @@
-import { groupOf, isPlainObject, type ObjectIdentity } from './kube-object.js';
+import { nonEmptyString } from '../terraform/json-values.js';
+import { groupOf, identityOf, isPlainObject, type KubeObject, type ObjectIdentity } from './kube-object.js';
 
 /**
  * The Kubernetes objects a Terraform state (format v4, `resources[].instances[].attributes`)
@@ -138,12 +139,12 @@ function objectOf(
   at: { workspace: string; address: string },
 ): TerraformKubernetesObject | undefined {
   if (type === 'helm_release') {
-    const name = text(attributes.name);
+    const name = nonEmptyString(attributes.name);
     if (name === undefined) return undefined;
     return {
       ...at,
       manages: 'object',
-      helmRelease: { name, namespace: text(attributes.namespace) ?? 'default' },
+      helmRelease: { name, namespace: nonEmptyString(attributes.namespace) ?? 'default' },
     };
   }
   if (type === 'kubernetes_manifest') {
@@ -153,16 +154,16 @@ function objectOf(
   if (!type.startsWith('kubernetes_')) return undefined;
   const base = type.slice('kubernetes_'.length).replace(/_v\d+$/, '');
   const metadata = firstBlock(attributes.metadata);
-  const name = text(metadata?.name);
+  const name = nonEmptyString(metadata?.name);
   if (name === undefined) return undefined;
   const manages = FIELD_MANAGERS.has(base) ? 'fields' : 'object';
   const known = KUBERNETES_TYPES[base];
   // kubernetes_labels, _annotations and _env name their target's apiVersion and kind.
-  const apiVersion = text(attributes.api_version);
-  const kind = text(attributes.kind) ?? known?.kind;
+  const apiVersion = nonEmptyString(attributes.api_version);
+  const kind = nonEmptyString(attributes.kind) ?? known?.kind;
   if (kind === undefined) return undefined;
   const group = apiVersion !== undefined ? groupOf(apiVersion) : (known?.group ?? '');
-  const namespace = known?.clusterScoped ? undefined : text(metadata?.namespace);
+  const namespace = known?.clusterScoped ? undefined : nonEmptyString(metadata?.namespace);
   return {
     ...at,
     manages,
@@ -174,17 +175,8 @@ function fromManifest(
   manifest: Record<string, unknown>,
   at: { workspace: string; address: string },
 ): TerraformKubernetesObject | undefined {
-  const apiVersion = text(manifest.apiVersion);
-  const kind = text(manifest.kind);
-  const metadata = isPlainObject(manifest.metadata) ? manifest.metadata : undefined;
-  const name = text(metadata?.name);
-  if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
-  const namespace = text(metadata?.namespace);
-  return {
-    ...at,
-    manages: 'object',
-    identity: { group: groupOf(apiVersion), kind, name, ...(namespace === undefined ? {} : { namespace }) },
-  };
+  const identity = identityOf(manifest as KubeObject);
+  return identity && { ...at, manages: 'object', identity };
 }
 
 /** Dynamic attributes (kubernetes_manifest's `manifest`) are stored as `{ value, type }` in state. */
@@ -204,8 +196,4 @@ function unwrapDynamic(value: unknown): Record<string, unknown> | undefined {
 function firstBlock(value: unknown): Record<string, unknown> | undefined {
   const first = Array.isArray(value) ? value[0] : value;
   return isPlainObject(first) ? first : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -31,11 +31,6 @@ export function isSensitiveName(name: string): boolean {
   return SENSITIVE_NAME.test(name) && !NON_SECRET_NAME.test(name);
 }
 
-/** True when one segment of an attribute path (e.g. `master_password` in `db[0].master_password`) looks secret. */
-export function isSensitivePath(segments: readonly (string | number)[]): boolean {
-  return segments.some((segment) => typeof segment === 'string' && isSensitiveName(segment));
-}
-
 const PEM_BLOCK =
   /-----BEGIN [A-Z ]*(PRIVATE KEY|CERTIFICATE|OPENSSH)[A-Z ]*-----[\s\S]*?(-----END [A-Z ]*-----|$)/g;
 const AWS_ACCESS_KEY_ID = /\b(AKIA|ASIA)[A-Z0-9]{16}\b/g;

@@ -178,6 +178,12 @@ export const DEFAULT_POLICIES: Policies = {
   backend: { requireKms: false },
 };
 
+/** Whether an environment counts as production for severities and scopes (names compare case-insensitively). */
+export function isProductionEnvironment(environment: string, policies: Policies): boolean {
+  const normalised = environment.toLowerCase();
+  return policies.severity.production.some((name) => name.toLowerCase() === normalised);
+}
+
 export const DEFAULT_LOCK_SETTINGS: LockSettings = {
   staleAfterMs: { plan: 60 * 60_000, apply: 2 * 60 * 60_000, default: 30 * 60_000 },
   confirmAfterMs: 10 * 60_000,

@@ -155,20 +155,17 @@ const ownersSchema = strictObject({
 const durationSchema = z.pipe(
   z.string({ error: `expected a duration such as ${DURATION_EXAMPLES}` }),
   z.transform((value, payload) => {
-    const problem = durationProblem(value);
-    if (problem === undefined) return parseDuration(value);
+    let problem = 'must be longer than zero';
+    try {
+      const duration = parseDuration(value);
+      if (duration > 0) return duration;
+    } catch (error) {
+      problem = (error as Error).message;
+    }
     payload.issues.push({ code: 'custom', message: problem, input: value });
     return z.NEVER;
   }),
 );
-
-function durationProblem(value: string): string | undefined {
-  try {
-    return parseDuration(value) > 0 ? undefined : 'must be longer than zero';
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
 
 const staleAfterSchema = strictObject({
   plan: z.optional(durationSchema),

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Registry, WorkspaceConfig } from '../registry/model.js';
-import { stateObjectKey } from '../registry/state-key.js';
+import { isProductionEnvironment, type Registry } from '../registry/model.js';
 
 /**
  * Findings live in scopes (`current/<scope>.json`). A Terraform workspace is its own scope; what
@@ -31,21 +30,10 @@ export function bucketOwnership(registry: Registry, bucket: string): ScopeOwners
   const workspaces = registry.workspaces.filter((workspace) => workspace.backend.bucket === bucket);
   const owners = new Set(workspaces.map((workspace) => workspace.owner));
   const owner = owners.size === 1 ? [...owners][0]! : registry.owners.fallback;
-  const production = new Set(registry.policies.severity.production.map((name) => name.toLowerCase()));
   const environments = workspaces.map((workspace) => workspace.environment);
-  const environment = environments.find((name) => production.has(name.toLowerCase())) ?? environments[0];
+  const environment =
+    environments.find((name) => isProductionEnvironment(name, registry.policies)) ?? environments[0];
   return { owner, environment, workspaces: workspaces.map((workspace) => workspace.id) };
-}
-
-/** The registry workspace whose state is this object of this bucket, if any. */
-export function workspaceForStateObject(
-  registry: Registry,
-  bucket: string,
-  key: string,
-): WorkspaceConfig | undefined {
-  return registry.workspaces.find(
-    (workspace) => workspace.backend.bucket === bucket && stateObjectKey(workspace) === key,
-  );
 }
 
 /** The state buckets of the registry, each once, with the region of its first workspace. */

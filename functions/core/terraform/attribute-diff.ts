@@ -346,7 +346,7 @@ function emitChange(
   pushChange(state, before, after, redact);
 }
 
-/** isSensitivePath of the current path, with the per-plan memo of name tests. */
+/** Whether a segment of the current path names a secret (`db[0].master_password`), via the per-plan memo. */
 function pathIsSensitive(state: DiffState): boolean {
   const { isSensitiveKey } = state.options;
   for (const segment of state.path) if (typeof segment === 'string' && isSensitiveKey(segment)) return true;

@@ -6,6 +6,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A string with content, or undefined (absent, empty or not a string). */
+export function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 /** Values parsed from plan JSON are JSON values; this names the assumption in one place. */
 export function asJson(value: unknown): JsonValue {
   return value === undefined ? null : (value as JsonValue);

@@ -1,7 +1,7 @@
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
-import { childMask, isPlainObject } from './json-values.js';
+import { childMask, isPlainObject, nonEmptyString } from './json-values.js';
 import { PlanFormatError } from './plan-error.js';
 import {
   type CompactChange,
@@ -41,11 +41,11 @@ export function compactResourceEntry(
   const actions = canonicalActions(change.actions);
 
   const mode = resourceMode(entry.mode, address);
-  const previousAddress = optionalString(entry.previous_address);
+  const previousAddress = nonEmptyString(entry.previous_address);
   // Data sources are read, never drift; plain no-ops say nothing unless they record a move.
   if (mode === 'data' || (isNothingToDo(actions) && previousAddress === undefined)) return undefined;
 
-  const type = tools.intern(optionalString(entry.type) ?? typeFromAddress(address));
+  const type = tools.intern(nonEmptyString(entry.type) ?? typeFromAddress(address));
   const before = change.before ?? null;
   const after = change.after ?? null;
   const masks: ValueMasks = {
@@ -73,13 +73,13 @@ export function compactResourceEntry(
   // Optional members are only set when present, so both reading paths serialise identically.
   const compact: CompactChange = { address, type, mode, actions, changes };
   if (previousAddress !== undefined) compact.previousAddress = previousAddress;
-  const name = optionalString(entry.name);
+  const name = nonEmptyString(entry.name);
   if (name !== undefined) compact.name = name;
-  const provider = optionalString(entry.provider_name);
+  const provider = nonEmptyString(entry.provider_name);
   if (provider !== undefined) compact.provider = tools.intern(provider);
-  const module = optionalString(entry.module_address);
+  const module = nonEmptyString(entry.module_address);
   if (module !== undefined) compact.module = tools.intern(module);
-  const actionReason = optionalString(entry.action_reason);
+  const actionReason = nonEmptyString(entry.action_reason);
   if (actionReason !== undefined) compact.actionReason = tools.intern(actionReason);
   const tags = extractTags(described, describedMask, tools);
   if (tags !== undefined) compact.tags = tags;
@@ -87,7 +87,7 @@ export function compactResourceEntry(
   if (replacePaths !== undefined) compact.replacePaths = replacePaths;
   const identity = extractIdentity(described, describedMask, tools);
   if (identity !== undefined) compact.identity = identity;
-  const deposed = optionalString(entry.deposed);
+  const deposed = nonEmptyString(entry.deposed);
   if (deposed !== undefined) compact.deposed = deposed;
   if (isPlainObject(change.importing)) compact.importing = true;
   return compact;
@@ -156,10 +156,6 @@ function resourceMode(mode: unknown, address: string): ResourceMode {
 function typeFromAddress(address: string): string {
   const parts = address.replace(/\[[^\]]*\]/g, '').split('.');
   return parts.length >= 2 ? (parts[parts.length - 2] ?? address) : address;
-}
-
-function optionalString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function replacePathsOf(value: unknown): string[] | undefined {

@@ -1,5 +1,5 @@
 import { maxSeverity, type Severity, shiftSeverity } from '../findings/model.js';
-import type { Policies, SeverityOverride } from '../registry/model.js';
+import { isProductionEnvironment, type Policies, type SeverityOverride } from '../registry/model.js';
 import { createGlobMatcher } from './glob.js';
 import { isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange } from './plan-model.js';
@@ -232,7 +232,8 @@ export type SeverityDecider = (subject: SeveritySubject) => SeverityDecision;
  * between findings (frozen) instead of rebuilt for each of thousands of resources.
  */
 export function createSeverityDecider(context: SeverityContext): SeverityDecider {
-  const production = context.environment === undefined || isProduction(context.environment, context.policies);
+  const production =
+    context.environment === undefined || isProductionEnvironment(context.environment, context.policies);
   const overrides = context.policies.severity.overrides.map((override) => ({
     override,
     matchesRule: override.ruleId === undefined ? undefined : createGlobMatcher(override.ruleId),
@@ -309,9 +310,4 @@ function decide(
     severity = override.severity;
   }
   return { severity, reasons };
-}
-
-function isProduction(environment: string, policies: Policies): boolean {
-  const normalised = environment.toLowerCase();
-  return policies.severity.production.some((name) => name.toLowerCase() === normalised);
 }

@@ -114,7 +114,7 @@ function insecureTransportCondition(condition: unknown): boolean {
 
 /** IAM action globs are case-insensitive (`s3:*`, `S3:Get*`, `*`). */
 function matches(pattern: unknown, action: string): boolean {
-  return typeof pattern === 'string' && new RegExp(globToRegExp(pattern).source, 'i').test(action);
+  return typeof pattern === 'string' && globToRegExp(pattern, 'i').test(action);
 }
 
 /** Any partition (`aws`, `aws-cn`, `aws-us-gov`). */

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SAFE_ID } from '../../../../functions/core/registry/model.js';
 import { parseRegistry } from '../../../../functions/core/registry/parse.js';
-import {
-  bucketOwnership,
-  bucketScope,
-  stateBuckets,
-  workspaceForStateObject,
-} from '../../../../functions/core/routing/scopes.js';
+import { bucketOwnership, bucketScope, stateBuckets } from '../../../../functions/core/routing/scopes.js';
 
 const registry = parseRegistry(`
 version: 1
@@ -45,12 +40,6 @@ describe('scopes', () => {
       environment: undefined,
       workspaces: [],
     });
-  });
-
-  it('finds the workspace of a state object, CLI workspaces included', () => {
-    expect(workspaceForStateObject(registry, 'tfstate', 'pay.tfstate')?.id).toBe('pay-prod');
-    expect(workspaceForStateObject(registry, 'tfstate', 'env:/blue/pay.tfstate')?.id).toBe('pay-blue');
-    expect(workspaceForStateObject(registry, 'tfstate', 'other.tfstate')).toBeUndefined();
   });
 
   it('lists each state bucket once with its lock tables', () => {
