@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createFindingsStore, type ScanSummary } from '../../functions/core/findings/findings-store.js';
 import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/core/findings/model.js';
-import { DEFAULT_SCAN_ALERT_AFTER_MS } from '../../functions/core/registry/model.js';
+import { matchesFilter } from '../../functions/core/query/query-findings.js';
+import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { CliError, loadRegistryFile, openObjectStore } from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings, renderTable } from '../output.js';
@@ -43,10 +44,9 @@ export function registerFindings(program: Command, run: (code: number) => void):
       const store = createFindingsStore(openObjectStore(options.store));
       const now = new Date();
       if (options.health) {
-        const alertAfterMs = options.registry
-          ? (loadRegistryFile(options.registry).registry.schedule?.alertAfterMs ??
-            DEFAULT_SCAN_ALERT_AFTER_MS)
-          : DEFAULT_SCAN_ALERT_AFTER_MS;
+        const alertAfterMs = scanAlertAfterMs(
+          options.registry ? loadRegistryFile(options.registry).registry : undefined,
+        );
         const summaries = await store.recentSummaries(now);
         const health = scanHealth(summaries, now, alertAfterMs);
         process.stdout.write(
@@ -68,18 +68,9 @@ export function registerFindings(program: Command, run: (code: number) => void):
         options.status === 'resolved'
           ? latestResolved(await store.recentHistory(now, since ? daysBack(since, now) : 7))
           : await store.openFindings();
-      const selected = findings.filter(
-        (finding) =>
-          (!options.owner || finding.owner === options.owner) &&
-          (!options.workspace || finding.workspace === options.workspace) &&
-          (!options.kind || finding.kind === options.kind) &&
-          (!options.status || finding.status === options.status) &&
-          (!since ||
-            Date.parse(
-              finding.status === 'resolved'
-                ? (finding.resolvedAt ?? finding.lastSeenAt)
-                : finding.firstSeenAt,
-            ) >= since.getTime()),
+      const { owner, workspace, kind, status } = options;
+      const selected = findings.filter((finding) =>
+        matchesFilter(finding, { owner, workspace, kind, status, since }),
       );
       process.stdout.write(renderFindings(selected, options.format, now));
       run(exitCodeFor(selected));

@@ -6,17 +6,33 @@ import {
   severityRank,
 } from '../findings/model.js';
 
-/** Filters of the findings API (and the CLI): every one optional, all must match. */
-export interface FindingsQuery {
+/** Filters of the findings API and the CLI: every one optional, all must match. */
+export interface FindingsFilter {
   owner?: string;
   workspace?: string;
   kind?: string;
   status?: string;
   severity?: string;
-  /** First seen at or after. */
+  /** First seen (a resolved finding: resolved) at or after. */
   since?: Date;
+}
+
+export interface FindingsQuery extends FindingsFilter {
   limit: number;
   cursor?: string;
+}
+
+export function matchesFilter(finding: Finding, filter: FindingsFilter): boolean {
+  const seen =
+    finding.status === 'resolved' ? (finding.resolvedAt ?? finding.lastSeenAt) : finding.firstSeenAt;
+  return (
+    (!filter.owner || finding.owner === filter.owner) &&
+    (!filter.workspace || finding.workspace === filter.workspace) &&
+    (!filter.kind || finding.kind === filter.kind) &&
+    (!filter.status || finding.status === filter.status) &&
+    (!filter.severity || finding.severity === filter.severity) &&
+    (!filter.since || Date.parse(seen) >= filter.since.getTime())
+  );
 }
 
 export class InvalidQueryError extends Error {
@@ -84,15 +100,7 @@ export interface FindingsPage {
  */
 export function queryFindings(findings: readonly Finding[], query: FindingsQuery): FindingsPage {
   const matching = findings
-    .filter(
-      (finding) =>
-        (!query.owner || finding.owner === query.owner) &&
-        (!query.workspace || finding.workspace === query.workspace) &&
-        (!query.kind || finding.kind === query.kind) &&
-        (!query.status || finding.status === query.status) &&
-        (!query.severity || finding.severity === query.severity) &&
-        (!query.since || Date.parse(finding.firstSeenAt) >= query.since.getTime()),
-    )
+    .filter((finding) => matchesFilter(finding, query))
     .sort((a, b) => compareKeys(sortKey(a), sortKey(b)));
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const start = after ? matching.findIndex((finding) => compareKeys(sortKey(finding), after) > 0) : 0;
