@@ -13,7 +13,7 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { Registry } from '../functions/core/registry/model.js';
-import { DEFAULT_SCAN_ALERT_AFTER_MS } from '../functions/core/registry/model.js';
+import { scanAlertAfterMs } from '../functions/core/registry/model.js';
 import { DEFAULT_SCHEDULE, type DriftwatchConfig } from './config.js';
 import { ChatChannels } from './constructs/chat-channels.js';
 import {
@@ -260,7 +260,7 @@ export class DriftwatchStack extends Stack {
         Schedules: schedules.deadLetters,
         ...(chat ? { ChatRelay: chat.deadLetters } : {}),
       },
-      alertAfter: Duration.millis(registry.schedule?.alertAfterMs ?? DEFAULT_SCAN_ALERT_AFTER_MS),
+      alertAfter: Duration.millis(scanAlertAfterMs(registry)),
       topic: this.topics.alarms,
     });
 

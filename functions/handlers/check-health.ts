@@ -7,13 +7,14 @@ import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { recordWorkspaceScan } from '../core/findings/lifecycle.js';
 import { notifyOwners } from '../core/notify/notify-owners.js';
-import { DEFAULT_SCAN_ALERT_AFTER_MS } from '../core/registry/model.js';
+import { scanAlertAfterMs } from '../core/registry/model.js';
 import { scanHealth, scanMissingFinding } from '../core/scan/health.js';
-import { findingsObjectStore, handlerLogger, registryField } from './common.js';
+import { scanEventShape } from '../core/scan/scan-event.js';
+import { findingsObjectStore, handlerLogger } from './common.js';
 import { requireEnv } from './env.js';
 import { logErrors, validateEvent } from './middleware.js';
 
-export const checkHealthEvent = z.object({ registry: registryField });
+export const checkHealthEvent = z.object({ registry: scanEventShape.registry });
 export type CheckHealthEvent = z.infer<typeof checkHealthEvent>;
 
 const s3 = new S3Client({});
@@ -32,7 +33,7 @@ export const handler = middy<CheckHealthEvent>()
   .handler(async (event) => {
     const { registry } = await loadRegistrySource(event.registry, s3);
     const now = new Date();
-    const alertAfterMs = registry.schedule?.alertAfterMs ?? DEFAULT_SCAN_ALERT_AFTER_MS;
+    const alertAfterMs = scanAlertAfterMs(registry);
     const health = scanHealth(await store.recentSummaries(now), now, alertAfterMs);
     if (!health.missing) return { missing: false, lastScanId: health.lastCompleted?.scanId };
     const alertId = `missing-after-${health.lastCompleted?.scanId ?? 'none'}`;

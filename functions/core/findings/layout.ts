@@ -5,7 +5,7 @@ import type { Check } from './model.js';
  * Keys of the findings bucket (DESIGN.md "S3 layout"). Athena partitions on `dt`; the API and the
  * lifecycle read `current/`. Every variable part is validated here, before it becomes a key.
  */
-const SCAN_ID = /^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/;
+export const SCAN_ID = /^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/;
 
 export class InvalidKeyPartError extends Error {
   constructor(what: string, value: string) {

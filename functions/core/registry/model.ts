@@ -170,6 +170,11 @@ export interface ScheduleSettings {
 /** A nightly schedule, plus slack for a late start and a long scan. */
 export const DEFAULT_SCAN_ALERT_AFTER_MS = 26 * 60 * 60_000;
 
+/** How old the last completed scan may be before `scan-missing` (a registry without a schedule: the default). */
+export function scanAlertAfterMs(registry: Pick<Registry, 'schedule'> | undefined): number {
+  return registry?.schedule?.alertAfterMs ?? DEFAULT_SCAN_ALERT_AFTER_MS;
+}
+
 export const DEFAULT_POLICIES: Policies = {
   noise: { nullVersusEmpty: true, companionAttributes: true, equivalentJson: true, foldTagsAll: true },
   ignore: [],
