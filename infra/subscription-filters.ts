@@ -1,3 +1,4 @@
+import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Destination, Registry, Team } from '../functions/core/registry/model.js';
 
 /**
@@ -11,6 +12,19 @@ export function destinationFilterPolicy(team: Team, destination: Destination): R
     owner: [team.id],
     ...(destination.environments ? { environment: [...destination.environments] } : {}),
   };
+}
+
+/** The same policy as CDK subscription filters (an allowlist per attribute). */
+export function subscriptionFilterPolicy(
+  team: Team,
+  destination: Destination,
+): Record<string, sns.SubscriptionFilter> {
+  return Object.fromEntries(
+    Object.entries(destinationFilterPolicy(team, destination)).map(([name, values]) => [
+      name,
+      sns.SubscriptionFilter.stringFilter({ allowlist: values }),
+    ]),
+  );
 }
 
 export interface PlannedDestination {

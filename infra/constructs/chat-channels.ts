@@ -6,7 +6,7 @@ import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { destinationFilterPolicy, type PlannedDestination } from '../subscription-filters.js';
+import { type PlannedDestination, subscriptionFilterPolicy } from '../subscription-filters.js';
 import { deadLetterQueue } from './dead-letter-queue.js';
 
 export interface ChatChannelsProps {
@@ -55,12 +55,7 @@ export class ChatChannels extends Construct {
         endpoint: relay.queueArn,
         rawMessageDelivery: true,
         deadLetterQueue: this.deadLetters,
-        filterPolicy: Object.fromEntries(
-          Object.entries(destinationFilterPolicy(team, destination)).map(([name, values]) => [
-            name,
-            sns.SubscriptionFilter.stringFilter({ allowlist: values }),
-          ]),
-        ),
+        filterPolicy: subscriptionFilterPolicy(team, destination),
       });
       relay.addToResourcePolicy(
         new iam.PolicyStatement({

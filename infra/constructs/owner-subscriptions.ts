@@ -1,7 +1,7 @@
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { destinationFilterPolicy, type PlannedDestination } from '../subscription-filters.js';
+import { type PlannedDestination, subscriptionFilterPolicy } from '../subscription-filters.js';
 import { deadLetterQueue } from './dead-letter-queue.js';
 
 export interface OwnerSubscriptionsProps {
@@ -35,12 +35,7 @@ export class OwnerSubscriptions extends Construct {
   ): sns.Subscription | undefined {
     const { destination } = planned;
     const filterPolicy = props.filterByOwner
-      ? Object.fromEntries(
-          Object.entries(destinationFilterPolicy(planned.team, destination)).map(([name, values]) => [
-            name,
-            sns.SubscriptionFilter.stringFilter({ allowlist: values }),
-          ]),
-        )
+      ? subscriptionFilterPolicy(planned.team, destination)
       : undefined;
     const common = { topic: props.topic, deadLetterQueue: this.deadLetters, filterPolicy };
     switch (destination.type) {
