@@ -7,6 +7,7 @@ import { newScanId } from '../functions/core/findings/layout.js';
 import type { Finding } from '../functions/core/findings/model.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
 import { parseDuration } from '../functions/core/registry/duration.js';
+import { BUCKET_SHAPE } from '../functions/core/registry/formats.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
 import { CliError, loadRegistryFile, openObjectStore } from './context.js';
@@ -28,10 +29,8 @@ export function startBackendSession(store: ObjectStore): { scan: ScanRef; deps: 
   };
 }
 
-const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-
 export function assertBucketName(bucket: string): string {
-  if (!BUCKET_NAME.test(bucket))
+  if (!BUCKET_SHAPE.test(bucket))
     throw new CliError(`--bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not '${bucket}'`);
   return bucket;
 }

@@ -1,19 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import * as z from 'zod/mini';
 import { createLogger, type Logger, logLevelFrom } from '../adapters/logger.js';
 import { createFsObjectStore } from '../adapters/object-store/fs-object-store.js';
 import { createS3ObjectStore } from '../adapters/object-store/s3-object-store.js';
 import type { ObjectStore } from '../core/findings/object-store.js';
 import { ConfigurationError, findingsStoreLocation } from './env.js';
-
-/** Event fields every pipeline handler shares (the scan they belong to and the registry). */
-export const scanIdField = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/, 'letters, digits, - _ . (at most 80)'));
-export const startedAtField = z.iso.datetime('an ISO 8601 timestamp, e.g. 2026-11-29T02:00:00Z');
-/** s3://bucket/driftwatch.yaml (deployed) or a path (local invoke). */
-export const registryField = z.string().check(z.minLength(1, 's3://bucket/driftwatch.yaml or a file path'));
 
 /** The findings bucket (FINDINGS_BUCKET), or a local directory for `driftwatch invoke`. */
 export function findingsObjectStore(s3: S3Client): ObjectStore {

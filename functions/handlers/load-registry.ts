@@ -5,7 +5,8 @@ import * as z from 'zod/mini';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { newScanId, scratchPrefix } from '../core/findings/layout.js';
 import { stateBuckets } from '../core/routing/scopes.js';
-import { findingsObjectStore, handlerLogger, scanIdField, startedAtField } from './common.js';
+import { scanEventShape } from '../core/scan/scan-event.js';
+import { findingsObjectStore, handlerLogger } from './common.js';
 import { findingsStoreLocation } from './env.js';
 import { logErrors, validateEvent } from './middleware.js';
 
@@ -13,8 +14,8 @@ export const loadRegistryEvent = z.object({
   /** Defaults to REGISTRY_URI (the registry deployed with the stack). */
   registry: z.optional(z.string().check(z.minLength(1))),
   /** Defaults to a new id; the state machine passes its execution name. */
-  scanId: z.optional(scanIdField),
-  startedAt: z.optional(startedAtField),
+  scanId: z.optional(scanEventShape.scanId),
+  startedAt: z.optional(scanEventShape.startedAt),
 });
 export type LoadRegistryEvent = z.infer<typeof loadRegistryEvent>;
 

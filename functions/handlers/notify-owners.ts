@@ -6,15 +6,12 @@ import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { notifyOwners } from '../core/notify/notify-owners.js';
-import { findingsObjectStore, handlerLogger, registryField, scanIdField, startedAtField } from './common.js';
+import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
+import { findingsObjectStore, handlerLogger } from './common.js';
 import { requireEnv } from './env.js';
 import { logErrors, validateEvent } from './middleware.js';
 
-export const notifyOwnersEvent = z.object({
-  scanId: scanIdField,
-  startedAt: startedAtField,
-  registry: registryField,
-});
+export const notifyOwnersEvent = z.object(scanEventShape);
 export type NotifyOwnersEvent = z.infer<typeof notifyOwnersEvent>;
 
 const s3 = new S3Client({});
@@ -29,7 +26,7 @@ export const handler = middy<NotifyOwnersEvent>()
   .use(logErrors(logger))
   .handler(async (event) => {
     const { registry } = await loadRegistrySource(event.registry, s3);
-    const findings = await store.scanHistory({ scanId: event.scanId, startedAt: new Date(event.startedAt) });
+    const findings = await store.scanHistory(scanRefOf(event));
     const input = {
       scanId: event.scanId,
       now: new Date(),

@@ -1,9 +1,10 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
-import { type BucketEvent, bucketEvent, scanRefOf } from '../core/backend/bucket-event.js';
+import { type BucketEvent, bucketEvent } from '../core/backend/bucket-event.js';
 import { observeAndStoreLocks } from '../core/backend/stages.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
+import { scanRefOf } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 

@@ -4,15 +4,12 @@ import * as z from 'zod/mini';
 import { emitMetric, METRICS_NAMESPACE, SCAN_COMPLETED_METRIC } from '../adapters/metrics.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
+import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { summarizeScan } from '../core/scan/summary.js';
-import { findingsObjectStore, handlerLogger, registryField, scanIdField, startedAtField } from './common.js';
+import { findingsObjectStore, handlerLogger } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
-export const recordFindingsEvent = z.object({
-  scanId: scanIdField,
-  startedAt: startedAtField,
-  registry: registryField,
-});
+export const recordFindingsEvent = z.object(scanEventShape);
 export type RecordFindingsEvent = z.infer<typeof recordFindingsEvent>;
 
 const s3 = new S3Client({});
@@ -28,7 +25,7 @@ export const handler = middy<RecordFindingsEvent>()
   .use(logErrors(logger))
   .handler(async (event) => {
     const { registry } = await loadRegistrySource(event.registry, s3);
-    const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt) };
+    const scan = scanRefOf(event);
     const [files, runs] = await Promise.all([store.scanHistoryFiles(scan), store.scanRuns(scan)]);
     const workspaceIds = new Set(registry.workspaces.map((workspace) => workspace.id));
     const outcomes = files

@@ -7,8 +7,9 @@ import type { Check } from '../core/findings/model.js';
 import { redactText } from '../core/redaction/secrets.js';
 import { SAFE_ID } from '../core/registry/model.js';
 import { bucketOwnership, bucketScope } from '../core/routing/scopes.js';
+import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { scanFailedFinding } from '../core/terraform/index.js';
-import { findingsObjectStore, handlerLogger, registryField, scanIdField, startedAtField } from './common.js';
+import { findingsObjectStore, handlerLogger } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 const STAGE_CHECKS = {
@@ -20,9 +21,7 @@ const STAGE_CHECKS = {
 } as const;
 
 export const recordScanFailureEvent = z.object({
-  scanId: scanIdField,
-  startedAt: startedAtField,
-  registry: registryField,
+  ...scanEventShape,
   stage: z.enum(Object.keys(STAGE_CHECKS) as [keyof typeof STAGE_CHECKS]),
   workspace: z.optional(z.string().check(z.regex(SAFE_ID))),
   bucket: z.optional(z.string().check(z.minLength(3))),
@@ -62,7 +61,7 @@ export const handler = middy<RecordScanFailureEvent>()
     ).slice(0, 2000);
     const draft = scanFailedFinding(context, reason, { stage: event.stage }, { ruleId: 'scan.stage-failed' });
     const check: Check = STAGE_CHECKS[event.stage];
-    const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt), now: new Date() };
+    const scan = { ...scanRefOf(event), now: new Date() };
     await store.recordWorkspace(scan, { workspace: scope, check, outcome: 'failed' }, [draft]);
     logger.warn('stage failure recorded', { scope, stage: event.stage, error: event.error.Error });
     return { scope, check, recorded: true };

@@ -7,20 +7,12 @@ import { createFindingsStore } from '../core/findings/findings-store.js';
 import { scanAndRecordCluster } from '../core/gitops/scan-and-record-cluster.js';
 import { createSensitiveHasher } from '../core/redaction/secrets.js';
 import { SAFE_ID } from '../core/registry/model.js';
-import {
-  findingsObjectStore,
-  handlerLogger,
-  hashSaltFromEnv,
-  registryField,
-  scanIdField,
-  startedAtField,
-} from './common.js';
+import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
+import { findingsObjectStore, handlerLogger, hashSaltFromEnv } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 export const scanClusterEvent = z.object({
-  scanId: scanIdField,
-  startedAt: startedAtField,
-  registry: registryField,
+  ...scanEventShape,
   cluster: z.string().check(z.regex(SAFE_ID, 'a cluster id of the registry')),
 });
 export type ScanClusterEvent = z.infer<typeof scanClusterEvent>;
@@ -39,7 +31,7 @@ export const handler = middy<ScanClusterEvent>()
     const cluster = registry.clusters.find((entry) => entry.id === event.cluster);
     if (!cluster) throw new Error(`cluster ${event.cluster} is not in the registry ${event.registry}`);
     const ports = createClusterScanPorts({ scanId: event.scanId, registryDir: dir });
-    const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt) };
+    const scan = scanRefOf(event);
     const { result, recorded } = await scanAndRecordCluster(
       cluster,
       registry,

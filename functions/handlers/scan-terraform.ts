@@ -7,20 +7,12 @@ import { createFindingsStore } from '../core/findings/findings-store.js';
 import { createSensitiveHasher } from '../core/redaction/secrets.js';
 import { SAFE_ID } from '../core/registry/model.js';
 import { scanAndRecordWorkspace } from '../core/scan/scan-and-record.js';
-import {
-  findingsObjectStore,
-  handlerLogger,
-  hashSaltFromEnv,
-  registryField,
-  scanIdField,
-  startedAtField,
-} from './common.js';
+import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
+import { findingsObjectStore, handlerLogger, hashSaltFromEnv } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 export const scanTerraformEvent = z.object({
-  scanId: scanIdField,
-  startedAt: startedAtField,
-  registry: registryField,
+  ...scanEventShape,
   workspace: z.string().check(z.regex(SAFE_ID, 'a workspace id of the registry')),
 });
 export type ScanTerraformEvent = z.infer<typeof scanTerraformEvent>;
@@ -39,7 +31,7 @@ export const handler = middy<ScanTerraformEvent>()
     const workspace = registry.workspaces.find((entry) => entry.id === event.workspace);
     if (!workspace) throw new Error(`workspace ${event.workspace} is not in the registry ${event.registry}`);
     const ports = createScanPorts({ scanId: event.scanId, registryDir: dir, hashSensitive });
-    const scan = { scanId: event.scanId, startedAt: new Date(event.startedAt) };
+    const scan = scanRefOf(event);
     const { result, recorded, run } = await scanAndRecordWorkspace(
       workspace,
       registry.policies,

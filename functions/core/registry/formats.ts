@@ -20,7 +20,8 @@ export function regionProblem(region: string): string | undefined {
   return `'${region}' is not an AWS region such as eu-west-1 or us-gov-west-1`;
 }
 
-const BUCKET_SHAPE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+/** 3-63 of a-z 0-9 . - (the finer rules are in bucketNameProblem). */
+export const BUCKET_SHAPE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const IP_ADDRESS = /^\d{1,3}(\.\d{1,3}){3}$/;
 /** Prefixes and suffixes AWS reserves for access points, aliases and directory buckets. */
 const RESERVED_BUCKET_PREFIXES = ['xn--', 'sthree-', 'amzn-s3-demo-'];
