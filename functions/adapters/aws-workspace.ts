@@ -4,6 +4,14 @@ import type { WorkspaceConfig } from '../core/registry/model.js';
 import { stateObjectKey } from '../core/registry/state-key.js';
 import type { IdentityCheck, StateVersion, WorkspaceCredentials } from '../core/scan/ports.js';
 
+let sharedSts: STSClient | undefined;
+
+/** The scanner's own STS client: one per process (a warm Lambda keeps its connections). */
+function scannerSts(): STSClient {
+  sharedSts ??= new STSClient({});
+  return sharedSts;
+}
+
 /** Role sessions last an hour; one is reused only while a workspace's init and plans still fit in it. */
 const SESSION_SECONDS = 3600;
 const REUSE_WHILE_VALID_MS = 45 * 60_000;
@@ -14,7 +22,7 @@ const REUSE_WHILE_VALID_MS = 45 * 60_000;
  * sessions are shared by the workspaces of one role while they have enough time left.
  */
 export function createAwsWorkspaceAccess(options: { scanId: string; defaultSts?: STSClient }) {
-  const defaultSts = options.defaultSts ?? new STSClient({});
+  const defaultSts = options.defaultSts ?? scannerSts();
   const clients = new Map<string, S3Client | STSClient>();
   const sessions = new Map<string, Promise<WorkspaceCredentials>>();
 

@@ -17,9 +17,11 @@ export function createClusterScanPorts(options: {
   scanId: string;
   registryDir: string;
   env?: NodeJS.ProcessEnv;
+  /** The caller's S3 client for rendered manifests (a handler's module client); else one on first use. */
+  s3?: S3Client;
 }): ClusterScanPorts {
   // Clients are created on first use: a scan of Argo CD clusters never builds an EKS signer.
-  let s3: S3Client | undefined;
+  let s3 = options.s3;
   let secretsManager: SecretsManagerClient | undefined;
   const resolveSecret = createSecretResolver({
     secretsManager: () => (secretsManager ??= new SecretsManagerClient({})),

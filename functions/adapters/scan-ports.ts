@@ -11,12 +11,14 @@ export function createScanPorts(options: {
   registryDir: string;
   hashSensitive: SensitiveHasher;
   runner?: Partial<TerraformRunnerOptions>;
+  /** The caller's S3 client for source bundles (a handler's module client); else one is built. */
+  s3?: S3Client;
 }): ScanPorts {
   const access = createAwsWorkspaceAccess({ scanId: options.scanId });
   const runner = createTerraformRunner({
     hashSensitive: options.hashSensitive,
     registryDir: options.registryDir,
-    downloadBundle: createBundleDownloader(new S3Client({})),
+    downloadBundle: createBundleDownloader(options.s3 ?? new S3Client({})),
     ...options.runner,
   });
   return {

@@ -30,7 +30,7 @@ export const handler = middy<ScanClusterEvent>()
     const { registry, dir } = await loadRegistrySource(event.registry, s3);
     const cluster = registry.clusters.find((entry) => entry.id === event.cluster);
     if (!cluster) throw new Error(`cluster ${event.cluster} is not in the registry ${event.registry}`);
-    const ports = createClusterScanPorts({ scanId: event.scanId, registryDir: dir });
+    const ports = createClusterScanPorts({ scanId: event.scanId, registryDir: dir, s3 });
     const scan = scanRefOf(event);
     const { result, recorded } = await scanAndRecordCluster(
       cluster,

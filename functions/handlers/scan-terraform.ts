@@ -30,7 +30,7 @@ export const handler = middy<ScanTerraformEvent>()
     const { registry, dir } = await loadRegistrySource(event.registry, s3);
     const workspace = registry.workspaces.find((entry) => entry.id === event.workspace);
     if (!workspace) throw new Error(`workspace ${event.workspace} is not in the registry ${event.registry}`);
-    const ports = createScanPorts({ scanId: event.scanId, registryDir: dir, hashSensitive });
+    const ports = createScanPorts({ scanId: event.scanId, registryDir: dir, hashSensitive, s3 });
     const scan = scanRefOf(event);
     const { result, recorded, run } = await scanAndRecordWorkspace(
       workspace,
