@@ -1,7 +1,7 @@
 import type { AttributeChange, FindingKind, Severity } from '../findings/model.js';
 import { shiftSeverity } from '../findings/model.js';
 import { type ClusterConfig, isProductionEnvironment, type Policies } from '../registry/model.js';
-import { createGlobMatcher } from '../terraform/glob.js';
+import { severityOverrideFinder } from '../terraform/severity.js';
 import type { ObjectIdentity } from './kube-object.js';
 
 /**
@@ -53,12 +53,8 @@ export type ClusterSeverityDecider = (subject: SeveritySubject) => ClusterSeveri
 export function createClusterSeverity(cluster: ClusterConfig, policies: Policies): ClusterSeverityDecider {
   const environment = cluster.environment;
   const production = isProductionCluster(cluster, policies);
-  const overrides = policies.severity.overrides.map((override) => ({
-    override,
-    matchesRule: override.ruleId === undefined ? () => true : createGlobMatcher(override.ruleId),
-    matchesAddress: override.address === undefined ? () => true : createGlobMatcher(override.address),
-    matchesEnvironment: override.environment === undefined || override.environment === environment,
-  }));
+  const { overrides } = policies.severity;
+  const findOverride = severityOverrideFinder(overrides, environment);
 
   return (subject) => {
     let severity: Severity = CLUSTER_RULES[subject.ruleId].severity;
@@ -86,15 +82,10 @@ export function createClusterSeverity(cluster: ClusterConfig, policies: Policies
       severity = lowered;
     }
     const label = subject.identity ? objectAddress(subject.identity) : '';
-    const override = overrides.find(
-      (candidate) =>
-        candidate.matchesEnvironment &&
-        candidate.matchesRule(subject.ruleId) &&
-        candidate.matchesAddress(label),
-    );
+    const override = overrides[findOverride(subject.ruleId, label)];
     if (override) {
-      reasons.push(`registry override: ${override.override.severity}`);
-      severity = override.override.severity;
+      reasons.push(`registry override: ${override.severity}`);
+      severity = override.severity;
     }
     return { severity, reasons };
   };

@@ -234,12 +234,8 @@ export type SeverityDecider = (subject: SeveritySubject) => SeverityDecision;
 export function createSeverityDecider(context: SeverityContext): SeverityDecider {
   const production =
     context.environment === undefined || isProductionEnvironment(context.environment, context.policies);
-  const overrides = context.policies.severity.overrides.map((override) => ({
-    override,
-    matchesRule: override.ruleId === undefined ? undefined : createGlobMatcher(override.ruleId),
-    matchesAddress: override.address === undefined ? undefined : createGlobMatcher(override.address),
-    matchesEnvironment: override.environment === undefined || override.environment === context.environment,
-  }));
+  const { overrides } = context.policies.severity;
+  const findOverride = severityOverrideFinder(overrides, context.environment);
   const cache = new Map<number, SeverityDecision>();
 
   return (subject) => {
@@ -250,12 +246,7 @@ export function createSeverityDecider(context: SeverityContext): SeverityDecider
         if (rule.matches(subject)) outcome |= 2 << index;
       });
     }
-    const overrideIndex = overrides.findIndex(
-      (candidate) =>
-        candidate.matchesEnvironment &&
-        (candidate.matchesRule === undefined || candidate.matchesRule(subject.ruleId)) &&
-        (candidate.matchesAddress === undefined || candidate.matchesAddress(subject.resource.address)),
-    );
+    const overrideIndex = findOverride(subject.ruleId, subject.resource.address);
     // outcome has 1 + CONTENT_RULES.length bits; the override index (-1..n) goes above them.
     const key =
       (BASE_INDEX.get(subject.base)! * (overrides.length + 1) + overrideIndex + 1) * OUTCOME_SPAN + outcome;
@@ -265,13 +256,33 @@ export function createSeverityDecider(context: SeverityContext): SeverityDecider
         subject.base,
         outcome,
         production ? undefined : context.environment,
-        overrides[overrideIndex]?.override,
+        overrides[overrideIndex],
       );
       Object.freeze(decision.reasons);
       cache.set(key, Object.freeze(decision));
     }
     return decision;
   };
+}
+
+/**
+ * The registry's severity overrides in one environment, globs compiled once: the index of the first
+ * override that matches a rule id and an address (Terraform's, or a cluster object's), else -1.
+ */
+export function severityOverrideFinder(
+  overrides: readonly SeverityOverride[],
+  environment: string | undefined,
+): (ruleId: string, address: string) => number {
+  const matchers = overrides.map((override) => {
+    const inEnvironment = override.environment === undefined || override.environment === environment;
+    const matchesRule = override.ruleId === undefined ? undefined : createGlobMatcher(override.ruleId);
+    const matchesAddress = override.address === undefined ? undefined : createGlobMatcher(override.address);
+    return (ruleId: string, address: string) =>
+      inEnvironment &&
+      (matchesRule === undefined || matchesRule(ruleId)) &&
+      (matchesAddress === undefined || matchesAddress(address));
+  });
+  return (ruleId, address) => matchers.findIndex((matches) => matches(ruleId, address));
 }
 
 /** One-off decision (tests, single findings). */
