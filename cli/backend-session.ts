@@ -1,23 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
+import { freshScanId } from '../functions/adapters/scan-id.js';
 import type { BackendStageDeps } from '../functions/core/backend/stages.js';
 import { createFindingsStore, type ScanRef } from '../functions/core/findings/findings-store.js';
-import { newScanId } from '../functions/core/findings/layout.js';
 import type { Finding } from '../functions/core/findings/model.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
 import { parseDuration } from '../functions/core/registry/duration.js';
 import { BUCKET_SHAPE } from '../functions/core/registry/formats.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
-import { CliError, loadRegistryFile, openObjectStore } from './context.js';
+import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP, storedAt } from './context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from './output.js';
 
 /** What `check-backend` and `locks` share: a scan id of their own, and the store the scan uses. */
 export function startBackendSession(store: ObjectStore): { scan: ScanRef; deps: BackendStageDeps } {
   const now = () => new Date();
   const startedAt = now();
-  const scanId = newScanId(startedAt, randomBytes(3).toString('hex'));
+  const scanId = freshScanId(startedAt);
   return {
     scan: { scanId, startedAt },
     deps: {
@@ -69,7 +68,7 @@ export function reportRuns(
 }
 
 export function storedIn(store: ObjectStore, scan: ScanRef): string {
-  return `findings stored in ${store.location.replace(/\/?$/, '/')} (scan ${scan.scanId})`;
+  return `findings stored in ${storedAt(store)} (scan ${scan.scanId})`;
 }
 
 /** What `check-backend` and `locks` both take, besides their own options. */
@@ -88,10 +87,7 @@ export function withBucketOptions(command: Command, registryHelp: string): Comma
     .option('--lock-table <table>', 'a legacy DynamoDB lock table, dynamodb_table (repeatable)', collect, [])
     .option('--region <region>', "the bucket's region (default: the registry's, else the SDK's)")
     .option('--registry <file>', registryHelp)
-    .option(
-      '--store <location>',
-      'findings store: a directory or s3://bucket (default $DRIFTWATCH_STORE or .driftwatch/store)',
-    )
+    .option('--store <location>', STORE_OPTION_HELP)
     .option('--format <format>', 'table or json', parseFormat, 'table');
 }
 

@@ -19,6 +19,13 @@ export class CliError extends Error {
 }
 
 export const DEFAULT_STORE = '.driftwatch/store';
+export const STORE_OPTION_HELP =
+  'findings store: a directory or s3://bucket (default $DRIFTWATCH_STORE or .driftwatch/store)';
+
+/** Where an object of the store is, for messages: `<location>/<key>`. */
+export function storedAt(store: { location: string }, key = ''): string {
+  return `${store.location.replace(/\/?$/, '/')}${key}`;
+}
 
 /**
  * Where findings go: `s3://bucket` (the deployed layout) or a local directory with the same layout.

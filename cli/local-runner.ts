@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
 import type { Logger } from '../functions/adapters/logger.js';
+import { freshScanId } from '../functions/adapters/scan-id.js';
 import { createScanPorts } from '../functions/adapters/scan-ports.js';
 import type { TerraformRunnerOptions } from '../functions/adapters/terraform/runner.js';
 import type { BackendReader } from '../functions/core/backend/ports.js';
 import type { BackendStageDeps } from '../functions/core/backend/stages.js';
 import { type BackendTarget, registryTargets } from '../functions/core/backend/target.js';
 import { createFindingsStore, type ScanSummary } from '../functions/core/findings/findings-store.js';
-import { newScanId } from '../functions/core/findings/layout.js';
 import type { Finding } from '../functions/core/findings/model.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
 import type { ClusterScanPorts } from '../functions/core/gitops/ports.js';
@@ -88,7 +87,7 @@ interface ScanState {
 export async function runLocalScan(options: LocalScanOptions): Promise<LocalScanResult> {
   const now = options.now ?? (() => new Date());
   const startedAt = now();
-  const scanId = options.scanId ?? newScanId(startedAt, randomBytes(3).toString('hex'));
+  const scanId = options.scanId ?? freshScanId(startedAt);
   const { registry } = options.loaded;
   const store = createFindingsStore(options.store);
   const ports =

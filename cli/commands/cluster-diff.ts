@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
+import { freshScanId } from '../../functions/adapters/scan-id.js';
 import { parseStateText } from '../../functions/adapters/terraform-state.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
-import { newScanId } from '../../functions/core/findings/layout.js';
 import type { ClusterScanPorts } from '../../functions/core/gitops/ports.js';
 import { scanAndRecordCluster } from '../../functions/core/gitops/scan-and-record-cluster.js';
 import { apiServerUrlProblem } from '../../functions/core/registry/cluster-formats.js';
@@ -20,7 +19,14 @@ import {
   type Registry,
   type WorkspaceConfig,
 } from '../../functions/core/registry/model.js';
-import { CliError, loadRegistryFile, openObjectStore, resolveHasher } from '../context.js';
+import {
+  CliError,
+  loadRegistryFile,
+  openObjectStore,
+  resolveHasher,
+  STORE_OPTION_HELP,
+  storedAt,
+} from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from '../output.js';
 
 interface ClusterDiffOptions {
@@ -62,10 +68,7 @@ export function registerClusterDiff(program: Command, run: (code: number) => voi
     .option('--id <id>', 'scope of the findings without --cluster', safeId, 'adhoc')
     .option('--owner <team>', 'owner of the findings without --cluster')
     .option('--environment <name>', 'environment without --cluster, for severity', 'prod')
-    .option(
-      '--store <location>',
-      'findings store: a directory or s3://bucket (default $DRIFTWATCH_STORE or .driftwatch/store)',
-    )
+    .option('--store <location>', STORE_OPTION_HELP)
     .option('--format <format>', 'table or json', parseFormat, 'table')
     .action(async (options: ClusterDiffOptions) => {
       const { registry, registryDir, cluster } = resolveCluster(options);
@@ -81,7 +84,7 @@ export function registerClusterDiff(program: Command, run: (code: number) => voi
       };
       const now = () => new Date();
       const startedAt = now();
-      const scanId = newScanId(startedAt, randomBytes(3).toString('hex'));
+      const scanId = freshScanId(startedAt);
       // Loaded on use: the Kubernetes client takes ~0.7 s to load, which every other command would pay.
       const { createClusterScanPorts } = await import('../../functions/adapters/cluster-ports.js');
       const ports = withLocalStates(createClusterScanPorts({ scanId, registryDir }), localStates.files);
@@ -98,7 +101,7 @@ export function registerClusterDiff(program: Command, run: (code: number) => voi
         mode: result.mode,
         status: result.outcome,
         scanned: result.scanned,
-        stored: `${store.location.replace(/\/?$/, '/')}${recorded.historyKey}`,
+        stored: storedAt(store, recorded.historyKey),
       });
       run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history));
     });

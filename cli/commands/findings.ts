@@ -4,7 +4,7 @@ import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/c
 import { matchesFilter } from '../../functions/core/query/query-findings.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
-import { CliError, loadRegistryFile, openObjectStore } from '../context.js';
+import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP } from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings, renderTable } from '../output.js';
 import { parseSince } from '../since.js';
 
@@ -38,7 +38,7 @@ export function registerFindings(program: Command, run: (code: number) => void):
     )
     .option('--health', 'show the last scans and whether a scan is missing, instead of findings')
     .option('--registry <file>', 'registry, for the schedule that --health judges against')
-    .option('--store <location>', 'findings store: a directory or s3://bucket')
+    .option('--store <location>', STORE_OPTION_HELP)
     .option('--format <format>', 'table or json', parseFormat, 'table')
     .action(async (options: FindingsOptions) => {
       const store = createFindingsStore(openObjectStore(options.store));

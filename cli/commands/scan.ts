@@ -2,7 +2,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { type Command, InvalidArgumentError } from 'commander';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
-import { loadRegistryFile, openObjectStore, resolveHasher } from '../context.js';
+import { loadRegistryFile, openObjectStore, resolveHasher, STORE_OPTION_HELP, storedAt } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from '../output.js';
 
@@ -21,10 +21,7 @@ export function registerScan(program: Command, run: (code: number) => void): voi
     .command('scan')
     .description('run the nightly pipeline in-process: refresh-only plans for every registered workspace')
     .option('--registry <file>', 'the registry', 'driftwatch.yaml')
-    .option(
-      '--store <location>',
-      'findings store: a directory or s3://bucket (default $DRIFTWATCH_STORE or .driftwatch/store)',
-    )
+    .option('--store <location>', STORE_OPTION_HELP)
     .option('--workspace <id...>', 'scan only these workspaces')
     .option(
       '--concurrency <n>',
@@ -56,7 +53,7 @@ export function registerScan(program: Command, run: (code: number) => void): voi
       const { workspaces } = result.summary;
       process.stderr.write(
         `scan ${result.scanId}: ${workspaces.scanned} scanned, ${workspaces.failed} failed, ${workspaces.busy} busy; ` +
-          `findings stored in ${store.location.replace(/\/?$/, '/')}${result.summaryKey.replace(/summary\.json$/, '')}\n`,
+          `findings stored in ${storedAt(store, result.summaryKey.replace(/summary\.json$/, ''))}\n`,
       );
       // A failed check of any kind (a workspace, a bucket, a cluster) makes the scan a failed one.
       run(result.summary.failures.length > 0 ? 1 : exitCodeFor(result.findings));

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
-import { CliError, loadRegistryFile, openObjectStore } from '../context.js';
+import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP } from '../context.js';
 
 interface SuppressOptions {
   reason: string;
@@ -28,7 +28,7 @@ export function registerSuppress(program: Command, run: (code: number) => void):
     )
     .requiredOption('--by <who>', 'who decided')
     .option('--registry <file>', 'registry, for suppressions.maxDuration (default 90d)')
-    .option('--store <location>', 'findings store: a directory or s3://bucket')
+    .option('--store <location>', STORE_OPTION_HELP)
     .action(async (findingId: string, options: SuppressOptions) => {
       const now = new Date();
       const maxDurationMs = options.registry

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
 import { loadRegistrySource } from '../adapters/registry-source.js';
-import { newScanId, scratchPrefix } from '../core/findings/layout.js';
+import { freshScanId } from '../adapters/scan-id.js';
+import { scratchPrefix } from '../core/findings/layout.js';
 import { stateBuckets } from '../core/routing/scopes.js';
 import { scanEventShape } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
@@ -39,7 +39,7 @@ export const handler = middy<LoadRegistryEvent>()
     if (!registryUri) throw new Error('no registry: pass `registry` or set REGISTRY_URI');
     const { registry } = await loadRegistrySource(registryUri, s3);
     const startedAt = event.startedAt ? new Date(event.startedAt) : new Date();
-    const scanId = event.scanId ?? newScanId(startedAt, randomBytes(3).toString('hex'));
+    const scanId = event.scanId ?? freshScanId(startedAt);
     const context = { scanId, startedAt: startedAt.toISOString(), registry: registryUri };
     const lists = {
       workspaces: registry.workspaces.map((workspace) => ({ ...context, workspace: workspace.id })),
