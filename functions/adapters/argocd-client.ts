@@ -1,6 +1,7 @@
-import { type ArgoCdApi, ClusterSourceError, type SourceFailure } from '../core/gitops/ports.js';
+import { type ArgoCdApi, ClusterSourceError } from '../core/gitops/ports.js';
 import { redactText } from '../core/redaction/secrets.js';
 import type { ArgoCdSource } from '../core/registry/model.js';
+import { errorBodyMessage, failureOfStatus } from './http-failure.js';
 
 /**
  * A read-only client of Argo CD's REST API (`/api/v1/applications`...). Only GETs: driftwatch
@@ -48,8 +49,8 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
     }
     const body = await response.text();
     if (!response.ok) {
-      const failure = failureOf(response.status);
-      const message = redactText(argoMessage(body), [bearer]);
+      const failure = failureOfStatus(response.status);
+      const message = redactText(errorBodyMessage(body, ARGO_MESSAGE_KEYS), [bearer]);
       throw new ClusterSourceError(
         failure,
         `GET ${path}: ${response.status} ${response.statusText || failure}${message ? `: ${message}` : ''}`,
@@ -89,24 +90,8 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
   };
 }
 
-function failureOf(status: number): SourceFailure {
-  if (status === 401) return 'unauthorized';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not-found';
-  return 'failed';
-}
-
-/** Argo CD errors are `{"error": "...", "code": 16, "message": "..."}`; anything else is shown briefly. */
-function argoMessage(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { message?: unknown; error?: unknown };
-    const message = parsed.message ?? parsed.error;
-    if (typeof message === 'string') return message.slice(0, 300);
-  } catch {
-    // not JSON: fall through
-  }
-  return body.slice(0, 120).replace(/\s+/g, ' ').trim();
-}
+/** Argo CD errors are `{"error": "...", "code": 16, "message": "..."}`. */
+const ARGO_MESSAGE_KEYS = ['message', 'error'];
 
 export function networkReason(error: unknown, server: string): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;

@@ -4,6 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../core/gitops/kube-object.js';
 import { ClusterSourceError, type LiveObjectRequest, type LiveObjectResult } from '../core/gitops/ports.js';
 import type { EksAccess } from '../core/registry/model.js';
+import { errorBodyMessage, failureOfStatus } from './http-failure.js';
 
 /**
  * Reads live objects from the Kubernetes API, read-only (GET only). @kubernetes/client-node's
@@ -79,8 +80,8 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     const { status, body } = await get(path);
     if (status === 404) return undefined;
     if (status < 200 || status > 299) {
-      const failure = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : 'failed';
-      throw new ClusterSourceError(failure, `GET ${path}: ${status} ${statusMessage(body)}`, { status });
+      const message = errorBodyMessage(body, ['message']);
+      throw new ClusterSourceError(failureOfStatus(status), `GET ${path}: ${status} ${message}`, { status });
     }
     try {
       return JSON.parse(body);
@@ -135,17 +136,6 @@ function apiRoot(apiVersion: string): string {
 async function defaultNamespace(config: () => Promise<KubeConfig>): Promise<string> {
   const kubeConfig = await config();
   return kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
-}
-
-/** The Kubernetes Status message, or a short excerpt of whatever came back. */
-function statusMessage(body: string): string {
-  try {
-    const message = (JSON.parse(body) as { message?: unknown }).message;
-    if (typeof message === 'string') return message.slice(0, 300);
-  } catch {
-    // not JSON
-  }
-  return body.slice(0, 120).replace(/\s+/g, ' ').trim();
 }
 
 /** A kubeconfig context (KUBECONFIG or ~/.kube/config), as kubectl would use it. */
