@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ClusterSourceError } from '../core/gitops/ports.js';
 import { redactText } from '../core/redaction/secrets.js';
 import type { ManifestSource } from '../core/registry/model.js';
-import { parseS3Uri } from './s3-bundle.js';
+import { parseS3Uri, readS3Text } from './s3-bundle.js';
 
 /**
  * The desired manifests of a cluster in direct mode: a kustomize overlay rendered with
@@ -29,8 +29,7 @@ export function createManifestReader(options: ManifestSourceOptions) {
     }
     const { bucket, key } = parseS3Uri(source.s3);
     try {
-      const response = await options.s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      return { text: (await response.Body?.transformToString('utf8')) ?? '', source: source.s3 };
+      return { text: await readS3Text(options.s3(), bucket, key), source: source.s3 };
     } catch (error) {
       throw new ClusterSourceError('failed', `cannot read ${source.s3}: ${(error as Error).name}`, {
         cause: error,

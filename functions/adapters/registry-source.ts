@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Registry } from '../core/registry/model.js';
 import { parseRegistry } from '../core/registry/parse.js';
-import { parseS3Uri } from './s3-bundle.js';
+import { parseS3Uri, readS3Text } from './s3-bundle.js';
 
 export interface LoadedRegistrySource {
   registry: Registry;
@@ -15,8 +15,7 @@ export interface LoadedRegistrySource {
 export async function loadRegistrySource(location: string, s3: S3Client): Promise<LoadedRegistrySource> {
   if (location.startsWith('s3://')) {
     const { bucket, key } = parseS3Uri(location);
-    const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    const text = (await response.Body?.transformToString('utf8')) ?? '';
+    const text = await readS3Text(s3, bucket, key);
     return { registry: parseRegistry(text, { fileName: location }), dir: process.cwd() };
   }
   const path = resolve(location);

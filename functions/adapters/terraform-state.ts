@@ -1,4 +1,4 @@
-import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   kubernetesObjectsInState,
   type TerraformKubernetesObject,
@@ -6,6 +6,7 @@ import {
 import type { WorkspaceConfig } from '../core/registry/model.js';
 import { stateObjectKey } from '../core/registry/state-key.js';
 import type { WorkspaceCredentials } from '../core/scan/ports.js';
+import { isNoSuchKey, readS3Text } from './s3-bundle.js';
 
 export class TerraformStateError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -29,11 +30,10 @@ export function createTerraformStateReader(access: {
     const s3 = access.s3(region, await access.credentials(workspace));
     let body: string;
     try {
-      const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      body = (await response.Body?.transformToString('utf8')) ?? '';
+      body = await readS3Text(s3, bucket, key);
     } catch (error) {
       // No state yet: the workspace manages nothing.
-      if (error instanceof NoSuchKey || (error as Error).name === 'NoSuchKey') return [];
+      if (isNoSuchKey(error)) return [];
       throw new TerraformStateError(`cannot read s3://${bucket}/${key}: ${(error as Error).name}`, {
         cause: error,
       });

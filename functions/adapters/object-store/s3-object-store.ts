@@ -2,7 +2,6 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
-  NoSuchKey,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -13,6 +12,7 @@ import {
   type PutOptions,
   type StoredObject,
 } from '../../core/findings/object-store.js';
+import { isNoSuchKey } from '../s3-bundle.js';
 
 /** The findings bucket. Conditional writes use S3's If-Match / If-None-Match on PutObject. */
 export function createS3ObjectStore(
@@ -28,7 +28,7 @@ export function createS3ObjectStore(
         const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         return { body: (await response.Body?.transformToString('utf8')) ?? '', etag: response.ETag ?? '' };
       } catch (error) {
-        if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+        if (isNoSuchKey(error)) return undefined;
         throw error;
       }
     },
