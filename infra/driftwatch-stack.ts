@@ -40,33 +40,56 @@ export interface DriftwatchStackProps extends StackProps {
 /** The repository's scanner image (Terraform + the scan-terraform handler). */
 export const SCANNER_DOCKERFILE = 'docker/scanner/Dockerfile';
 
-/** Memory, time and what each function reads in the estate. */
+/** What a function uses besides the findings bucket and the registry; each brings its variable and grant. */
+type FunctionNeed = 'registry-uri' | 'hash-salt' | 'digests-topic';
+
+/**
+ * Memory, time, what each function reads in the estate, how it uses the findings bucket (delete:
+ * notify-owners and check-health empty the notification outbox once a digest went out) and what
+ * else it needs.
+ */
 const FUNCTIONS: Record<
   HandlerName,
-  { description: string; memoryMiB: number; timeout: Duration; reads?: TargetRead[] }
+  {
+    description: string;
+    memoryMiB: number;
+    timeout: Duration;
+    reads?: TargetRead[];
+    findings: 'read' | 'read-write' | 'read-write-delete';
+    /** Every pipeline function reads the registry; the query API does not. */
+    readsRegistry?: false;
+    needs?: FunctionNeed[];
+    /** A container image (Terraform), with ephemeral storage for providers and plans. */
+    image?: { dockerfile: string; ephemeralStorageMiB: number };
+  }
 > = {
   'load-registry': {
     description: 'LoadRegistry: validate the registry, write the item lists of the scan',
     memoryMiB: 512,
     timeout: Duration.minutes(1),
+    findings: 'read-write',
+    needs: ['registry-uri'],
   },
   'check-backend': {
     description: 'CheckBackend: policy and state rules of one state bucket',
     memoryMiB: 1024,
     timeout: Duration.minutes(10),
     reads: ['backend'],
+    findings: 'read-write',
   },
   'observe-locks': {
     description: 'ObserveLocks: first look at the locks of one state bucket',
     memoryMiB: 512,
     timeout: Duration.minutes(5),
     reads: ['backend'],
+    findings: 'read-write',
   },
   'confirm-locks': {
     description: 'ConfirmLocks: second look at the locks, stale-lock proof',
     memoryMiB: 512,
     timeout: Duration.minutes(5),
     reads: ['backend'],
+    findings: 'read-write',
   },
   // ~0.8 GB for the AWS provider alone, plus Terraform, Node and the plan JSON; more memory is also
   // more CPU for the refresh. Lambda's maximum duration: longer plans belong on Fargate/CodeBuild.
@@ -75,38 +98,51 @@ const FUNCTIONS: Record<
     memoryMiB: 3072,
     timeout: Duration.minutes(15),
     reads: ['state', 'sources'],
+    findings: 'read-write',
+    needs: ['hash-salt'],
+    image: { dockerfile: SCANNER_DOCKERFILE, ephemeralStorageMiB: 10_240 },
   },
   'scan-cluster': {
     description: 'ScanCluster: Argo CD / Kubernetes drift of one cluster',
     memoryMiB: 1024,
     timeout: Duration.minutes(10),
     reads: ['state', 'clusters'],
+    findings: 'read-write',
+    needs: ['hash-salt'],
   },
   'record-scan-failure': {
     description: 'RecordScanFailure: a scan-failed finding for a Map item that failed',
     memoryMiB: 256,
     timeout: Duration.minutes(1),
+    findings: 'read-write',
   },
   'record-findings': {
     description: 'RecordFindings: the scan summary and the heartbeat metric',
     memoryMiB: 1024,
     timeout: Duration.minutes(5),
+    findings: 'read-write',
   },
   'notify-owners': {
     description: 'NotifyOwners: one digest per owner with news',
     memoryMiB: 1024,
     timeout: Duration.minutes(5),
+    findings: 'read-write-delete',
+    needs: ['digests-topic'],
   },
   'check-health': {
     description: 'Hourly: alert the fallback owner when no scan completed in time',
     memoryMiB: 512,
     timeout: Duration.minutes(2),
+    findings: 'read-write-delete',
+    needs: ['digests-topic'],
   },
   // API Gateway waits 30 s for an integration.
   'query-findings': {
     description: 'GET /findings, GET /findings/{id}',
     memoryMiB: 1024,
     timeout: Duration.seconds(29),
+    findings: 'read',
+    readsRegistry: false,
   },
 };
 
@@ -166,28 +202,38 @@ export class DriftwatchStack extends Stack {
         })
       : undefined;
 
-    const environment: Partial<Record<HandlerName, Record<string, string>>> = {
-      'load-registry': { REGISTRY_URI: this.registryUri },
-      'scan-terraform': { DRIFTWATCH_HASH_SALT_SECRET_ARN: hashSalt.secretArn },
-      'scan-cluster': { DRIFTWATCH_HASH_SALT_SECRET_ARN: hashSalt.secretArn },
-      'notify-owners': { TOPIC_ARN: this.topics.digests.topicArn },
-      'check-health': { TOPIC_ARN: this.topics.digests.topicArn },
+    // Each need is an environment variable and the grant that goes with it.
+    const needs: Record<
+      FunctionNeed,
+      { environment: Record<string, string>; grant?: (role: iam.IRole) => void }
+    > = {
+      'registry-uri': { environment: { REGISTRY_URI: this.registryUri } },
+      'hash-salt': {
+        environment: { DRIFTWATCH_HASH_SALT_SECRET_ARN: hashSalt.secretArn },
+        grant: (role) => hashSalt.grantRead(role),
+      },
+      'digests-topic': {
+        environment: { TOPIC_ARN: this.topics.digests.topicArn },
+        grant: (role) => this.topics.grantPublish(role, this.topics.digests),
+      },
     };
     const functions = {} as Record<HandlerName, DriftwatchFunction>;
     for (const [handler, settings] of Object.entries(FUNCTIONS) as Array<
       [HandlerName, (typeof FUNCTIONS)[HandlerName]]
     >) {
+      const used = (settings.needs ?? []).map((need) => needs[need]);
       const functionProps: DriftwatchFunctionProps = {
         handler,
         description: settings.description,
         memoryMiB: settings.memoryMiB,
         timeout: settings.timeout,
         logRetentionDays: config.logRetentionDays,
-        environment: { FINDINGS_BUCKET: this.storage.bucket.bucketName, ...environment[handler] },
+        environment: Object.assign(
+          { FINDINGS_BUCKET: this.storage.bucket.bucketName },
+          ...used.map((need) => need.environment),
+        ),
         ...(isScanner(handler) ? { roleName: scannerRoleName(this.stackName, handler) } : {}),
-        ...(handler === 'scan-terraform'
-          ? { image: { dockerfile: SCANNER_DOCKERFILE, ephemeralStorageMiB: 10_240 } }
-          : {}),
+        ...(settings.image ? { image: settings.image } : {}),
       };
       const fn = new DriftwatchFunction(this, pascal(handler), functionProps);
       functions[handler] = fn;
@@ -197,25 +243,26 @@ export class DriftwatchStack extends Stack {
     this.functions = functions;
 
     for (const [handler, fn] of Object.entries(functions) as Array<[HandlerName, DriftwatchFunction]>) {
-      if (handler === 'query-findings') {
-        this.storage.grantFindingsRead(fn.role);
-        continue;
+      const settings = FUNCTIONS[handler];
+      if (settings.findings === 'read') this.storage.grantFindingsRead(fn.role);
+      else
+        this.storage.grantFindingsReadWrite(fn.role, { delete: settings.findings === 'read-write-delete' });
+      if (settings.readsRegistry !== false) {
+        fn.role.addToPolicy(
+          new iam.PolicyStatement({
+            sid: 'ReadRegistry',
+            actions: ['s3:GetObject'],
+            resources: [
+              `arn:${Aws.PARTITION}:s3:::${registryAsset.s3BucketName}/${registryAsset.s3ObjectKey}`,
+            ],
+          }),
+        );
       }
-      // notify-owners and check-health empty the notification outbox once a digest went out.
-      const deletes = handler === 'notify-owners' || handler === 'check-health';
-      this.storage.grantFindingsReadWrite(fn.role, { delete: deletes });
-      fn.role.addToPolicy(
-        new iam.PolicyStatement({
-          sid: 'ReadRegistry',
-          actions: ['s3:GetObject'],
-          resources: [`arn:${Aws.PARTITION}:s3:::${registryAsset.s3BucketName}/${registryAsset.s3ObjectKey}`],
-        }),
-      );
     }
-    hashSalt.grantRead(functions['scan-terraform'].role);
-    hashSalt.grantRead(functions['scan-cluster'].role);
-    this.topics.grantPublish(functions['notify-owners'].role, this.topics.digests);
-    this.topics.grantPublish(functions['check-health'].role, this.topics.digests);
+    // After the findings grants, as before: the roles' policies keep their statement order.
+    for (const [handler, fn] of Object.entries(functions) as Array<[HandlerName, DriftwatchFunction]>) {
+      for (const need of FUNCTIONS[handler].needs ?? []) needs[need].grant?.(fn.role);
+    }
 
     this.workflow = new ScanWorkflow(this, 'Scan', {
       functions: {
