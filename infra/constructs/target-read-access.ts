@@ -65,7 +65,6 @@ export class TargetReadAccess extends Construct {
       );
     }
 
-    const objectReads = new Set<string>();
     if (reads.includes('state') && buckets.length > 0) {
       statements.push(
         new iam.PolicyStatement({
@@ -73,8 +72,13 @@ export class TargetReadAccess extends Construct {
           actions: ['s3:ListBucket'],
           resources: buckets.map(({ bucket }) => bucketArn(bucket)),
         }),
+        new iam.PolicyStatement({
+          sid: 'ReadStateObjects',
+          actions: ['s3:GetObject', 's3:GetObjectVersion'],
+          resources: buckets.map(({ bucket }) => objectsArn(bucket)),
+        }),
       );
-      for (const { bucket } of buckets) objectReads.add(bucket);
+      for (const { bucket } of buckets) acknowledgeObjects(this, bucket);
     }
     if (reads.includes('backend') && buckets.length > 0) {
       const actions = backendReadActions();
@@ -106,16 +110,6 @@ export class TargetReadAccess extends Construct {
           }),
         );
       }
-    }
-    if (objectReads.size > 0) {
-      statements.push(
-        new iam.PolicyStatement({
-          sid: 'ReadStateObjects',
-          actions: ['s3:GetObject', 's3:GetObjectVersion'],
-          resources: [...objectReads].map(objectsArn),
-        }),
-      );
-      for (const bucket of objectReads) acknowledgeObjects(this, bucket);
     }
 
     if (reads.includes('sources')) {
