@@ -10,7 +10,7 @@ import { createFindingsStore, type ScanSummary } from '../functions/core/finding
 import type { Finding } from '../functions/core/findings/model.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
 import type { ClusterScanPorts } from '../functions/core/gitops/ports.js';
-import { buildDigests } from '../functions/core/notify/digest.js';
+import { buildDigests, digestInput } from '../functions/core/notify/digest.js';
 import {
   type DigestPublisher,
   type NotifyResult,
@@ -196,13 +196,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     },
     NotifyOwners: async () => {
       const findings = [...state.outcomes, ...state.checks].flatMap((outcome) => outcome.findings);
-      const input = {
-        scanId,
-        now: now(),
-        findings,
-        fallbackOwner: registry.owners.fallback,
-        settings: registry.notifications,
-      };
+      const input = digestInput(registry, { scanId, now: now() }, findings);
       if (!options.publisher) {
         for (const digest of buildDigests(input)) {
           logger.info('digest not sent (no topic)', {

@@ -6,6 +6,7 @@ import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { recordWorkspaceScan } from '../core/findings/lifecycle.js';
+import { digestInput } from '../core/notify/digest.js';
 import { notifyOwners } from '../core/notify/notify-owners.js';
 import { scanAlertAfterMs } from '../core/registry/model.js';
 import { scanHealth, scanMissingFinding } from '../core/scan/health.js';
@@ -45,13 +46,7 @@ export const handler = middy<CheckHealthEvent>()
       outcome: 'failed',
       check: 'terraform',
     }).history;
-    const input = {
-      scanId: alertId,
-      now,
-      findings: [finding!],
-      fallbackOwner: registry.owners.fallback,
-      settings: registry.notifications,
-    };
+    const input = digestInput(registry, { scanId: alertId, now }, [finding!]);
     const result = await notifyOwners(input, { publisher, store: objects });
     logger.warn('scan missing', {
       lastScanId: health.lastCompleted?.scanId,

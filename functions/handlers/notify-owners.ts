@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
+import { digestInput } from '../core/notify/digest.js';
 import { notifyOwners } from '../core/notify/notify-owners.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
@@ -27,13 +28,7 @@ export const handler = middy<NotifyOwnersEvent>()
   .handler(async (event) => {
     const { registry } = await loadRegistrySource(event.registry, s3);
     const findings = await store.scanHistory(scanRefOf(event));
-    const input = {
-      scanId: event.scanId,
-      now: new Date(),
-      findings,
-      fallbackOwner: registry.owners.fallback,
-      settings: registry.notifications,
-    };
+    const input = digestInput(registry, { scanId: event.scanId, now: new Date() }, findings);
     const result = await notifyOwners(input, { publisher, store: objects });
     for (const failure of result.deferred) logger.warn('digest deferred to the next run', failure);
     const summary = {

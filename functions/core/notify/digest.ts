@@ -3,7 +3,7 @@ import { appendTo } from '../collections.js';
 import { changeSummary, openDays, resourceLabel, truncate } from '../findings/describe.js';
 import type { Finding, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
-import type { NotificationSettings } from '../registry/model.js';
+import type { NotificationSettings, Registry } from '../registry/model.js';
 
 /**
  * One digest per owner per scan (DESIGN.md principle 8), as an AWS Chatbot (Amazon Q Developer in
@@ -63,6 +63,21 @@ export interface DigestInput {
   findings: readonly Finding[];
   fallbackOwner: string;
   settings: NotificationSettings;
+}
+
+/** The digest input of a scan: its findings, with the registry's fallback owner and notification settings. */
+export function digestInput(
+  registry: Pick<Registry, 'owners' | 'notifications'>,
+  scan: { scanId: string; now: Date },
+  findings: readonly Finding[],
+): DigestInput {
+  return {
+    scanId: scan.scanId,
+    now: scan.now,
+    findings,
+    fallbackOwner: registry.owners.fallback,
+    settings: registry.notifications,
+  };
 }
 
 const DAY_MS = 24 * 60 * 60_000;
