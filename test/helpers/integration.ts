@@ -142,15 +142,20 @@ export interface TestWorkspace {
   extra?: string[];
 }
 
+/** The head of every test registry: version and the owners platform (fallback) and payments. */
+export const TEST_REGISTRY_OWNERS = [
+  'version: 1',
+  'owners:',
+  '  fallback: platform',
+  '  teams:',
+  '    - { id: platform, destinations: [{ type: email, address: platform@example.com }] }',
+  '    - { id: payments, destinations: [{ type: email, address: payments@example.com }] }',
+];
+
 /** Writes a registry for test workspaces (owners platform and payments; state in STATE_BUCKET). */
 export function writeRegistry(path: string, workspaces: TestWorkspace[]): string {
   const lines = [
-    'version: 1',
-    'owners:',
-    '  fallback: platform',
-    '  teams:',
-    '    - { id: platform, destinations: [{ type: email, address: platform@example.com }] }',
-    '    - { id: payments, destinations: [{ type: email, address: payments@example.com }] }',
+    ...TEST_REGISTRY_OWNERS,
     'workspaces:',
     ...workspaces.flatMap((workspace) => [
       `  - id: ${workspace.id}`,

@@ -12,7 +12,14 @@ import {
   warnIfArgoFixturesMissing,
 } from '../helpers/fake-argocd.js';
 import { type FakeKubernetes, startFakeKubernetes, writeKubeconfig } from '../helpers/fake-kubernetes.js';
-import { allFileText, canary, REPO_ROOT, runCli, useTempDir } from '../helpers/integration.js';
+import {
+  allFileText,
+  canary,
+  REPO_ROOT,
+  runCli,
+  TEST_REGISTRY_OWNERS,
+  useTempDir,
+} from '../helpers/integration.js';
 
 /**
  * `driftwatch cluster-diff` end to end, as a user runs it: against a local server speaking Argo CD's
@@ -155,12 +162,7 @@ describe.skipIf(!argoFixturesExist)('cluster-diff against Argo CD', () => {
     writeFileSync(
       registry,
       [
-        'version: 1',
-        'owners:',
-        '  fallback: platform',
-        '  teams:',
-        '    - { id: platform, destinations: [{ type: email, address: platform@example.com }] }',
-        '    - { id: payments, destinations: [{ type: email, address: payments@example.com }] }',
+        ...TEST_REGISTRY_OWNERS,
         'clusters:',
         '  - id: prod-eu',
         '    owner: platform',

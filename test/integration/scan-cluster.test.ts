@@ -20,6 +20,7 @@ import {
   REPO_ROOT,
   runCli,
   STATE_BUCKET,
+  TEST_REGISTRY_OWNERS,
   useMoto,
   useTempDir,
 } from '../helpers/integration.js';
@@ -36,12 +37,7 @@ const token = canary('sm-token');
 const stateSecret = canary('state-secret');
 
 const HEADER = [
-  'version: 1',
-  'owners:',
-  '  fallback: platform',
-  '  teams:',
-  '    - { id: platform, destinations: [{ type: email, address: platform@example.com }] }',
-  '    - { id: payments, destinations: [{ type: email, address: payments@example.com }] }',
+  ...TEST_REGISTRY_OWNERS,
   'workspaces:',
   '  - id: platform-k8s',
   '    owner: platform',
