@@ -3,8 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
-import { createFsObjectStore } from '../functions/adapters/object-store/fs-object-store.js';
-import { createS3ObjectStore } from '../functions/adapters/object-store/s3-object-store.js';
+import { openStoreAt, parseStoreLocation } from '../functions/adapters/object-store/location.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
 import { createSensitiveHasher, type SensitiveHasher } from '../functions/core/redaction/secrets.js';
 import type { Registry } from '../functions/core/registry/model.js';
@@ -36,9 +35,9 @@ export function openObjectStore(
   env: NodeJS.ProcessEnv = process.env,
 ): ObjectStore {
   const chosen = location ?? env.DRIFTWATCH_STORE ?? DEFAULT_STORE;
-  const bucket = /^s3:\/\/([^/]+)\/?$/.exec(chosen)?.[1];
-  if (chosen.startsWith('s3://') && !bucket) throw new CliError(`--store takes s3://bucket, not ${chosen}`);
-  return bucket ? createS3ObjectStore(new S3Client({}), bucket) : createFsObjectStore(resolve(chosen));
+  const parsed = parseStoreLocation(chosen);
+  if (!parsed) throw new CliError(`--store takes s3://bucket, not ${chosen}`);
+  return openStoreAt('dir' in parsed ? { dir: resolve(parsed.dir) } : parsed, () => new S3Client({}));
 }
 
 /**

@@ -1,15 +1,13 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createLogger, type Logger, logLevelFrom } from '../adapters/logger.js';
-import { createFsObjectStore } from '../adapters/object-store/fs-object-store.js';
-import { createS3ObjectStore } from '../adapters/object-store/s3-object-store.js';
+import { openStoreAt } from '../adapters/object-store/location.js';
 import type { ObjectStore } from '../core/findings/object-store.js';
 import { ConfigurationError, findingsStoreLocation } from './env.js';
 
 /** The findings bucket (FINDINGS_BUCKET), or a local directory for `driftwatch invoke`. */
 export function findingsObjectStore(s3: S3Client): ObjectStore {
-  const location = findingsStoreLocation();
-  return 'bucket' in location ? createS3ObjectStore(s3, location.bucket) : createFsObjectStore(location.dir);
+  return openStoreAt(findingsStoreLocation(), () => s3);
 }
 
 export function handlerLogger(handler: string): Logger {
