@@ -164,7 +164,10 @@ export function memoryObjectStore(): ObjectStore & { objects: Map<string, string
       objects.set(key, body);
       return { etag: etagOf(body) };
     },
-    async delete(key) {
+    async delete(key, options = {}) {
+      const existing = objects.get(key);
+      if (options.ifMatch !== undefined && existing !== undefined && etagOf(existing) !== options.ifMatch)
+        throw new PreconditionFailedError(key);
       objects.delete(key);
     },
     async *list(prefix) {

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
+  closeSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -17,12 +19,27 @@ import {
   type StoredObject,
 } from '../../core/findings/object-store.js';
 
+/** A lock older than this was left by a process that died holding it: a holder needs milliseconds. */
+const LOCK_STALE_MS = 30_000;
+/** How long a writer waits for a key's lock before it gives up with an error naming the lock. */
+const LOCK_WAIT_MS = 20_000;
+
+export interface FsObjectStoreOptions {
+  lockStaleMs?: number;
+  lockWaitMs?: number;
+}
+
 /**
  * The same layout as the findings bucket, in a local directory (the CLI's default store). Writes go
  * to a temporary file first and are renamed into place, so a reader never sees half an object.
- * The read-compare-rename is synchronous, so conditional writes are atomic within one process.
+ * Every write and delete of a key holds that key's lock file (`<key>.lock`, created with O_EXCL,
+ * which is atomic across processes), so the compare of a conditional write and its rename happen
+ * with no other writer in between: the same promise as S3's conditional writes, for many processes
+ * (parallel CLI scans, a scan and a `suppress`) sharing one directory.
  */
-export function createFsObjectStore(root: string): ObjectStore {
+export function createFsObjectStore(root: string, options: FsObjectStoreOptions = {}): ObjectStore {
+  const lockStaleMs = options.lockStaleMs ?? LOCK_STALE_MS;
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   const base = resolve(root);
   const pathOf = (key: string) => {
     const path = resolve(base, key);
@@ -46,45 +63,120 @@ export function createFsObjectStore(root: string): ObjectStore {
       return read(key);
     },
 
-    async put(key: string, body: string, options: PutOptions = {}) {
+    async put(key: string, body: string, putOptions: PutOptions = {}) {
       const path = pathOf(key);
-      const existing = read(key);
-      if (options.ifNoneMatch === '*' && existing) throw new PreconditionFailedError(key);
-      if (options.ifMatch !== undefined && existing?.etag !== options.ifMatch)
-        throw new PreconditionFailedError(key);
       mkdirSync(dirname(path), { recursive: true });
-      const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      try {
-        writeFileSync(temporary, body, { mode: 0o600 });
-        renameSync(temporary, path);
-      } catch (error) {
+      return withKeyLock(path, { staleMs: lockStaleMs, waitMs: lockWaitMs }, () => {
+        const existing = read(key);
+        if (putOptions.ifNoneMatch === '*' && existing) throw new PreconditionFailedError(key);
+        if (putOptions.ifMatch !== undefined && existing?.etag !== putOptions.ifMatch)
+          throw new PreconditionFailedError(key);
+        const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
         try {
-          unlinkSync(temporary);
-        } catch {
-          // nothing was written
+          writeFileSync(temporary, body, { mode: 0o600 });
+          renameSync(temporary, path);
+        } catch (error) {
+          try {
+            unlinkSync(temporary);
+          } catch {
+            // nothing was written
+          }
+          throw error;
         }
-        throw error;
-      }
-      return { etag: etagOf(body) };
+        return { etag: etagOf(body) };
+      });
     },
 
-    async delete(key: string) {
-      try {
-        unlinkSync(pathOf(key));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
+    async delete(key: string, deleteOptions: { ifMatch?: string } = {}) {
+      const path = pathOf(key);
+      if (!existsDir(dirname(path))) return;
+      await withKeyLock(path, { staleMs: lockStaleMs, waitMs: lockWaitMs }, () => {
+        const existing = read(key);
+        if (!existing) return;
+        if (deleteOptions.ifMatch !== undefined && existing.etag !== deleteOptions.ifMatch)
+          throw new PreconditionFailedError(key);
+        try {
+          unlinkSync(path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+      });
     },
 
     async *list(prefix: string): AsyncIterable<ListedObject> {
       for (const path of walk(base)) {
         const key = relative(base, path).split(sep).join('/');
-        if (!key.startsWith(prefix) || key.endsWith('.tmp')) continue;
+        if (!key.startsWith(prefix) || key.endsWith('.tmp') || key.endsWith('.lock')) continue;
         const stats = statSync(path);
         yield { key, size: stats.size, lastModified: stats.mtime };
       }
     },
   };
+}
+
+/**
+ * Runs `work` holding `<path>.lock`. O_EXCL creation is atomic across processes; a lock older than
+ * `staleMs` belonged to a process that died holding it and is broken. Waiters back off with jitter
+ * so five processes hammering one key do not move in lockstep.
+ */
+async function withKeyLock<T>(
+  path: string,
+  limits: { staleMs: number; waitMs: number },
+  work: () => T,
+): Promise<T> {
+  const lock = `${path}.lock`;
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const age = lockAge(lock);
+    if (age > limits.staleMs) {
+      try {
+        unlinkSync(lock);
+      } catch {
+        // another waiter broke it first
+      }
+      continue;
+    }
+    if (Date.now() - started > limits.waitMs) {
+      throw new Error(
+        `${path} stayed locked for ${Math.round(limits.waitMs / 1000)}s by another driftwatch process: ` +
+          `wait for it to finish, or delete ${lock} if none is running`,
+      );
+    }
+    const ceiling = Math.min(50, 2 ** Math.min(attempt, 6));
+    await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * ceiling));
+  }
+  try {
+    return work();
+  } finally {
+    try {
+      unlinkSync(lock);
+    } catch {
+      // broken as stale by another process: its holder is done anyway
+    }
+  }
+}
+
+/** Milliseconds since the lock was taken; 0 when it vanished meanwhile (try again at once). */
+function lockAge(lock: string): number {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function existsDir(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function etagOf(body: string): string {

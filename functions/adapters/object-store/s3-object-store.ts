@@ -14,12 +14,63 @@ import {
 } from '../../core/findings/object-store.js';
 import { isNoSuchKey } from '../s3-bundle.js';
 
-/** The findings bucket. Conditional writes use S3's If-Match / If-None-Match on PutObject. */
+export interface S3ObjectStoreOptions {
+  kmsKeyId?: string;
+  /** Backoff of a write S3 answered with 409 ConditionalRequestConflict. */
+  conflicts?: { baseMs?: number; capMs?: number; totalMs?: number };
+  sleep?: (ms: number) => Promise<void>;
+  /** [0, 1): the jitter; injected so tests see the delays. */
+  random?: () => number;
+}
+
+/** A conditional write that kept colliding with concurrent ones for longer than the retry budget. */
+export class StoreConflictError extends Error {
+  constructor(location: string, attempts: number, budgetMs: number, options?: { cause?: unknown }) {
+    super(
+      `${location}: S3 kept answering 409 ConditionalRequestConflict (another writer of the same key) ` +
+        `for ${attempts} attempts over ${Math.round(budgetMs / 1000)}s: run again once the other writer is done`,
+      options,
+    );
+    this.name = 'StoreConflictError';
+  }
+}
+
+/**
+ * The findings bucket. Conditional writes use S3's If-Match / If-None-Match on PutObject (and
+ * If-Match on DeleteObject). 412 means the condition no longer holds: the caller re-reads. 409 means
+ * a concurrent conditional write of the same key was in flight: the same request is retried with
+ * full-jitter backoff (a retry whose condition has meanwhile failed gets its 412), within a bounded
+ * total delay, then fails with StoreConflictError naming the key.
+ */
 export function createS3ObjectStore(
   s3: S3Client,
   bucket: string,
-  options: { kmsKeyId?: string } = {},
+  options: S3ObjectStoreOptions = {},
 ): ObjectStore {
+  const baseMs = options.conflicts?.baseMs ?? 50;
+  const capMs = options.conflicts?.capMs ?? 2_000;
+  const totalMs = options.conflicts?.totalMs ?? 15_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+
+  async function conditional<T>(key: string, send: () => Promise<T>): Promise<T> {
+    let slept = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 412) throw new PreconditionFailedError(key);
+        if (status !== 409) throw error;
+        if (slept >= totalMs)
+          throw new StoreConflictError(`s3://${bucket}/${key}`, attempt, totalMs, { cause: error });
+        const delay = Math.min(totalMs - slept, random() * Math.min(capMs, baseMs * 2 ** (attempt - 1)));
+        slept += Math.max(delay, 1);
+        await sleep(delay);
+      }
+    }
+  }
+
   return {
     location: `s3://${bucket}/`,
 
@@ -34,7 +85,7 @@ export function createS3ObjectStore(
     },
 
     async put(key: string, body: string, putOptions: PutOptions = {}): Promise<{ etag: string }> {
-      try {
+      return conditional(key, async () => {
         const response = await s3.send(
           new PutObjectCommand({
             Bucket: bucket,
@@ -47,16 +98,18 @@ export function createS3ObjectStore(
           }),
         );
         return { etag: response.ETag ?? '' };
-      } catch (error) {
-        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-        // 412: the condition failed; 409: a concurrent conditional write won the race.
-        if (status === 412 || status === 409) throw new PreconditionFailedError(key);
-        throw error;
-      }
+      });
     },
 
-    async delete(key: string): Promise<void> {
-      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    async delete(key: string, deleteOptions: { ifMatch?: string } = {}): Promise<void> {
+      try {
+        await conditional(key, () =>
+          s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key, IfMatch: deleteOptions.ifMatch })),
+        );
+      } catch (error) {
+        // With If-Match, a key that is already gone is a 404: gone is what was asked for.
+        if (!isNoSuchKey(error) && (error as { name?: string }).name !== 'NotFound') throw error;
+      }
     },
 
     async *list(prefix: string): AsyncIterable<ListedObject> {

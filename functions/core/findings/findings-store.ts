@@ -20,6 +20,8 @@ import {
 } from './lifecycle.js';
 import { CHECKS, type Check, type Finding, type FindingDraft, type Suppression } from './model.js';
 import { type ObjectStore, PreconditionFailedError } from './object-store.js';
+import { type CorruptObject, corruptObjectFinding, quarantineObject } from './quarantine.js';
+import { STORED, type StoredSchema } from './stored-schemas.js';
 
 export interface ScanRef {
   scanId: string;
@@ -56,40 +58,87 @@ const MAX_CONFLICT_RETRIES = 8;
 const READ_CONCURRENCY = 16;
 const DAY_MS = 24 * 60 * 60_000;
 
+/** A compare-and-swap that lost this many times in a row gives up with an error naming the key. */
+export class UpdateConflictError extends Error {
+  constructor(key: string, attempts: number, options?: { cause?: unknown }) {
+    super(
+      `${key} was changed by other writers ${attempts} times in a row while this run updated it: run again`,
+      options,
+    );
+    this.name = 'UpdateConflictError';
+  }
+}
+
 /**
  * Reads and writes findings in the bucket layout. The current document of a workspace is
  * updated with a compare-and-swap on its ETag and retried on conflict, so two writers of the
  * same workspace (a rescan racing a slow Map iteration) never lose each other's findings.
+ *
+ * Every object read back is checked against its schema (stored-schemas.ts). One that does not
+ * match is moved to `quarantine/` and the run goes on without it: a corrupt current document is
+ * recorded as absent plus a `store.corrupt-object` finding in its scope; a corrupt history file is
+ * replaced by that finding (so the summary and the digest still report the scope); anything else is
+ * skipped and listed by `takeCorruptions()` for the caller to report.
  */
 export function createFindingsStore(store: ObjectStore) {
+  const corruptions: CorruptObject[] = [];
+
+  /** An object checked against its schema; a corrupt one is quarantined and returned as such. */
+  async function readChecked<T>(
+    key: string,
+    schema: StoredSchema<T>,
+  ): Promise<{ value: T; etag: string } | { corrupt: CorruptObject } | undefined> {
+    const stored = await store.get(key);
+    if (!stored) return undefined;
+    const parsed = schema.parse(stored.body);
+    if (parsed.ok) return { value: parsed.value, etag: stored.etag };
+    const corrupt = await quarantineObject(store, key, stored, { what: schema.what, reason: parsed.reason });
+    corruptions.push(corrupt);
+    return { corrupt };
+  }
+
+  /** The current document and its ETag; a corrupt one is quarantined and reads as absent. */
   async function readCurrent(
     workspace: string,
   ): Promise<{ document: CurrentDocument; etag: string } | undefined> {
-    const stored = await store.get(currentKey(workspace));
-    return stored ? { document: JSON.parse(stored.body) as CurrentDocument, etag: stored.etag } : undefined;
+    const read = await readChecked(currentKey(workspace), STORED.current);
+    return read && 'value' in read ? { document: read.value, etag: read.etag } : undefined;
   }
 
   /**
    * Compare-and-swap of one scope's current document: read it with its ETag, compute the next one,
    * write it only if nobody else did in between, otherwise start over with what they wrote.
+   * `onCorrupt` hears of a current document that had to be quarantined on the way.
    */
   async function updateCurrent(
     scope: string,
     next: (previous: CurrentDocument | undefined) => Promise<CurrentDocument | undefined>,
+    onCorrupt: (corrupt: CorruptObject) => void = () => {},
   ): Promise<void> {
+    const key = currentKey(scope);
     for (let attempt = 1; ; attempt++) {
-      const previous = await readCurrent(scope);
-      const document = await next(previous?.document);
+      const read = await readChecked(key, STORED.current);
+      if (read && 'corrupt' in read) onCorrupt(read.corrupt);
+      const previous = read && 'value' in read ? read : undefined;
+      // A corrupt document left in place (its copy failed) is overwritten: its bytes are unusable.
+      const stillThere =
+        read && 'corrupt' in read && !read.corrupt.quarantinedAs ? await store.get(key) : undefined;
+      const document = await next(previous?.value);
       if (!document) return;
       try {
         await store.put(
-          currentKey(scope),
+          key,
           JSON.stringify(document, null, 2),
-          previous ? { ifMatch: previous.etag } : { ifNoneMatch: '*' },
+          previous
+            ? { ifMatch: previous.etag }
+            : stillThere
+              ? { ifMatch: stillThere.etag }
+              : { ifNoneMatch: '*' },
         );
         return;
       } catch (error) {
-        if (!(error instanceof PreconditionFailedError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
+        if (!(error instanceof PreconditionFailedError)) throw error;
+        if (attempt >= MAX_CONFLICT_RETRIES) throw new UpdateConflictError(key, attempt, { cause: error });
       }
     }
   }
@@ -98,19 +147,30 @@ export function createFindingsStore(store: ObjectStore) {
    * Every object under the prefixes whose key passes `wanted`, read in parallel (a few dozen at a
    * time): listing is paged, but a thousand scopes read one after the other would take minutes.
    */
-  async function readAll(
+  async function readAll<T>(
     prefixes: readonly string[],
     wanted: (key: string) => boolean,
-  ): Promise<Array<{ key: string; body: string }>> {
+    schema: StoredSchema<T>,
+  ): Promise<Array<{ key: string; value: T } | { key: string; corrupt: CorruptObject }>> {
     const keys: string[] = [];
     for (const prefix of prefixes) {
       for await (const object of store.list(prefix)) if (wanted(object.key)) keys.push(object.key);
     }
     const read = await mapConcurrently(keys, READ_CONCURRENCY, async (key) => {
-      const stored = await store.get(key);
-      return stored ? { key, body: stored.body } : undefined;
+      const checked = await readChecked(key, schema);
+      if (!checked) return undefined;
+      return 'value' in checked ? { key, value: checked.value } : { key, corrupt: checked.corrupt };
     });
     return read.filter((object) => object !== undefined);
+  }
+
+  /** The valid objects only: corrupt ones are already quarantined and in `corruptions`. */
+  async function readAllValid<T>(
+    prefixes: readonly string[],
+    wanted: (key: string) => boolean,
+    schema: StoredSchema<T>,
+  ): Promise<Array<{ key: string; value: T }>> {
+    return (await readAll(prefixes, wanted, schema)).filter((object) => 'value' in object);
   }
 
   /** `scans/dt=<day>/` of the last `days` days, newest first. */
@@ -123,6 +183,11 @@ export function createFindingsStore(store: ObjectStore) {
   return {
     location: store.location,
     readCurrent,
+
+    /** Objects quarantined by this store since the last call (and forgets them). */
+    takeCorruptions(): CorruptObject[] {
+      return corruptions.splice(0);
+    },
 
     /**
      * Records one run of one check for one scope. History is per scan, scope and check
@@ -137,18 +202,24 @@ export function createFindingsStore(store: ObjectStore) {
       const { workspace, check, outcome } = target;
       const historyKey = scanHistoryKey(scan.startedAt, scan.scanId, workspace, check);
       let recorded: RecordedScan | undefined;
-      await updateCurrent(workspace, async (previous) => {
-        recorded = recordWorkspaceScan(previous, drafts, {
-          workspace,
-          scanId: scan.scanId,
-          now: scan.now,
-          outcome,
-          check,
-        });
-        // History before the current document: a crash in between leaves history a rerun rewrites.
-        await store.put(historyKey, toJsonLines(recorded.history));
-        return recorded.current;
-      });
+      // The scope's own document was unusable: the scope is recorded afresh and says why.
+      const corrupt: FindingDraft[] = [];
+      await updateCurrent(
+        workspace,
+        async (previous) => {
+          recorded = recordWorkspaceScan(previous, [...drafts, ...corrupt], {
+            workspace,
+            scanId: scan.scanId,
+            now: scan.now,
+            outcome,
+            check,
+          });
+          // History before the current document: a crash in between leaves history a rerun rewrites.
+          await store.put(historyKey, toJsonLines(recorded.history));
+          return recorded.current;
+        },
+        (object) => corrupt.push(corruptObjectFinding(object, workspace, store.location)),
+      );
       return { ...recorded!, historyKey };
     },
 
@@ -157,9 +228,9 @@ export function createFindingsStore(store: ObjectStore) {
      * itself under `suppressions/<id>.json`. Returns the finding, or undefined for an unknown id.
      */
     async suppress(id: string, suppression: Suppression | undefined): Promise<Finding | undefined> {
-      const holding = (await readAll([CURRENT_PREFIX], (key) => key.endsWith('.json'))).find((object) =>
-        (JSON.parse(object.body) as CurrentDocument).findings.some((finding) => finding.id === id),
-      );
+      const holding = (
+        await readAllValid([CURRENT_PREFIX], (key) => key.endsWith('.json'), STORED.current)
+      ).find((object) => object.value.findings.some((finding) => finding.id === id));
       if (!holding) return undefined;
       const scope = holding.key.slice(CURRENT_PREFIX.length).replace(/\.json$/, '');
       let updated: Finding | undefined;
@@ -185,12 +256,9 @@ export function createFindingsStore(store: ObjectStore) {
     /** The run records of one scan, by workspace. */
     async scanRuns(scan: ScanRef): Promise<Map<string, WorkspaceRun>> {
       const prefix = `${scratchPrefix(scan.scanId)}runs/`;
-      const objects = await readAll([prefix], (key) => key.endsWith('.json'));
+      const objects = await readAllValid([prefix], (key) => key.endsWith('.json'), STORED.run);
       return new Map(
-        objects.map((object) => [
-          object.key.slice(prefix.length, -'.json'.length),
-          JSON.parse(object.body) as WorkspaceRun,
-        ]),
+        objects.map((object) => [object.key.slice(prefix.length, -'.json'.length), object.value]),
       );
     },
 
@@ -202,10 +270,12 @@ export function createFindingsStore(store: ObjectStore) {
 
     /** Summaries of the scans started in the last `days` days (newest first). */
     async recentSummaries(now: Date, days = 14): Promise<ScanSummary[]> {
-      const objects = await readAll(recentDays(now, days), (key) => key.endsWith('/summary.json'));
-      return objects
-        .map((object) => JSON.parse(object.body) as ScanSummary)
-        .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+      const objects = await readAllValid(
+        recentDays(now, days),
+        (key) => key.endsWith('/summary.json'),
+        STORED.summary,
+      );
+      return objects.map((object) => object.value).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     },
 
     /** Every history line of one scan (all scopes and checks): what NotifyOwners reports. */
@@ -219,37 +289,58 @@ export function createFindingsStore(store: ObjectStore) {
     ): Promise<Array<{ scope: string; check: Check; findings: Finding[] }>> {
       const prefix = scanPrefix(scan.startedAt, scan.scanId);
       const files: Array<{ scope: string; check: Check; findings: Finding[] }> = [];
-      for (const object of await readAll([prefix], (key) => key.endsWith('.jsonl'))) {
+      const isHistory = (key: string) => {
+        const name = key.slice(prefix.length, -'.jsonl'.length);
+        return (
+          key.endsWith('.jsonl') && (CHECKS as readonly string[]).includes(name.split('@')[1] ?? 'terraform')
+        );
+      };
+      for (const object of await readAll([prefix], isHistory, STORED.history)) {
         const name = object.key.slice(prefix.length, -'.jsonl'.length);
-        const [scope = name, check = 'terraform'] = name.split('@');
-        if (!(CHECKS as readonly string[]).includes(check)) continue;
-        files.push({ scope, check: check as Check, findings: parseJsonLines(object.body) });
+        const [scope = name, checkName = 'terraform'] = name.split('@');
+        const check = checkName as Check;
+        if ('value' in object) {
+          files.push({ scope, check, findings: object.value });
+          continue;
+        }
+        // What the scope recorded is lost; the finding that says so takes its place, so the summary
+        // counts the scope as failed and its digest reports it (both read this file after us).
+        const replacement = recordWorkspaceScan(
+          undefined,
+          [corruptObjectFinding(object.corrupt, scope, store.location)],
+          { workspace: scope, scanId: scan.scanId, now: scan.startedAt, outcome: 'failed', check },
+        ).history;
+        try {
+          await store.put(object.key, toJsonLines(replacement), { ifNoneMatch: '*' });
+        } catch (error) {
+          // The scope's run rewrote its history meanwhile (or the copy failed and the original
+          // stayed): the next reader gets that instead.
+          if (!(error instanceof PreconditionFailedError)) throw error;
+        }
+        files.push({ scope, check, findings: replacement });
       }
       return files;
     },
 
     /** History lines of the scans started in the last `days` days (to list resolved findings). */
     async recentHistory(now: Date, days: number): Promise<Finding[]> {
-      const objects = await readAll(recentDays(now, days), (key) => key.endsWith('.jsonl'));
-      return objects.flatMap((object) => parseJsonLines(object.body));
+      const objects = await readAllValid(
+        recentDays(now, days),
+        (key) => key.endsWith('.jsonl'),
+        STORED.history,
+      );
+      return objects.flatMap((object) => object.value);
     },
 
     /** Every open finding of every workspace. */
     async openFindings(): Promise<Finding[]> {
-      const objects = await readAll([CURRENT_PREFIX], (key) => key.endsWith('.json'));
-      return objects.flatMap((object) => (JSON.parse(object.body) as CurrentDocument).findings);
+      const objects = await readAllValid([CURRENT_PREFIX], (key) => key.endsWith('.json'), STORED.current);
+      return objects.flatMap((object) => object.value.findings);
     },
   };
 }
 
 export type FindingsStore = ReturnType<typeof createFindingsStore>;
-
-function parseJsonLines(body: string): Finding[] {
-  return body
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Finding);
-}
 
 function toJsonLines(findings: readonly Finding[]): string {
   return findings.map((finding) => JSON.stringify(finding)).join('\n') + (findings.length ? '\n' : '');

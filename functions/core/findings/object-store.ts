@@ -28,8 +28,11 @@ export interface ObjectStore {
   /** Throws PreconditionFailedError when a condition does not hold. */
   put(key: string, body: string, options?: PutOptions): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ListedObject>;
-  /** Deletes an object of driftwatch's own (the notification outbox); a missing key is fine. */
-  delete(key: string): Promise<void>;
+  /**
+   * Deletes an object of driftwatch's own (the notification outbox, a quarantined object); a
+   * missing key is fine. With `ifMatch`, deletes only that version (PreconditionFailedError otherwise).
+   */
+  delete(key: string, options?: { ifMatch?: string }): Promise<void>;
 }
 
 export class PreconditionFailedError extends Error {

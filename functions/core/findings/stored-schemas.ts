@@ -1,0 +1,211 @@
+/**
+ * Schemas of every object driftwatch reads back from its own store (findings, current documents,
+ * suppression records, run records, summaries, the notification outbox and sent markers). A run
+ * must never trust a truncated or hand-edited object: it would crash every later run, or worse,
+ * resolve findings that are still open. Objects are loose (unknown fields pass) so an object
+ * written by an older or newer driftwatch is read, not quarantined; the fields driftwatch relies
+ * on are checked for presence and type.
+ */
+import * as z from 'zod/mini';
+import type { ScanSummary, WorkspaceRun } from './findings-store.js';
+import type { CurrentDocument } from './lifecycle.js';
+import { CHECKS, DRIFT_ACTIONS, FINDING_KINDS, FINDING_STATUSES, type Finding, SEVERITIES } from './model.js';
+
+const text = z.string();
+const nonEmpty = z.string().check(z.minLength(1));
+const counts = z.record(z.string(), z.number());
+
+const suppressionSchema = z.looseObject({ reason: text, by: text, until: text, at: text });
+
+const findingSchema = z.looseObject({
+  id: nonEmpty,
+  kind: z.enum(FINDING_KINDS),
+  ruleId: nonEmpty,
+  severity: z.enum(SEVERITIES),
+  status: z.enum(FINDING_STATUSES),
+  workspace: nonEmpty,
+  owner: z.optional(text),
+  environment: z.optional(text),
+  // Three shapes (Terraform, backend, cluster) that share no required field: an object is enough.
+  resource: z.optional(z.record(z.string(), z.unknown())),
+  drift: z.optional(
+    z.looseObject({
+      action: z.enum(DRIFT_ACTIONS),
+      changes: z.array(
+        z.looseObject({ path: text, before: z.unknown(), after: z.unknown(), sensitive: z.boolean() }),
+      ),
+    }),
+  ),
+  title: text,
+  detail: text,
+  evidence: z.record(z.string(), z.unknown()),
+  remediation: z.looseObject({ summary: text, steps: z.array(text) }),
+  scanId: text,
+  firstSeenAt: text,
+  lastSeenAt: text,
+  ageDays: z.optional(z.number()),
+  check: z.optional(z.enum(CHECKS)),
+  valueHash: z.optional(text),
+  resolvedAt: z.optional(text),
+  suppression: z.optional(suppressionSchema),
+});
+
+const scanRecordSchema = z.looseObject({
+  scanId: text,
+  status: z.enum(['ok', 'failed', 'busy', 'partial']),
+  at: text,
+});
+
+const currentDocumentSchema = z.looseObject({
+  workspace: nonEmpty,
+  updatedAt: text,
+  lastScan: scanRecordSchema,
+  checks: z.partialRecord(z.enum(CHECKS), scanRecordSchema),
+  findings: z.array(findingSchema),
+  resolved: z.array(
+    z.looseObject({
+      id: nonEmpty,
+      check: z.enum(CHECKS),
+      resolvedAt: text,
+      firstSeenAt: text,
+      suppression: z.optional(suppressionSchema),
+    }),
+  ),
+});
+
+const suppressionRecordSchema = z.looseObject({
+  id: nonEmpty,
+  scope: nonEmpty,
+  suppression: z.nullable(suppressionSchema),
+});
+
+const workspaceRunSchema = z.looseObject({
+  durationMs: z.number(),
+  initMs: z.optional(z.number()),
+  plansMs: z.array(z.number()),
+  noiseRemoved: counts,
+});
+
+const summarySchema = z.looseObject({
+  scanId: nonEmpty,
+  startedAt: text,
+  finishedAt: text,
+  workspaces: z.looseObject({
+    total: z.number(),
+    scanned: z.number(),
+    failed: z.number(),
+    busy: z.number(),
+    skipped: z.number(),
+  }),
+  durationsMs: z.looseObject({
+    total: z.number(),
+    workspaces: z.record(
+      z.string(),
+      z.looseObject({ total: z.number(), init: z.optional(z.number()), plans: z.array(z.number()) }),
+    ),
+  }),
+  findings: z.looseObject({ total: z.number(), bySeverity: counts, byKind: counts }),
+  noiseRemoved: counts,
+  failures: z.array(z.looseObject({ workspace: text, check: z.optional(z.enum(CHECKS)), reason: text })),
+});
+
+/** What the publisher and the outbox need of a digest; the message itself is the chat payload. */
+const digestSchema = z.looseObject({
+  owner: nonEmpty,
+  digestId: nonEmpty,
+  message: z.looseObject({
+    content: z.looseObject({ title: text, description: text }),
+    metadata: z.looseObject({ summary: text }),
+  }),
+  attributes: z.looseObject({
+    owner: nonEmpty,
+    severity: z.enum(SEVERITIES),
+    environment: z.array(text),
+    kinds: z.array(text),
+    digestId: nonEmpty,
+  }),
+  counts,
+});
+
+/**
+ * `notifications/sent/<digestId>.json`. Markers written before claims existed have `sentAt` and no
+ * `state`: they mean sent.
+ */
+const sentMarkerSchema = z.looseObject({
+  digestId: nonEmpty,
+  state: z.optional(z.enum(['claimed', 'sent'])),
+  claimedAt: z.optional(text),
+  sentAt: z.optional(text),
+});
+export type SentMarker = z.infer<typeof sentMarkerSchema>;
+
+export interface StoredSchema<T> {
+  /** What the object is, for reasons a person reads: "current document", "outbox digest". */
+  readonly what: string;
+  parse(body: string): { ok: true; value: T } | { ok: false; reason: string };
+}
+
+function jsonSchema<T>(what: string, schema: z.ZodMiniType): StoredSchema<T> {
+  return {
+    what,
+    parse(body) {
+      let value: unknown;
+      try {
+        value = JSON.parse(body);
+      } catch (error) {
+        return { ok: false, reason: `not JSON (${(error as Error).message})` };
+      }
+      const parsed = schema.safeParse(value);
+      return parsed.success
+        ? { ok: true, value: value as T }
+        : { ok: false, reason: firstIssue(parsed.error) };
+    },
+  };
+}
+
+/** JSON Lines: one finding a line; one bad line makes the file corrupt (a truncated write). */
+function jsonLinesSchema(what: string, line: z.ZodMiniType): StoredSchema<Finding[]> {
+  return {
+    what,
+    parse(body) {
+      const findings: Finding[] = [];
+      const lines = body.split('\n');
+      for (const [index, text] of lines.entries()) {
+        if (text.trim() === '') continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch (error) {
+          return { ok: false, reason: `line ${index + 1} is not JSON (${(error as Error).message})` };
+        }
+        const parsed = line.safeParse(value);
+        if (!parsed.success) return { ok: false, reason: `line ${index + 1}: ${firstIssue(parsed.error)}` };
+        findings.push(value as Finding);
+      }
+      return { ok: true, value: findings };
+    },
+  };
+}
+
+/** The first problem, with where it is: `findings[3].kind: Invalid option ...`. */
+function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
+  const issue = error.issues[0];
+  if (!issue) return 'does not match its schema';
+  const path = issue.path
+    .map((part, index) =>
+      typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`,
+    )
+    .join('');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+export const STORED = {
+  current: jsonSchema<CurrentDocument>('current document', currentDocumentSchema),
+  history: jsonLinesSchema('history file', findingSchema),
+  suppression: jsonSchema<{ id: string; scope: string }>('suppression record', suppressionRecordSchema),
+  run: jsonSchema<WorkspaceRun>('run record', workspaceRunSchema),
+  summary: jsonSchema<ScanSummary>('scan summary', summarySchema),
+  // The Digest type lives in notify/; core/findings must not depend on it, the caller narrows.
+  outbox: jsonSchema<unknown>('outbox digest', digestSchema),
+  sentMarker: jsonSchema<SentMarker>('sent marker', sentMarkerSchema),
+} as const;
