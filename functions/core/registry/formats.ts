@@ -143,12 +143,58 @@ export function slackChannelProblem(id: string): string | undefined {
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_ENV_NAME = /SECRET|PASSWORD|TOKEN|ACCESS_KEY/i;
 
-export function envNameProblem(name: string): string | undefined {
+/**
+ * What a workspace's `env` may set. An allowlist, because the scanner's guarantees depend on the
+ * environment Terraform runs in: read-only flags, its own data and plugin directories, the role's
+ * credentials, the provider mirror. A variable that changes where Terraform writes (TF_LOG_PATH), what
+ * it loads (TF_CLI_CONFIG_FILE, TF_PLUGIN_CACHE_DIR), which programs run (PATH, LD_PRELOAD,
+ * NODE_OPTIONS), which arguments it gets (TF_CLI_ARGS_plan) or whose credentials it uses
+ * (AWS_PROFILE) could weaken the scan without anyone noticing, so everything else is refused.
+ */
+export const ALLOWED_ENV_NAMES: readonly string[] = ['AWS_REGION', 'AWS_DEFAULT_REGION'];
+/** Proxies route provider traffic elsewhere: allowed only where the workspace says `allowProxyEnv: true`. */
+export const PROXY_ENV_NAMES: readonly string[] = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+];
+export const ALLOWED_ENV_SUMMARY = `TF_VAR_<name>, ${ALLOWED_ENV_NAMES.join(', ')}, and ${PROXY_ENV_NAMES.slice(0, 3).join(', ')} (either case) with allowProxyEnv: true`;
+
+/** Why a name outside the allowlist is refused, for the ones people are likely to try. */
+const REFUSED_ENV: ReadonlyArray<[RegExp, string]> = [
+  [/^TF_LOG/, "it turns on Terraform's debug log, which holds plan values and secrets"],
+  [/^TF_CLI_ARGS/, 'it adds arguments to every terraform command (it could undo -refresh-only)'],
+  [
+    /^(TF_CLI_CONFIG_FILE|TERRAFORM_CONFIG|TF_PLUGIN_|TF_DATA_DIR|TF_REATTACH_PROVIDERS|TF_PROVIDER_)/,
+    'it changes which providers and CLI configuration Terraform loads (driftwatch sets these itself)',
+  ],
+  [/^TF_WORKSPACE$/, 'it selects another state than the registry names: use backend.workspace'],
+  [
+    /^AWS_(PROFILE|CONFIG_FILE|SHARED_CREDENTIALS_FILE|ROLE_ARN|ROLE_SESSION_NAME|WEB_IDENTITY_TOKEN_FILE|CONTAINER_|SDK_LOAD_CONFIG)/,
+    'credentials come from the workspace roleArn, not from the registry',
+  ],
+  [/^AWS_ENDPOINT_URL/, 'it sends AWS calls to another endpoint'],
+  [/^(PATH|LD_.*|DYLD_.*|NODE_.*|SHELL|GIT_.*|SSH_.*)$/, 'it changes which programs run and how'],
+  [/^(HOME|TMPDIR|TMP|TEMP|XDG_.*)$/, 'it changes where Terraform and its tools read and write files'],
+  [/^(SSL_CERT_FILE|SSL_CERT_DIR|AWS_CA_BUNDLE)$/, 'it changes which TLS certificates are trusted'],
+];
+
+export function envNameProblem(name: string, options: { allowProxy?: boolean } = {}): string | undefined {
   if (!ENV_NAME.test(name)) {
     return `'${name}' is not an environment variable name: use letters, digits and '_', not starting with a digit`;
   }
   if (SECRET_ENV_NAME.test(name)) return `'${name}' looks like a secret: ${SECRETS_ELSEWHERE}`;
-  return undefined;
+  if (/^TF_VAR_[A-Za-z_]/.test(name) || ALLOWED_ENV_NAMES.includes(name)) return undefined;
+  if (PROXY_ENV_NAMES.includes(name)) {
+    return options.allowProxy
+      ? undefined
+      : `'${name}' routes provider traffic through a proxy: set allowProxyEnv: true on the workspace if that is intended`;
+  }
+  const reason = REFUSED_ENV.find(([pattern]) => pattern.test(name))?.[1];
+  return `'${name}' is not allowed in a workspace's env${reason ? `: ${reason}` : ''} (allowed: ${ALLOWED_ENV_SUMMARY})`;
 }
 
 /** Values that are secrets whatever their name: AWS access key ids and PEM private keys. */

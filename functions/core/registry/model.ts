@@ -73,6 +73,8 @@ export interface WorkspaceConfig {
   routes: RouteConfig[];
   /** Extra environment for Terraform, e.g. TF_VAR_* (never secrets: the registry is not a vault). */
   env: Record<string, string>;
+  /** Lets `env` set HTTP(S)_PROXY / NO_PROXY (formats.ts ALLOWED_ENV_SUMMARY says what else it may set). */
+  allowProxyEnv?: boolean;
   /**
    * `-var-file` arguments, relative to the Terraform root (e.g. `env/prod.tfvars`). Required
    * variables without a value fail the plan; secret ones belong in the scanner's environment.

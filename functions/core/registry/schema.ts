@@ -203,21 +203,25 @@ const routeSchema = strictObject({
   owner: safeId,
 }).check(exactlyOneOf('address', 'tag'));
 
-/** Names are checked even when a value is invalid, so that all env problems come out together. */
+/**
+ * Names are checked even when a value is invalid, so that all env problems come out together. The
+ * check sits on the workspace because proxies depend on its `allowProxyEnv`.
+ */
 const envNamesCheck = z.check<unknown>(
   (payload) => {
-    if (!isRecord(payload.value)) return;
+    if (!isRecord(payload.value) || !isRecord(payload.value.env)) return;
+    const allowProxy = payload.value.allowProxyEnv === true;
     const params: KeyIssueParams = { target: 'key' };
-    for (const name of Object.keys(payload.value)) {
-      const message = envNameProblem(name);
+    for (const name of Object.keys(payload.value.env)) {
+      const message = envNameProblem(name, { allowProxy });
       if (message !== undefined)
-        payload.issues.push({ code: 'custom', message, input: name, path: [name], params });
+        payload.issues.push({ code: 'custom', message, input: name, path: ['env', name], params });
     }
   },
   { when: () => true },
 );
 
-const envSchema = z.record(z.string(), z.string().check(problemCheck(envValueProblem))).check(envNamesCheck);
+const envSchema = z.record(z.string(), z.string().check(problemCheck(envValueProblem)));
 
 const workspaceSchema = strictObject({
   id: safeId,
@@ -230,6 +234,7 @@ const workspaceSchema = strictObject({
   terraformVersion: z.optional(text(terraformVersionProblem)),
   routes: z._default(z.array(routeSchema), () => []),
   env: z._default(envSchema, () => ({})),
+  allowProxyEnv: z.optional(z.boolean()),
   varFiles: z._default(z.array(text(relativePathProblem)), () => []),
   locks: z.optional(
     z.pipe(
@@ -237,7 +242,7 @@ const workspaceSchema = strictObject({
       z.transform((locks) => ({ staleAfterMs: { ...locks.staleAfter } })),
     ),
   ),
-});
+}).check(envNamesCheck);
 
 // Policies.
 

@@ -491,6 +491,71 @@ describe('env', () => {
       'workspaces[0].env.API_TOKEN',
     ]);
   });
+
+  it.each([
+    ['TF_LOG', "Terraform's debug log"],
+    ['TF_LOG_PATH', "Terraform's debug log"],
+    ['TF_CLI_CONFIG_FILE', 'which providers and CLI configuration'],
+    ['TF_PLUGIN_CACHE_DIR', 'which providers and CLI configuration'],
+    ['TF_DATA_DIR', 'which providers and CLI configuration'],
+    ['TF_REATTACH_PROVIDERS', 'which providers and CLI configuration'],
+    ['TF_CLI_ARGS_plan', 'adds arguments to every terraform command'],
+    ['TF_WORKSPACE', 'use backend.workspace'],
+    ['AWS_PROFILE', 'credentials come from the workspace roleArn'],
+    ['AWS_SHARED_CREDENTIALS_FILE', 'credentials come from the workspace roleArn'],
+    ['AWS_ENDPOINT_URL_S3', 'another endpoint'],
+    ['PATH', 'which programs run'],
+    ['LD_PRELOAD', 'which programs run'],
+    ['DYLD_INSERT_LIBRARIES', 'which programs run'],
+    ['NODE_OPTIONS', 'which programs run'],
+    ['GIT_SSH_COMMAND', 'which programs run'],
+    ['HOME', 'read and write files'],
+    ['TMPDIR', 'read and write files'],
+    ['SSL_CERT_FILE', 'TLS certificates'],
+    ['TF_IN_AUTOMATION', "not allowed in a workspace's env (allowed"],
+    ['FOO', "not allowed in a workspace's env (allowed"],
+  ])('refuses %s, which could weaken the scan, and says what is allowed', (name, reason) => {
+    expectProblem(registryWithWorkspace(`    env: { ${name}: x }`), {
+      path: `workspaces[0].env.${name}`,
+      line: 13,
+      column: 12,
+      message: `'${name}' is not allowed in a workspace's env`,
+    });
+    const [problem] = problemsOf(registryWithWorkspace(`    env: { ${name}: x }`));
+    expect(problem?.message).toContain(reason);
+    expect(problem?.message).toContain('allowed: TF_VAR_<name>, AWS_REGION, AWS_DEFAULT_REGION');
+  });
+
+  it('accepts TF_VAR_* and the region variables', () => {
+    const parsed = parseRegistry(
+      registryWithWorkspace(
+        '    env: { TF_VAR_name: a, AWS_REGION: eu-west-1, AWS_DEFAULT_REGION: eu-west-1 }',
+      ),
+    );
+    expect(parsed.workspaces[0]?.env).toStrictEqual({
+      TF_VAR_name: 'a',
+      AWS_REGION: 'eu-west-1',
+      AWS_DEFAULT_REGION: 'eu-west-1',
+    });
+  });
+
+  it('accepts proxies only where the workspace allows them', () => {
+    expectProblem(registryWithWorkspace('    env: { HTTPS_PROXY: "http://proxy:3128" }'), {
+      path: 'workspaces[0].env.HTTPS_PROXY',
+      line: 13,
+      message: "'HTTPS_PROXY' routes provider traffic through a proxy: set allowProxyEnv: true",
+    });
+    const parsed = parseRegistry(
+      registryWithWorkspace(
+        '    env: { HTTPS_PROXY: "http://proxy:3128", no_proxy: "169.254.169.254" }',
+        '    allowProxyEnv: true',
+      ),
+    );
+    expect(parsed.workspaces[0]?.env).toStrictEqual({
+      HTTPS_PROXY: 'http://proxy:3128',
+      no_proxy: '169.254.169.254',
+    });
+  });
 });
 
 describe('destinations', () => {
