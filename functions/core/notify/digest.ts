@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { appendTo } from '../collections.js';
-import { changeSummary, openDays, resourceLabel, truncate } from '../findings/describe.js';
+import { changeSummary, openDays, resourceLabel } from '../findings/describe.js';
 import type { Finding, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
 import type { NotificationSettings, Registry } from '../registry/model.js';
+import { chatCode, chatText, escapeForChat, limitText } from '../text/sanitize.js';
 
 /**
  * One digest per owner per scan (DESIGN.md principle 8), as an AWS Chatbot (Amazon Q Developer in
@@ -81,10 +82,27 @@ export function digestInput(
 }
 
 const DAY_MS = 24 * 60 * 60_000;
-/** Chat clients show a short description; the full list is one CLI command away. */
-const MAX_DESCRIPTION_CHARS = 3500;
-const MAX_RELATED_RESOURCES = 20;
-const MAX_NEXT_STEPS = 5;
+/**
+ * Length limits of a digest, in UTF-16 code units (at least as many characters). The Chatbot
+ * custom-notification documentation we could reach states no per-field limits, so these follow
+ * the smallest limits of the Slack blocks a notification is drawn with (a header holds 150
+ * characters, a section's text 3000) and SNS (a subject under 100 characters): conservative
+ * choices, not documented Chatbot limits. The full list is one CLI command away.
+ */
+export const DIGEST_LIMITS = {
+  title: 150,
+  description: 3000,
+  nextSteps: 5,
+  nextStep: 400,
+  keywords: 10,
+  keyword: 75,
+  summary: 99,
+  relatedResources: 20,
+  relatedResource: 256,
+  /** One piece of data inside a line: an address, a workspace, what changed. */
+  label: 200,
+  what: 160,
+} as const;
 const SEVERITY_ICONS: Record<Severity, string> = {
   critical: ':red_circle:',
   high: ':large_orange_circle:',
@@ -148,7 +166,7 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
     ),
     resolvedSummary(resolved),
   ].filter((text) => text !== '');
-  const more = `+${listed.notListed} more — \`driftwatch findings --owner ${owner}\``;
+  const more = `+${listed.notListed} more — ${chatCode(`driftwatch findings --owner ${owner}`)}`;
   const description = boundDescription(sections, listed.notListed > 0 ? more : undefined, owner);
 
   const counts = [
@@ -158,7 +176,11 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
     reminders.length && `${reminders.length} still open`,
     resolved.length && `${resolved.length} resolved`,
   ].filter(Boolean);
-  const summary = `driftwatch for ${owner}: ${counts.join(', ')}`;
+  // The owner is data (registry ids are checked, but this is the last place before chat).
+  const summary = limitText(
+    escapeForChat(`driftwatch for ${owner}: ${counts.join(', ')}`),
+    DIGEST_LIMITS.summary,
+  );
   const workspaces = [...new Set(findings.map((finding) => finding.workspace))].sort();
   // Resolved findings count for the filter attributes too: a subscription filtered on
   // `environment` or `kinds` must also hear that its findings went away.
@@ -175,21 +197,28 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
       id: digestId,
       content: {
         textType: 'client-markdown',
-        title: `${reported.length ? SEVERITY_ICONS[severity] : ':white_check_mark:'} ${summary}`,
+        title: limitText(
+          `${reported.length ? SEVERITY_ICONS[severity] : ':white_check_mark:'} ${summary}`,
+          DIGEST_LIMITS.title,
+        ),
         description,
         nextSteps: nextSteps(reported, resolved),
-        keywords: [...new Set([severity, ...kinds, ...workspaces])].slice(0, 10),
+        keywords: [...new Set([severity, ...kinds, ...workspaces])]
+          .slice(0, DIGEST_LIMITS.keywords)
+          .map((keyword) => chatText(keyword, DIGEST_LIMITS.keyword)),
       },
       metadata: {
         threadId: threadId(owner, workspaces),
         summary,
         eventType: 'DriftwatchDigest',
-        relatedResources: [...new Set(reported.map(resourceLabel))].slice(0, MAX_RELATED_RESOURCES),
+        relatedResources: [...new Set(reported.map(resourceLabel))]
+          .slice(0, DIGEST_LIMITS.relatedResources)
+          .map((label) => chatText(label, DIGEST_LIMITS.relatedResource)),
         additionalContext: {
           scanId: input.scanId,
-          owner,
+          owner: escapeForChat(owner),
           digestId,
-          workspaces: workspaces.join(',').slice(0, 500),
+          workspaces: chatText(workspaces.join(','), 500),
         },
       },
     },
@@ -224,17 +253,25 @@ function section(
   return [`*${heading}* (${findings.length})`, ...lines].join('\n');
 }
 
+/** Our markup (bullet, icon, code span, italics) around data escaped piece by piece. */
 function findingLine(finding: Finding, now: Date): string {
   const where = finding.environment ? `${finding.workspace} (${finding.environment})` : finding.workspace;
   const age = openDays(finding.firstSeenAt, now);
   const open = age > 0 ? `, open ${age}d` : '';
-  const what = truncate(changeSummary(finding, 2, 40), 160);
-  return `• ${SEVERITY_ICONS[finding.severity]} \`${resourceLabel(finding)}\` in ${where}: ${what} — _${finding.ruleId}${open}_`;
+  const what = chatText(changeSummary(finding, 2, 40), DIGEST_LIMITS.what);
+  return `• ${SEVERITY_ICONS[finding.severity]} ${label(finding)} in ${chatText(where, DIGEST_LIMITS.label)}: ${what} — _${escapeForChat(finding.ruleId)}${open}_`;
+}
+
+/** A finding's resource as inline code: escaped, and short enough to leave room for the rest of its line. */
+function label(finding: Finding): string {
+  return chatCode(resourceLabel(finding), DIGEST_LIMITS.label);
 }
 
 function resolvedSummary(resolved: readonly Finding[]): string {
   if (resolved.length === 0) return '';
-  const names = resolved.slice(0, 5).map((finding) => `\`${resourceLabel(finding)}\` (${finding.workspace})`);
+  const names = resolved
+    .slice(0, 5)
+    .map((finding) => `${label(finding)} (${chatText(finding.workspace, DIGEST_LIMITS.label)})`);
   const rest = resolved.length > 5 ? ` and ${resolved.length - 5} more` : '';
   return `*Resolved* (${resolved.length}): ${names.join(', ')}${rest}`;
 }
@@ -242,15 +279,16 @@ function resolvedSummary(resolved: readonly Finding[]): string {
 /** Keeps whole lines while the description fits, then says how many findings were left out. */
 function boundDescription(sections: string[], more: string | undefined, owner: string): string {
   const text = [...sections, more].filter(isString).join('\n\n');
-  if (text.length <= MAX_DESCRIPTION_CHARS) return text;
-  const tail = `\n\n… — \`driftwatch findings --owner ${owner}\``;
+  if (text.length <= DIGEST_LIMITS.description) return text;
+  const tail = `\n\n… — ${chatCode(`driftwatch findings --owner ${owner}`)}`;
   const lines = text.split('\n');
   let kept = '';
   for (const line of lines) {
-    if (kept.length + line.length + 1 + tail.length > MAX_DESCRIPTION_CHARS) break;
+    if (kept.length + line.length + 1 + tail.length > DIGEST_LIMITS.description) break;
     kept += `${kept ? '\n' : ''}${line}`;
   }
-  return `${kept}${tail}`;
+  // Lines are short (each piece of data has its own budget); the cut is a last guard.
+  return limitText(`${kept}${tail}`, DIGEST_LIMITS.description);
 }
 
 /**
@@ -261,7 +299,8 @@ function boundDescription(sections: string[], more: string | undefined, owner: s
 function nextSteps(reported: readonly Finding[], resolved: readonly Finding[]): string[] {
   const groups = new Map<string, { build: (names: string[]) => string; names: Set<string> }>();
   for (const finding of reported) {
-    const name = `\`${resourceLabel(finding)}\``;
+    const name = label(finding);
+    const workspace = escapeForChat(finding.workspace);
     const drift = finding.kind === 'terraform-drift' && finding.drift?.action !== 'delete';
     const deleted = finding.kind === 'terraform-drift' && finding.drift?.action === 'delete';
     const key = drift
@@ -272,19 +311,20 @@ function nextSteps(reported: readonly Finding[], resolved: readonly Finding[]): 
     const group = groups.get(key) ?? {
       build: drift
         ? (names: string[]) =>
-            `${finding.workspace}: revert (a normal \`terraform plan\` through the team's pipeline, reviewed, restores the declared configuration) or adopt (change the configuration to the live values, review, merge): ${names.join(', ')}`
+            `${workspace}: revert (a normal \`terraform plan\` through the team's pipeline, reviewed, restores the declared configuration) or adopt (change the configuration to the live values, review, merge): ${names.join(', ')}`
         : deleted
           ? (names: string[]) =>
-              `${finding.workspace}: recreate ${names.join(', ')} with a reviewed plan through the pipeline, or remove it from the configuration (a \`removed\` block) if the deletion was intended`
-          : () => finding.remediation.summary,
+              `${workspace}: recreate ${names.join(', ')} with a reviewed plan through the pipeline, or remove it from the configuration (a \`removed\` block) if the deletion was intended`
+          : // Remediations are ours, but they quote data: lock ids and holders, bucket and object names.
+            () => escapeForChat(finding.remediation.summary),
       names: new Set<string>(),
     };
     group.names.add(name);
     groups.set(key, group);
   }
   const steps = [...groups.values()]
-    .slice(0, MAX_NEXT_STEPS)
-    .map((group) => truncate(group.build([...group.names]), 400));
+    .slice(0, DIGEST_LIMITS.nextSteps)
+    .map((group) => limitText(group.build([...group.names]), DIGEST_LIMITS.nextStep));
   if (steps.length === 0 && resolved.length > 0)
     steps.push('Nothing to do: these findings were fixed since the last scan.');
   return steps;
