@@ -31,6 +31,7 @@ export const handler = middy<NotifyOwnersEvent>()
     const input = digestInput(registry, { scanId: event.scanId, now: new Date() }, findings);
     const result = await notifyOwners(input, { publisher, store: objects });
     for (const failure of result.deferred) logger.warn('digest deferred to the next run', failure);
+    for (const corrupt of result.quarantined) logger.warn('corrupt object quarantined', { ...corrupt });
     const summary = {
       sent: result.sent.map((digest) => digest.digestId),
       alreadySent: result.alreadySent,

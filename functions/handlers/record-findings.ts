@@ -40,6 +40,8 @@ export const handler = middy<RecordFindingsEvent>()
       checks,
     );
     const summaryKey = await store.writeSummary(scan, summary);
+    // Quarantined history files are already in the summary as store.corrupt-object findings.
+    for (const corrupt of store.takeCorruptions()) logger.warn('corrupt object quarantined', { ...corrupt });
     emitMetric(METRICS_NAMESPACE, SCAN_COMPLETED_METRIC, 1);
     logger.info('scan recorded', {
       scanId: event.scanId,

@@ -1,5 +1,13 @@
+import { findingId } from '../findings/fingerprint.js';
 import type { Finding } from '../findings/model.js';
-import type { ObjectStore } from '../findings/object-store.js';
+import { type ObjectStore, PreconditionFailedError } from '../findings/object-store.js';
+import {
+  type CorruptObject,
+  corruptObjectFinding,
+  quarantineObject,
+  STORE_SCOPE,
+} from '../findings/quarantine.js';
+import { STORED } from '../findings/stored-schemas.js';
 import type { NotificationSettings } from '../registry/model.js';
 import { buildDigests, type Digest } from './digest.js';
 
@@ -13,27 +21,43 @@ export interface DigestPublisher {
 export interface NotifyResult {
   /** Digests of this scan published now. */
   sent: Digest[];
-  /** Digests of this scan already published by an earlier run of the same scan. */
+  /** Digests of this scan already published (or being published right now) by another run. */
   alreadySent: string[];
   /** Digests that kept failing: kept in the outbox, sent by the next run. */
   deferred: Array<{ digestId: string; reason: string }>;
   /** Digests of earlier scans taken from the outbox and published now. */
   resent: string[];
+  /** Outbox entries and sent markers that were corrupt: moved to quarantine/, reported to the fallback owner. */
+  quarantined: CorruptObject[];
 }
 
 export const SENT_PREFIX = 'notifications/sent/';
 export const OUTBOX_PREFIX = 'notifications/outbox/';
 
+/**
+ * A claim older than this belonged to a run that died between claiming and publishing (a Lambda
+ * runs 15 minutes at most): another run may take it over, or the digest would never be sent.
+ */
+export const CLAIM_LEASE_MS = 20 * 60_000;
+
 const sentKey = (digestId: string) => `${SENT_PREFIX}${digestId}.json`;
 const outboxKey = (digestId: string) => `${OUTBOX_PREFIX}${digestId}.json`;
 
+type ClaimOutcome = { claimed: true; etag: string } | { claimed: false; state: 'sent' | 'claimed' };
+
 /**
  * NotifyOwners: one digest per owner with news, published once per scan and owner.
- * - A `sent` marker per digest makes a rerun of the same scan publish nothing twice.
+ * - Before publishing, a run claims the digest's `sent` marker with a conditional create; only the
+ *   run that wins publishes, so two senders racing on one digest (a retried Lambda, a CLI run next
+ *   to the deployed one) publish it once. After publishing the marker says `sent`; a failed
+ *   publish releases the claim.
  * - A digest that still fails after the publisher's retries goes to the outbox in the findings
  *   store and is published by the next run, before that run's own digests: never lost.
- * (A crash between a publish and its marker can still repeat that one digest; subscribers can
- * deduplicate on the `digestId` message attribute.)
+ * - Outbox entries and markers are schema-checked: a corrupt one is quarantined and reported in
+ *   the fallback owner's digest; it never blocks the other digests. A corrupt marker counts as
+ *   absent (the digest may be sent again rather than never).
+ * (A crash between a publish and its marker can still repeat that one digest once its claim has
+ * expired; subscribers can deduplicate on the `digestId` message attribute.)
  */
 export async function notifyOwners(
   input: {
@@ -45,48 +69,128 @@ export async function notifyOwners(
   },
   ports: { publisher: DigestPublisher; store: ObjectStore },
 ): Promise<NotifyResult> {
-  const result: NotifyResult = { sent: [], alreadySent: [], deferred: [], resent: [] };
+  const { store } = ports;
+  const result: NotifyResult = { sent: [], alreadySent: [], deferred: [], resent: [], quarantined: [] };
+  const now = input.now.toISOString();
+
+  const quarantine = async (
+    key: string,
+    stored: { body: string; etag: string },
+    what: string,
+    reason: string,
+  ) => result.quarantined.push(await quarantineObject(store, key, stored, { what, reason }));
+
+  async function claim(digestId: string): Promise<ClaimOutcome> {
+    const key = sentKey(digestId);
+    const body = JSON.stringify({ digestId, state: 'claimed', claimedAt: now });
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      try {
+        return { claimed: true, etag: (await store.put(key, body, { ifNoneMatch: '*' })).etag };
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError)) throw error;
+      }
+      const existing = await store.get(key);
+      if (!existing) continue; // released by a failed publish meanwhile
+      const marker = STORED.sentMarker.parse(existing.body);
+      if (!marker.ok) {
+        await quarantine(key, existing, STORED.sentMarker.what, marker.reason);
+        continue;
+      }
+      if (marker.value.state !== 'claimed') return { claimed: false, state: 'sent' };
+      const claimedAt = Date.parse(marker.value.claimedAt ?? '');
+      if (input.now.getTime() - claimedAt < CLAIM_LEASE_MS) return { claimed: false, state: 'claimed' };
+      try {
+        return { claimed: true, etag: (await store.put(key, body, { ifMatch: existing.etag })).etag };
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError)) throw error;
+      }
+    }
+    // Still contended after all that: someone else is on it.
+    return { claimed: false, state: 'claimed' };
+  }
+
   const markSent = (digestId: string) =>
-    ports.store.put(sentKey(digestId), JSON.stringify({ digestId, sentAt: input.now.toISOString() }));
+    store.put(sentKey(digestId), JSON.stringify({ digestId, state: 'sent', sentAt: now }));
+
+  async function release(digestId: string, etag: string) {
+    try {
+      await store.delete(sentKey(digestId), { ifMatch: etag });
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+    }
+  }
+
+  /** Publishes what this run claimed; returns the ids accepted and the failures (claims released). */
+  async function publishClaimed(digests: Array<{ digest: Digest; etag: string }>) {
+    if (digests.length === 0) return { sent: new Set<string>(), failed: [] as NotifyResult['deferred'] };
+    const outcome = await ports.publisher.publish(digests.map((entry) => entry.digest));
+    const sent = new Set(outcome.sent);
+    for (const { digest, etag } of digests) {
+      if (sent.has(digest.digestId)) await markSent(digest.digestId);
+      else await release(digest.digestId, etag);
+    }
+    return { sent, failed: outcome.failed };
+  }
 
   // Earlier failures first: they are older news.
-  const waiting: Digest[] = [];
-  for await (const object of ports.store.list(OUTBOX_PREFIX)) {
-    const stored = await ports.store.get(object.key);
+  const waiting: Array<{ digest: Digest; etag: string }> = [];
+  for await (const object of store.list(OUTBOX_PREFIX)) {
+    const stored = await store.get(object.key);
     if (!stored) continue;
-    const digest = JSON.parse(stored.body) as Digest;
-    if (await ports.store.get(sentKey(digest.digestId))) await ports.store.delete(object.key);
-    else waiting.push(digest);
-  }
-  if (waiting.length > 0) {
-    const outcome = await ports.publisher.publish(waiting);
-    for (const digestId of outcome.sent) {
-      await markSent(digestId);
-      await ports.store.delete(outboxKey(digestId));
-      result.resent.push(digestId);
+    const parsed = STORED.outbox.parse(stored.body);
+    if (!parsed.ok) {
+      await quarantine(object.key, stored, STORED.outbox.what, parsed.reason);
+      continue;
     }
+    const digest = parsed.value as Digest;
+    const claimed = await claim(digest.digestId);
+    if (claimed.claimed) waiting.push({ digest, etag: claimed.etag });
+    else if (claimed.state === 'sent') await store.delete(object.key);
+  }
+  const resent = await publishClaimed(waiting);
+  for (const { digest } of waiting) {
+    if (!resent.sent.has(digest.digestId)) continue;
+    await store.delete(outboxKey(digest.digestId));
+    result.resent.push(digest.digestId);
   }
 
-  const digests = buildDigests(input);
-  const pending: Digest[] = [];
+  const digests = buildDigests({
+    ...input,
+    findings: [...input.findings, ...storeFindings(result, input, store)],
+  });
+  const pending: Array<{ digest: Digest; etag: string }> = [];
   for (const digest of digests) {
-    if (await ports.store.get(sentKey(digest.digestId))) result.alreadySent.push(digest.digestId);
-    else pending.push(digest);
+    const claimed = await claim(digest.digestId);
+    if (claimed.claimed) pending.push({ digest, etag: claimed.etag });
+    else result.alreadySent.push(digest.digestId);
   }
-  if (pending.length === 0) return result;
-  const outcome = await ports.publisher.publish(pending);
-  const sent = new Set(outcome.sent);
-  for (const digest of pending) {
-    if (sent.has(digest.digestId)) {
-      await markSent(digest.digestId);
-      result.sent.push(digest);
-    }
-  }
+  const outcome = await publishClaimed(pending);
+  for (const { digest } of pending) if (outcome.sent.has(digest.digestId)) result.sent.push(digest);
   for (const failure of outcome.failed) {
-    const digest = pending.find((candidate) => candidate.digestId === failure.digestId);
+    const digest = pending.find((candidate) => candidate.digest.digestId === failure.digestId)?.digest;
     if (!digest) continue;
-    await ports.store.put(outboxKey(digest.digestId), JSON.stringify(digest));
+    await store.put(outboxKey(digest.digestId), JSON.stringify(digest));
     result.deferred.push(failure);
   }
   return result;
+}
+
+/** The store.corrupt-object findings of what this run quarantined, as news for the fallback owner. */
+function storeFindings(
+  result: NotifyResult,
+  input: { scanId: string; now: Date },
+  store: ObjectStore,
+): Finding[] {
+  const at = input.now.toISOString();
+  return result.quarantined.map((corrupt) => {
+    const draft = corruptObjectFinding(corrupt, STORE_SCOPE, store.location);
+    return {
+      ...draft,
+      id: findingId(draft),
+      status: 'new',
+      scanId: input.scanId,
+      firstSeenAt: at,
+      lastSeenAt: at,
+    };
+  });
 }

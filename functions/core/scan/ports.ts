@@ -54,7 +54,10 @@ export interface PreparedWorkspace {
 export interface ScanPorts {
   credentials(workspace: WorkspaceConfig): Promise<WorkspaceCredentials | undefined>;
   identity(workspace: WorkspaceConfig, credentials: WorkspaceCredentials | undefined): Promise<IdentityCheck>;
-  /** undefined when there is no state object (yet) or it could not be read. */
+  /**
+   * undefined when there is no state object (yet); throws when it could not be read (the scan then
+   * fails: without the version a concurrent apply cannot be detected).
+   */
   stateVersion(
     workspace: WorkspaceConfig,
     credentials: WorkspaceCredentials | undefined,

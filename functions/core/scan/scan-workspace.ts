@@ -99,12 +99,13 @@ export async function scanWorkspace(
   }
   result.durationsMs.init = prepared.initDurationMs;
 
+  // Without the version a concurrent apply goes unnoticed and a half-applied state reads as drift:
+  // a failed read fails the scan with its cause (never a silent "no state"), like any other stage.
   const readStateVersion = async (): Promise<StateVersion | undefined> => {
     try {
       return await ports.stateVersion(workspace, credentials);
-    } catch {
-      // Without the version we cannot detect a concurrent apply; the plan itself is still valid.
-      return undefined;
+    } catch (error) {
+      throw new StateVersionError(messageOf(error), { cause: error });
     }
   };
 
@@ -194,12 +195,28 @@ export async function scanWorkspace(
   }
 
   function failFromRunError(error: unknown): WorkspaceScanResult {
+    if (error instanceof StateVersionError) {
+      return fail(
+        'scan.state-version-failed',
+        `could not read the version of ${describeBackend(workspace)}, so a concurrent apply could not be ruled out: ${error.message}. ` +
+          'Check that the scan role may read the state object (s3:GetObject, which HeadObject needs) and the bucket is reachable, then scan again.',
+        { stage: 'state-version' },
+      );
+    }
     if (error instanceof TerraformRunError) {
       // An unreadable plan file is the same finding whether it came from a scan or evaluate-plan.
       const ruleId = error.stage === 'evaluate' ? 'scan.plan-invalid' : `scan.${error.stage}-failed`;
       return fail(ruleId, error.reason, { stage: error.stage });
     }
     return fail('scan.failed', messageOf(error));
+  }
+}
+
+/** Reading the state object's version failed: concurrent-apply detection would be off. */
+class StateVersionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StateVersionError';
   }
 }
 
