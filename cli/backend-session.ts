@@ -9,6 +9,7 @@ import { parseDuration } from '../functions/core/registry/duration.js';
 import { BUCKET_SHAPE } from '../functions/core/registry/formats.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
+import { stripForTerminal } from '../functions/core/text/sanitize.js';
 import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP, storedAt } from './context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from './output.js';
 
@@ -62,7 +63,9 @@ export function reportRuns(
   const findings = outcomes.flatMap((outcome) => outcome.findings);
   process.stdout.write(renderFindings(findings, format));
   for (const outcome of outcomes.filter((candidate) => candidate.error))
-    process.stderr.write(`driftwatch: ${outcome.scope}: ${outcome.error}\n`);
+    process.stderr.write(
+      `driftwatch: ${stripForTerminal(`${outcome.scope}: ${outcome.error}`, { multiline: true })}\n`,
+    );
   run(outcomes.some((outcome) => outcome.error) ? 1 : exitCodeFor(findings));
   return findings;
 }

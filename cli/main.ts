@@ -4,6 +4,7 @@ import { LockObservationMissingError } from '../functions/core/backend/stages.js
 import { UnknownStateBucketError } from '../functions/core/backend/target.js';
 import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
 import { RegistryError } from '../functions/core/registry/parse.js';
+import { stripForTerminal } from '../functions/core/text/sanitize.js';
 import { ConfigurationError } from '../functions/handlers/env.js';
 import { InvalidEventError } from '../functions/handlers/middleware.js';
 import { registerCheckBackend } from './commands/check-backend.js';
@@ -73,9 +74,12 @@ function reportError(error: unknown): number {
     LockObservationMissingError,
   ];
   if (expected.some((type) => error instanceof type)) {
-    process.stderr.write(`driftwatch: ${(error as Error).message}\n`);
+    // Messages quote data (ids, keys, names from stores and AWS errors): printed inert.
+    process.stderr.write(`driftwatch: ${stripForTerminal((error as Error).message, { multiline: true })}\n`);
     return 1;
   }
-  process.stderr.write(`driftwatch: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.stderr.write(
+    `driftwatch: unexpected error: ${stripForTerminal((error as Error)?.stack ?? String(error), { multiline: true })}\n`,
+  );
   return 1;
 }

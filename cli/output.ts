@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { changeSummary, resourceLabel, truncate } from '../functions/core/findings/describe.js';
 import type { Finding } from '../functions/core/findings/model.js';
 import { isAboveInfo, severityRank } from '../functions/core/findings/model.js';
+import { jsonForTerminal, stripForTerminal } from '../functions/core/text/sanitize.js';
 
 export type OutputFormat = 'table' | 'json';
 
@@ -34,7 +35,7 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
 
 export function renderFindings(findings: readonly Finding[], format: OutputFormat, now = new Date()): string {
   const sorted = sortFindings(findings);
-  if (format === 'json') return `${JSON.stringify(sorted, null, 2)}\n`;
+  if (format === 'json') return `${jsonForTerminal(sorted)}\n`;
   if (sorted.length === 0) return 'No findings.\n';
   const rows = sorted.map((finding) => [
     finding.severity.toUpperCase(),
@@ -48,7 +49,9 @@ export function renderFindings(findings: readonly Finding[], format: OutputForma
   return renderTable(['SEVERITY', 'STATUS', 'WORKSPACE', 'RULE', 'RESOURCE', 'WHAT CHANGED', 'AGE'], rows);
 }
 
-export function renderTable(header: string[], rows: string[][]): string {
+/** Every cell is data (addresses, titles, values, names): stripped before it is measured and printed. */
+export function renderTable(header: string[], rawRows: string[][]): string {
+  const rows = rawRows.map((row) => row.map((cell) => stripForTerminal(cell)));
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

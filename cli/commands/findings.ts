@@ -4,6 +4,7 @@ import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/c
 import { matchesFilter } from '../../functions/core/query/query-findings.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
+import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP } from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings, renderTable } from '../output.js';
 import { parseSince } from '../since.js';
@@ -51,7 +52,7 @@ export function registerFindings(program: Command, run: (code: number) => void):
         const health = scanHealth(summaries, now, alertAfterMs);
         process.stdout.write(
           options.format === 'json'
-            ? `${JSON.stringify({ ...health, summaries }, null, 2)}\n`
+            ? `${jsonForTerminal({ ...health, summaries })}\n`
             : renderHealth(summaries, health.missing, alertAfterMs),
         );
         run(health.missing ? 1 : 0);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, DEFAULT_STORE, resolveSalt } from '../context.js';
 
 const HANDLERS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'functions', 'handlers');
@@ -39,7 +40,7 @@ export function registerInvoke(program: Command, run: (code: number) => void): v
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
       const result = await module.handler(event, localContext(name));
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      process.stdout.write(`${jsonForTerminal(result)}\n`);
       run(0);
     });
 }

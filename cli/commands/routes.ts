@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Destination } from '../../functions/core/registry/model.js';
 import { checkRoutes, destinationsFor } from '../../functions/core/routing/routes.js';
 import { bucketOwnership } from '../../functions/core/routing/scopes.js';
+import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
 import { loadRegistryFile } from '../context.js';
 import { type OutputFormat, parseFormat, renderTable } from '../output.js';
 
@@ -19,7 +20,7 @@ export function registerRoutes(program: Command, run: (code: number) => void): v
       const { registry } = loadRegistryFile(options.registry);
       if (options.check) {
         const problems = checkRoutes(registry);
-        if (options.format === 'json') process.stdout.write(`${JSON.stringify(problems, null, 2)}\n`);
+        if (options.format === 'json') process.stdout.write(`${jsonForTerminal(problems)}\n`);
         else if (problems.length === 0)
           process.stdout.write('Every workspace, bucket and finding kind reaches a destination.\n');
         else {
@@ -65,7 +66,7 @@ export function registerRoutes(program: Command, run: (code: number) => void): v
           describe(destinationsFor(registry, owner, environment)),
         ]);
       }
-      if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      if (options.format === 'json') process.stdout.write(`${jsonForTerminal(rows)}\n`);
       else
         process.stdout.write(renderTable(['SCOPE', 'ENVIRONMENT', 'OWNER', 'MATCH', 'DESTINATIONS'], rows));
       run(0);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP } from '../context.js';
 
 interface SuppressOptions {
@@ -56,8 +57,9 @@ export function registerSuppress(program: Command, run: (code: number) => void):
       };
       const finding = await store.suppress(findingId, suppression);
       if (!finding) throw new CliError(`no open finding ${findingId} in ${store.location}`);
+      // The title is data from a plan or a cluster.
       process.stdout.write(
-        `suppressed ${findingId.slice(0, 12)}… (${finding.title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}\n`,
+        `${stripForTerminal(`suppressed ${findingId.slice(0, 12)}… (${finding.title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
       );
       run(0);
     });

@@ -1,4 +1,5 @@
 import { redactText } from '../core/redaction/secrets.js';
+import { escapeJsonText, stripForTerminal } from '../core/text/sanitize.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -21,7 +22,8 @@ export interface LoggerOptions {
 
 /**
  * One structured logger: short messages, data in keys, always on stderr (stdout is for results).
- * Every line passes through redactText as a last line of defence against secrets.
+ * Every line passes through redactText as a last line of defence against secrets, then loses what
+ * a terminal would execute.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = LEVELS[options.level ?? 'info'];
@@ -39,7 +41,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
             message,
             ...Object.entries(fields).map(([key, value]) => `${key}=${textValue(value)}`),
           ].join(' ');
-    write(redactText(line));
+    // Fields carry data (addresses, keys, error messages): text lines are printed inert on a
+    // terminal, JSON lines get \u escapes for the controls JSON.stringify leaves raw.
+    const redacted = redactText(line);
+    write(format === 'json' ? escapeJsonText(redacted) : stripForTerminal(redacted));
   };
   return {
     debug: (message, data) => log('debug', message, data),
