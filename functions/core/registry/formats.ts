@@ -88,7 +88,9 @@ export function s3UriProblem(uri: string): string | undefined {
   const match = S3_URI.exec(uri);
   if (match === null)
     return `'${uri}' is not an S3 URI: expected s3://bucket/key, e.g. s3://bundles/payments.tgz`;
-  return bucketNameProblem(match[1] ?? '');
+  const bucket = match[1] ?? '';
+  // Worded about "its bucket": problems never quote the registry's values (issues.ts withoutValue).
+  return bucketNameProblem(bucket)?.replace(`'${bucket}'`, 'its bucket');
 }
 
 /** A path inside a checkout or bundle: relative, and unable to climb out of it. */

@@ -58,7 +58,8 @@ export function describeValue(value: unknown): string {
   if (value instanceof Date) return `the date ${value.toISOString()}`;
   switch (typeof value) {
     case 'string':
-      return `the text '${value}'`;
+      // Never the text itself: a mistyped --registry (a .tfvars, an .env file) must not print its values.
+      return value.includes('\n') || value.length > 40 ? 'a block of text' : 'text';
     case 'number':
     case 'boolean':
       return `the ${typeof value} ${value}`;
@@ -83,8 +84,23 @@ export function problemFromIssue(issue: z.core.$ZodIssue, source: YamlSource): R
   const unknownKey = isUnknownKeyParams(params);
   const target = unknownKey || isKeyIssueParams(params) ? 'key' : 'value';
   const position = source.positionOf(segments, target);
-  const message = unknownKey ? unknownKeyMessage(segments, params.knownKeys) : issue.message;
+  const message = unknownKey
+    ? unknownKeyMessage(segments, params.knownKeys)
+    : target === 'value'
+      ? withoutValue(issue.message, issue.input)
+      : issue.message;
   return { path: formatPath(segments), line: position.line, column: position.column, message };
+}
+
+/**
+ * Problems name the file, line, column and key, never the value found there: a secret typed into the
+ * wrong field, or a file that is not a registry at all, must not end up in a terminal or a CI log.
+ * Format checks word their problem about the value (`'x' is not an email address`); here it becomes
+ * `the value is not an email address`. Keys (env names, unknown keys) are names, not contents.
+ */
+function withoutValue(message: string, input: unknown): string {
+  if (typeof input !== 'string' || input === '') return message;
+  return message.split(`'${input}'`).join('the value');
 }
 
 function unknownKeyMessage(path: readonly PropertyKey[], knownKeys: readonly string[]): string {

@@ -32,7 +32,8 @@ export function parseRegistry(text: string, options: ParseRegistryOptions = {}):
   const raw = readDocument(source);
   if ('problems' in raw) throw new RegistryError(raw.problems, fileName);
 
-  const result = registrySchema.safeParse(raw.value, { error: describeIssue });
+  // reportInput: problemFromIssue needs the offending value to keep it out of the message.
+  const result = registrySchema.safeParse(raw.value, { error: describeIssue, reportInput: true });
   const problems = [
     ...(result.success ? [] : result.error.issues.map((issue) => problemFromIssue(issue, source))),
     ...checkReferences(raw.value, source),

@@ -242,7 +242,7 @@ describe('parseRegistry: problem reports', () => {
         path: 'workspaces[0].id',
         line: 8,
         column: 9,
-        message: expect.stringContaining("'Payments' is not a valid id"),
+        message: expect.stringContaining('the value is not a valid id'),
       },
       {
         path: 'workspaces[0].bakend',
@@ -254,7 +254,7 @@ describe('parseRegistry: problem reports', () => {
         path: 'locks.confirmAfter',
         line: 13,
         column: 24,
-        message: expect.stringContaining("'soon' is not a duration"),
+        message: expect.stringContaining('the value is not a duration'),
       },
     ]);
   });
@@ -272,9 +272,35 @@ describe('parseRegistry: problem reports', () => {
     expect(error.name).toBe('RegistryError');
     expect(error.fileName).toBe('infra/driftwatch.yaml');
     expect(error.message.split('\n')).toStrictEqual([
-      "infra/driftwatch.yaml:13:14 workspaces[0].roleArn: 'nope' is not an IAM role ARN such as arn:aws:iam::111111111111:role/driftwatch-read",
-      "infra/driftwatch.yaml:14:23 workspaces[0].terraformVersion: 'latest' is not an exact Terraform version such as 1.11.4 (constraints like '~> 1.11' are not supported)",
+      'infra/driftwatch.yaml:13:14 workspaces[0].roleArn: the value is not an IAM role ARN such as arn:aws:iam::111111111111:role/driftwatch-read',
+      "infra/driftwatch.yaml:14:23 workspaces[0].terraformVersion: the value is not an exact Terraform version such as 1.11.4 (constraints like '~> 1.11' are not supported)",
     ]);
+  });
+
+  it('never quotes the values it read: a .tfvars given as the registry, a secret in a wrong field', () => {
+    const secret = 'hunter2-Secret-Value';
+    const texts = [
+      `db_password = "${secret}"\nregion = "eu-west-1"\n`,
+      `{ "db_password": "${secret}" }\n`,
+      registryWithWorkspace(`    roleArn: "${secret}"`, `    terraformVersion: "${secret}"`),
+      yaml(
+        ...HEADER.slice(0, 4),
+        '    - id: platform',
+        `      destinations: [{ type: email, address: "${secret}" }]`,
+      ),
+      yaml('version: 1', `owners: "${secret}"`),
+    ];
+    for (const text of texts) {
+      let caught: unknown;
+      try {
+        parseRegistry(text, { fileName: 'prod.tfvars' });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(RegistryError);
+      expect((caught as Error).message).toMatch(/^prod\.tfvars:\d+:\d+ /);
+      expect((caught as Error).message).not.toContain('hunter2');
+    }
   });
 
   it('names driftwatch.yaml when no file name is given', () => {
@@ -338,7 +364,7 @@ describe('parseRegistry: documents that are not a registry', () => {
 
   it.each([
     ['a list', '- version: 1\n', 'a list'],
-    ['a scalar', 'hello\n', "the text 'hello'"],
+    ['a scalar', 'hello\n', 'text'],
     ['a number', '42\n', 'the number 42'],
   ])('rejects a document that is %s', (_name, text, found) => {
     expect(problemsOf(text)).toStrictEqual([
