@@ -1,4 +1,5 @@
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
@@ -9,7 +10,10 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createS3ObjectStore } from '../../../functions/adapters/object-store/s3-object-store.js';
+import {
+  createS3ObjectStore,
+  StoreConflictError,
+} from '../../../functions/adapters/object-store/s3-object-store.js';
 import { PreconditionFailedError } from '../../../functions/core/findings/object-store.js';
 
 const s3Mock = mockClient(S3Client);
@@ -69,5 +73,88 @@ describe('S3 object store', () => {
       ContinuationToken: 't1',
       Prefix: 'current/',
     });
+  });
+
+  describe('409 ConditionalRequestConflict', () => {
+    const conflict = () =>
+      new S3ServiceException({
+        name: 'ConditionalRequestConflict',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 409 },
+      });
+    /** A store whose pauses are recorded, not waited, with the jitter fixed at `jitter`. */
+    const retrying = (jitter: number) => {
+      const slept: number[] = [];
+      const retryStore = createS3ObjectStore(new S3Client({ region: 'eu-west-1' }), 'findings', {
+        conflicts: { baseMs: 100, capMs: 1_000, totalMs: 3_000 },
+        sleep: async (ms) => {
+          slept.push(ms);
+        },
+        random: () => jitter,
+      });
+      return { retryStore, slept };
+    };
+
+    it('retries the same conditional write with full-jitter exponential backoff until it goes through', async () => {
+      s3Mock.on(PutObjectCommand).rejectsOnce(conflict()).rejectsOnce(conflict()).resolves({ ETag: '"e3"' });
+      const { retryStore, slept } = retrying(0.5);
+      expect(await retryStore.put('current/a.json', '{}', { ifMatch: '"e1"' })).toEqual({ etag: '"e3"' });
+      expect(slept).toEqual([50, 100]);
+      expect(s3Mock).toHaveReceivedCommandTimes(PutObjectCommand, 3);
+      expect(s3Mock).toHaveReceivedNthCommandWith(PutObjectCommand, 3, { IfMatch: '"e1"' });
+    });
+
+    it('gives up after the total delay with an error naming the key', async () => {
+      s3Mock.on(PutObjectCommand).rejects(conflict());
+      const { retryStore, slept } = retrying(0.999);
+      const failure = retryStore.put('current/a.json', '{}', { ifNoneMatch: '*' });
+      await expect(failure).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(failure).rejects.toThrow(
+        /s3:\/\/findings\/current\/a\.json: .*409 ConditionalRequestConflict/,
+      );
+      expect(slept.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(3_000);
+      expect(Math.max(...slept)).toBeLessThanOrEqual(1_000);
+    });
+
+    it("a 412 on a retry is the caller's signal to re-read, not another retry", async () => {
+      s3Mock
+        .on(PutObjectCommand)
+        .rejectsOnce(conflict())
+        .rejectsOnce(
+          new S3ServiceException({
+            name: 'PreconditionFailed',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 412 },
+          }),
+        );
+      const { retryStore } = retrying(0.5);
+      await expect(retryStore.put('current/a.json', '{}', { ifMatch: '"e1"' })).rejects.toBeInstanceOf(
+        PreconditionFailedError,
+      );
+      expect(s3Mock).toHaveReceivedCommandTimes(PutObjectCommand, 2);
+    });
+  });
+
+  it('deletes conditionally: If-Match is sent, 412 is PreconditionFailedError, a missing key is fine', async () => {
+    s3Mock
+      .on(DeleteObjectCommand)
+      .resolvesOnce({})
+      .rejectsOnce(
+        new S3ServiceException({
+          name: 'PreconditionFailed',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 412 },
+        }),
+      )
+      .rejectsOnce(new NoSuchKey({ message: 'gone', $metadata: { httpStatusCode: 404 } }));
+    await store.delete('quarantine/x.json', { ifMatch: '"e1"' });
+    expect(s3Mock).toHaveReceivedCommandWith(DeleteObjectCommand, {
+      Key: 'quarantine/x.json',
+      IfMatch: '"e1"',
+    });
+    await expect(store.delete('current/a.json', { ifMatch: '"e1"' })).rejects.toBeInstanceOf(
+      PreconditionFailedError,
+    );
+    await expect(store.delete('current/a.json', { ifMatch: '"e1"' })).resolves.toBeUndefined();
   });
 });
