@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
+import { PreconditionFailedError } from '../../../functions/core/findings/object-store.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'driftwatch-fs-store-'));
+  dirs.push(dir);
+  return dir;
+};
+
+/** Runs the writer script in its own node process; resolves with its stdout. */
+function writerProcess(dir: string, writer: string, runs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['bin/run-ts.js', 'test/helpers/fs-store-writer.ts', dir, writer, String(runs)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`writer ${writer} exited ${code}: ${stderr}`)),
+    );
+  });
+}
+
+describe('fs object store', () => {
+  it('loses no acknowledged update with 5 processes × 100 compare-and-swap increments of one key', async () => {
+    const dir = tempDir();
+    const writers = ['w0', 'w1', 'w2', 'w3', 'w4'];
+    await Promise.all(writers.map((writer) => writerProcess(dir, writer, 100)));
+    const counter = JSON.parse((await createFsObjectStore(dir).get('current/counter.json'))!.body);
+    expect(counter.count).toBe(500);
+    expect(counter.byWriter).toEqual({ w0: 100, w1: 100, w2: 100, w3: 100, w4: 100 });
+  }, 180_000);
+
+  it('breaks a lock left by a dead process, and names a live one it could not get', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'current'), { recursive: true });
+    const lock = join(dir, 'current/a.json.lock');
+    writeFileSync(lock, '');
+    const old = new Date(Date.now() - 60 * 60_000);
+    utimesSync(lock, old, old);
+    const store = createFsObjectStore(dir, { lockStaleMs: 30_000, lockWaitMs: 200 });
+    await expect(store.put('current/a.json', '{}')).resolves.toMatchObject({ etag: expect.any(String) });
+
+    writeFileSync(lock, '');
+    await expect(store.put('current/a.json', '{"b":1}')).rejects.toThrow(
+      /current\/a\.json stayed locked .* delete .*current\/a\.json\.lock if none is running/,
+    );
+    expect((await store.get('current/a.json'))?.body).toBe('{}');
+  });
+
+  it('deletes conditionally and lists no lock or temporary files', async () => {
+    const dir = tempDir();
+    const store = createFsObjectStore(dir);
+    const { etag } = await store.put('outbox/a.json', 'one');
+    writeFileSync(join(dir, 'outbox/b.json.lock'), '');
+    await expect(store.delete('outbox/a.json', { ifMatch: '"other"' })).rejects.toBeInstanceOf(
+      PreconditionFailedError,
+    );
+    const keys: string[] = [];
+    for await (const object of store.list('outbox/')) keys.push(object.key);
+    expect(keys).toEqual(['outbox/a.json']);
+    await store.delete('outbox/a.json', { ifMatch: etag });
+    expect(await store.get('outbox/a.json')).toBeUndefined();
+    await expect(store.delete('never/there.json', { ifMatch: etag })).resolves.toBeUndefined();
+  });
+});
