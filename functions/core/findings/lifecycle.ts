@@ -101,11 +101,15 @@ export function recordWorkspaceScan(
   );
 
   const seen = new Map<string, Finding>();
+  /** Open findings at an old address that a finding at the new one took over (not resolved). */
+  const movedAway = new Set<string>();
   for (const draft of drafts) {
     const id = findingId(draft);
     if (seen.has(id)) continue;
     const valueHash = valueHashOf(draft);
-    const before = open.get(id);
+    const carried = open.has(id) ? undefined : carriedOverFromOldAddress(draft, open, movedAway);
+    if (carried) movedAway.add(carried.id);
+    const before = open.get(id) ?? carried;
     const resolved = before ? undefined : recentlyResolved.get(id);
     const finding: Finding = {
       ...draft,
@@ -117,7 +121,9 @@ export function recordWorkspaceScan(
       firstSeenAt: before?.firstSeenAt ?? now,
       lastSeenAt: now,
     };
-    if (before) finding.status = before.valueHash === valueHash ? 'ongoing' : 'changed';
+    if (before)
+      finding.status = sameValue(before, draft, valueHash, carried !== undefined) ? 'ongoing' : 'changed';
+    if (carried) finding.evidence = { ...finding.evidence, carriedOverFrom: carried.id };
     if (resolved) {
       finding.status = 'regressed';
       finding.resolvedAt = resolved.resolvedAt;
@@ -137,7 +143,7 @@ export function recordWorkspaceScan(
   const carriedOver: Finding[] = [];
   const resolvedNow: Finding[] = [];
   for (const finding of open.values()) {
-    if (seen.has(finding.id)) continue;
+    if (seen.has(finding.id) || movedAway.has(finding.id)) continue;
     const trustedToResolve = scan.outcome === 'ok' || SCAN_HEALTH_KINDS.has(finding.kind);
     if (trustedToResolve)
       resolvedNow.push({ ...finding, status: 'resolved', scanId: scan.scanId, resolvedAt: now });
@@ -161,6 +167,31 @@ export function recordWorkspaceScan(
     },
     history: [...seen.values(), ...resolvedNow],
   };
+}
+
+/**
+ * A finding at an address a `moved` block moved its resource to (`resource.movedFrom`) takes over
+ * the open finding of the same kind, rule and paths at the old address: the refactor is not news,
+ * so it keeps its first sighting, age and suppression instead of "old resolved, new new".
+ */
+function carriedOverFromOldAddress(
+  draft: FindingDraft,
+  open: ReadonlyMap<string, Finding>,
+  taken: ReadonlySet<string>,
+): Finding | undefined {
+  const resource = draft.resource;
+  if (!resource || !('address' in resource) || resource.movedFrom === undefined) return undefined;
+  const oldId = findingId({ ...draft, resource: { ...resource, address: resource.movedFrom } });
+  return taken.has(oldId) ? undefined : open.get(oldId);
+}
+
+/**
+ * Whether a finding says what it said before. A carried-over finding's title names its old address,
+ * so it is compared as if it still had that title: only a different severity or value is `changed`.
+ */
+function sameValue(before: Finding, draft: FindingDraft, valueHash: string, carried: boolean): boolean {
+  if (!carried) return before.valueHash === valueHash;
+  return before.valueHash === valueHashOf({ ...draft, title: before.title });
 }
 
 /** Marks an open finding suppressed until a date (or lifts the suppression with `undefined`). */

@@ -23,7 +23,12 @@ export type Severity = (typeof SEVERITIES)[number];
 export const FINDING_STATUSES = ['new', 'ongoing', 'changed', 'resolved', 'regressed', 'suppressed'] as const;
 export type FindingStatus = (typeof FINDING_STATUSES)[number];
 
-/** `create` only ever appears on `pending-change` findings (configuration not yet applied). */
+/**
+ * `create` only ever appears on `pending-change` findings (configuration not yet applied). `move` is
+ * never emitted: a refactor is not drift (a moved resource is an `update` at its new address with
+ * `resource.movedFrom`, or an info finding without `drift`). It stays in the vocabulary because
+ * stores written before that rule hold findings with it, and they must still be read.
+ */
 export const DRIFT_ACTIONS = ['update', 'delete', 'replace', 'move', 'create'] as const;
 export type DriftAction = (typeof DRIFT_ACTIONS)[number];
 
@@ -32,6 +37,12 @@ export interface TerraformResourceRef {
   type: string;
   provider?: string;
   module?: string;
+  /**
+   * The address a `moved` block moved this resource from (the plan's `previous_address`). Not part
+   * of the fingerprint: the finding follows the new address, and an open finding at the old
+   * address is carried over to it.
+   */
+  movedFrom?: string;
 }
 export interface BackendResourceRef {
   bucket: string;

@@ -1,5 +1,6 @@
 import type { FindingDraft } from '../findings/model.js';
 import type { Policies } from '../registry/model.js';
+import type { ConfigurationFacts } from './configuration.js';
 import type { DeletionGuard } from './deletion-guard.js';
 import type { NoiseRuleName } from './noise.js';
 
@@ -12,6 +13,11 @@ export interface EvaluationContext {
   now: Date;
   /** Named in remediation text: where the configuration and the state of this workspace live. */
   remediation?: { source?: string; backend?: string };
+  /**
+   * What the workspace's configuration says that its plan does not (ignore_changes, removed blocks),
+   * when the source is at hand: a scan, or `evaluate-plan --config DIR`.
+   */
+  configuration?: ConfigurationFacts;
 }
 
 export interface EvaluationResult {
@@ -24,6 +30,12 @@ export interface EvaluationResult {
     managedResourceCount: number;
     reportedDeletions: number;
   };
-  noiseRemoved: Array<{ rule: NoiseRuleName; address: string; paths: string[]; reason?: string }>;
+  /** `removed-block`: drift of a resource the configuration removes with a `removed` block. */
+  noiseRemoved: Array<{
+    rule: NoiseRuleName | 'removed-block';
+    address: string;
+    paths: string[];
+    reason?: string;
+  }>;
   deletionGuard: DeletionGuard;
 }

@@ -9,6 +9,7 @@ import {
 } from '../findings/model.js';
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { compactPlan } from './compact.js';
+import { type ConfigurationIndex, createConfigurationIndex, type IgnoredChanges } from './configuration.js';
 import { computeDeletionGuard } from './deletion-guard.js';
 import { changesBeyondDriftRevert } from './drift-revert.js';
 import type { EvaluationContext, EvaluationResult } from './evaluate-types.js';
@@ -150,7 +151,8 @@ function remediationOption(context: EvaluationContext): {
 interface FindingSpec {
   kind: Extract<FindingKind, 'terraform-drift' | 'pending-change'>;
   ruleId: string;
-  action: DriftAction;
+  /** undefined: the finding has no `drift` member (a clean move changed no value). */
+  action: DriftAction | undefined;
   severityBase: SeverityBase;
   change: CompactChange;
   changes: readonly CompactAttributeChange[];
@@ -158,6 +160,8 @@ interface FindingSpec {
   title: string;
   detail: string;
   remediation: Remediation;
+  /** Changes left out because `lifecycle.ignore_changes` covers them (with the rule that did). */
+  ignored?: IgnoredChanges;
 }
 
 const NO_CHANGES: readonly CompactAttributeChange[] = [];
@@ -169,6 +173,7 @@ class Evaluation {
   private readonly normalise: NoiseNormaliser;
   private readonly remediations: Remediations;
   private readonly decideSeverity: SeverityDecider;
+  private readonly configuration: ConfigurationIndex;
 
   constructor(
     private readonly plan: CompactPlan,
@@ -177,14 +182,31 @@ class Evaluation {
     this.normalise = createNoiseNormaliser(plan, context.policies, context.now);
     this.remediations = createRemediations({ workspace: context.workspace, ...context.remediation });
     this.decideSeverity = createSeverityDecider(context);
+    this.configuration = createConfigurationIndex(context.configuration);
   }
 
   drift(change: CompactChange): void {
     if (change.mode !== 'managed') return;
+    // An import adopts an existing object: that is the configuration catching up, never drift
+    // (refresh-only plans skip import blocks; this holds for any plan that lists one in drift).
+    if (change.importing) return;
     const action = driftActionOf(change);
     if (action === undefined) return;
     const { address, type } = change;
     const remediation = this.remediations;
+
+    const removedBlock = this.configuration.removedBlockFor(address);
+    if (removedBlock !== undefined) {
+      // The configuration has let go of this object (a `removed` block): its drift is nobody's
+      // decision any more. Accounted for like noise, so the summary still shows it.
+      this.noiseRemoved.push({
+        rule: 'removed-block',
+        address,
+        paths: change.changes.length > 0 ? pathsOf(change.changes) : [''],
+        reason: `removed block for ${removedBlock.from} in ${removedBlock.file} (${removedBlock.destroy ? 'destroyed' : 'forgotten'} at the next apply)`,
+      });
+      return;
+    }
 
     if (action === 'delete') {
       this.add({
@@ -196,13 +218,13 @@ class Evaluation {
         changes: NO_CHANGES,
         noise: [],
         title: `${address} was deleted outside Terraform`,
-        detail: `Terraform's refresh could not find ${address} (${type}): the object was deleted outside Terraform while the configuration still declares it.`,
+        detail: `Terraform's refresh could not find ${address} (${type}): the object was deleted outside Terraform while the configuration still declares it.${movedSentence(change)}`,
         remediation: remediation.deletion(address),
       });
       return;
     }
 
-    const { changes, removed } = this.normalise(change);
+    const { changes: normalised, removed } = this.normalise(change);
     const noise = countPaths(removed);
 
     if (action === 'replace') {
@@ -212,58 +234,85 @@ class Evaluation {
         action,
         severityBase: 'drift.replace',
         change,
-        changes,
+        changes: normalised,
         noise: removed,
-        title: withAttributes(`${address} was replaced outside Terraform`, changes),
-        detail: `Terraform's refresh found a different object behind ${address} (${type}) than the one it created.${pathsSentence(changes)}${noiseSentence(noise)}`,
-        remediation: remediation.drift(pathsOf(changes)),
+        title: withAttributes(`${address} was replaced outside Terraform`, normalised),
+        detail: `Terraform's refresh found a different object behind ${address} (${type}) than the one it created.${movedSentence(change)}${pathsSentence(normalised)}${noiseSentence(noise)}`,
+        remediation: remediation.drift(pathsOf(normalised)),
       });
       return;
     }
 
-    if (action === 'move') {
-      const previous = change.previousAddress ?? address;
-      const moved = changes.length === 0;
+    // update (or a move, which is an update at the new address): what ignore_changes leaves.
+    const ignored = this.configuration.ignoreChanges(address, normalised);
+    const changes = ignored.kept;
+    if (changes.length === 0 && ignored.rule !== undefined) {
+      const where = ignoredSentence(ignored);
+      this.add({
+        kind: 'terraform-drift',
+        ruleId: 'drift.ignored-changes',
+        action: 'update',
+        severityBase: 'drift.ignored-changes',
+        change,
+        changes: ignored.ignored,
+        noise: removed,
+        title: withAttributes(
+          `${address} changed outside Terraform in attributes the configuration ignores`,
+          ignored.ignored,
+        ),
+        detail: `Terraform's refresh found that ${address} (${type}) differs from its last applied state only in attributes ${where}: Terraform will not change them back, so there is nothing to decide.${movedSentence(change)}${pathsSentence(ignored.ignored)}${noiseSentence(noise)}`,
+        remediation: remediation.ignoredChanges(ignored.rule.file),
+      });
+      return;
+    }
+    if (changes.length === 0 && change.previousAddress !== undefined) {
+      const previous = change.previousAddress;
       this.add({
         kind: 'terraform-drift',
         ruleId: 'drift.moved',
-        action,
-        severityBase: moved ? 'drift.moved' : 'drift.moved-with-change',
+        action: undefined,
+        severityBase: 'drift.moved',
         change,
-        changes,
+        changes: NO_CHANGES,
         noise: removed,
-        title: moved
-          ? `${address} moved from ${previous}`
-          : withAttributes(`${address} (moved from ${previous}) changed outside Terraform`, changes),
-        detail: moved
-          ? `A moved block renamed ${previous} to ${address}; the refresh found no value change.${noiseSentence(noise)}`
-          : `A moved block renamed ${previous} to ${address}, and the refresh found changes made outside Terraform.${pathsSentence(changes)}${noiseSentence(noise)}`,
-        remediation: moved ? remediation.moved(address, previous) : remediation.drift(pathsOf(changes)),
+        title: `${address} moved from ${previous}`,
+        detail: `A moved block renamed ${previous} to ${address}; the refresh found no value change. A refactor is not drift.${noiseSentence(noise)}`,
+        remediation: remediation.moved(address, previous),
       });
       return;
     }
-
-    // update: a resource whose changes are all noise is not drift.
+    // A resource whose changes are all noise is not drift.
     if (changes.length === 0) {
       this.recordNoise(address, removed);
       return;
     }
+    const ignoredNote =
+      ignored.rule === undefined
+        ? ''
+        : ` ${ignored.ignored.length} further change(s) in attributes ${ignoredSentence(ignored)} were left out.`;
     this.add({
       kind: 'terraform-drift',
       ruleId: 'drift.update',
-      action,
+      action: 'update',
       severityBase: 'drift.update',
       change,
       changes,
       noise: removed,
+      // The title is the same with or without a pending move, so the finding stays `ongoing` once
+      // the move is applied; the move is in `resource.movedFrom` and the detail.
       title: withAttributes(`${address} changed outside Terraform`, changes),
-      detail: `Terraform's refresh found that ${address} (${type}) differs from its last applied state.${pathsSentence(changes)}${noiseSentence(noise)}`,
+      detail: `Terraform's refresh found that ${address} (${type}) differs from its last applied state.${movedSentence(change)}${pathsSentence(changes)}${noiseSentence(noise)}${ignoredNote}`,
       remediation: remediation.drift(pathsOf(changes)),
+      ...(ignored.rule === undefined ? {} : { ignored }),
     });
   }
 
   pending(change: CompactChange, drift: CompactChange | undefined): void {
     if (change.mode !== 'managed') return;
+    if (change.importing && !isReplace(change.actions)) {
+      this.pendingImport(change);
+      return;
+    }
     const action = pendingActionOf(change);
     if (action === undefined) return;
     const beyondRevert = changesBeyondDriftRevert(change, drift);
@@ -288,8 +337,31 @@ class Evaluation {
       changes: shown,
       noise: removed,
       title: pendingTitle(action, address, shown),
-      detail: `The configuration of ${address} (${type}) differs from what was last applied; a normal plan would ${action} it${reason}.${pathsSentence(shown)}${noiseSentence(countPaths(removed))}`,
+      detail: `The configuration of ${address} (${type}) differs from what was last applied; a normal plan would ${action} it${reason}.${movedSentence(change)}${pathsSentence(shown)}${noiseSentence(countPaths(removed))}`,
       remediation: this.remediations.pending(action, pathsOf(shown)),
+    });
+  }
+
+  /**
+   * An `import` block adopts an object that already exists: the configuration catching up with
+   * reality, not drift and not a risky change, so it is info (with the attributes the import's
+   * apply would also set). An import that replaces the object stays a `pending.replace`: that
+   * destroys something that exists.
+   */
+  private pendingImport(change: CompactChange): void {
+    const { address, type } = change;
+    const { changes, removed } = this.normalise(change);
+    this.add({
+      kind: 'pending-change',
+      ruleId: 'pending.import',
+      action: 'update',
+      severityBase: 'pending.import',
+      change,
+      changes,
+      noise: removed,
+      title: withAttributes(`${address} will be imported by the next apply`, changes),
+      detail: `An import block adopts the existing object behind ${address} (${type}) into the state at the next apply; nothing is created or destroyed.${changes.length > 0 ? ' The same apply updates the attributes the configuration declares differently.' : ''}${pathsSentence(changes)}${noiseSentence(countPaths(removed))}`,
+      remediation: this.remediations.imported(address, pathsOf(changes)),
     });
   }
 
@@ -338,16 +410,27 @@ class Evaluation {
     const resource: TerraformResourceRef = { address: change.address, type: change.type };
     if (change.provider !== undefined) resource.provider = change.provider;
     if (change.module !== undefined) resource.module = change.module;
+    if (change.previousAddress !== undefined) resource.movedFrom = change.previousAddress;
+    const evidence = this.evidenceOf(change, noise, severity.reasons);
+    if (spec.ignored?.rule !== undefined) {
+      evidence.ignoredChanges = {
+        paths: pathsOf(spec.ignored.ignored),
+        by: 'lifecycle.ignore_changes',
+        file: spec.ignored.rule.file,
+        address: spec.ignored.rule.address,
+      };
+    }
     this.findings.push(
       this.draft({
         kind: spec.kind,
         ruleId: spec.ruleId,
         severity: severity.severity,
         resource,
-        drift: { action: spec.action, changes: changes.map(publicChange) },
+        drift:
+          spec.action === undefined ? undefined : { action: spec.action, changes: changes.map(publicChange) },
         title: spec.title,
         detail: spec.detail,
-        evidence: this.evidenceOf(change, noise, severity.reasons),
+        evidence,
         remediation: spec.remediation,
       }),
     );
@@ -394,7 +477,7 @@ class Evaluation {
     if (owner !== undefined) finding.owner = owner;
     if (environment !== undefined) finding.environment = environment;
     finding.resource = parts.resource;
-    finding.drift = parts.drift;
+    if (parts.drift !== undefined) finding.drift = parts.drift;
     finding.title = parts.title;
     finding.detail = parts.detail;
     finding.evidence = parts.evidence;
@@ -442,14 +525,28 @@ function countPaths(removed: readonly NoiseRemoval[]): number {
   return count;
 }
 
-function driftActionOf(change: CompactChange): DriftAction | undefined {
+/**
+ * Never `move`: a moved resource is an update at its new address (with no change left, an info
+ * `drift.moved`). A no-op only reaches here with a previous_address (the compactor drops the rest).
+ */
+function driftActionOf(change: CompactChange): 'update' | 'delete' | 'replace' | undefined {
   const { actions } = change;
   if (isReplace(actions)) return 'replace';
   if (actions.includes('delete')) return 'delete';
-  if (change.previousAddress !== undefined && (isSingle(actions, 'no-op') || isSingle(actions, 'update')))
-    return 'move';
   if (isSingle(actions, 'update')) return 'update';
+  if (change.previousAddress !== undefined && isSingle(actions, 'no-op')) return 'update';
   return undefined;
+}
+
+function movedSentence(change: CompactChange): string {
+  return change.previousAddress === undefined
+    ? ''
+    : ` A moved block moved it from ${change.previousAddress}; the finding follows the new address.`;
+}
+
+/** `ignored by lifecycle.ignore_changes in main.tf` */
+function ignoredSentence(ignored: IgnoredChanges): string {
+  return `ignored by lifecycle.ignore_changes in ${ignored.rule?.file ?? 'the configuration'}`;
 }
 
 function pendingActionOf(change: CompactChange): 'create' | 'update' | 'delete' | 'replace' | undefined {

@@ -20,11 +20,15 @@ export interface RemediationContext {
 export type PendingAction = 'create' | 'update' | 'delete' | 'replace';
 
 export interface Remediations {
-  /** Drift of attributes (update, replace, move with changes): revert or adopt. */
+  /** Drift of attributes (update, replace; a moved resource too): revert or adopt. */
   drift(paths: readonly string[]): Remediation;
   /** Deleted outside Terraform: recreate, or remove from the configuration. */
   deletion(address: string): Remediation;
   moved(address: string, previousAddress: string): Remediation;
+  /** Drift confined to attributes that `lifecycle.ignore_changes` (in `file`) leaves alone. */
+  ignoredChanges(file: string): Remediation;
+  /** An `import` block that the next apply carries out. */
+  imported(address: string, paths: readonly string[]): Remediation;
   pending(action: PendingAction, paths: readonly string[]): Remediation;
   output(name: string): Remediation;
 }
@@ -76,6 +80,28 @@ export function createRemediations(context: RemediationContext): Remediations {
           'Keep the `moved` block until every workspace and module consumer has applied it.',
         ],
       };
+    },
+    ignoredChanges(file) {
+      return memo(`ignored\n${file}`, () => ({
+        summary: `Nothing to decide: lifecycle.ignore_changes in ${file} tells Terraform to leave these attributes as they are.`,
+        steps: [
+          `If these attributes should be managed after all, remove them from ignore_changes in ${file}${inSource}; review and merge it, then review the next plan of ${workspace}.`,
+          NEVER_AUTOMATIC,
+        ],
+      }));
+    },
+    imported(address, paths) {
+      return memo(`imported\n${address}\n${paths.join('\n')}`, () => {
+        const what = paths.length > 0 ? `, and that it sets only ${listPaths(paths)}` : '';
+        return {
+          summary: `An import block adopts the existing ${address} at the next apply: nothing is created or destroyed.`,
+          steps: [
+            `Review the import in a normal \`terraform plan\` for ${workspace} (that it adopts the intended object${what}), then apply it through the team's pipeline.`,
+            'Remove the import block once it has been applied everywhere.',
+            NEVER_AUTOMATIC,
+          ],
+        };
+      });
     },
     pending(action, paths) {
       return memo(`pending\n${action}\n${paths.join('\n')}`, () => {

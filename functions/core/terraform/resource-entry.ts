@@ -42,8 +42,11 @@ export function compactResourceEntry(
 
   const mode = resourceMode(entry.mode, address);
   const previousAddress = nonEmptyString(entry.previous_address);
-  // Data sources are read, never drift; plain no-ops say nothing unless they record a move.
-  if (mode === 'data' || (isNothingToDo(actions) && previousAddress === undefined)) return undefined;
+  // Data sources are read, never drift; plain no-ops say nothing unless they record a move or an
+  // import (a no-op import still adopts an object at the next apply).
+  const imports = isPlainObject(change.importing);
+  if (mode === 'data' || (isNothingToDo(actions) && previousAddress === undefined && !imports))
+    return undefined;
 
   const type = tools.intern(nonEmptyString(entry.type) ?? typeFromAddress(address));
   const before = change.before ?? null;
@@ -89,7 +92,7 @@ export function compactResourceEntry(
   if (identity !== undefined) compact.identity = identity;
   const deposed = nonEmptyString(entry.deposed);
   if (deposed !== undefined) compact.deposed = deposed;
-  if (isPlainObject(change.importing)) compact.importing = true;
+  if (imports) compact.importing = true;
   return compact;
 }
 

@@ -14,9 +14,10 @@ export type SeverityBase =
   | 'drift.update'
   | 'drift.delete'
   | 'drift.replace'
-  | 'drift.moved-with-change'
   | 'drift.moved'
+  | 'drift.ignored-changes'
   | 'drift.output'
+  | 'pending.import'
   | 'pending.create'
   | 'pending.update'
   | 'pending.delete'
@@ -26,9 +27,13 @@ export const BASE_SEVERITY: Readonly<Record<SeverityBase, Severity>> = {
   'drift.update': 'medium',
   'drift.delete': 'high',
   'drift.replace': 'high',
-  'drift.moved-with-change': 'medium',
+  // A refactor is not drift; a moved resource whose values changed is a plain drift.update.
   'drift.moved': 'info',
+  // Terraform leaves these attributes alone by configuration: nothing to decide.
+  'drift.ignored-changes': 'info',
   'drift.output': 'info',
+  // An import adopts an existing object (an import that replaces it is pending.replace).
+  'pending.import': 'info',
   'pending.create': 'low',
   'pending.update': 'medium',
   'pending.delete': 'high',

@@ -124,7 +124,7 @@ describe.skipIf(!fixturesExist)('golden: every plan fixture', () => {
     ]);
   });
 
-  it('moved_with_refresh_only: a no-op with previous_address is an info drift.moved', () => {
+  it('moved_with_refresh_only: a no-op with previous_address is an info drift.moved, never a move action', () => {
     const result = evaluateFixture('opentofu/equivalence/moved_with_refresh_only/plan.json');
     expect(summary(result)).toEqual([
       {
@@ -132,10 +132,11 @@ describe.skipIf(!fixturesExist)('golden: every plan fixture', () => {
         ruleId: 'drift.moved',
         severity: 'info',
         address: 'tfcoremock_simple_resource.second',
-        action: 'move',
-        changes: [],
+        action: undefined,
+        changes: undefined,
       },
     ]);
+    expect(result.findings[0]?.resource).toMatchObject({ movedFrom: 'tfcoremock_simple_resource.first' });
     expect(result.findings[0]?.evidence.previousAddress).toBe('tfcoremock_simple_resource.first');
     expect(result.findings[0]?.title).toBe(
       'tfcoremock_simple_resource.second moved from tfcoremock_simple_resource.first',
@@ -398,13 +399,13 @@ describe.skipIf(!fixturesExist)('golden: every plan fixture', () => {
     ).toEqual(['managed', 'managed', 'managed']);
   });
 
-  it('identity (Terraform 1.13, importing): an update with identity fields ignored', () => {
+  it('identity (Terraform 1.13, importing): an import is info pending.import, identity fields ignored', () => {
     const result = evaluateFixture('terraform-json/identity/plan.json');
     expect(summary(result)).toEqual([
       {
         kind: 'pending-change',
-        ruleId: 'pending.update',
-        severity: 'medium',
+        ruleId: 'pending.import',
+        severity: 'info',
         address: 'corner_user_identity.user',
         action: 'update',
         changes: [

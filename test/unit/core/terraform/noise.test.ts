@@ -370,14 +370,14 @@ describe('moved resources and noise', () => {
     });
     const result = evaluate(raw);
     expect(result.findings.map((finding) => [finding.ruleId, finding.severity, finding.drift])).toEqual([
-      ['drift.moved', 'info', { action: 'move', changes: [] }],
+      ['drift.moved', 'info', undefined],
     ]);
     expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
       { rule: 'null-versus-empty', paths: ['tags'] },
     ]);
   });
 
-  it('a move with a real change is drift.moved with the severity of the change', () => {
+  it('a move with a real change is a drift.update at the new address with the severity of the change', () => {
     const raw = plan({
       drift: [
         entry('aws_sqs_queue.new', {
@@ -389,10 +389,11 @@ describe('moved resources and noise', () => {
     });
     const [finding] = evaluate(raw).findings;
     expect([finding?.ruleId, finding?.severity, finding?.drift?.action, finding?.title]).toEqual([
-      'drift.moved',
+      'drift.update',
       'medium',
-      'move',
-      'aws_sqs_queue.new (moved from aws_sqs_queue.old) changed outside Terraform: visibility_timeout_seconds',
+      'update',
+      'aws_sqs_queue.new changed outside Terraform: visibility_timeout_seconds',
     ]);
+    expect(finding?.resource).toMatchObject({ address: 'aws_sqs_queue.new', movedFrom: 'aws_sqs_queue.old' });
   });
 });
