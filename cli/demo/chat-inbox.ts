@@ -7,6 +7,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { ChatbotNotification } from '../../functions/core/notify/digest.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 
 export interface ReceivedDigest {
   body: ChatbotNotification;
@@ -81,9 +82,18 @@ const ICONS: Record<string, string> = {
   ':white_check_mark:': '✅',
 };
 
-/** A digest as a chat client shows it: title, the markdown description, and the next steps. */
+/**
+ * A digest as a chat client shows it: title, the markdown description, and the next steps. Like a
+ * client it shows `&lt;` as `<`; unlike one it prints to a terminal, so whatever arrived on the
+ * topic is stripped of escape sequences and controls first.
+ */
 export function renderDigest(message: ChatbotNotification, channel: string): string {
-  const icons = (text: string) => text.replace(/:[a-z_]+:/g, (code) => ICONS[code] ?? code);
+  const icons = (text: string) =>
+    stripForTerminal(text)
+      .replace(/:[a-z_]+:/g, (code) => ICONS[code] ?? code)
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   const lines = [
     `┌─ ${channel}`,
     `│ ${icons(message.content.title)}`,
@@ -91,8 +101,8 @@ export function renderDigest(message: ChatbotNotification, channel: string): str
     ...message.content.description.split('\n').map((line) => `│ ${icons(line)}`),
     '│',
     '│ Next steps (reviewed, never automatic):',
-    ...message.content.nextSteps.map((step, index) => `│  ${index + 1}. ${step}`),
-    `└─ thread ${message.metadata.threadId}`,
+    ...message.content.nextSteps.map((step, index) => `│  ${index + 1}. ${icons(step)}`),
+    `└─ thread ${stripForTerminal(message.metadata.threadId)}`,
   ];
   return lines.join('\n');
 }

@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderDigest } from '../../../cli/demo/chat-inbox.js';
 import { renderFindings, renderTable } from '../../../cli/output.js';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../../functions/core/findings/model.js';
+import type { ChatbotNotification } from '../../../functions/core/notify/digest.js';
 import { driftDraft } from '../../helpers/findings.js';
 import { runCli } from '../../helpers/integration.js';
 
@@ -129,5 +131,33 @@ describe('the driftwatch command', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('is not a finding id');
     expectInert(run.stderr);
+  });
+});
+
+describe('the demo chat inbox', () => {
+  it('shows a digest as a client would (entities decoded) with nothing a terminal acts on', () => {
+    const message = {
+      version: '1.0',
+      source: 'custom',
+      id: 'd',
+      content: {
+        textType: 'client-markdown',
+        title: `:red_circle: title ${HOSTILE}`,
+        description: `*New* (1)\n• \`&lt;!channel&gt;\` ${HOSTILE}`,
+        nextSteps: [`step ${HOSTILE}`],
+        keywords: [],
+      },
+      metadata: {
+        threadId: `t${HOSTILE}`,
+        summary: 's',
+        eventType: 'DriftwatchDigest',
+        relatedResources: [],
+        additionalContext: {},
+      },
+    } satisfies ChatbotNotification;
+    const shown = renderDigest(message, '#payments');
+    expectInert(shown);
+    expect(shown).toContain('`<!channel>`');
+    expect(shown).toContain('🔴 title evil');
   });
 });
