@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmod, cp, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import type { SensitiveHasher } from '../../core/redaction/secrets.js';
+import { redactText, type SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
 import type { WorkspaceConfig } from '../../core/registry/model.js';
+import type { ConfigurationFacts } from '../../core/terraform/configuration.js';
 import {
   type PlanRun,
   type PreparedWorkspace,
@@ -12,9 +13,12 @@ import {
   TerraformRunError,
   type WorkspaceCredentials,
 } from '../../core/scan/ports.js';
-import { PlanFormatError } from '../../core/terraform/index.js';
+import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js';
+import type { Logger } from '../logger.js';
 import { readPlanFile } from '../plan-file.js';
 import { defaultPluginCacheDir, terraformEnvironment } from './cli-config.js';
+import { readTerraformConfiguration } from './configuration-reader.js';
+import { removeOnInterrupt } from './interrupt-cleanup.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
@@ -31,10 +35,17 @@ export interface TerraformRunnerOptions {
   pluginCacheDir?: string;
   /** Per Terraform command; the whole process group is killed when it fires. */
   commandTimeoutMs?: number;
+  /** Says when a stale plugin cache lock is taken over, or a live one makes the scan wait. */
+  logger?: Logger;
   /** Environment Terraform inherits (PATH, proxies, AWS_ENDPOINT_URL, the default credential chain). */
   baseEnv?: NodeJS.ProcessEnv;
   /** Plans up to this size are parsed in memory; larger ones are streamed. */
   inMemoryPlanLimitBytes?: number;
+  /**
+   * Reads what the plan does not say (ignore_changes, removed blocks) from the checked-out source;
+   * undefined when it cannot. Defaults to the HCL reader.
+   */
+  readConfiguration?: (rootDir: string) => Promise<ConfigurationFacts | undefined>;
 }
 
 const SOURCE_EXCLUDES = new Set(['.terraform', '.git', 'node_modules', '.driftwatch']);
@@ -58,8 +69,9 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     workspace: WorkspaceConfig,
     credentials: WorkspaceCredentials | undefined,
   ): Promise<PreparedWorkspace> {
-    const workDir = await mkdtemp(join(workRoot, `driftwatch-${workspace.id}-`));
-    await chmod(workDir, 0o700);
+    const workDir = privateTempDir(workRoot, `driftwatch-${workspace.id}-`);
+    // Plan files, state read by the plan and Terraform's own temp files all live under workDir.
+    const forgetWorkDir = removeOnInterrupt(workDir);
     try {
       const root = await materializeSource(workspace, workDir);
       const terraform = await resolveBinary(workspace);
@@ -69,12 +81,18 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         runTerraform(terraform, args, { cwd: root, env, stdoutFile }, stage, knownSecrets);
 
       const initArgs = ['init', '-input=false', '-no-color', ...backendConfigArgs(workspace)];
-      const init = withPluginCacheLock(pluginCacheDir, () => run('init', initArgs));
+      // The holder kills its init at the timeout, so a lock older than that (and a margin) is abandoned.
+      const init = withPluginCacheLock(pluginCacheDir, () => run('init', initArgs), {
+        logger: options.logger,
+        maxHoldMs: timeoutMs + 60_000,
+      });
       const initResult = await init;
+      const configuration = await (options.readConfiguration ?? readConfigurationFacts)(root);
       let planCount = 0;
 
       return {
         initDurationMs: initResult.durationMs,
+        ...(configuration ? { configuration } : {}),
         async plan(): Promise<PlanRun> {
           planCount++;
           const planFile = join(workDir, `scan-${planCount}.tfplan`);
@@ -103,6 +121,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
                 errorSummary ?? `terraform plan exited with ${planned.exitCode}`,
               );
             }
+            // Terraform writes the plan with the umask's mode (0644 here); it holds state values in plaintext.
+            await chmod(planFile, 0o600);
             await run('show', ['show', '-json', '-no-color', planFile], jsonFile);
             const plan = await readPlanFile(jsonFile, {
               hashSensitive: options.hashSensitive,
@@ -111,7 +131,18 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               if (error instanceof PlanFormatError) throw new TerraformRunError('evaluate', error.message);
               throw error;
             });
-            return { plan, exitCode: planned.exitCode, errorSummary, durationMs: planned.durationMs };
+            // Diagnostics may echo values of sensitive variables and outputs: the plan names them.
+            const literals = secretLiteralsOf(plan);
+            const summary =
+              errorSummary !== undefined && literals.length > 0
+                ? redactText(errorSummary, literals)
+                : errorSummary;
+            return {
+              plan,
+              exitCode: planned.exitCode,
+              errorSummary: summary,
+              durationMs: planned.durationMs,
+            };
           } finally {
             await rm(planFile, { force: true });
             await rm(jsonFile, { force: true });
@@ -119,10 +150,12 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         },
         async close() {
           await rm(workDir, { recursive: true, force: true });
+          forgetWorkDir();
         },
       };
     } catch (error) {
       await rm(workDir, { recursive: true, force: true });
+      forgetWorkDir();
       throw error;
     }
   }
@@ -200,7 +233,9 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     let version = versions.get(candidate);
     if (!version) {
       version = (async () => {
-        const output = join(await mkdtemp(join(workRoot, 'driftwatch-version-')), 'version.json');
+        const dir = privateTempDir(workRoot, 'driftwatch-version-');
+        const forgetDir = removeOnInterrupt(dir);
+        const output = join(dir, 'version.json');
         try {
           const result = await runProcess(candidate, ['version', '-json'], {
             cwd: workRoot,
@@ -214,7 +249,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         } catch {
           return undefined;
         } finally {
-          await rm(join(output, '..'), { recursive: true, force: true });
+          await rm(dir, { recursive: true, force: true });
+          forgetDir();
         }
       })();
       versions.set(candidate, version);
@@ -257,6 +293,30 @@ export function backendConfigArgs(workspace: WorkspaceConfig): string[] {
   if (workspaceKeyPrefix) pairs.push(['workspace_key_prefix', workspaceKeyPrefix]);
   if (lockTable) pairs.push(['dynamodb_table', lockTable]);
   return pairs.map(([name, value]) => `-backend-config=${name}=${value}`);
+}
+
+/**
+ * The configuration facts of a checked-out root module. A configuration the HCL reader cannot read
+ * (or a build without the parser) leaves the scan without them: drift is then reported without
+ * ignore_changes, which shows more, never less.
+ */
+async function readConfigurationFacts(rootDir: string): Promise<ConfigurationFacts | undefined> {
+  try {
+    return (await readTerraformConfiguration(rootDir)).facts;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A fresh directory only we can enter, whatever the umask. Synchronous so that the caller registers
+ * it for removal in the same tick: a signal handled between an async mkdtemp and that registration
+ * would leave the directory behind.
+ */
+function privateTempDir(parent: string, prefix: string): string {
+  const dir = mkdtempSync(join(parent, prefix));
+  chmodSync(dir, 0o700);
+  return dir;
 }
 
 /** Credential values handed to Terraform: redacted from anything it prints. */

@@ -1,5 +1,5 @@
 import type { AttributeChange, JsonValue } from '../findings/model.js';
-import { isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
+import { containsCredential, isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
 import { formatPath } from '../terraform/attribute-path.js';
 import { deepEqual } from '../terraform/json-values.js';
 import { isPlainObject, type KubeObject } from './kube-object.js';
@@ -213,12 +213,12 @@ function emit(
   const hash = state.options.hashSensitive;
   const before = desired ?? null;
   const after = live ?? null;
-  if (sensitive) {
+  if (sensitive || isCredentialText(before) || isCredentialText(after)) {
     state.out.push({
       path: formatPath(path),
       before: hashUnlessNull(before, hash),
       after: hashUnlessNull(after, hash),
-      sensitive,
+      sensitive: true,
     });
     return;
   }
@@ -234,6 +234,11 @@ function emit(
   state.out.push(change);
 }
 
+/** A string value holding a credential (`postgres://u:p@db`, a token): hashed whole wherever it sits. */
+function isCredentialText(value: JsonValue | undefined): boolean {
+  return typeof value === 'string' && containsCredential(value);
+}
+
 function hashUnlessNull(value: JsonValue, hash: SensitiveHasher): JsonValue {
   return value === null ? null : hash(value);
 }
@@ -247,6 +252,10 @@ function redactNested(
 ): JsonValue {
   if (Array.isArray(value))
     return value.map((element, index) => redactNested(state, [...path, index], element, redacted));
+  if (isCredentialText(value)) {
+    redacted.count++;
+    return state.options.hashSensitive(value);
+  }
   if (!isPlainObject(value)) return value;
   const secretEntry = isSecretEntry(value);
   const result: KubeObject = {};

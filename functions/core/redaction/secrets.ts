@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { JsonValue } from '../findings/model.js';
+import { REDACTED, redactCredentials } from './secret-values.js';
 
 /**
  * DESIGN.md principle 7: a sensitive value leaves the plan only as `(sensitive:<8 hex>)`, a salted
@@ -19,58 +20,29 @@ export function createSensitiveHasher(salt: string): SensitiveHasher {
   };
 }
 
-/** Attribute or key names whose values are treated as secrets even without a sensitive mask. */
-const SENSITIVE_NAME =
-  /pass(word|wd|phrase)?$|passwd|password|secret|token|private_?key|api_?key|access_?key|credential|auth_?string|session_?key|connection_?string|client_?key|signing_?key|\bpsk\b|\bsecure_?string\b|user_data\b|(^|_)key_?material/i;
-
-/** Names that merely contain a secret word but hold identifiers, not secrets. */
-const NON_SECRET_NAME =
-  /(_arn|_id|_ids|_name|_names|_version|_version_id|_type|_length|_count|_enabled|_rotation\w*|_expir\w*|_ttl)$|^(arn|id|name|kms_key_id|secret_id|secret_arn)$/i;
-
-export function isSensitiveName(name: string): boolean {
-  return SENSITIVE_NAME.test(name) && !NON_SECRET_NAME.test(name);
-}
-
-const PEM_BLOCK =
-  /-----BEGIN [A-Z ]*(PRIVATE KEY|CERTIFICATE|OPENSSH)[A-Z ]*-----[\s\S]*?(-----END [A-Z ]*-----|$)/g;
-const AWS_ACCESS_KEY_ID = /\b(AKIA|ASIA)[A-Z0-9]{16}\b/g;
-const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g;
-const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi;
-/**
- * `password = "x"`, `db_password: x`, and Terraform's diagnostic value lines `api_token is "x"`
- * (for `is`, only a quoted value: "db_password is not set" is prose). Already redacted values
- * are left alone, so redacting twice changes nothing.
- */
-const SECRET_NAME =
-  '[A-Za-z0-9_.-]*?(?:pass(?:word|wd|phrase)?|secret|token|private_?key|api_?key|access_?key|credential|session_?key|connection_?string)[A-Za-z0-9_.-]*';
-const NAMED_VALUE = new RegExp(
-  `(["']?)(${SECRET_NAME})\\1(\\s*(?:=|:)\\s*)(?!\\(redacted\\))("(?:[^"\\\\]|\\\\.)*"|'[^']*'|[^\\s,;)}\\]]+)` +
-    `|(["']?)(${SECRET_NAME})\\5(\\s+is\\s+)("(?:[^"\\\\]|\\\\.)*")`,
-  'gi',
-);
-
-export const REDACTED = '(redacted)';
+export { isSensitiveName } from './secret-names.js';
+export { containsCredential, REDACTED } from './secret-values.js';
 
 /**
- * Redacts free text (Terraform's stderr, error messages) before it is logged or stored.
- * `knownSecrets` are literal values known to be secret (credentials we handed to Terraform,
- * sensitive values from the plan); the patterns catch what we could not know in advance.
+ * Redacts free text (Terraform's stderr, error messages, log lines) before it is logged or stored.
+ * `knownSecrets` are literal values known to be secret (credentials we handed to Terraform, values of
+ * sensitive variables and outputs); the value rules of secret-values.ts catch what we could not know
+ * in advance. Already redacted values are left alone, so redacting twice changes nothing.
  */
 export function redactText(text: string, knownSecrets: Iterable<string> = []): string {
+  return redactCredentials(redactLiterals(text, knownSecrets));
+}
+
+/** Known secret literals shorter than this are not searched for: they would redact ordinary words. */
+export const MIN_LITERAL_SECRET = 4;
+
+export function redactLiterals(text: string, knownSecrets: Iterable<string>): string {
   let result = text;
   const literals = [...knownSecrets]
-    .filter((secret) => secret.length >= 4)
+    .filter((secret) => secret.length >= MIN_LITERAL_SECRET)
     .sort((a, b) => b.length - a.length);
-  for (const secret of literals) result = result.split(secret).join(REDACTED);
-  return result
-    .replace(PEM_BLOCK, REDACTED)
-    .replace(AWS_ACCESS_KEY_ID, REDACTED)
-    .replace(BEARER, `$1 ${REDACTED}`)
-    .replace(URL_CREDENTIALS, `$1${REDACTED}@`)
-    .replace(NAMED_VALUE, (...groups: string[]) => {
-      const [quote, name, separator] = groups[2] !== undefined ? groups.slice(1, 4) : groups.slice(5, 8);
-      return `${quote}${name}${quote}${separator}${REDACTED}`;
-    });
+  for (const secret of literals) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  return result;
 }
 
 /** JSON with sorted object keys, so equal values hash equally whatever their key order. */

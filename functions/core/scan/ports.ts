@@ -1,4 +1,5 @@
 import type { WorkspaceConfig } from '../registry/model.js';
+import type { ConfigurationFacts } from '../terraform/configuration.js';
 import type { CompactPlan } from '../terraform/index.js';
 
 /** Temporary AWS credentials for one workspace (from STS AssumeRole when the registry names a role). */
@@ -48,6 +49,8 @@ export interface PreparedWorkspace {
   /** Deletes the working directory (and with it any plan file that survived). */
   close(): Promise<void>;
   readonly initDurationMs: number;
+  /** What the checked-out configuration says that plans do not (ignore_changes, removed blocks). */
+  readonly configuration?: ConfigurationFacts;
 }
 
 /** Everything a workspace scan needs from the outside world. */

@@ -98,6 +98,7 @@ export async function scanWorkspace(
     return failFromRunError(error);
   }
   result.durationsMs.init = prepared.initDurationMs;
+  if (prepared.configuration) context.configuration = prepared.configuration;
 
   // Without the version a concurrent apply goes unnoticed and a half-applied state reads as drift:
   // a failed read fails the scan with its cause (never a silent "no state"), like any other stage.

@@ -3,7 +3,13 @@ import { formatPath } from './attribute-path.js';
 import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
 import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
 import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './plan-model.js';
-import { hashSide, hasSensitiveContent, type SensitiveKeyTest } from './sensitivity.js';
+import {
+  hashSide,
+  hasSensitiveContent,
+  isSecretNamedPair,
+  PAIR_VALUE_KEYS,
+  type SensitiveKeyTest,
+} from './sensitivity.js';
 
 /**
  * Attribute-level diff of one plan change (`before` → `after`), with redaction applied as the changes
@@ -138,14 +144,17 @@ function diffObjects(
   afterMask: unknown,
   unknownMask: unknown,
 ): void {
+  const { isSensitiveKey } = state.options;
+  // `{name: "DB_PASSWORD", value: …}`: the value member is a secret (CodeBuild, Batch, ECS env).
+  const secretPair = isSecretNamedPair(before, isSensitiveKey) || isSecretNamedPair(after, isSensitiveKey);
   for (const key in before) {
     const b = before[key] ?? null;
     const a = Object.hasOwn(after, key) ? (after[key] ?? null) : null;
-    diffMember(state, key, b, a, beforeMask, afterMask, unknownMask);
+    diffMember(state, key, b, a, beforeMask, afterMask, unknownMask, secretPair);
   }
   for (const key in after) {
     if (Object.hasOwn(before, key)) continue;
-    diffMember(state, key, null, after[key] ?? null, beforeMask, afterMask, unknownMask);
+    diffMember(state, key, null, after[key] ?? null, beforeMask, afterMask, unknownMask, secretPair);
   }
 }
 
@@ -157,12 +166,15 @@ function diffMember(
   beforeMask: unknown,
   afterMask: unknown,
   unknownMask: unknown,
+  secretPair: boolean,
 ): void {
   const childUnknown = childMask(unknownMask, key);
   if (before === after && childUnknown !== true) return;
   // Secret-looking names are checked when a change is emitted (any segment of its path), which
   // keeps this hot loop free of name tests; resource-type secrets are known only at the top level.
-  const sensitive = state.path.length === 0 && state.options.secretAttributes?.has(key) === true;
+  const sensitive =
+    (secretPair && PAIR_VALUE_KEYS.has(key)) ||
+    (state.path.length === 0 && state.options.secretAttributes?.has(key) === true);
   state.path.push(key);
   diffNode(
     state,

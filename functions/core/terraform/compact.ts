@@ -1,8 +1,9 @@
-import type { SensitiveHasher } from '../redaction/secrets.js';
+import { MIN_LITERAL_SECRET, type SensitiveHasher } from '../redaction/secrets.js';
 import { checkFormatVersion } from './format-version.js';
 import { isPlainObject } from './json-values.js';
 import { PlanFormatError } from './plan-error.js';
 import {
+  type CompactAttributeChange,
   type CompactChange,
   type CompactOutputChange,
   type CompactPlan,
@@ -18,8 +19,8 @@ import {
   selectPlanPath,
   wantedPlanKeys,
 } from './plan-paths.js';
-import { compactOutputChange, compactResourceEntry } from './resource-entry.js';
-import { containsPrivateKey, createSensitiveKeyTest } from './sensitivity.js';
+import { type CompactionTools, compactOutputChange, compactResourceEntry } from './resource-entry.js';
+import { containsSecretValue, createSensitiveKeyTest, hashSide } from './sensitivity.js';
 
 export interface CompactOptions {
   hashSensitive: SensitiveHasher;
@@ -41,7 +42,7 @@ export interface PlanCompactor {
  */
 export function createPlanCompactor(options: CompactOptions): PlanCompactor {
   const interned = new Map<string, string>();
-  const tools = {
+  const tools: CompactionTools = {
     hashSensitive: options.hashSensitive,
     isSensitiveKey: createSensitiveKeyTest(),
     intern(text: string): string {
@@ -59,6 +60,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
   const changes: CompactChange[] = [];
   const outputChanges: CompactOutputChange[] = [];
   const resources = new PriorStateResources(options.hashSensitive, tools.intern);
+  const secrets = new SensitiveValues(tools.isSensitiveKey);
 
   return {
     selector(path) {
@@ -71,6 +73,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
       switch (top) {
         case 'format_version':
           formatVersion = checkFormatVersion(value);
+          tools.formatVersion = formatVersion;
           return;
         case 'terraform_version':
           terraformVersion = typeof value === 'string' && value !== '' ? value : undefined;
@@ -93,12 +96,29 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
           }
           return;
         case 'prior_state':
-          resources.accept(path, value);
+          if (path[2] === 'outputs') secrets.acceptOutput(path[3], value);
+          else resources.accept(path, value);
+          return;
+        case 'planned_values':
+          secrets.acceptOutput(path[2], value);
+          return;
+        case 'variables':
+          secrets.acceptVariable(path[1], value);
+          return;
+        case 'configuration':
+          if (value === true) secrets.acceptDeclaredSensitive(path[2], path[3]);
           return;
       }
     },
     finish() {
       const managedResources = resources.finish();
+      const literals = secrets.literals();
+      if (literals.length > 0) {
+        const redact = createLiteralRedactor(literals, options.hashSensitive);
+        for (const change of drift) redact.change(change);
+        for (const change of changes) redact.change(change);
+        for (const output of outputChanges) redact.changes(output.changes);
+      }
       const plan: CompactPlan = {
         formatVersion: checkFormatVersion(formatVersion),
         errored,
@@ -109,6 +129,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
         managedResources,
       };
       if (terraformVersion !== undefined) plan.terraformVersion = terraformVersion;
+      if (literals.length > 0) SECRET_LITERALS.set(plan, literals);
       return plan;
     },
   };
@@ -125,6 +146,98 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
     const compact = compactResourceEntry(value, section, index, tools);
     if (compact) into.push(compact);
   }
+}
+
+/**
+ * The plaintext values of a plan's sensitive variables and outputs, kept outside the plan object (a
+ * CompactPlan stays safe to log): callers redact them from Terraform's diagnostics with redactText.
+ */
+const SECRET_LITERALS = new WeakMap<CompactPlan, readonly string[]>();
+
+export function secretLiteralsOf(plan: CompactPlan): readonly string[] {
+  return SECRET_LITERALS.get(plan) ?? [];
+}
+
+/**
+ * Collects values of variables declared `sensitive` (or named like a secret) and of sensitive outputs.
+ * Terraform writes `variables` before `configuration`, so values wait until `literals()` is asked.
+ */
+class SensitiveValues {
+  private readonly variables = new Map<string, unknown>();
+  private readonly declaredSensitive = new Set<string>();
+  private readonly outputs: unknown[] = [];
+
+  constructor(private readonly isSensitiveKey: (name: string) => boolean) {}
+
+  acceptVariable(name: PathSegment | undefined, value: unknown): void {
+    if (typeof name === 'string' && isPlainObject(value)) this.variables.set(name, value.value);
+  }
+
+  acceptDeclaredSensitive(kind: PathSegment | undefined, name: PathSegment | undefined): void {
+    if (typeof name === 'string') this.declaredSensitive.add(`${String(kind)}.${name}`);
+  }
+
+  acceptOutput(name: PathSegment | undefined, value: unknown): void {
+    if (typeof name !== 'string' || !isPlainObject(value)) return;
+    if (value.sensitive === true || this.isSensitiveKey(name)) this.outputs.push(value.value);
+  }
+
+  literals(): string[] {
+    const found = new Set<string>();
+    for (const [name, value] of this.variables) {
+      if (this.declaredSensitive.has(`variables.${name}`) || this.isSensitiveKey(name))
+        collectStrings(value, found);
+    }
+    for (const value of this.outputs) collectStrings(value, found);
+    return [...found].filter((text) => text.length >= MIN_LITERAL_SECRET);
+  }
+}
+
+function collectStrings(value: unknown, into: Set<string>): void {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') into.add(next);
+    else if (Array.isArray(next)) for (const item of next) pending.push(item);
+    else if (isPlainObject(next)) for (const key in next) pending.push(next[key]);
+  }
+}
+
+/**
+ * Hashes every change that shows a sensitive literal verbatim (an attribute Terraform did not mask,
+ * e.g. through `nonsensitive()`, or a refreshed value equal to a secret), and drops such tags.
+ */
+function createLiteralRedactor(literals: readonly string[], hash: SensitiveHasher) {
+  const holdsLiteral = (value: unknown): boolean => {
+    const strings = new Set<string>();
+    collectStrings(value, strings);
+    for (const text of strings) for (const literal of literals) if (text.includes(literal)) return true;
+    return false;
+  };
+  const redactChanges = (list: CompactAttributeChange[]) => {
+    for (const change of list) {
+      if (change.sensitive || !(holdsLiteral(change.before) || holdsLiteral(change.after))) continue;
+      change.before = hashSide(change.before, hash);
+      change.after = hashSide(change.after, hash);
+      change.sensitive = true;
+    }
+  };
+  return {
+    changes: redactChanges,
+    change(change: CompactChange) {
+      redactChanges(change.changes);
+      if (change.tags !== undefined) {
+        for (const key of Object.keys(change.tags))
+          if (holdsLiteral(change.tags[key])) delete change.tags[key];
+      }
+      if (change.identity !== undefined) {
+        for (const key of Object.keys(change.identity) as IdentityAttribute[]) {
+          const value = change.identity[key];
+          if (value !== undefined && holdsLiteral(value)) change.identity[key] = hash(value);
+        }
+      }
+    },
+  };
 }
 
 /**
@@ -204,7 +317,7 @@ class PriorStateResources {
     const kept: ManagedResource['values'] = {};
     for (const key of IDENTITY_ATTRIBUTES) {
       const value = values[key];
-      if (value === undefined || value === '' || containsPrivateKey(value)) continue;
+      if (value === undefined || value === '' || containsSecretValue(value)) continue;
       kept[key] = sensitive?.includes(key) ? this.hash(value) : value;
     }
     this.byAddress.set(address, { address, type: this.intern(type ?? ''), values: kept });

@@ -1,6 +1,12 @@
 /** Public API of the Terraform plan evaluator (pure core: no I/O, no clock, no environment). */
 export { formatPath } from './attribute-path.js';
-export { type CompactOptions, compactPlan, createPlanCompactor, type PlanCompactor } from './compact.js';
+export {
+  type CompactOptions,
+  compactPlan,
+  createPlanCompactor,
+  type PlanCompactor,
+  secretLiteralsOf,
+} from './compact.js';
 export { COMPANION_LINKS } from './companions.js';
 export type { DeletionGuard } from './deletion-guard.js';
 export { evaluateCompactPlan, evaluatePlan, unreadablePlanResult } from './evaluate.js';

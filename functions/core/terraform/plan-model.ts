@@ -42,6 +42,8 @@ export interface CompactChange {
   deposed?: string;
   /** Set when the change imports an existing object (`import` blocks). */
   importing?: boolean;
+  /** Why every attribute is hashed (a plan without sensitivity masks, a resource type that holds secrets). */
+  redactionNote?: string;
 }
 
 export interface CompactOutputChange {

@@ -3,8 +3,10 @@ import { IDENTITY_ATTRIBUTES, type PathSegment } from './plan-model.js';
 /**
  * Which parts of a `terraform show -json` document the compactor reads. One table for both the
  * in-memory walk and the streaming selector, so the two paths cannot disagree. Everything not
- * listed — `configuration` (constant_value holds plaintext secrets), `variables`, `planned_values`,
- * prior_state values other than identity attributes — is skipped and never materialised.
+ * listed — `configuration` apart from which variables and outputs are sensitive (constant_value holds
+ * plaintext secrets), resource values of `planned_values`, prior_state values other than identity
+ * attributes — is skipped and never materialised. Variable and output values are read so that the
+ * sensitive ones can be redacted wherever they reappear.
  */
 
 export type SelectDecision = 'capture' | 'descend' | 'skip';
@@ -32,8 +34,39 @@ export function selectPlanPath(path: readonly PathSegment[]): SelectDecision {
     if (depth === 1) return 'descend';
     return depth === 2 && typeof path[1] === 'string' ? 'capture' : 'skip';
   }
-  if (top === 'prior_state') return selectPriorStatePath(path);
+  if (top === 'prior_state') {
+    if (path[1] === 'values' && path[2] === 'outputs') return selectOutputsPath(path, 3);
+    return selectPriorStatePath(path);
+  }
+  if (top === 'variables') return depth === 1 ? 'descend' : depth === 2 ? 'capture' : 'skip';
+  if (top === 'planned_values') {
+    if (depth === 1) return 'descend';
+    return path[1] === 'outputs' ? selectOutputsPath(path, 2) : 'skip';
+  }
+  if (top === 'configuration') return selectConfigurationPath(path);
   return 'skip';
+}
+
+/**
+ * Values of sensitive variables and outputs are read only to be redacted wherever they reappear
+ * verbatim (provider diagnostics, attributes Terraform did not mask): `variables.<name>` (values),
+ * `configuration.root_module.{variables,outputs}.<name>.sensitive` (which are sensitive), and the
+ * `outputs.<name>` of planned_values and prior_state (value and sensitive flag).
+ */
+function selectOutputsPath(path: readonly PathSegment[], nameIndex: number): SelectDecision {
+  const depth = path.length;
+  if (depth === nameIndex) return 'descend';
+  return depth === nameIndex + 1 && typeof path[nameIndex] === 'string' ? 'capture' : 'skip';
+}
+
+function selectConfigurationPath(path: readonly PathSegment[]): SelectDecision {
+  const depth = path.length;
+  if (depth === 1) return 'descend';
+  if (path[1] !== 'root_module') return 'skip';
+  if (depth === 2) return 'descend';
+  if (path[2] !== 'variables' && path[2] !== 'outputs') return 'skip';
+  if (depth <= 4) return typeof path[3] === 'string' || depth === 3 ? 'descend' : 'skip';
+  return depth === 5 && path[4] === 'sensitive' ? 'capture' : 'skip';
 }
 
 /** prior_state.values.root_module(.child_modules[n])*.resources[n].{address,mode,type,values.X,sensitive_values.X} */
@@ -95,6 +128,9 @@ const ROOT_KEYS: readonly string[] = [
   'resource_changes',
   'output_changes',
   'prior_state',
+  'variables',
+  'planned_values',
+  'configuration',
 ];
 const MODULE_KEYS: readonly string[] = ['resources', 'child_modules'];
 const RESOURCE_KEYS: readonly string[] = ['address', 'mode', 'type', 'values', 'sensitive_values'];
@@ -107,9 +143,16 @@ const RESOURCE_KEYS: readonly string[] = ['address', 'mode', 'type', 'values', '
 export function wantedPlanKeys(path: readonly PathSegment[]): readonly string[] | undefined {
   const depth = path.length;
   if (depth === 0) return ROOT_KEYS;
+  if (path[0] === 'planned_values') return depth === 1 ? ['outputs'] : undefined;
+  if (path[0] === 'configuration') {
+    if (depth === 1) return ['root_module'];
+    if (depth === 2) return ['variables', 'outputs'];
+    if (depth === 4) return ['sensitive'];
+    return undefined;
+  }
   if (path[0] !== 'prior_state') return undefined;
   if (depth === 1) return ['values'];
-  if (depth === 2) return ['root_module'];
+  if (depth === 2) return ['root_module', 'outputs'];
   const last = path[depth - 1];
   if (last === 'root_module' || (typeof last === 'number' && path[depth - 2] === 'child_modules'))
     return MODULE_KEYS;

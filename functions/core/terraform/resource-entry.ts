@@ -11,7 +11,13 @@ import {
   type PathSegment,
   type ResourceMode,
 } from './plan-model.js';
-import { containsPrivateKey, type SensitiveKeyTest, secretAttributesOf } from './sensitivity.js';
+import {
+  containsSecretValue,
+  holdsSecrets,
+  MASKLESS_REDACTION_NOTE,
+  type SensitiveKeyTest,
+  secretAttributesOf,
+} from './sensitivity.js';
 
 /**
  * Compacts one `resource_drift` / `resource_changes` entry or one `output_changes` member: keeps the
@@ -24,6 +30,8 @@ export interface CompactionTools {
   isSensitiveKey: SensitiveKeyTest;
   /** One string object per distinct type/provider/module: less memory, and hashed once for lookups. */
   intern: (text: string) => string;
+  /** The plan's format_version once read (Terraform writes it first); 0.x plans have no sensitivity masks. */
+  formatVersion?: string;
 }
 
 export function compactResourceEntry(
@@ -56,10 +64,15 @@ export function compactResourceEntry(
     afterSensitive: change.after_sensitive,
     afterUnknown: change.after_unknown,
   };
+  const masksMissing =
+    tools.formatVersion?.startsWith('0.') === true ||
+    (!Object.hasOwn(change, 'before_sensitive') && !Object.hasOwn(change, 'after_sensitive'));
+  const hashedWhole = masksMissing && holdsSecrets(type);
   const options = {
     hashSensitive: tools.hashSensitive,
     isSensitiveKey: tools.isSensitiveKey,
     secretAttributes: secretAttributesOf(type, before, after),
+    sensitiveRoot: hashedWhole,
   };
   const isDelete = actions.includes('delete') && !actions.includes('create');
   const isCreate = actions.length === 1 && actions[0] === 'create';
@@ -93,6 +106,7 @@ export function compactResourceEntry(
   const deposed = nonEmptyString(entry.deposed);
   if (deposed !== undefined) compact.deposed = deposed;
   if (imports) compact.importing = true;
+  if (hashedWhole) compact.redactionNote = MASKLESS_REDACTION_NOTE;
   return compact;
 }
 
@@ -185,7 +199,7 @@ function extractTags(
   for (const key in tags) {
     const value = tags[key];
     if (typeof value !== 'string' || childMask(tagsMask, key) === true) continue;
-    if (tools.isSensitiveKey(key) || containsPrivateKey(value)) continue;
+    if (tools.isSensitiveKey(key) || containsSecretValue(value)) continue;
     kept[key] = value;
     count++;
   }
@@ -202,7 +216,7 @@ function extractIdentity(
   let count = 0;
   for (const key of IDENTITY_ATTRIBUTES) {
     const value = values[key];
-    if (typeof value !== 'string' || value === '' || containsPrivateKey(value)) continue;
+    if (typeof value !== 'string' || value === '' || containsSecretValue(value)) continue;
     identity[key] = childMask(mask, key) === true ? tools.hashSensitive(value) : value;
     count++;
   }

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../findings/model.js';
-import { isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
+import { containsCredential, isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
 import { parseJsonDocument } from './json-document.js';
 import { childMask, isPlainObject } from './json-values.js';
 import { UNKNOWN_VALUE } from './plan-model.js';
@@ -14,6 +14,11 @@ const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----/;
 
 export function containsPrivateKey(text: string): boolean {
   return text.includes('-----BEGIN') && PEM_PRIVATE_KEY.test(text);
+}
+
+/** A PEM private key or any credential recognised by its value (URL passwords, tokens, keys). */
+export function containsSecretValue(text: string): boolean {
+  return containsPrivateKey(text) || containsCredential(text);
 }
 
 const SSM_SECURE_STRING_ATTRIBUTES: ReadonlySet<string> = new Set(['value', 'insecure_value']);
@@ -31,6 +36,52 @@ export function secretAttributesOf(
   if (type === 'aws_secretsmanager_secret_version') return SECRET_VERSION_ATTRIBUTES;
   return undefined;
 }
+
+/**
+ * Resource types that keep secrets in plainly named attributes (`password`, `environment`,
+ * `user_data`, `container_definitions`...). Plans without sensitivity masks (format 0.x, Terraform
+ * ≤ 0.14) say nothing about which of their attributes are secret, so every attribute of these
+ * types is hashed there.
+ */
+const SECRET_HOLDING_TYPES: ReadonlySet<string> = new Set([
+  'aws_amplify_app',
+  'aws_api_gateway_api_key',
+  'aws_appsync_api_key',
+  'aws_batch_job_definition',
+  'aws_codebuild_project',
+  'aws_cognito_user_pool_client',
+  'aws_db_instance',
+  'aws_dms_endpoint',
+  'aws_docdb_cluster',
+  'aws_ecs_task_definition',
+  'aws_elasticache_replication_group',
+  'aws_elasticache_user',
+  'aws_elasticsearch_domain',
+  'aws_glue_connection',
+  'aws_iam_access_key',
+  'aws_iam_user_login_profile',
+  'aws_instance',
+  'aws_kms_ciphertext',
+  'aws_launch_configuration',
+  'aws_launch_template',
+  'aws_lambda_function',
+  'aws_mq_broker',
+  'aws_neptune_cluster',
+  'aws_opensearch_domain',
+  'aws_rds_cluster',
+  'aws_redshift_cluster',
+  'aws_ssm_parameter',
+  'kubernetes_config_map',
+  'kubernetes_config_map_v1',
+]);
+const SECRET_HOLDING_TYPE_NAME = /secret|password|credential|private_key|access_key|api_key|token|_key$/;
+
+export function holdsSecrets(type: string): boolean {
+  return SECRET_HOLDING_TYPES.has(type) || SECRET_HOLDING_TYPE_NAME.test(type);
+}
+
+export const MASKLESS_REDACTION_NOTE =
+  'this plan carries no sensitivity masks (format 0.x), so every attribute of this resource type is shown only as a hash';
 
 function isSecureString(value: unknown): boolean {
   return isPlainObject(value) && value.type === 'SecureString';
@@ -69,6 +120,7 @@ export function hasSensitiveContent(
     return false;
   }
   if (isPlainObject(value)) {
+    if (isSecretNamedPair(value, isSensitiveKey)) return true;
     for (const key in value) {
       const child = value[key];
       if (child !== null && isSensitiveKey(key)) return true;
@@ -78,8 +130,28 @@ export function hasSensitiveContent(
   return false;
 }
 
+/** Members that hold the value of a `{name, value}` pair, as CodeBuild, Batch, ECS and Kubernetes write env. */
+export const PAIR_VALUE_KEYS: ReadonlySet<string> = new Set(['value', 'Value']);
+const PAIR_NAME_KEYS = ['name', 'Name', 'key', 'Key'] as const;
+
+/**
+ * `{name: "DB_PASSWORD", value: "x"}` or `{Key: "api-token", Value: "x"}`: the name looks secret and
+ * the object carries a value, so the value is a secret whatever its own key is called.
+ */
+export function isSecretNamedPair(value: Record<string, unknown>, isSensitiveKey: SensitiveKeyTest): boolean {
+  for (const nameKey of PAIR_NAME_KEYS) {
+    const name = value[nameKey];
+    if (typeof name !== 'string' || !isSensitiveKey(name)) continue;
+    for (const valueKey of PAIR_VALUE_KEYS) {
+      const held = value[valueKey];
+      if (held !== null && held !== undefined) return true;
+    }
+  }
+  return false;
+}
+
 function stringHasSensitiveContent(text: string, isSensitiveKey: SensitiveKeyTest): boolean {
-  if (containsPrivateKey(text)) return true;
+  if (containsSecretValue(text)) return true;
   const document = parseJsonDocument(text);
   return document !== undefined && hasSensitiveContent(document, undefined, isSensitiveKey);
 }

@@ -1,0 +1,133 @@
+/**
+ * Which attribute, key, variable and header names hold secrets: the one list (docs/security.md
+ * documents it). A name is compared as words — `DB_PASSWORD`, `db-password`, `dbPassword` and
+ * `db.password` are all [db, password] — so separators and case never hide a secret.
+ *
+ * A name is secret when
+ * - one of its words is a SECRET_WORD (`pwd`, `dsn`, `auth`...: short words count only whole), or
+ * - two adjacent words form a SECRET_PAIR (`api key`, `private key`), or
+ * - its letters, separators removed, contain a SECRET_STEM (`masterpassword`, `xapikey`),
+ * unless its last word says it names, counts or describes a secret rather than holding one
+ * (`secret_arn`, `password_length`, `token_ttl`, `auth_type`).
+ */
+
+export const SECRET_WORDS: readonly string[] = [
+  'auth',
+  'authorization',
+  'bearer',
+  'cookie',
+  'credential',
+  'credentials',
+  'creds',
+  'dsn',
+  'jwt',
+  'kubeconfig',
+  'pass',
+  'passcode',
+  'passphrase',
+  'passwd',
+  'password',
+  'psk',
+  'pwd',
+  'secret',
+  'secrets',
+  'securestring',
+  'token',
+  'tokens',
+  'webhook',
+];
+
+/** Adjacent words that together name a secret (`private key`); each alone does not. */
+export const SECRET_PAIRS: readonly (readonly [string, string])[] = [
+  ['access', 'key'],
+  ['account', 'key'],
+  ['api', 'key'],
+  ['auth', 'string'],
+  ['client', 'key'],
+  ['connection', 'string'],
+  ['conn', 'string'],
+  ['encryption', 'key'],
+  ['key', 'material'],
+  ['master', 'key'],
+  ['private', 'key'],
+  ['secret', 'key'],
+  ['secure', 'string'],
+  ['session', 'key'],
+  ['shared', 'key'],
+  ['signing', 'key'],
+  ['ssh', 'key'],
+  ['user', 'data'],
+];
+
+/** Long enough to be matched inside words written together (`masterpassword`, `myapikey`). */
+export const SECRET_STEMS: readonly string[] = [
+  'accesskey',
+  'apikey',
+  'connectionstring',
+  'credential',
+  'passphrase',
+  'passwd',
+  'password',
+  'privatekey',
+  'secret',
+  'token',
+];
+
+/** Last words that make the name describe a secret instead of holding one. */
+export const DESCRIPTIVE_LAST_WORDS: readonly string[] = [
+  'arn',
+  'arns',
+  'count',
+  'days',
+  'enabled',
+  'expiration',
+  'expires',
+  'expiry',
+  'file',
+  'id',
+  'ids',
+  'length',
+  'method',
+  'mode',
+  'name',
+  'names',
+  'path',
+  'period',
+  'policy',
+  'required',
+  'rotation',
+  'scheme',
+  'ttl',
+  'type',
+  'types',
+  'version',
+  'versions',
+];
+
+const WORDS: ReadonlySet<string> = new Set(SECRET_WORDS);
+const PAIRS: ReadonlySet<string> = new Set(SECRET_PAIRS.map(([first, second]) => `${first} ${second}`));
+const DESCRIPTIVE: ReadonlySet<string> = new Set(DESCRIPTIVE_LAST_WORDS);
+
+/** `dbPassword`, `DB_PASSWORD`, `x-api-key`, `HTTPHeader` → lower-case words. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+}
+
+export function isSensitiveName(name: string): boolean {
+  const words = nameWords(name);
+  if (words.length === 0) return false;
+  const last = words[words.length - 1]!;
+  // `rotation_period`, `rotation_lambda_arn`: a descriptive last word, or one starting like one.
+  if (DESCRIPTIVE.has(last) || /^(rotat|expir)/.test(last)) return false;
+  for (let index = 0; index < words.length; index++) {
+    if (WORDS.has(words[index]!)) return true;
+    if (index > 0 && PAIRS.has(`${words[index - 1]} ${words[index]}`)) return true;
+  }
+  const joined = words.join('');
+  return SECRET_STEMS.some((stem) => joined.includes(stem));
+}

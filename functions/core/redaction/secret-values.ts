@@ -1,0 +1,133 @@
+import { isSensitiveName } from './secret-names.js';
+
+/**
+ * Credentials recognised by their value, wherever they appear: inside attribute values whose names
+ * say nothing (`DATABASE_URL`, `description`, `container_definitions`), in Terraform's diagnostics,
+ * in cluster objects and in error messages. The rules follow the shapes gitleaks and trufflehog
+ * look for (written here, not copied); docs/security.md lists them.
+ *
+ * Each rule finds the secret part of a match: `redactCredentials` replaces that part only (the
+ * scheme, user and host of a URL stay readable), `containsCredential` answers whether a value holds
+ * one (the differ then hashes the whole value, so a change stays visible).
+ */
+
+export const REDACTED = '(redacted)';
+
+interface ValueRule {
+  id: string;
+  /** Global, case as written. Group `secret` is what gets replaced; without it, the whole match. */
+  pattern: RegExp;
+  /** Only for rules whose match needs a second look (a name that must look secret). */
+  accept?: (groups: Record<string, string | undefined>) => boolean;
+}
+
+/** Characters that end an unquoted value: whitespace, separators, closing brackets and quotes. */
+const VALUE_END = `\\s,;&)}\\]"'<>`;
+
+export const VALUE_RULES: readonly ValueRule[] = [
+  {
+    id: 'pem-block',
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE|OPENSSH|PGP PRIVATE KEY BLOCK)[A-Z0-9 ]*-----[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
+  },
+  {
+    id: 'url-userinfo',
+    // scheme://user:PASSWORD@host — the password part; `@` inside the password is allowed up to the last one.
+    pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@?#"'<>]*:(?<secret>[^\s/?#"'<>]+)@(?=[^\s@/?#"'<>]+)/gi,
+  },
+  {
+    id: 'authorization-header',
+    pattern: /\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?<secret>[^\r\n"']+)/gi,
+  },
+  {
+    id: 'auth-scheme',
+    pattern: /\b(?:Bearer|Basic|Digest|Token)\s+(?<secret>[A-Za-z0-9._~+/=-]{8,})/g,
+  },
+  {
+    id: 'named-value',
+    // `password = x`, `"api_key": "x"`, `Password=x;` in connection strings, `?token=x&` in URLs,
+    // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts).
+    pattern: new RegExp(
+      `(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\\k<quote>[ \\t]*[:=][ \\t]*(?!\\(redacted\\)|\\(sensitive:)(?<secret>"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+)`,
+      'g',
+    ),
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+  },
+  {
+    id: 'named-value-is',
+    // Terraform diagnostics print expression values: `var.api_token is "x"`.
+    pattern: /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\s+is\s+(?<secret>"(?:[^"\\\n]|\\.)*")/g,
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+  },
+  { id: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
+  // 40 characters of base64 with upper, lower and digits, standing alone (hex digests lack the case mix).
+  {
+    id: 'aws-secret-access-key',
+    pattern:
+      /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+  },
+  { id: 'aws-session-token', pattern: /\b(?:IQoJb3JpZ2lu|FwoGZXIvYXdz)[A-Za-z0-9/+=]{20,}/g },
+  { id: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g },
+  { id: 'gitlab-token', pattern: /\bgl(?:pat|dt|rt|ptt|cbt|imt|oas|soat|ft|agent)-[A-Za-z0-9_-]{20,}/g },
+  { id: 'slack-token', pattern: /\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g },
+  {
+    id: 'slack-webhook',
+    pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/(?<secret>[A-Za-z0-9/_-]{8,})/g,
+  },
+  { id: 'stripe-key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}/g },
+  { id: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g },
+  { id: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
+  { id: 'npm-token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { id: 'sendgrid-key', pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+];
+
+/** Cheap pre-test: a string without any of these characters cannot match a rule. */
+const MAYBE_SECRET = /[:=@_.-]|\s[A-Za-z]|[A-Za-z0-9/+]{40}/;
+
+/** True when `text` holds a credential anywhere (the differ hashes such values whole). */
+export function containsCredential(text: string): boolean {
+  if (text.length < 8 || !MAYBE_SECRET.test(text)) return false;
+  for (const rule of VALUE_RULES) {
+    rule.pattern.lastIndex = 0;
+    if (!rule.accept) {
+      if (rule.pattern.test(text)) {
+        rule.pattern.lastIndex = 0;
+        return true;
+      }
+      continue;
+    }
+    for (const match of text.matchAll(rule.pattern)) {
+      if (rule.accept(match.groups ?? {}) && !isRedacted(match.groups?.secret)) return true;
+    }
+  }
+  return false;
+}
+
+/** Replaces the secret part of every credential in `text` with `(redacted)`. Idempotent. */
+export function redactCredentials(text: string): string {
+  let result = text;
+  for (const rule of VALUE_RULES) {
+    rule.pattern.lastIndex = 0;
+    result = result.replace(rule.pattern, (...args: unknown[]) => {
+      const match = args[0] as string;
+      const groups = (typeof args[args.length - 1] === 'object' ? args[args.length - 1] : {}) as Record<
+        string,
+        string | undefined
+      >;
+      if (rule.accept && !rule.accept(groups)) return match;
+      const secret = groups.secret;
+      if (secret === undefined) return REDACTED;
+      if (isRedacted(secret)) return match;
+      // The secret group is the last part of every rule that has one, except url-userinfo ('@' follows).
+      const at = match.lastIndexOf(secret);
+      return `${match.slice(0, at)}${REDACTED}${match.slice(at + secret.length)}`;
+    });
+  }
+  return result;
+}
+
+function isRedacted(secret: string | undefined): boolean {
+  if (secret === undefined) return false;
+  const bare = secret.replace(/^["']|["']$/g, '');
+  return bare === REDACTED || /^\(sensitive:[0-9a-f]{8}\)$/.test(bare);
+}
