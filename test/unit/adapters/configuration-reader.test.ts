@@ -1,0 +1,165 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTerraformConfiguration } from '../../../functions/adapters/terraform/configuration-reader.js';
+
+/** Real-looking configurations, parsed by the real HCL parser (WebAssembly, offline). */
+
+let root: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'driftwatch-config-'));
+  writeFileSync(
+    join(root, 'main.tf'),
+    `terraform {
+  backend "s3" {}
+}
+
+locals {
+  # ignore_changes = [not_a_real_block] inside a comment and a heredoc must not count
+  doc = <<-EOT
+    lifecycle { ignore_changes = [description] }
+  EOT
+}
+
+resource "aws_s3_bucket" "logs" {
+  bucket = "logs"
+  tags   = { Owner = "payments", Team = "ledger" }
+
+  lifecycle {
+    prevent_destroy = true
+    ignore_changes  = [tags["Owner"], versioning[0].enabled]
+  }
+}
+
+resource "aws_sqs_queue" "jobs" {
+  count = 2
+  name  = "jobs-\${count.index}"
+  lifecycle {
+    ignore_changes = all
+  }
+}
+
+resource "aws_sns_topic" "events" {
+  for_each = toset(["a", "b"])
+  name     = each.key
+  lifecycle {
+    ignore_changes = [tags]
+  }
+}
+
+resource "aws_s3_bucket" "plain" {
+  bucket = "plain"
+}
+
+module "db" {
+  source   = "./modules/db"
+  for_each = toset(["eu", "us"])
+}
+
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "5.0.0"
+}
+
+removed {
+  from = aws_s3_bucket.old
+  lifecycle {
+    destroy = false
+  }
+}
+
+import {
+  to = aws_s3_bucket.plain
+  id = "plain"
+}
+
+moved {
+  from = aws_s3_bucket.a
+  to   = aws_s3_bucket.logs
+}
+`,
+  );
+  writeFileSync(
+    join(root, 'legacy.tf.json'),
+    JSON.stringify({
+      resource: {
+        aws_iam_role: { app: { name: 'app', lifecycle: { ignore_changes: ['max_session_duration'] } } },
+      },
+    }),
+  );
+  mkdirSync(join(root, 'modules', 'db'), { recursive: true });
+  writeFileSync(
+    join(root, 'modules', 'db', 'main.tf'),
+    `resource "aws_db_instance" "main" {
+  identifier = "db"
+  lifecycle {
+    ignore_changes = [password, tags["Backup"]]
+  }
+}
+
+removed {
+  from = aws_db_instance.replica
+}
+`,
+  );
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('readTerraformConfiguration', () => {
+  it('reads ignore_changes of every resource, with [*] for count/for_each and local modules', async () => {
+    const { facts, problems } = await readTerraformConfiguration(root);
+    expect(problems).toEqual([]);
+    expect(facts.ignoreChanges).toEqual([
+      { address: 'aws_iam_role.app', paths: [['max_session_duration']], file: 'legacy.tf.json' },
+      {
+        address: 'aws_s3_bucket.logs',
+        paths: [
+          ['tags', 'Owner'],
+          ['versioning', 0, 'enabled'],
+        ],
+        file: 'main.tf',
+      },
+      { address: 'aws_sns_topic.events[*]', paths: [['tags']], file: 'main.tf' },
+      { address: 'aws_sqs_queue.jobs[*]', paths: 'all', file: 'main.tf' },
+      {
+        address: 'module.db[*].aws_db_instance.main',
+        paths: [['password'], ['tags', 'Backup']],
+        file: 'modules/db/main.tf',
+      },
+    ]);
+  });
+
+  it('reads removed blocks (destroy = false forgets; the default destroys), module-relative', async () => {
+    const { facts } = await readTerraformConfiguration(root);
+    expect(facts.removed).toEqual([
+      { from: 'aws_s3_bucket.old', destroy: false, file: 'main.tf' },
+      { from: 'module.db[*].aws_db_instance.replica', destroy: true, file: 'modules/db/main.tf' },
+    ]);
+  });
+
+  it('a file the parser rejects is a one-line problem with its location; the others are still read', async () => {
+    const broken = mkdtempSync(join(tmpdir(), 'driftwatch-config-broken-'));
+    try {
+      writeFileSync(join(broken, 'bad.tf'), 'resource "aws_s3_bucket" "x" {\n  bucket = "secret-value"\n');
+      writeFileSync(
+        join(broken, 'good.tf'),
+        'resource "aws_s3_bucket" "y" {\n  lifecycle {\n    ignore_changes = [tags]\n  }\n}\n',
+      );
+      const { facts, problems } = await readTerraformConfiguration(broken);
+      expect(problems).toEqual(['bad.tf:1: Unclosed configuration block']);
+      expect(problems.join('\n')).not.toContain('secret-value');
+      expect(facts.ignoreChanges.map((rule) => rule.address)).toEqual(['aws_s3_bucket.y']);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+
+  it('a directory that does not exist is an error that names it', async () => {
+    await expect(readTerraformConfiguration(join(root, 'nope'))).rejects.toThrow(/nope is not a directory/);
+  });
+});
