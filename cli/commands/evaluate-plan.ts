@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readPlanFile } from '../../functions/adapters/plan-file.js';
+import { readTerraformConfiguration } from '../../functions/adapters/terraform/configuration-reader.js';
 import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
 import type { FindingDraft } from '../../functions/core/findings/model.js';
 import { DEFAULT_POLICIES, type Policies } from '../../functions/core/registry/model.js';
@@ -8,7 +9,7 @@ import {
   PlanFormatError,
   scanFailedFinding,
 } from '../../functions/core/terraform/index.js';
-import { loadRegistryFile, resolveHasher } from '../context.js';
+import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from '../output.js';
 
 interface EvaluatePlanOptions {
@@ -16,6 +17,7 @@ interface EvaluatePlanOptions {
   environment?: string;
   owner?: string;
   registry?: string;
+  config?: string;
   format: OutputFormat;
 }
 
@@ -33,6 +35,10 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
     .option('--environment <name>', 'environment, for severity (prod ranks higher)')
     .option('--owner <team>', 'owner to put on the findings')
     .option('--registry <file>', 'driftwatch.yaml with policies (noise, ignore rules, severities)')
+    .option(
+      '--config <dir>',
+      "the plan's root module directory: its lifecycle.ignore_changes and removed blocks are applied",
+    )
     .option('--format <format>', 'table or json', parseFormat, 'table')
     .action(async (planPath: string, options: EvaluatePlanOptions) => {
       let policies: Policies = DEFAULT_POLICIES;
@@ -44,7 +50,15 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
         environment ??= entry?.environment;
         owner ??= entry?.owner;
       }
-      const context = { workspace: options.workspace, owner, environment, policies, now: new Date() };
+      const configuration = options.config ? await readConfiguration(options.config) : undefined;
+      const context = {
+        workspace: options.workspace,
+        owner,
+        environment,
+        policies,
+        now: new Date(),
+        ...(configuration ? { configuration } : {}),
+      };
       let drafts: FindingDraft[];
       try {
         const plan = await readPlanFile(planPath, { hashSensitive: resolveHasher() });
@@ -66,4 +80,17 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
       process.stdout.write(renderFindings(history, options.format));
       run(exitCodeFor(history));
     });
+}
+
+/** `--config DIR`: a file the parser rejects is a warning (its rules are not applied), not a failure. */
+async function readConfiguration(dir: string) {
+  const reading = await readTerraformConfiguration(dir).catch((error: unknown) => {
+    throw new CliError(
+      `cannot read the configuration in ${dir} (${(error as Error).message}): pass the root module directory of the plan, or leave out --config`,
+      { cause: error },
+    );
+  });
+  for (const problem of reading.problems)
+    process.stderr.write(`warning: ${problem}: its lifecycle.ignore_changes and removed blocks are not applied\n`);
+  return reading.facts;
 }

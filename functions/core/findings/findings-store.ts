@@ -20,7 +20,12 @@ import {
 } from './lifecycle.js';
 import { CHECKS, type Check, type Finding, type FindingDraft, type Suppression } from './model.js';
 import { type ObjectStore, PreconditionFailedError } from './object-store.js';
-import { type CorruptObject, corruptObjectFinding, quarantineObject } from './quarantine.js';
+import {
+  type CorruptObject,
+  corruptObjectFinding,
+  overwriteCondition,
+  quarantineObject,
+} from './quarantine.js';
 import { STORED, type StoredSchema } from './stored-schemas.js';
 
 export interface ScanRef {
@@ -118,21 +123,21 @@ export function createFindingsStore(store: ObjectStore) {
     const key = currentKey(scope);
     for (let attempt = 1; ; attempt++) {
       const read = await readChecked(key, STORED.current);
-      if (read && 'corrupt' in read) onCorrupt(read.corrupt);
+      const corrupt = read && 'corrupt' in read ? read.corrupt : undefined;
+      if (corrupt) onCorrupt(corrupt);
       const previous = read && 'value' in read ? read : undefined;
-      // A corrupt document left in place (its copy failed) is overwritten: its bytes are unusable.
-      const stillThere =
-        read && 'corrupt' in read && !read.corrupt.quarantinedAs ? await store.get(key) : undefined;
       const document = await next(previous?.value);
       if (!document) return;
       try {
         await store.put(
           key,
           JSON.stringify(document, null, 2),
+          // A corrupt version left in place (no delete permission, the copy failed) is overwritten:
+          // its bytes are unusable, and safe in quarantine/ (or the bucket's versions).
           previous
             ? { ifMatch: previous.etag }
-            : stillThere
-              ? { ifMatch: stillThere.etag }
+            : corrupt
+              ? overwriteCondition(corrupt)
               : { ifNoneMatch: '*' },
         );
         return;
@@ -311,10 +316,9 @@ export function createFindingsStore(store: ObjectStore) {
           { workspace: scope, scanId: scan.scanId, now: scan.startedAt, outcome: 'failed', check },
         ).history;
         try {
-          await store.put(object.key, toJsonLines(replacement), { ifNoneMatch: '*' });
+          await store.put(object.key, toJsonLines(replacement), overwriteCondition(object.corrupt));
         } catch (error) {
-          // The scope's run rewrote its history meanwhile (or the copy failed and the original
-          // stayed): the next reader gets that instead.
+          // The scope's run rewrote its history meanwhile: the next reader gets that instead.
           if (!(error instanceof PreconditionFailedError)) throw error;
         }
         files.push({ scope, check, findings: replacement });

@@ -17,6 +17,13 @@ export interface CorruptObject {
   reason: string;
   /** Where the bytes are now; absent when even the copy failed (the original is then kept). */
   quarantinedAs?: string;
+  /** ETag of the corrupt version: a writer that replaces it overwrites exactly that version. */
+  etag: string;
+  /**
+   * False when the original is still in place: the copy failed, the role may not delete (only the
+   * notification functions may, deployed), or a writer replaced it meanwhile.
+   */
+  removed: boolean;
 }
 
 /**
@@ -31,7 +38,13 @@ export async function quarantineObject(
   stored: StoredObject,
   problem: { what: string; reason: string },
 ): Promise<CorruptObject> {
-  const corrupt: CorruptObject = { key, what: problem.what, reason: problem.reason };
+  const corrupt: CorruptObject = {
+    key,
+    what: problem.what,
+    reason: problem.reason,
+    etag: stored.etag,
+    removed: false,
+  };
   const copy = `${QUARANTINE_PREFIX}${key}`;
   let quarantinedAs = copy;
   try {
@@ -54,10 +67,20 @@ export async function quarantineObject(
   corrupt.quarantinedAs = quarantinedAs;
   try {
     await store.delete(key, { ifMatch: stored.etag });
-  } catch (error) {
-    if (!(error instanceof PreconditionFailedError)) throw error;
+    corrupt.removed = true;
+  } catch {
+    // Rewritten meanwhile (412), or no delete permission: the copy is safe either way, and the
+    // next write of the key replaces the corrupt version (writers use `overwriteCondition`).
   }
   return corrupt;
+}
+
+/**
+ * The condition for writing a fresh object in place of a corrupt one: create it if the corrupt one
+ * is gone, else overwrite exactly the corrupt version (a newer valid one written meanwhile wins).
+ */
+export function overwriteCondition(corrupt: CorruptObject): { ifNoneMatch: '*' } | { ifMatch: string } {
+  return corrupt.removed ? { ifNoneMatch: '*' } : { ifMatch: corrupt.etag };
 }
 
 /**
@@ -77,8 +100,8 @@ export function corruptObjectFinding(corrupt: CorruptObject, scope: string, loca
     detail:
       `${corrupt.key} is not a valid ${corrupt.what}: ${corrupt.reason}. ` +
       (corrupt.quarantinedAs
-        ? `It was moved to ${corrupt.quarantinedAs} and the run went on without it.`
-        : 'It could not be moved to quarantine/ and was left in place; the run went on without it.'),
+        ? `It was ${corrupt.removed ? 'moved' : 'copied'} to ${corrupt.quarantinedAs} and the run went on without it.`
+        : 'It could not be copied to quarantine/ and was left in place; the run went on without it.'),
     evidence: { key: corrupt.key, quarantinedAs: corrupt.quarantinedAs ?? null, reason: corrupt.reason },
     remediation: {
       summary: `Inspect ${where}; restore a good version of ${corrupt.key} or let the next scan rewrite it.`,

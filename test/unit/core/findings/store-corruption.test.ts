@@ -249,6 +249,37 @@ describe('corrupt objects in the findings store', () => {
     }
   });
 
+  it('without permission to delete (deployed scan roles), the copy is kept and the next write replaces the corrupt version', async () => {
+    const { objects } = await twoScopes();
+    const noDelete: ObjectStore = {
+      ...objects,
+      delete: async () => {
+        throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied' });
+      },
+    };
+    const store = createFindingsStore(noDelete);
+    objects.objects.set('current/payments-prod.json', TRUNCATED);
+    const historyKey = 'scans/dt=2026-11-29/scan=scan-1/orders-prod.jsonl';
+    objects.objects.set(historyKey, '{"id":');
+
+    const recorded = await store.recordWorkspace(
+      { scanId: 'scan-2', startedAt, now: new Date('2026-11-30T02:00:00Z') },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft()],
+    );
+    expect(corruptFindings(recorded.history)[0]?.detail).toContain(
+      'copied to quarantine/current/payments-prod.json',
+    );
+    expect(STORED.current.parse(objects.objects.get('current/payments-prod.json')!)).toMatchObject({
+      ok: true,
+    });
+    expect(objects.objects.get('quarantine/current/payments-prod.json')).toBe(TRUNCATED);
+
+    await store.scanHistoryFiles(scan);
+    const replaced = STORED.history.parse(objects.objects.get(historyKey)!);
+    expect(replaced.ok && replaced.value.map((finding) => finding.ruleId)).toEqual(['store.corrupt-object']);
+  });
+
   it('quarantine keeps a second copy of the same key, and never deletes an object rewritten meanwhile', async () => {
     const objects = memoryObjectStore();
     const first = await quarantineObject(
