@@ -91,6 +91,8 @@ async function readConfiguration(dir: string) {
     );
   });
   for (const problem of reading.problems)
-    process.stderr.write(`warning: ${problem}: its lifecycle.ignore_changes and removed blocks are not applied\n`);
+    process.stderr.write(
+      `warning: ${problem}: its lifecycle.ignore_changes and removed blocks are not applied\n`,
+    );
   return reading.facts;
 }
