@@ -10,7 +10,7 @@ import { BUCKET_SHAPE } from '../functions/core/registry/formats.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
-import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP, storedAt } from './context.js';
+import { loadRegistryFile, openObjectStore, STORE_OPTION_HELP, storedAt, UsageError } from './context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from './output.js';
 
 /** What `check-backend` and `locks` share: a scan id of their own, and the store the scan uses. */
@@ -31,7 +31,7 @@ export function startBackendSession(store: ObjectStore): { scan: ScanRef; deps: 
 
 export function assertBucketName(bucket: string): string {
   if (!BUCKET_SHAPE.test(bucket))
-    throw new CliError(`--bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not '${bucket}'`);
+    throw new UsageError(`--bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not '${bucket}'`);
   return bucket;
 }
 

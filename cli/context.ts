@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -9,13 +9,49 @@ import { createSensitiveHasher, type SensitiveHasher } from '../functions/core/r
 import type { Registry } from '../functions/core/registry/model.js';
 import { parseRegistry } from '../functions/core/registry/parse.js';
 
-/** An error the CLI reports as one clear line and exit code 1. */
+/** Exit codes (README "CLI", docs/cli.md): findings above info are 2 (output.ts exitCodeFor). */
+export const EXIT_RUNTIME_ERROR = 1;
+/** A usage error: an unknown option, a missing argument, an option value that cannot be right (sysexits EX_USAGE). */
+export const EXIT_USAGE = 64;
+
+/** An error the CLI reports as one clear line (cause and fix) and exit code 1. */
 export class CliError extends Error {
+  readonly exitCode: number = EXIT_RUNTIME_ERROR;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'CliError';
   }
 }
+
+/** A command line that cannot be right (a malformed option value): one line, exit code 64. */
+export class UsageError extends CliError {
+  override readonly exitCode: number = EXIT_USAGE;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Shown after `driftwatch --help`. */
+export const HELP_EXIT_CODES_AND_ENVIRONMENT = `
+Exit codes:
+  0   nothing above info severity (driftwatch demo: the demo ran as planned)
+  2   findings above info severity were reported
+  1   a runtime error or a failed scan (its scan-failed finding is still printed):
+      unreadable input, a missing store, AWS unreachable or refusing, an invalid registry
+  64  a usage error: unknown command or option, missing argument, malformed option value
+
+Environment:
+  DRIFTWATCH_STORE           default findings store (a directory or s3://bucket)
+  DRIFTWATCH_HASH_SALT       salt for hashes of sensitive values (16+ characters; default: a per-user salt)
+  DRIFTWATCH_TOPIC_ARN       SNS topic for owner digests (scan)
+  DRIFTWATCH_TERRAFORM       terraform binary (default: terraform on PATH)
+  DRIFTWATCH_PROVIDER_MIRROR provider filesystem mirror for Terraform
+  DRIFTWATCH_LOG_LEVEL       debug, info, warn or error
+  AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL, ...  the AWS SDK's own settings (no endpoint flags)
+
+Errors are one line with the cause and the fix; --debug adds the stack trace. See docs/cli.md.
+`;
 
 export const DEFAULT_STORE = '.driftwatch/store';
 export const STORE_OPTION_HELP =
@@ -33,11 +69,36 @@ export function storedAt(store: { location: string }, key = ''): string {
 export function openObjectStore(
   location: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  options: { mustExist?: boolean } = {},
 ): ObjectStore {
   const chosen = location ?? env.DRIFTWATCH_STORE ?? DEFAULT_STORE;
   const parsed = parseStoreLocation(chosen);
-  if (!parsed) throw new CliError(`--store takes s3://bucket, not ${chosen}`);
+  if (!parsed) throw new UsageError(`--store takes s3://bucket, not ${chosen}`);
+  if ('dir' in parsed && options.mustExist) assertStoreDirectory(parsed.dir, location !== undefined);
   return openStoreAt('dir' in parsed ? { dir: resolve(parsed.dir) } : parsed, () => new S3Client({}));
+}
+
+/**
+ * Commands that only read findings need a store that exists: an empty listing of a mistyped path
+ * would read as "No findings." (a missing bucket fails on its own, with NoSuchBucket).
+ */
+function assertStoreDirectory(dir: string, fromOption: boolean): void {
+  const chosenBy = fromOption ? '--store' : 'DRIFTWATCH_STORE or the default';
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new CliError(
+        `no findings store at ${dir} (chosen by ${chosenBy}): pass --store with the directory or s3://bucket a scan wrote to, or run driftwatch scan first`,
+      );
+    throw new CliError(`cannot read the findings store at ${dir} (${code ?? (error as Error).message})`);
+  }
+  if (!isDirectory)
+    throw new CliError(
+      `the findings store ${dir} is a file, not a directory: pass --store with a directory or s3://bucket`,
+    );
 }
 
 /**
@@ -57,7 +118,15 @@ export function resolveSalt(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function resolveHasher(env: NodeJS.ProcessEnv = process.env): SensitiveHasher {
-  return createSensitiveHasher(resolveSalt(env));
+  const salt = resolveSalt(env);
+  try {
+    return createSensitiveHasher(salt);
+  } catch (error) {
+    // Only the configured salt can be rejected (ours is 64 hex characters); its value is never shown.
+    throw new CliError(
+      `DRIFTWATCH_HASH_SALT is not usable: ${(error as Error).message}; set it to a long random value (openssl rand -hex 32) or unset it`,
+    );
+  }
 }
 
 export interface LoadedRegistry {

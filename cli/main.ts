@@ -1,9 +1,13 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { describeAwsError } from '../functions/adapters/aws-error.js';
+import { exitCleanlyOnSignals } from '../functions/adapters/terraform/interrupt-cleanup.js';
 import { killRunningProcesses } from '../functions/adapters/terraform/run-process.js';
 import { LockObservationMissingError } from '../functions/core/backend/stages.js';
 import { UnknownStateBucketError } from '../functions/core/backend/target.js';
 import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
+import { redactText } from '../functions/core/redaction/secrets.js';
 import { RegistryError } from '../functions/core/registry/parse.js';
+import { PlanFormatError } from '../functions/core/terraform/plan-error.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
 import { ConfigurationError } from '../functions/handlers/env.js';
 import { InvalidEventError } from '../functions/handlers/middleware.js';
@@ -17,7 +21,7 @@ import { registerLocks } from './commands/locks.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
 import { registerSuppress } from './commands/suppress.js';
-import { CliError } from './context.js';
+import { CliError, EXIT_RUNTIME_ERROR, EXIT_USAGE, HELP_EXIT_CODES_AND_ENVIRONMENT } from './context.js';
 import { MotoUnavailableError } from './demo/moto.js';
 
 /** Commands set the exit code through this, so `main` decides when the process ends. */
@@ -28,8 +32,10 @@ const setExitCode = (code: number) => {
 
 const program = new Command('driftwatch')
   .description('read-only drift and policy scanner for Terraform estates on AWS')
+  .option('--debug', 'print the stack trace of an unexpected error (errors are one line otherwise)')
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  .addHelpText('after', HELP_EXIT_CODES_AND_ENVIRONMENT);
 
 registerEvaluatePlan(program, setExitCode);
 registerScan(program, setExitCode);
@@ -42,11 +48,15 @@ registerSuppress(program, setExitCode);
 registerRoutes(program, setExitCode);
 registerDemo(program, setExitCode);
 
-// Terraform and its providers run in their own process groups: take them down with us.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
+// Terraform and its providers run in their own process groups: take them down with us, and leave
+// no working directory, plan file or plugin cache lock behind (process.exit skips finally blocks).
+exitCleanlyOnSignals();
+
+// An error raised outside the command's promise (a stream's 'error' event) is still one line.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(event, (error: unknown) => {
     killRunningProcesses();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
+    process.exit(reportError(error));
   });
 }
 
@@ -57,10 +67,14 @@ try {
   process.exitCode = reportError(error);
 }
 
+/**
+ * Every error is one line (a registry's problems: one line each) with the cause and the fix; a stack
+ * trace only with --debug. Exit codes: 64 for a usage error, 1 for anything else (README, docs/cli.md).
+ */
 function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander already printed the problem (or the help / version text).
-    return error.exitCode === 0 ? 0 : 1;
+    return error.exitCode === 0 ? 0 : EXIT_USAGE;
   }
   const expected = [
     RegistryError,
@@ -72,14 +86,36 @@ function reportError(error: unknown): number {
     UnknownStateBucketError,
     ConfirmationTooEarlyError,
     LockObservationMissingError,
+    PlanFormatError,
   ];
+  const debug = debugRequested();
   if (expected.some((type) => error instanceof type)) {
     // Messages quote data (ids, keys, names from stores and AWS errors): printed inert.
     process.stderr.write(`driftwatch: ${stripForTerminal((error as Error).message, { multiline: true })}\n`);
-    return 1;
+    if (debug) printStack(error);
+    return error instanceof CliError ? error.exitCode : EXIT_RUNTIME_ERROR;
   }
-  process.stderr.write(
-    `driftwatch: unexpected error: ${stripForTerminal((error as Error)?.stack ?? String(error), { multiline: true })}\n`,
-  );
-  return 1;
+  // The AWS line is built from error names, codes and hosts; an unexpected message may quote anything.
+  const line =
+    describeAwsError(error, { env: process.env }) ??
+    `unexpected error: ${redactText(oneLine(error))} (run with --debug for the stack trace, and report it if it persists)`;
+  process.stderr.write(`driftwatch: ${stripForTerminal(line)}\n`);
+  if (debug) printStack(error);
+  return EXIT_RUNTIME_ERROR;
+}
+
+/** From the parsed options, or from argv when parsing itself failed before it got there. */
+function debugRequested(): boolean {
+  return program.opts().debug === true || process.argv.includes('--debug');
+}
+
+function oneLine(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const firstLine = error.message.split('\n', 1)[0] ?? '';
+  return `${error.name}: ${firstLine}`;
+}
+
+function printStack(error: unknown): void {
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`${stripForTerminal(redactText(stack), { multiline: true })}\n`);
 }

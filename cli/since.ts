@@ -1,16 +1,34 @@
 import { parseDuration } from '../functions/core/registry/duration.js';
-import { CliError } from './context.js';
+import { UsageError } from './context.js';
+
+/** Dates outside this range cannot name a finding's time (and some are not representable at all). */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** `--since 2026-11-01`, `--since 2026-11-01T08:00:00Z` or `--since 7d` (that long ago). */
 export function parseSince(text: string, now: Date): Date {
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    const date = new Date(text);
-    if (Number.isNaN(date.getTime())) throw new CliError(`--since: ${text} is not a date`);
-    return date;
+  let date: Date;
+  if (/^[+-]?\d{4,}-\d{2}-\d{2}/.test(text)) {
+    date = new Date(text);
+    if (Number.isNaN(date.getTime()) && !/^\d{4}-/.test(text)) throw outOfRange(text);
+    if (Number.isNaN(date.getTime())) throw new UsageError(`--since: ${text} is not a date`);
+  } else {
+    let ms: number;
+    try {
+      ms = parseDuration(text);
+    } catch {
+      throw new UsageError(`--since takes a date (2026-11-01) or a duration (7d, 12h), not ${text}`);
+    }
+    date = new Date(now.getTime() - ms);
   }
-  try {
-    return new Date(now.getTime() - parseDuration(text));
-  } catch {
-    throw new CliError(`--since takes a date (2026-11-01) or a duration (7d, 12h), not ${text}`);
-  }
+  // `new Date` of a time beyond ±8.64e15 ms is Invalid Date, which only fails later (toISOString).
+  if (Number.isNaN(date.getTime()) || date.getTime() < EARLIEST || date.getTime() > LATEST)
+    throw outOfRange(text);
+  return date;
+}
+
+function outOfRange(text: string): UsageError {
+  return new UsageError(
+    `--since ${text} is out of range: use a date from 1970-01-01 to 9999-12-31 or a shorter duration`,
+  );
 }

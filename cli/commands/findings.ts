@@ -5,7 +5,7 @@ import { matchesFilter } from '../../functions/core/query/query-findings.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP } from '../context.js';
+import { loadRegistryFile, openObjectStore, STORE_OPTION_HELP, UsageError } from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings, renderTable } from '../output.js';
 import { parseSince } from '../since.js';
 
@@ -42,7 +42,7 @@ export function registerFindings(program: Command, run: (code: number) => void):
     .option('--store <location>', STORE_OPTION_HELP)
     .option('--format <format>', 'table or json', parseFormat, 'table')
     .action(async (options: FindingsOptions) => {
-      const store = createFindingsStore(openObjectStore(options.store));
+      const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }));
       const now = new Date();
       if (options.health) {
         const alertAfterMs = scanAlertAfterMs(
@@ -59,15 +59,20 @@ export function registerFindings(program: Command, run: (code: number) => void):
         return;
       }
       if (options.kind && !(FINDING_KINDS as readonly string[]).includes(options.kind)) {
-        throw new CliError(`--kind must be one of ${FINDING_KINDS.join(', ')}`);
+        throw new UsageError(`--kind must be one of ${FINDING_KINDS.join(', ')}`);
       }
       if (options.status && !(FINDING_STATUSES as readonly string[]).includes(options.status)) {
-        throw new CliError(`--status must be one of ${FINDING_STATUSES.join(', ')}`);
+        throw new UsageError(`--status must be one of ${FINDING_STATUSES.join(', ')}`);
       }
       const since = options.since ? parseSince(options.since, now) : undefined;
+      const historyDays = since ? daysBack(since, now) : 7;
+      if (options.status === 'resolved' && historyDays > MAX_HISTORY_DAYS)
+        throw new UsageError(
+          `--status resolved reads at most ${MAX_HISTORY_DAYS} days of scan history, not ${historyDays}: give a later --since, or query older history with Athena`,
+        );
       const findings =
         options.status === 'resolved'
-          ? latestResolved(await store.recentHistory(now, since ? daysBack(since, now) : 7))
+          ? latestResolved(await store.recentHistory(now, historyDays))
           : await store.openFindings();
       const { owner, workspace, kind, status } = options;
       const selected = findings.filter((finding) =>
@@ -88,6 +93,9 @@ function latestResolved(history: readonly Finding[]): Finding[] {
   }
   return [...latest.values()];
 }
+
+/** One listing per day of history: a window this long is already ~400 listings (older: Athena). */
+const MAX_HISTORY_DAYS = 400;
 
 function daysBack(since: Date, now: Date): number {
   return Math.max(1, Math.ceil((now.getTime() - since.getTime()) / (24 * 60 * 60_000)) + 1);

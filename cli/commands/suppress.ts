@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP } from '../context.js';
+import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP, UsageError } from '../context.js';
 
 interface SuppressOptions {
   reason: string;
@@ -37,18 +37,18 @@ export function registerSuppress(program: Command, run: (code: number) => void):
         : DEFAULT_SUPPRESSION_SETTINGS.maxDurationMs;
       if (!/^[0-9a-f]{64}$/.test(findingId))
         throw new CliError(`${findingId} is not a finding id (64 hex characters)`);
-      if (!options.reason.trim()) throw new CliError('--reason must say why');
-      if (!options.by.trim()) throw new CliError('--by must say who decided');
+      if (!options.reason.trim()) throw new UsageError('--reason must say why');
+      if (!options.by.trim()) throw new UsageError('--by must say who decided');
       const until = parseUntil(options.until);
       if (until.getTime() <= now.getTime())
-        throw new CliError(`--until ${options.until} is not in the future`);
+        throw new UsageError(`--until ${options.until} is not in the future`);
       const latest = new Date(now.getTime() + maxDurationMs);
       if (until.getTime() > latest.getTime()) {
-        throw new CliError(
+        throw new UsageError(
           `--until ${options.until} is too far: suppressions last at most ${Math.round(maxDurationMs / 86_400_000)} days (until ${latest.toISOString().slice(0, 10)})`,
         );
       }
-      const store = createFindingsStore(openObjectStore(options.store));
+      const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }));
       const suppression = {
         reason: options.reason.trim(),
         by: options.by.trim(),
@@ -69,6 +69,6 @@ export function registerSuppress(program: Command, run: (code: number) => void):
 function parseUntil(text: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T23:59:59Z`) : new Date(text);
   if (Number.isNaN(date.getTime()))
-    throw new CliError(`--until takes a date (2027-01-31) or an ISO time, not ${text}`);
+    throw new UsageError(`--until takes a date (2027-01-31) or an ISO time, not ${text}`);
   return date;
 }

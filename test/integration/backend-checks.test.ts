@@ -376,12 +376,12 @@ describe('bad input: clear findings, never a crash', () => {
 
   it('a bad --bucket or duration is a one-line error', async () => {
     const name = await runCli(['check-backend', '--bucket', 'Not_A_Bucket']);
-    expect(name.code).toBe(1);
+    expect(name.code).toBe(64);
     expect(name.stderr).toBe(
       "driftwatch: --bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not 'Not_A_Bucket'\n",
     );
     const duration = await runCli(['locks', '--bucket', STATE_BUCKET, '--stale-after', '600']);
-    expect(duration.code).toBe(1);
+    expect(duration.code).toBe(64);
     expect(duration.stderr).toContain("'600' is not a duration");
   });
 });

@@ -127,9 +127,9 @@ describe('driftwatch evaluate-plan exit codes and formats', () => {
     expect(json.stderr).toBe('');
   });
 
-  it('rejects an unknown format with exit 1', async () => {
+  it('rejects an unknown format as a usage error (exit 64)', async () => {
     const run = await runCli(['evaluate-plan', file('x.json', refreshOnly([])), '--format', 'yaml'], { env });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(64);
     expect(run.stderr).toContain('table or json');
   });
 });

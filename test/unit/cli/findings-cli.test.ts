@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ describe('driftwatch findings', () => {
 
   it('rejects an unknown kind or status', async () => {
     const run = await runCli(['findings', '--store', storeDir, '--kind', 'nonsense']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(64);
     expect(run.stderr).toContain('--kind must be one of');
   });
 
@@ -76,6 +76,7 @@ describe('driftwatch findings', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/recent-scan/);
     expect(ok.stdout).toContain('OK: a scan completed within the last 26h');
+    mkdirSync(join(dir, 'empty'));
     const empty = await runCli(['findings', '--health', '--store', join(dir, 'empty')]);
     expect(empty.code).toBe(1);
     expect(empty.stdout).toContain('SCAN MISSING');
@@ -99,7 +100,7 @@ describe('driftwatch suppress', () => {
       '--store',
       storeDir,
     ]);
-    expect(tooFar.code).toBe(1);
+    expect(tooFar.code).toBe(64);
     expect(tooFar.stderr).toMatch(/at most 90 days/);
     const past = await runCli([
       'suppress',
@@ -124,7 +125,7 @@ describe('driftwatch suppress', () => {
       '--store',
       storeDir,
     ]);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(64);
     expect(missing.stderr).toContain("required option '--reason <text>'");
 
     const ok = await runCli([
