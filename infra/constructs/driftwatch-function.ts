@@ -1,6 +1,6 @@
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Duration, Size, Stack, Stage, Validations } from 'aws-cdk-lib';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -157,5 +157,40 @@ export function stageImageContext(scope: Construct, handler: HandlerName, docker
     sourcesContent: false,
     logLevel: 'error',
   });
+  for (const name of RUNTIME_PACKAGES[handler] ?? []) copyPackageTree(name, REPO_ROOT, join(dir, 'handler'));
   return dir;
+}
+
+/**
+ * Packages a handler loads at run time instead of from its bundle: they read files beside their own
+ * code (the HCL parser its WebAssembly), so they ship as installed, in node_modules beside index.mjs.
+ */
+const RUNTIME_PACKAGES: Partial<Record<HandlerName, readonly string[]>> = {
+  'scan-terraform': ['@cdktn/hcl2json'],
+};
+
+/** Copies a package and its dependencies, resolved the way Node resolves them, into `target`/node_modules. */
+function copyPackageTree(name: string, from: string, target: string, copied = new Set<string>()): void {
+  let dir = from;
+  let found: string | undefined;
+  for (;;) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) {
+      found = candidate;
+      break;
+    }
+    if (dir === REPO_ROOT || dirname(dir) === dir) break;
+    dir = dirname(dir);
+  }
+  if (found === undefined) throw new Error(`${name} is not installed: run npm ci before synth`);
+  if (copied.has(found)) return;
+  copied.add(found);
+  // Nested copies keep their place relative to the repository's node_modules.
+  const destination = join(target, found.slice(REPO_ROOT.length + 1));
+  cpSync(found, destination, { recursive: true, filter: (path) => !path.endsWith('.map') });
+  const manifest = JSON.parse(readFileSync(join(found, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  for (const dependency of Object.keys(manifest.dependencies ?? {}))
+    copyPackageTree(dependency, found, target, copied);
 }

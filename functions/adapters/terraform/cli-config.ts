@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -112,8 +112,8 @@ export function defaultPluginCacheDir(env: NodeJS.ProcessEnv): string {
 /**
  * The environment every Terraform that driftwatch starts gets: its own data directory under
  * `workDir`, the shared plugin cache, the provider mirror's CLI configuration (or the user's, if it
- * exists; a TF_CLI_CONFIG_FILE pointing nowhere makes Terraform warn on every run), automation mode.
- * `extra` (a workspace's env) cannot override these.
+ * exists; a TF_CLI_CONFIG_FILE pointing nowhere makes Terraform warn on every run), automation mode,
+ * and a TMPDIR under `workDir`. `extra` (a workspace's env) cannot override these.
  */
 export async function terraformEnvironment(options: {
   baseEnv: NodeJS.ProcessEnv;
@@ -134,5 +134,10 @@ export async function terraformEnvironment(options: {
   };
   delete env.TF_CLI_CONFIG_FILE;
   if (cliConfig) env.TF_CLI_CONFIG_FILE = cliConfig;
+  // Terraform and its providers leave temp files (go-plugin's sockets) in TMPDIR when they are
+  // killed: under workDir they go with it.
+  env.TMPDIR = join(workDir, 'tmp');
+  await mkdir(env.TMPDIR, { recursive: true });
+  await chmod(env.TMPDIR, 0o700);
   return env;
 }

@@ -1,0 +1,62 @@
+import { rmSync } from 'node:fs';
+import { killRunningProcesses } from './run-process.js';
+
+type Cleanup = () => void;
+
+/** Cleanups still pending, in registration order (a Set keeps it). */
+const pending = new Set<Cleanup>();
+
+/**
+ * Registers a synchronous cleanup for an interrupted run (Ctrl-C, SIGTERM). The normal path cleans
+ * up in `finally` blocks, but `process.exit` in a signal handler runs none of them: whatever a run
+ * leaves on disk or holds (working directories with plan files, the plugin cache lock) registers
+ * here too. Returns the function that unregisters it, for when the normal path has cleaned up.
+ */
+export function onInterrupt(cleanup: Cleanup): () => void {
+  // A wrapper, so that the same function registered twice is two entries.
+  const entry: Cleanup = () => cleanup();
+  pending.add(entry);
+  return () => {
+    pending.delete(entry);
+  };
+}
+
+/** Removes a file or directory (recursively) if the run is interrupted. */
+export function removeOnInterrupt(path: string): () => void {
+  // Retries: a process killed a moment ago may still be closing a file in the directory.
+  return onInterrupt(() => rmSync(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 }));
+}
+
+/**
+ * Ends an interrupted run: kills every Terraform process group first (so nothing writes into a
+ * directory while it is removed, or outlives us holding 0.8 GB), then runs the pending cleanups,
+ * newest first. Synchronous on purpose: it runs right before `process.exit`.
+ */
+export function cleanUpInterruptedRun(): void {
+  killRunningProcesses('SIGKILL');
+  for (const cleanup of [...pending].reverse()) {
+    pending.delete(cleanup);
+    try {
+      cleanup();
+    } catch {
+      // Best effort: one cleanup that fails must not keep the others from running.
+    }
+  }
+}
+
+/** The exit codes a shell reports for these signals (128 + signal number). */
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * On SIGINT and SIGTERM: clean up the interrupted run, then exit with 128 + the signal's number.
+ * Terraform and its providers run in their own process groups, so the terminal's Ctrl-C does not
+ * reach them: without this they would outlive the CLI.
+ */
+export function exitCleanlyOnSignals(): void {
+  for (const [signal, code] of Object.entries(SIGNAL_EXIT_CODES)) {
+    process.on(signal, () => {
+      cleanUpInterruptedRun();
+      process.exit(code);
+    });
+  }
+}

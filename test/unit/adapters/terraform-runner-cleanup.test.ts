@@ -1,0 +1,153 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanUpInterruptedRun } from '../../../functions/adapters/terraform/interrupt-cleanup.js';
+import { createTerraformRunner } from '../../../functions/adapters/terraform/runner.js';
+import type { WorkspaceConfig } from '../../../functions/core/registry/model.js';
+import { hashSensitive, plan } from '../../helpers/plan-builders.js';
+
+/**
+ * A stand-in for terraform that records what the runner gave it. It writes the plan file under a
+ * permissive umask (as terraform does under the usual 022, it would be readable by others).
+ */
+const FAKE_TERRAFORM = `#!/bin/sh
+umask 000
+rec="$FAKE_TF_RECORD"
+case "$1" in
+  init)
+    echo "workdir $(stat -c %a "$(dirname "$TF_DATA_DIR")")" >> "$rec"
+    echo "tmpdir $(stat -c %a "$TMPDIR") $TMPDIR" >> "$rec"
+    ;;
+  plan)
+    for arg in "$@"; do case "$arg" in -out=*) out="\${arg#-out=}";; esac; done
+    printf plan > "$out"
+    echo "planfile $out" >> "$rec"
+    if [ -n "$FAKE_TF_PLAN_BLOCKS" ]; then
+      sleep 60 &
+      echo $! > "$FAKE_TF_PLAN_BLOCKS"
+      wait
+    fi
+    exit 2
+    ;;
+  show)
+    for arg in "$@"; do planfile="$arg"; done
+    echo "planmode $(stat -c %a "$planfile")" >> "$rec"
+    cat "$FAKE_TF_PLAN_JSON"
+    ;;
+esac
+`;
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function setUp(options: { blockPlan?: boolean } = {}) {
+  const base = mkdtempSync(join(tmpdir(), 'driftwatch-runner-'));
+  dirs.push(base);
+  const workRoot = join(base, 'work');
+  const source = join(base, 'source');
+  mkdirSync(workRoot);
+  mkdirSync(source);
+  writeFileSync(join(source, 'main.tf'), 'terraform {}\n');
+  const terraform = join(base, 'terraform');
+  writeFileSync(terraform, FAKE_TERRAFORM, { mode: 0o755 });
+  const record = join(base, 'record');
+  const planJson = join(base, 'plan.json');
+  writeFileSync(planJson, JSON.stringify(plan()));
+  // With blockPlan, the fake plan writes its plan file, then waits with a child (a provider).
+  const blocked = join(base, 'blocked');
+  const runner = createTerraformRunner({
+    hashSensitive,
+    registryDir: base,
+    terraformBinary: terraform,
+    workRoot,
+    pluginCacheDir: join(base, 'plugin-cache'),
+    baseEnv: {
+      PATH: process.env.PATH,
+      FAKE_TF_RECORD: record,
+      FAKE_TF_PLAN_JSON: planJson,
+      DRIFTWATCH_PROVIDER_MIRROR: '',
+      ...(options.blockPlan ? { FAKE_TF_PLAN_BLOCKS: blocked } : {}),
+    },
+    commandTimeoutMs: 30_000,
+  });
+  const workspace: WorkspaceConfig = {
+    id: 'cleanup-test',
+    owner: 'platform',
+    environment: 'prod',
+    source: { dir: source },
+    backend: { bucket: 'tfstate', key: 'cleanup/terraform.tfstate', region: 'eu-west-1' },
+    routes: [],
+    env: {},
+    varFiles: [],
+  };
+  const recorded = (name: string) =>
+    readFileSync(record, 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith(`${name} `))
+      ?.slice(name.length + 1);
+  return { workRoot, runner, workspace, recorded, blocked };
+}
+
+/** Running (a killed process whose parent is gone may linger as a zombie until init reaps it). */
+function alive(pid: number): boolean {
+  try {
+    const state = /State:\s+(\w)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+describe('Terraform runner files', () => {
+  it('keeps plan files 0600 and its directories 0700 whatever the umask, and removes them', async () => {
+    const { workRoot, runner, workspace, recorded } = setUp();
+    // A umask that strips the owner's own bits: modes must come from explicit chmods, not from it.
+    const previous = process.umask(0o277);
+    try {
+      const prepared = await runner.prepare(workspace, undefined);
+      await prepared.plan();
+      await prepared.close();
+    } finally {
+      process.umask(previous);
+    }
+    expect(recorded('workdir')).toBe('700');
+    // Terraform's and the providers' temp files (go-plugin sockets) go under the working directory.
+    const [tmpMode, tmpPath] = recorded('tmpdir')!.split(' ');
+    expect(tmpMode).toBe('700');
+    expect(dirname(tmpPath!)).toBe(dirname(recorded('planfile')!));
+    expect(recorded('planmode')).toBe('600');
+    expect(readdirSync(workRoot)).toEqual([]);
+  });
+
+  it('an interrupted plan: its process group is killed and the working directory, plan file included, is gone at once', async () => {
+    const { workRoot, runner, workspace, recorded, blocked } = setUp({ blockPlan: true });
+    const prepared = await runner.prepare(workspace, undefined);
+    const planning = prepared.plan().catch((error: unknown) => error);
+    while (!existsSync(blocked) || readFileSync(blocked, 'utf8').trim() === '') {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const sleeper = Number(readFileSync(blocked, 'utf8'));
+    const planFile = recorded('planfile')!;
+    expect(existsSync(planFile)).toBe(true);
+
+    cleanUpInterruptedRun();
+
+    // Synchronously: by the time process.exit runs, nothing is left.
+    expect(readdirSync(workRoot)).toEqual([]);
+    expect(existsSync(planFile)).toBe(false);
+    await planning;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(alive(sleeper)).toBe(false);
+  });
+});
