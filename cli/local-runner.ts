@@ -90,15 +90,16 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
   const scanId = options.scanId ?? freshScanId(startedAt);
   const { registry } = options.loaded;
   const store = createFindingsStore(options.store);
+  const logger = options.logger.child({ scanId });
   const ports =
     options.ports?.(scanId) ??
     createScanPorts({
       scanId,
       registryDir: options.loaded.dir,
       hashSensitive: options.hashSensitive,
-      runner: options.runner,
+      // The plugin cache lock says on the scan's log when it waits or takes over a stale lock.
+      runner: { logger, ...options.runner },
     });
-  const logger = options.logger.child({ scanId });
   const state: ScanState = { workspaces: [], outcomes: [], checks: [] };
   const scanRef = { scanId, startedAt };
   const backendTargets = () =>
