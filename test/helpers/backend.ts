@@ -74,7 +74,8 @@ export interface FakeObject {
 
 /**
  * An in-memory state bucket behind the BackendReader port, counting what a real one would be asked.
- * `fail` makes a read of one resource fail like S3 would.
+ * `fail` makes a read of one resource fail like S3 would: `s3://<bucket>` the preflight and the
+ * listing, `list:<bucket>` the listing only (a bucket that answered the preflight, then failed).
  */
 export function fakeBackend(
   options: {
@@ -88,14 +89,20 @@ export function fakeBackend(
 ) {
   const bucket = options.bucket ?? 'tfstate';
   const objects = new Map(Object.entries(options.objects ?? {}));
-  const calls = { list: 0, settings: 0, versions: 0, read: [] as string[], tables: 0 };
+  const calls = { preflight: 0, list: 0, settings: 0, versions: 0, read: [] as string[], tables: 0 };
   const failIf = (resource: string) => {
     const failure = options.fail?.[resource];
     if (failure) throw new BackendReadError(failure);
   };
   const reader: BackendReader = {
+    // The preflight is a one-key listing: it fails like the listing does (`s3://<bucket>`).
+    async preflight(name) {
+      calls.preflight++;
+      failIf(`s3://${name}`);
+    },
     async *listObjects(name, prefix) {
       failIf(`s3://${name}`);
+      failIf(`list:${name}`);
       const keys = [...objects.keys()].filter((key) => key.startsWith(prefix)).sort();
       const pageSize = options.pageSize ?? 1000;
       for (let start = 0; start === 0 || start < keys.length; start += pageSize) {

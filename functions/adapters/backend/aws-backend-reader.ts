@@ -18,6 +18,7 @@ import {
   type LockTableItem,
   type ObjectVersionRef,
   type Observed,
+  type ReadFailure,
 } from '../../core/backend/ports.js';
 import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.js';
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
@@ -29,6 +30,14 @@ import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
 export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: DynamoDBClient }): BackendReader {
   const { s3, dynamodb } = clients;
   return {
+    async preflight(bucket, prefix) {
+      // A one-key listing: the permission discovery needs anyway (s3:ListBucket, even when it is
+      // granted for a prefix only), with real error codes (HEAD answers carry none).
+      await read(`s3://${bucket}/${prefix}`, 's3:ListBucket', () =>
+        s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, MaxKeys: 1 })),
+      );
+    },
+
     async *listObjects(bucket, prefix) {
       let continuationToken: string | undefined;
       do {
@@ -229,11 +238,56 @@ async function read<T>(resource: string, action: string, send: () => Promise<T>)
   try {
     return await send();
   } catch (error) {
-    throw new BackendReadError(
-      { resource, action, code: errorCode(error), message: errorMessage(error) },
-      { cause: error },
-    );
+    throw new BackendReadError(readFailure(resource, action, error), { cause: error });
   }
+}
+
+/**
+ * What a failed SDK call tells about its cause, as plain facts for the core's classifier: the code
+ * (or the network code when nothing answered), the SDK's error name, where the request went, and
+ * the bucket's region when a redirect or a region error names it.
+ */
+export function readFailure(resource: string, action: string, error: unknown): ReadFailure {
+  const failure: ReadFailure = { resource, action, code: errorCode(error), message: errorMessage(error) };
+  const name = (error as { name?: unknown } | undefined)?.name;
+  if (typeof name === 'string' && name !== '') failure.errorName = name;
+  const endpoint = networkEndpoint(error);
+  if (endpoint) failure.endpoint = endpoint;
+  const region = bucketRegion(error);
+  if (region) failure.bucketRegion = region;
+  return failure;
+}
+
+/** `127.0.0.1:4566` for a refused or timed-out connection, the host name for a failed DNS lookup. */
+function networkEndpoint(error: unknown): string | undefined {
+  const { address, port, hostname } = (error ?? {}) as {
+    address?: unknown;
+    port?: unknown;
+    hostname?: unknown;
+  };
+  if (typeof address === 'string') return typeof port === 'number' ? `${address}:${port}` : address;
+  return typeof hostname === 'string' ? hostname : undefined;
+}
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+/** S3 names the bucket's region in a header, in the error body, or in the message of a signing error. */
+function bucketRegion(error: unknown): string | undefined {
+  const fields = (error ?? {}) as {
+    $response?: { headers?: Record<string, string | undefined> };
+    Region?: unknown;
+    Endpoint?: unknown;
+    message?: unknown;
+  };
+  const candidates = [
+    fields.$response?.headers?.['x-amz-bucket-region'],
+    fields.Region,
+    typeof fields.message === 'string' ? fields.message.match(/expecting '([a-z0-9-]+)'/)?.[1] : undefined,
+    typeof fields.Endpoint === 'string'
+      ? fields.Endpoint.match(/s3[.-]([a-z0-9-]+)\.amazonaws\./)?.[1]
+      : undefined,
+  ];
+  return candidates.find((value): value is string => typeof value === 'string' && REGION.test(value));
 }
 
 /** A setting read: "not configured" errors mean the absent value; other failures are kept, not thrown. */
@@ -253,16 +307,29 @@ async function observe<T>(
   }
 }
 
-/** The AWS error code; S3 answers some 403/404s without a code (HEAD-like responses, moto). */
+/**
+ * The AWS error code. S3 answers some errors without a code (HEAD-like responses, moto): the HTTP
+ * status says it then. When nothing answered, Node's network code (ECONNREFUSED, ENOTFOUND).
+ */
 export function errorCode(error: unknown): string {
-  const named = (error as { name?: string; Code?: string }) ?? {};
+  const named = (error as { name?: string; Code?: string; code?: unknown }) ?? {};
   const code = named.Code ?? named.name;
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (code && !/^(Unknown|Error|UnknownError|S3ServiceException)$/.test(code)) return code;
-  if (status === 403) return 'AccessDenied';
-  if (status === 404) return 'NotFound';
+  if (code && !GENERIC_CODE.test(code)) return code;
+  if (typeof named.code === 'string' && /^E[A-Z_]+$/.test(named.code)) return named.code;
+  const byStatus = status === undefined ? undefined : STATUS_CODES[status];
+  if (byStatus) return byStatus;
   return code ?? 'UnknownError';
 }
+
+const GENERIC_CODE = /^(Unknown|Error|UnknownError|S3ServiceException|\d{3})$/;
+const STATUS_CODES: Record<number, string> = {
+  301: 'PermanentRedirect',
+  307: 'TemporaryRedirect',
+  400: 'BadRequest',
+  403: 'AccessDenied',
+  404: 'NotFound',
+};
 
 function errorMessage(error: unknown): string {
   const message = (error as Error)?.message;

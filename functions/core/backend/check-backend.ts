@@ -1,7 +1,7 @@
 import { classifyTableItem } from '../locks/lock-table.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
-import { type Discovery, discoverBackend } from './discovery.js';
-import { BackendReadError, type BackendReader, type Observed } from './ports.js';
+import { type Discovery, discoverBackend, preflightTarget } from './discovery.js';
+import { BackendReadError, type BackendReader, type Observed, type ReadFailure } from './ports.js';
 import {
   type BucketSubject,
   type LockTableFacts,
@@ -11,6 +11,7 @@ import {
 } from './rule.js';
 import { BUCKET_RULES, STATE_RULES } from './rules/index.js';
 import { createScopeRuns, type ScopeRun } from './scope-runs.js';
+import type { BucketSettingName } from './settings.js';
 import { parseStateHeader } from './state-document.js';
 import { type BackendTarget, inPrefix, stateOwnerOf } from './target.js';
 
@@ -26,18 +27,27 @@ export interface BackendCheckResult {
   locks: number;
   /** Keys the registry or `--key` named that have no state object (never applied, or mistyped). */
   missingStateKeys: string[];
+  /** Set when the preflight failed: nothing else was read, and the runs hold its one finding. */
+  preflight?: ReadFailure;
 }
 
 /**
- * The CheckBackend stage for one bucket: the bucket rules on its settings, the state rules on the
- * recent versions of the state objects the run names. Only reads; a failed read is a `scan-failed`
- * finding in the scope it concerns, and everything else is still checked.
+ * The CheckBackend stage for one bucket: a preflight, then the bucket rules on its settings and the
+ * state rules on the recent versions of the state objects the run names. Only reads. A failed
+ * preflight is the run's one finding (`backend.preflight`, in the bucket scope) and no rule runs;
+ * a later failed read is a `scan-failed` finding in the scope it concerns, naming the rules it left
+ * unevaluated, and everything else is still checked.
  */
 export async function checkBackend(
   reader: BackendReader,
   target: BackendTarget,
 ): Promise<BackendCheckResult> {
   const runs = createScopeRuns(target, 'backend');
+  const preflight = await preflightTarget(reader, target);
+  if (preflight) {
+    runs.failPreflight(preflight);
+    return { runs: runs.finish(), stateObjects: 0, locks: 0, missingStateKeys: [], preflight };
+  }
   let discovery: Discovery;
   try {
     discovery = await discoverBackend(reader, target);
@@ -64,9 +74,11 @@ export async function checkBackend(
       .map((violation) => ruleDraft(rule, violation, target.bucketPlacement));
     runs.add(target.bucketPlacement, drafts);
   }
-  for (const observed of [...Object.values(settings), ...lockTables.map((table) => table.items)]) {
-    if (!observed.ok) runs.fail(target.bucketPlacement, observed.failure);
+  for (const [name, observed] of Object.entries(settings) as Array<[BucketSettingName, Observed<unknown>]>) {
+    if (!observed.ok) runs.fail(target.bucketPlacement, observed.failure, rulesReading(name));
   }
+  // The lock table rule still reports a configured table it could not scan (without digest counts).
+  for (const { items } of lockTables) if (!items.ok) runs.fail(target.bucketPlacement, items.failure);
 
   const missingStateKeys: string[] = [];
   const keys = target.contentKeys.filter((key) => inPrefix(target, key));
@@ -85,7 +97,7 @@ export async function checkBackend(
         );
     } catch (error) {
       if (!(error instanceof BackendReadError)) throw error;
-      runs.fail(placement, error.failure);
+      runs.fail(placement, error.failure, STATE_RULE_IDS);
     }
   });
   return {
@@ -95,6 +107,14 @@ export async function checkBackend(
     missingStateKeys: missingStateKeys.sort(),
   };
 }
+
+/** The bucket rules that need a setting: what a failed read of it leaves unevaluated. */
+function rulesReading(setting: BucketSettingName): string[] {
+  return BUCKET_RULES.filter((rule) => rule.reads.includes(setting)).map((rule) => rule.id);
+}
+
+/** A state whose versions could not be read is checked by none of the state rules. */
+const STATE_RULE_IDS = STATE_RULES.map((rule) => rule.id);
 
 /**
  * The recent versions of one state object, newest first, each reduced to its header right after it

@@ -1,4 +1,4 @@
-import type { BackendObject, BackendReader } from './ports.js';
+import { type BackendObject, BackendReadError, type BackendReader, type ReadFailure } from './ports.js';
 import { type BackendTarget, inPrefix, listingPrefixes } from './target.js';
 
 /** Terraform's S3 backend keeps a workspace's lock next to its state: `<state key>.tflock`. */
@@ -44,4 +44,21 @@ export async function discoverBackend(reader: BackendReader, target: BackendTarg
   ]);
   const stateKeys = [...objects.keys()].filter((key) => key.endsWith(STATE_SUFFIX) || named.has(key));
   return { objects, stateKeys, locks };
+}
+
+/**
+ * The preflight of a target: one cheap read that every check needs anyway. Its failure is the
+ * target's failure (returned, not thrown); undefined when the bucket answered.
+ */
+export async function preflightTarget(
+  reader: BackendReader,
+  target: BackendTarget,
+): Promise<ReadFailure | undefined> {
+  try {
+    await reader.preflight(target.bucket, listingPrefixes(target)[0] ?? '');
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof BackendReadError)) throw error;
+    return error.failure;
+  }
 }

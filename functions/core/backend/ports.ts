@@ -5,6 +5,12 @@ import type { BucketSettings } from './settings.js';
  * objects in unit tests. Every method reads; nothing here can create, change or delete anything.
  */
 export interface BackendReader {
+  /**
+   * One cheap read (a one-key listing under `prefix`, the permission the checks need anyway)
+   * before anything else: when it fails, the cause concerns the whole bucket (endpoint,
+   * credentials, region, a missing bucket) and no rule is run. Throws BackendReadError.
+   */
+  preflight(bucket: string, prefix: string): Promise<void>;
   /** Every object under a prefix, one ListObjectsV2 page (up to 1,000 keys) at a time. */
   listObjects(bucket: string, prefix: string): AsyncIterable<BackendObject>;
   /** The bucket's versioning, encryption, public access block, policy, ownership and lifecycle. */
@@ -43,9 +49,18 @@ export interface ReadFailure {
   /** e.g. `s3://tfstate/payments/terraform.tfstate`, `dynamodb:tf-locks` */
   resource: string;
   action: string;
-  /** AWS error code, e.g. AccessDenied, NoSuchBucket, ResourceNotFoundException. */
+  /**
+   * AWS error code (AccessDenied, NoSuchBucket, ResourceNotFoundException), or the network code
+   * when no answer came (ECONNREFUSED, ENOTFOUND).
+   */
   code: string;
   message: string;
+  /** The SDK's error name when it says more than the code (CredentialsProviderError, TimeoutError). */
+  errorName?: string;
+  /** Where the request went (`http://127.0.0.1:4566`), when known. */
+  endpoint?: string;
+  /** The bucket's region, when a redirect or a region error names it. */
+  bucketRegion?: string;
 }
 
 export class BackendReadError extends Error {

@@ -1,7 +1,10 @@
+import { appendTo } from '../collections.js';
 import type { ScanOutcome } from '../findings/lifecycle.js';
-import type { FindingDraft, Remediation } from '../findings/model.js';
+import type { FindingDraft } from '../findings/model.js';
 import { redactText } from '../redaction/secrets.js';
+import { classifyReadFailure, type FailureCause } from './failure-cause.js';
 import type { ReadFailure } from './ports.js';
+import { shellWord } from './rule.js';
 import { type BackendTarget, type Placement, targetScopes } from './target.js';
 
 /**
@@ -20,26 +23,46 @@ export interface ScopeRun {
 /**
  * Collects one check's findings per scope. Every scope of the target gets a run (so fixed problems
  * resolve), findings for workspaces outside the run are dropped, and read failures become one
- * `scan-failed` finding per scope that names what could not be read and the IAM action it needs.
+ * `scan-failed` finding per scope that names the cause, what could not be read, the IAM action it
+ * needs and the rules it kept from being evaluated. A failure of the whole target (its preflight,
+ * or its listing) is one finding in the bucket scope, however many workspaces share the bucket:
+ * one cause, one finding; the workspace scopes' runs are failed too, so nothing of theirs resolves.
  */
 export function createScopeRuns(target: BackendTarget, check: 'backend' | 'locks') {
-  const runs = new Map<string, { placement: Placement; drafts: FindingDraft[]; failures: ReadFailure[] }>();
+  const runs = new Map<string, { placement: Placement; drafts: FindingDraft[]; failures: ScopeFailure[] }>();
   for (const placement of targetScopes(target))
     runs.set(placement.workspace, { placement, drafts: [], failures: [] });
+  const bucketRun = runs.get(target.bucketPlacement.workspace)!;
+  let targetFailed = false;
+  let preflight: ReadFailure | undefined;
 
   return {
     add(placement: Placement, drafts: readonly FindingDraft[]): void {
       runs.get(placement.workspace)?.drafts.push(...drafts);
     },
-    /** A failure in one scope, or (without a placement) in all of them: nothing could be listed. */
-    fail(placement: Placement | undefined, failure: ReadFailure): void {
-      const targets = placement ? [runs.get(placement.workspace)] : [...runs.values()];
-      for (const run of targets) {
-        if (run && !run.failures.some((known) => sameFailure(known, failure))) run.failures.push(failure);
-      }
+    /**
+     * A failure in one scope, or (without a placement) of the whole target: reported once, in the
+     * bucket scope. `rules` are the rules the failed read kept from being evaluated.
+     */
+    fail(placement: Placement | undefined, failure: ReadFailure, rules: readonly string[] = []): void {
+      if (!placement) targetFailed = true;
+      const run = placement ? runs.get(placement.workspace) : bucketRun;
+      if (!run) return;
+      const known = run.failures.find((candidate) => sameFailure(candidate.failure, failure));
+      if (known) known.rules = [...new Set([...known.rules, ...rules])];
+      else run.failures.push({ failure, rules: [...rules] });
+    },
+    /** The preflight failed: the target's one finding, and no rule ran (anything added is dropped). */
+    failPreflight(failure: ReadFailure): void {
+      preflight ??= failure;
     },
     finish(): ScopeRun[] {
       return [...runs.values()].map(({ placement, drafts, failures }) => {
+        if (preflight) {
+          const own =
+            placement === bucketRun.placement ? [preflightDraft(placement, check, target, preflight)] : [];
+          return { placement, drafts: own, outcome: 'failed' };
+        }
         if (failures.length > 0) {
           return {
             placement,
@@ -47,6 +70,7 @@ export function createScopeRuns(target: BackendTarget, check: 'backend' | 'locks
             outcome: 'failed',
           };
         }
+        if (targetFailed) return { placement, drafts, outcome: 'failed' };
         const partial = target.prefix !== '' && placement.workspace === target.bucketPlacement.workspace;
         return { placement, drafts, outcome: partial ? 'partial' : 'ok' };
       });
@@ -54,22 +78,88 @@ export function createScopeRuns(target: BackendTarget, check: 'backend' | 'locks
   };
 }
 
+/** A failed read and the rules it kept from being evaluated. */
+interface ScopeFailure {
+  failure: ReadFailure;
+  rules: string[];
+}
+
 function sameFailure(a: ReadFailure, b: ReadFailure): boolean {
   return a.resource === b.resource && a.code === b.code && a.action === b.action;
 }
 
+const CHECK_NAMES = { backend: 'Backend check', locks: 'Lock check' } as const;
+/** Rule ids of the preflight findings: one per check, so each check's lifecycle keeps its own. */
+export const PREFLIGHT_RULE_IDS = { backend: 'backend.preflight', locks: 'lock.preflight' } as const;
+
+/**
+ * The one finding of a target whose preflight failed. Its title is the cause ("connection refused
+ * to http://127.0.0.1:1"), stable from night to night while the cause stays the same.
+ */
+export function preflightDraft(
+  placement: Placement,
+  check: 'backend' | 'locks',
+  target: Pick<BackendTarget, 'bucket' | 'prefix'>,
+  failure: ReadFailure,
+): FindingDraft {
+  const cause = classifyReadFailure(failure);
+  const what = CHECK_NAMES[check];
+  const message = redactText(failure.message);
+  const where = `s3://${target.bucket}${target.prefix ? `/${target.prefix}` : ''}`;
+  const evidence: Record<string, unknown> = {
+    cause: cause.kind,
+    errorName: failure.errorName ?? failure.code,
+    code: failure.code,
+    action: failure.action,
+    resource: failure.resource,
+    message,
+  };
+  if (failure.endpoint !== undefined) evidence.endpoint = failure.endpoint;
+  if (failure.bucketRegion !== undefined) evidence.bucketRegion = failure.bucketRegion;
+  const prefixWord = target.prefix ? ` --prefix ${shellWord(target.prefix)}` : '';
+  const draft: FindingDraft = {
+    kind: 'scan-failed',
+    ruleId: PREFLIGHT_RULE_IDS[check],
+    severity: 'high',
+    workspace: placement.workspace,
+    resource: { bucket: target.bucket },
+    title: `${what} failed: ${cause.summary}`,
+    detail: `The ${what.toLowerCase()} of ${where} stopped at its first read (${failure.action}): ${cause.summary}. AWS SDK: ${failure.errorName ?? failure.code}: ${message}. No rule was evaluated, so nothing is known about the bucket, its states or its locks, and nothing reported before is resolved.`,
+    evidence,
+    remediation: {
+      summary: cause.advice,
+      steps: [
+        `Check with the same credentials, region and endpoint settings (it is the preflight's request): aws s3api list-objects-v2 --bucket ${shellWord(target.bucket)}${prefixWord} --max-keys 1`,
+        'The next scan checks the bucket again.',
+      ],
+    },
+  };
+  if (placement.owner !== undefined) draft.owner = placement.owner;
+  if (placement.environment !== undefined) draft.environment = placement.environment;
+  return draft;
+}
+
 /** One `scan-failed` finding for a scope whose check could not read everything it needs. */
-export function checkFailedDraft(
+function checkFailedDraft(
   placement: Placement,
   check: 'backend' | 'locks',
   bucket: string,
-  failures: readonly ReadFailure[],
+  failures: readonly ScopeFailure[],
 ): FindingDraft {
-  const codes = [...new Set(failures.map((failure) => failure.code))].sort();
-  const what = check === 'backend' ? 'Backend check' : 'Lock check';
-  const redacted = failures.map((failure) => ({ ...failure, message: redactText(failure.message) }));
-  const lines = redacted.map(
-    (failure) => `${failure.code} reading ${failure.resource} (needs ${failure.action}): ${failure.message}`,
+  const what = CHECK_NAMES[check];
+  const reads = failures.map(({ failure, rules }) => ({
+    failure,
+    rules,
+    cause: classifyReadFailure(failure),
+    message: redactText(failure.message),
+  }));
+  const lines = reads.map(
+    ({ failure, rules, cause, message }) =>
+      `${cause.summary} reading ${failure.resource} (${failure.errorName ?? failure.code}: ${message})${
+        rules.length > 0
+          ? `, so ${rules.join(', ')} ${rules.length === 1 ? 'was' : 'were'} not evaluated`
+          : ''
+      }`,
   );
   const draft: FindingDraft = {
     kind: 'scan-failed',
@@ -77,32 +167,37 @@ export function checkFailedDraft(
     severity: 'high',
     workspace: placement.workspace,
     resource: { bucket },
-    title: `${what} of s3://${bucket} failed: ${codes.join(', ')}`,
+    title: `${what} failed: ${titleCauses(reads.map((read) => read.cause))}`,
     detail: `The ${what.toLowerCase()} of s3://${bucket} could not read everything it needs, so what it did not see is unknown (and nothing it reported before is resolved): ${lines.join('; ')}.`,
-    evidence: { failures: redacted },
-    remediation: failureRemediation(failures),
+    evidence: {
+      failures: reads.map(({ failure, rules, cause, message }) => ({
+        ...failure,
+        message,
+        cause: cause.kind,
+        ...(rules.length > 0 ? { notEvaluated: rules } : {}),
+      })),
+    },
+    remediation: {
+      summary: 'Give driftwatch read access to the backend, or fix where the registry points.',
+      steps: [...new Set(reads.map((read) => read.cause.advice))],
+    },
   };
   if (placement.owner !== undefined) draft.owner = placement.owner;
   if (placement.environment !== undefined) draft.environment = placement.environment;
   return draft;
 }
 
-function failureRemediation(failures: readonly ReadFailure[]): Remediation {
-  const denied = failures.filter((failure) => /denied|forbidden|unauthori[sz]ed/i.test(failure.code));
-  const missing = failures.filter((failure) => /NoSuch|NotFound/i.test(failure.code));
-  const steps: string[] = [];
-  if (denied.length > 0) {
-    const actions = [...new Set(denied.map((failure) => failure.action))].sort().join(', ');
-    const resources = [...new Set(denied.map((failure) => failure.resource))].join(', ');
-    steps.push(
-      `Allow ${actions} on ${resources} to the scanner's read-only role (the registry's roleArn), or remove the Deny that blocks it.`,
-    );
+/** "AccessDenied on s3:GetBucketPolicy, s3:GetLifecycleConfiguration": denials of one code share a line. */
+function titleCauses(causes: readonly FailureCause[]): string {
+  const denied = new Map<string, string[]>();
+  const others: string[] = [];
+  for (const cause of causes) {
+    const match = cause.kind === 'access-denied' ? cause.summary.match(/^(\S+) on (\S+)$/) : null;
+    if (match) appendTo(denied, match[1]!, match[2]!);
+    else others.push(cause.summary);
   }
-  if (missing.length > 0) {
-    steps.push(
-      `${[...new Set(missing.map((failure) => failure.resource))].join(', ')} does not exist: fix the backend in the registry, or remove the workspaces that point there.`,
-    );
-  }
-  if (steps.length === 0) steps.push('Look at the error above; the next scan tries again.');
-  return { summary: 'Give driftwatch read access to the backend, or fix where the registry points.', steps };
+  const deniedLines = [...denied].map(
+    ([code, actions]) => `${code} on ${[...new Set(actions)].sort().join(', ')}`,
+  );
+  return [...new Set([...deniedLines, ...others])].join('; ');
 }

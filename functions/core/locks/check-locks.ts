@@ -1,4 +1,4 @@
-import type { BackendReader } from '../backend/ports.js';
+import type { BackendReader, ReadFailure } from '../backend/ports.js';
 import type { LockSubject } from '../backend/rule.js';
 import { ruleDraft } from '../backend/rule.js';
 import { LOCK_RULES } from '../backend/rules/index.js';
@@ -44,7 +44,7 @@ export async function observeLocks(
       stateOwnerOf(target, lock.stateKey).staleAfterMs,
     ),
   );
-  return {
+  const observation: LockObservation = {
     scanId,
     bucket: target.bucket,
     prefix: target.prefix,
@@ -55,18 +55,24 @@ export async function observeLocks(
     locks: snapshot.locks,
     failures: snapshot.failures,
   };
+  // No lock was seen, so `waits` is false: ConfirmLocks may come at once and report the cause.
+  if (snapshot.preflight) observation.preflight = snapshot.preflight;
+  return observation;
 }
 
 export interface LockConfirmation {
   runs: ScopeRun[];
   /** Each observed lock and what the proof made of it (for logs and the CLI). */
   verdicts: Array<{ location: string; stateKey: string; verdict: string }>;
+  /** Set when either look's preflight failed: no lock was proven, and the runs hold its one finding. */
+  preflight?: ReadFailure;
 }
 
 /**
  * ConfirmLocks: the second look, and the proof for every lock of the first one. Only a proven
  * stale (or orphaned, or unreadable) lock is an alert; a lock older than its threshold whose state
- * was written since is `lock.live-writer` (info); anything else gives nothing.
+ * was written since is `lock.live-writer` (info); anything else gives nothing. When either look's
+ * preflight failed, its cause is the one finding (`lock.preflight`) and no lock is judged.
  */
 export async function confirmLocks(
   reader: BackendReader,
@@ -78,8 +84,17 @@ export async function confirmLocks(
   const remainingMs = confirmAt.getTime() - now().getTime();
   if (remainingMs > 0) throw new ConfirmationTooEarlyError(target.bucket, confirmAt, remainingMs);
 
-  const second = await snapshotLocks(reader, target, now, first.locks);
   const runs = createScopeRuns(target, 'locks');
+  // A first look that could not reach the bucket has nothing to prove: its cause is the one finding.
+  if (first.preflight) {
+    runs.failPreflight(first.preflight);
+    return { runs: runs.finish(), verdicts: [], preflight: first.preflight };
+  }
+  const second = await snapshotLocks(reader, target, now, first.locks);
+  if (second.preflight) {
+    runs.failPreflight(second.preflight);
+    return { runs: runs.finish(), verdicts: [], preflight: second.preflight };
+  }
   for (const failure of [...first.failures, ...second.failures]) {
     const placement =
       failure.stateKey === undefined ? undefined : stateOwnerOf(target, failure.stateKey).placement;

@@ -36,6 +36,8 @@ export interface LockObservation {
   stateObjects: number;
   locks: ObservedLock[];
   failures: LockReadFailure[];
+  /** The first look's preflight failed: there is nothing to confirm, and ConfirmLocks reads nothing. */
+  preflight?: LockReadFailure;
 }
 
 /** The same lock place in two observations: one `.tflock` key, or one item of one table. */

@@ -1,4 +1,4 @@
-import { discoverBackend } from '../backend/discovery.js';
+import { discoverBackend, preflightTarget } from '../backend/discovery.js';
 import { BackendReadError, type BackendReader } from '../backend/ports.js';
 import { type BackendTarget, inPrefix } from '../backend/target.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
@@ -19,11 +19,15 @@ export interface LockSnapshot {
   stateWrites: Record<string, string | null>;
   stateObjects: number;
   failures: LockReadFailure[];
+  /** The preflight failed: nothing else was read (no listing, no lock, no table). */
+  preflight?: LockReadFailure;
 }
 
 /**
- * One look at a bucket's locks: a listing (pages, not a request per key), one GET per lock whose
- * body is new (a lock seen before with the same ETag is not read again), one scan per lock table.
+ * One look at a bucket's locks: a preflight, a listing (pages, not a request per key), one GET per
+ * lock whose body is new (a lock seen before with the same ETag is not read again), one scan per
+ * lock table. When the preflight fails the look stops there: an unreachable bucket is one failure,
+ * not a failure per lock or per table.
  */
 export async function snapshotLocks(
   reader: BackendReader,
@@ -40,6 +44,12 @@ export async function snapshotLocks(
     stateObjects: 0,
     failures: [],
   };
+  const preflight = await preflightTarget(reader, target);
+  if (preflight) {
+    snapshot.preflight = preflight;
+    snapshot.finishedAt = now();
+    return snapshot;
+  }
   let discovery: Awaited<ReturnType<typeof discoverBackend>>;
   try {
     discovery = await discoverBackend(reader, target);

@@ -17,6 +17,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAwsBackendReader, errorCode } from '../../../functions/adapters/backend/aws-backend-reader.js';
+import { classifyReadFailure } from '../../../functions/core/backend/failure-cause.js';
 import { BackendReadError } from '../../../functions/core/backend/ports.js';
 
 const s3Mock = mockClient(S3Client);
@@ -74,6 +75,7 @@ describe('AWS backend reader', () => {
       action: 's3:ListBucket',
       code: 'NoSuchBucket',
       message: 'NoSuchBucket!',
+      errorName: 'NoSuchBucket',
     });
   });
 
@@ -109,6 +111,7 @@ describe('AWS backend reader', () => {
           action: 's3:GetBucketPolicy',
           code: 'AccessDenied',
           message: 'AccessDenied!',
+          errorName: 'AccessDenied',
         },
       },
       objectOwnership: { ok: true, value: 'BucketOwnerEnforced' },
@@ -198,11 +201,149 @@ describe('AWS backend reader', () => {
       action: 'dynamodb:Scan',
       code: 'ResourceNotFoundException',
       message: 'no table',
+      errorName: 'ResourceNotFoundException',
     });
   });
 
   it('error codes fall back to the HTTP status', () => {
     expect(errorCode({ name: 'Unknown', $metadata: { httpStatusCode: 404 } })).toBe('NotFound');
     expect(errorCode({ name: 'SlowDown' })).toBe('SlowDown');
+  });
+});
+
+/** Errors as the SDK (v3.1169, Node 20) throws them; the shapes were printed from real failures. */
+const sdkErrors = {
+  refused: () =>
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+      errno: -111,
+      code: 'ECONNREFUSED',
+      syscall: 'connect',
+      address: '127.0.0.1',
+      port: 1,
+      $metadata: { attempts: 3, totalRetryDelay: 1200 },
+    }),
+  noDns: () =>
+    Object.assign(new Error('getaddrinfo ENOTFOUND tfstate.s3.nowhere.invalid'), {
+      errno: -3008,
+      code: 'ENOTFOUND',
+      syscall: 'getaddrinfo',
+      hostname: 'tfstate.s3.nowhere.invalid',
+      $metadata: { attempts: 3 },
+    }),
+  timeout: () =>
+    Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError', $metadata: {} }),
+  noCredentials: () =>
+    Object.assign(new Error('Could not load credentials from any providers'), {
+      name: 'CredentialsProviderError',
+      tryNextLink: false,
+    }),
+  noRegion: () => new Error('Region is missing'),
+  // S3 answers a request to the wrong region with 301 and names the bucket's region in a header.
+  redirect: () =>
+    Object.assign(serviceError('PermanentRedirect', 301), {
+      Endpoint: 'tfstate.s3.eu-central-1.amazonaws.com',
+      $response: { statusCode: 301, headers: { 'x-amz-bucket-region': 'eu-central-1' } },
+    }),
+  // A HEAD-like answer has no body: only the status and the header say it.
+  bareRedirect: () =>
+    Object.assign(serviceError('Unknown', 301), {
+      $response: { statusCode: 301, headers: { 'x-amz-bucket-region': 'ap-southeast-2' } },
+    }),
+  // Signed for the wrong region: the body names the expected one.
+  malformed: () =>
+    Object.assign(
+      serviceError('AuthorizationHeaderMalformed', 400),
+      {
+        message:
+          "The authorization header is malformed; the region 'us-east-1' is wrong; expecting 'eu-west-1'",
+      },
+      { Region: 'eu-west-1' },
+    ),
+  denied: () => serviceError('AccessDenied', 403),
+  noSuchBucket: () => serviceError('NoSuchBucket', 404),
+  expired: () => serviceError('ExpiredToken', 400),
+};
+
+describe('preflight: one cheap read whose failure says why', () => {
+  const preflightFailure = async (error: Error) => {
+    s3Mock.on(ListObjectsV2Command).rejects(error);
+    const caught = await reader.preflight('tfstate', 'payments/').catch((thrown: unknown) => thrown);
+    expect(caught).toBeInstanceOf(BackendReadError);
+    return (caught as BackendReadError).failure;
+  };
+
+  it('lists one key under the prefix (the permission the checks need anyway)', async () => {
+    s3Mock.on(ListObjectsV2Command).resolves({ Contents: [] });
+    await reader.preflight('tfstate', '');
+    await reader.preflight('tfstate', 'payments/');
+    expect(s3Mock).toHaveReceivedNthCommandWith(ListObjectsV2Command, 1, {
+      Bucket: 'tfstate',
+      Prefix: undefined,
+      MaxKeys: 1,
+    });
+    expect(s3Mock).toHaveReceivedNthCommandWith(ListObjectsV2Command, 2, { Prefix: 'payments/', MaxKeys: 1 });
+  });
+
+  it.each([
+    [
+      'refused',
+      'unreachable',
+      'connection refused to 127.0.0.1:1',
+      { code: 'ECONNREFUSED', errorName: 'Error', endpoint: '127.0.0.1:1' },
+    ],
+    [
+      'noDns',
+      'unreachable',
+      'cannot resolve the host of tfstate.s3.nowhere.invalid (ENOTFOUND)',
+      { code: 'ENOTFOUND', endpoint: 'tfstate.s3.nowhere.invalid' },
+    ],
+    ['timeout', 'unreachable', 'no answer from the AWS endpoint (timeout)', { errorName: 'TimeoutError' }],
+    [
+      'noCredentials',
+      'no-credentials',
+      'no AWS credentials found (CredentialsProviderError)',
+      { errorName: 'CredentialsProviderError' },
+    ],
+    ['noRegion', 'no-region', 'no AWS region configured (Region is missing)', { code: 'Error' }],
+    [
+      'redirect',
+      'wrong-region',
+      's3://tfstate is in eu-central-1, not the region configured (PermanentRedirect)',
+      { bucketRegion: 'eu-central-1' },
+    ],
+    [
+      'bareRedirect',
+      'wrong-region',
+      's3://tfstate is in ap-southeast-2, not the region configured (PermanentRedirect)',
+      { code: 'PermanentRedirect' },
+    ],
+    [
+      'malformed',
+      'wrong-region',
+      's3://tfstate is in eu-west-1, not the region configured (AuthorizationHeaderMalformed)',
+      { bucketRegion: 'eu-west-1' },
+    ],
+    ['denied', 'access-denied', 'AccessDenied on s3:ListBucket', { action: 's3:ListBucket' }],
+    [
+      'noSuchBucket',
+      'no-such-bucket',
+      's3://tfstate does not exist (NoSuchBucket)',
+      { code: 'NoSuchBucket' },
+    ],
+    ['expired', 'rejected-credentials', 'credentials rejected (ExpiredToken)', { code: 'ExpiredToken' }],
+  ] as const)('%s: classified as %s', async (shape, kind, summary, facts) => {
+    const failure = await preflightFailure(sdkErrors[shape]());
+    expect(failure).toMatchObject({ resource: 's3://tfstate/payments/', action: 's3:ListBucket', ...facts });
+    expect(classifyReadFailure(failure)).toMatchObject({ kind, summary });
+  });
+
+  it('a denied setting read names the SDK error and the action, and the advice the permission', async () => {
+    s3Mock.on(GetBucketPolicyCommand).rejects(sdkErrors.denied());
+    s3Mock.on(GetBucketVersioningCommand).resolves({ Status: 'Enabled' });
+    const { policy } = await reader.bucketSettings('tfstate');
+    if (policy.ok) throw new Error('the policy read should have failed');
+    const cause = classifyReadFailure(policy.failure);
+    expect(cause.summary).toBe('AccessDenied on s3:GetBucketPolicy');
+    expect(cause.advice).toMatch(/^Allow s3:GetBucketPolicy on arn:aws:s3:::tfstate to the role/);
   });
 });

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { checkBackend } from '../../../../functions/core/backend/check-backend.js';
+import type { ReadFailure } from '../../../../functions/core/backend/ports.js';
+import { checkAndRecordBackend } from '../../../../functions/core/backend/stages.js';
 import { adhocTarget } from '../../../../functions/core/backend/target.js';
+import { createFindingsStore } from '../../../../functions/core/findings/findings-store.js';
 import {
   backendRegistry,
   compliantSettings,
   denied,
   fakeBackend,
+  manualClock,
+  memoryObjectStore,
   ok,
   stateBody,
 } from '../../../helpers/backend.js';
@@ -66,8 +71,57 @@ describe('checkBackend', () => {
     ]);
   });
 
-  it('a bucket that does not exist: a scan-failed finding with the reason in every scope, nothing else', async () => {
+  it('a failed preflight: one finding with the cause in the bucket scope, no rule runs, every scope failed', async () => {
     const { reader, calls } = fakeBackend({
+      objects: { 'pay/terraform.tfstate': { body: stateBody() } },
+      fail: {
+        's3://tfstate': {
+          resource: 's3://tfstate/',
+          action: 's3:ListBucket',
+          code: 'ECONNREFUSED',
+          errorName: 'Error',
+          endpoint: '127.0.0.1:1',
+          message: 'connect ECONNREFUSED 127.0.0.1:1',
+        },
+      },
+    });
+    const result = await checkBackend(reader, target());
+    expect(result.runs.map((run) => [run.placement.workspace, run.outcome, run.drafts.length])).toEqual([
+      ['s3.tfstate', 'failed', 1],
+      ['pay-prod', 'failed', 0],
+      ['net-prod', 'failed', 0],
+    ]);
+    expect(result.preflight?.code).toBe('ECONNREFUSED');
+    const [finding] = result.runs[0]!.drafts;
+    expect(finding).toMatchObject({
+      kind: 'scan-failed',
+      ruleId: 'backend.preflight',
+      severity: 'high',
+      workspace: 's3.tfstate',
+      owner: 'platform',
+      title: 'Backend check failed: connection refused to 127.0.0.1:1',
+      evidence: {
+        cause: 'unreachable',
+        errorName: 'Error',
+        code: 'ECONNREFUSED',
+        endpoint: '127.0.0.1:1',
+        action: 's3:ListBucket',
+      },
+    });
+    expect(finding?.detail).toMatch(/No rule was evaluated/);
+    expect(finding?.remediation.summary).toMatch(/AWS_ENDPOINT_URL/);
+    expect(finding?.remediation.steps[0]).toContain(
+      'aws s3api list-objects-v2 --bucket tfstate --max-keys 1',
+    );
+    // Nothing else was asked of an unreachable bucket: no listing, no settings, no state.
+    expect([calls.preflight, calls.list, calls.settings, calls.versions, calls.read.length]).toEqual([
+      1, 0, 0, 0, 0,
+    ]);
+    expect(result.missingStateKeys).toEqual([]);
+  });
+
+  it('a bucket that does not exist: the same one finding, with the fix for a wrong bucket', async () => {
+    const { reader } = fakeBackend({
       fail: {
         's3://tfstate': {
           resource: 's3://tfstate/',
@@ -77,18 +131,39 @@ describe('checkBackend', () => {
         },
       },
     });
-    const result = await checkBackend(reader, target());
-    expect(result.runs.every((run) => run.outcome === 'failed')).toBe(true);
-    const [bucketRun] = result.runs;
-    expect(bucketRun?.drafts).toEqual([
+    const drafts = (await checkBackend(reader, target())).runs.flatMap((run) => run.drafts);
+    expect(drafts).toEqual([
       expect.objectContaining({
-        kind: 'scan-failed',
-        ruleId: 'scan.backend-failed',
-        title: 'Backend check of s3://tfstate failed: NoSuchBucket',
+        ruleId: 'backend.preflight',
+        title: 'Backend check failed: s3://tfstate does not exist (NoSuchBucket)',
+        evidence: expect.objectContaining({ cause: 'no-such-bucket', errorName: 'NoSuchBucket' }),
       }),
     ]);
-    expect(bucketRun?.drafts[0]?.detail).toContain('The specified bucket does not exist');
-    expect(bucketRun?.drafts[0]?.remediation.steps.join(' ')).toMatch(/does not exist: fix the backend/);
+    expect(drafts[0]?.remediation.summary).toMatch(/fix backend.bucket in the registry/);
+  });
+
+  it('a listing that fails after the preflight: one finding in the bucket scope, every scope failed', async () => {
+    const { reader, calls } = fakeBackend({
+      fail: {
+        'list:tfstate': {
+          resource: 's3://tfstate/',
+          action: 's3:ListBucket',
+          code: 'SlowDown',
+          message: 'Please reduce your request rate.',
+        },
+      },
+    });
+    const result = await checkBackend(reader, target());
+    expect(
+      result.runs.map((run) => [run.placement.workspace, run.outcome, run.drafts.map((d) => d.ruleId)]),
+    ).toEqual([
+      ['s3.tfstate', 'failed', ['scan.backend-failed']],
+      ['pay-prod', 'failed', []],
+      ['net-prod', 'failed', []],
+    ]);
+    expect(result.runs[0]?.drafts[0]?.title).toBe(
+      'Backend check failed: SlowDown on s3:ListBucket (throttled)',
+    );
     expect(calls.settings).toBe(0);
   });
 
@@ -106,7 +181,18 @@ describe('checkBackend', () => {
       'backend.object-ownership',
       'scan.backend-failed',
     ]);
-    expect(bucketRun?.drafts[1]?.remediation.steps[0]).toContain('Allow s3:GetBucketPolicy');
+    const failed = bucketRun?.drafts[1];
+    // The cause, not "failed: Error": the SDK's code and the action, and the rule it kept from running.
+    expect(failed?.title).toBe('Backend check failed: AccessDenied on s3:GetBucketPolicy');
+    expect(failed?.detail).toContain('so backend.tls-only was not evaluated');
+    expect(failed?.evidence).toEqual({
+      failures: [expect.objectContaining({ cause: 'access-denied', notEvaluated: ['backend.tls-only'] })],
+    });
+    expect(failed?.remediation.steps).toEqual([
+      expect.stringMatching(
+        /^Allow s3:GetBucketPolicy on arn:aws:s3:::tfstate to the role driftwatch reads with/,
+      ),
+    ]);
     expect(payRun?.outcome).toBe('ok');
   });
 
@@ -157,5 +243,55 @@ describe('checkBackend', () => {
     const rules = result.runs.flatMap((run) => run.drafts.map((draft) => draft.ruleId));
     expect(rules).toEqual(['state.unreadable', 'state.serial-regressed']);
     expect(JSON.stringify(result)).not.toContain(secret);
+  });
+});
+
+describe('a failed preflight in the findings lifecycle', () => {
+  it('resolves nothing it did not see; the bucket answering again resolves the preflight finding', async () => {
+    const fail: Record<string, ReadFailure> = {};
+    const { reader } = fakeBackend({
+      settings: compliantSettings({ versioning: ok('Suspended') }),
+      objects: { 'pay/terraform.tfstate': versioned([2, 9]), 'net/terraform.tfstate': { body: stateBody() } },
+      fail,
+    });
+    const objects = memoryObjectStore();
+    const findings = createFindingsStore(objects);
+    const clock = manualClock('2026-11-29T02:00:00Z');
+    const deps = { readerFor: async () => reader, findings, objects, now: clock.now };
+    const run = async (scanId: string) => {
+      const { outcomes } = await checkAndRecordBackend(target(), deps, { scanId, startedAt: clock.now() });
+      clock.advance(24 * 3_600_000);
+      return outcomes.flatMap((outcome) => outcome.findings.map((f) => [f.workspace, f.ruleId, f.status]));
+    };
+    const open = async (scope: string) =>
+      (await findings.readCurrent(scope))?.document.findings.map((f) => [f.ruleId, f.status]);
+
+    expect(await run('night-1')).toEqual([
+      ['s3.tfstate', 'backend.versioning', 'new'],
+      ['pay-prod', 'state.serial-regressed', 'new'],
+    ]);
+
+    fail['s3://tfstate'] = {
+      resource: 's3://tfstate/',
+      action: 's3:ListBucket',
+      code: 'CredentialsProviderError',
+      errorName: 'CredentialsProviderError',
+      message: 'Could not load credentials from any providers',
+    };
+    // One finding, and nothing resolved: the failed run did not look.
+    expect(await run('night-2')).toEqual([['s3.tfstate', 'backend.preflight', 'new']]);
+    expect(await open('s3.tfstate')).toEqual([
+      ['backend.preflight', 'new'],
+      ['backend.versioning', 'new'],
+    ]);
+    expect(await open('pay-prod')).toEqual([['state.serial-regressed', 'new']]);
+    expect((await findings.readCurrent('pay-prod'))?.document.checks.backend?.status).toBe('failed');
+
+    delete fail['s3://tfstate'];
+    expect(await run('night-3')).toEqual([
+      ['s3.tfstate', 'backend.versioning', 'ongoing'],
+      ['s3.tfstate', 'backend.preflight', 'resolved'],
+      ['pay-prod', 'state.serial-regressed', 'ongoing'],
+    ]);
   });
 });

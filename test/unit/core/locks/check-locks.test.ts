@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ReadFailure } from '../../../../functions/core/backend/ports.js';
 import {
   confirmAndRecordLocks,
   LockObservationMissingError,
@@ -301,5 +302,69 @@ describe('lock findings across scans', () => {
       ['lock.orphaned', 'new'],
     ]);
     expect(current?.document.checks.locks?.status).toBe('partial');
+  });
+});
+
+describe('an unreachable bucket: one finding, not one per lock', () => {
+  const refused: ReadFailure = {
+    resource: 's3://tfstate/',
+    action: 's3:ListBucket',
+    code: 'ECONNREFUSED',
+    errorName: 'Error',
+    endpoint: '127.0.0.1:1',
+    message: 'connect ECONNREFUSED 127.0.0.1:1',
+  };
+  const unreachable = (fail: Record<string, ReadFailure>) =>
+    fakeBackend({
+      objects: {
+        'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
+        'payments/terraform.tfstate.tflock': { body: lockBody(), etag: '"lock-1"' },
+        'other/terraform.tfstate.tflock': { body: lockBody({ ID: 'other' }) },
+      },
+      fail,
+    });
+
+  it('a first look that fails its preflight waits for nothing, and the second reads nothing', async () => {
+    const backend = unreachable({ 's3://tfstate': refused });
+    const checks = setup(backend);
+    const { observation } = await checks.observe();
+    expect(observation).toMatchObject({ locks: [], failures: [], preflight: { code: 'ECONNREFUSED' } });
+    // Nothing was seen that could become stale: ConfirmLocks may come at once.
+    expect(observation.confirmAt).toBe(observation.observedAt);
+    const { outcomes, confirmation } = await checks.confirm();
+    expect(backend.calls).toMatchObject({ preflight: 1, list: 0, read: [], tables: 0 });
+    expect(confirmation.verdicts).toEqual([]);
+    expect(outcomes.map((outcome) => [outcome.scope, outcome.findings.map((f) => f.ruleId)])).toEqual([
+      ['s3.tfstate', ['lock.preflight']],
+      ['pay-prod', []],
+    ]);
+    expect(outcomes[0]?.findings[0]).toMatchObject({
+      kind: 'scan-failed',
+      title: 'Lock check failed: connection refused to 127.0.0.1:1',
+      evidence: { cause: 'unreachable', endpoint: '127.0.0.1:1', action: 's3:ListBucket' },
+    });
+  });
+
+  it('a second look that fails its preflight proves nothing and resolves no lock finding', async () => {
+    const fail: Record<string, ReadFailure> = {};
+    const backend = unreachable(fail);
+    const checks = setup(backend);
+    expect((await checks.run()).map((finding) => finding.ruleId).sort()).toEqual([
+      'lock.orphaned',
+      'lock.stale',
+    ]);
+
+    checks.clock.advance(24 * 60 * MINUTE);
+    await checks.observe();
+    fail['s3://tfstate'] = refused;
+    checks.clock.advance(10 * MINUTE);
+    const { outcomes } = await checks.confirm();
+    expect(
+      outcomes.flatMap((outcome) => outcome.findings.map((f) => [f.workspace, f.ruleId, f.status])),
+    ).toEqual([['s3.tfstate', 'lock.preflight', 'new']]);
+    const open = async (scope: string) =>
+      (await checks.findings.readCurrent(scope))?.document.findings.map((f) => f.ruleId).sort();
+    expect(await open('s3.tfstate')).toEqual(['lock.orphaned', 'lock.preflight']);
+    expect(await open('pay-prod')).toEqual(['lock.stale']);
   });
 });

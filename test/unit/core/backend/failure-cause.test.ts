@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { classifyReadFailure } from '../../../../functions/core/backend/failure-cause.js';
+import type { ReadFailure } from '../../../../functions/core/backend/ports.js';
+
+const listing = (fields: Partial<ReadFailure>): ReadFailure => ({
+  resource: 's3://tfstate/',
+  action: 's3:ListBucket',
+  code: 'Error',
+  message: 'no message',
+  ...fields,
+});
+
+describe('classifyReadFailure', () => {
+  it('an endpoint that does not answer: the network cause and where the request went', () => {
+    expect(
+      classifyReadFailure(
+        listing({
+          code: 'ECONNREFUSED',
+          errorName: 'Error',
+          endpoint: 'http://127.0.0.1:1',
+          message: 'connect ECONNREFUSED 127.0.0.1:1',
+        }),
+      ),
+    ).toEqual({
+      kind: 'unreachable',
+      summary: 'connection refused to http://127.0.0.1:1',
+      advice: expect.stringMatching(
+        /^Check where the SDK sends requests \(http:\/\/127\.0\.0\.1:1\): .*AWS_ENDPOINT_URL/,
+      ),
+    });
+    expect(
+      classifyReadFailure(listing({ code: 'ENOTFOUND', endpoint: 'tfstate.s3.example.invalid' })).summary,
+    ).toBe('cannot resolve the host of tfstate.s3.example.invalid (ENOTFOUND)');
+    expect(classifyReadFailure(listing({ code: 'Error', errorName: 'TimeoutError' })).summary).toBe(
+      'no answer from the AWS endpoint (timeout)',
+    );
+    expect(classifyReadFailure(listing({ code: 'EHOSTUNREACH', endpoint: '10.0.0.1:443' })).summary).toBe(
+      'cannot connect to 10.0.0.1:443 (EHOSTUNREACH)',
+    );
+  });
+
+  it('credentials: none found, or found and rejected, each with its own fix', () => {
+    const none = classifyReadFailure(
+      listing({ code: 'CredentialsProviderError', errorName: 'CredentialsProviderError' }),
+    );
+    expect(none.kind).toBe('no-credentials');
+    expect(none.advice).toMatch(/AWS_PROFILE/);
+    const rejected = classifyReadFailure(
+      listing({ code: 'InvalidAccessKeyId', errorName: 'InvalidAccessKeyId' }),
+    );
+    expect(rejected).toMatchObject({
+      kind: 'rejected-credentials',
+      summary: 'credentials rejected (InvalidAccessKeyId)',
+    });
+    expect(rejected.advice).toMatch(/sts get-caller-identity/);
+  });
+
+  it('region: missing, or wrong with the region S3 named (or without one)', () => {
+    expect(classifyReadFailure(listing({ code: 'Error', message: 'Region is missing' }))).toMatchObject({
+      kind: 'no-region',
+      advice: expect.stringMatching(/--region, or AWS_REGION/),
+    });
+    const named = classifyReadFailure(listing({ code: 'PermanentRedirect', bucketRegion: 'eu-central-1' }));
+    expect(named).toEqual({
+      kind: 'wrong-region',
+      summary: 's3://tfstate is in eu-central-1, not the region configured (PermanentRedirect)',
+      advice:
+        "Set the bucket's region: backend.region: eu-central-1 in the registry, or --region eu-central-1.",
+    });
+    expect(classifyReadFailure(listing({ code: 'AuthorizationHeaderMalformed' })).summary).toBe(
+      's3://tfstate is in another region than the one configured (AuthorizationHeaderMalformed)',
+    );
+    // A bare 400 is a region error only when S3 named the bucket's region with it.
+    expect(classifyReadFailure(listing({ code: 'BadRequest', bucketRegion: 'us-west-2' })).kind).toBe(
+      'wrong-region',
+    );
+    expect(classifyReadFailure(listing({ code: 'BadRequest' })).kind).toBe('other');
+  });
+
+  it('access denied names the action and the ARN to grant it on (bucket-level or object-level)', () => {
+    expect(
+      classifyReadFailure(
+        listing({ code: 'AccessDenied', resource: 's3://tfstate', action: 's3:GetBucketPolicy' }),
+      ),
+    ).toEqual({
+      kind: 'access-denied',
+      summary: 'AccessDenied on s3:GetBucketPolicy',
+      advice: expect.stringMatching(
+        /^Allow s3:GetBucketPolicy on arn:aws:s3:::tfstate to the role driftwatch reads with/,
+      ),
+    });
+    const object = classifyReadFailure(
+      listing({
+        code: 'AccessDenied',
+        resource: 's3://tfstate/pay/terraform.tfstate',
+        action: 's3:GetObjectVersion',
+      }),
+    );
+    expect(object.advice).toMatch(
+      /^Allow s3:GetObjectVersion on arn:aws:s3:::tfstate\/pay\/terraform\.tfstate /,
+    );
+    const listed = classifyReadFailure(listing({ code: 'AccessDenied', resource: 's3://tfstate/pay/' }));
+    expect(listed.advice).toMatch(/^Allow s3:ListBucket on arn:aws:s3:::tfstate to/);
+    const table = classifyReadFailure(
+      listing({ code: 'AccessDeniedException', resource: 'dynamodb:tf-locks', action: 'dynamodb:Scan' }),
+    );
+    expect(table.advice).toMatch(/^Allow dynamodb:Scan on the DynamoDB table tf-locks/);
+  });
+
+  it('a missing bucket or table says which, and how to fix the registry', () => {
+    expect(classifyReadFailure(listing({ code: 'NoSuchBucket' }))).toMatchObject({
+      kind: 'no-such-bucket',
+      summary: 's3://tfstate does not exist (NoSuchBucket)',
+      advice: expect.stringMatching(/fix backend.bucket in the registry/),
+    });
+    expect(
+      classifyReadFailure(
+        listing({
+          code: 'ResourceNotFoundException',
+          resource: 'dynamodb:tf-locks',
+          action: 'dynamodb:Scan',
+        }),
+      ),
+    ).toMatchObject({
+      kind: 'not-found',
+      summary: 'dynamodb:tf-locks does not exist (ResourceNotFoundException)',
+    });
+  });
+
+  it('never "Error": an unknown failure says its message and the action, without secrets', () => {
+    const cause = classifyReadFailure(
+      listing({ code: 'Error', message: 'socket hang up while sending AKIAABCDEFGHIJKLMNOP\nat stack line' }),
+    );
+    expect(cause.kind).toBe('other');
+    expect(cause.summary).toMatch(/^socket hang up while sending .* on s3:ListBucket$/);
+    expect(cause.summary).not.toContain('AKIAABCDEFGHIJKLMNOP');
+    expect(cause.summary).not.toContain('stack line');
+    expect(classifyReadFailure(listing({ code: 'InternalError' })).summary).toBe(
+      'InternalError on s3:ListBucket',
+    );
+    expect(classifyReadFailure(listing({ code: 'SlowDown' })).kind).toBe('throttled');
+  });
+});
