@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  cleanUpInterruptedRun,
+  onInterrupt,
+  removeOnInterrupt,
+} from '../../../functions/adapters/terraform/interrupt-cleanup.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'driftwatch-interrupt-'));
+  dirs.push(dir);
+  return dir;
+};
+
+/** Running (a killed process whose parent is gone may linger as a zombie until init reaps it). */
+function alive(pid: number): boolean {
+  try {
+    const state = /State:\s+(\w)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+describe('interrupt cleanup', () => {
+  it('runs pending cleanups newest first, past one that fails, and not the ones already done', () => {
+    const ran: string[] = [];
+    onInterrupt(() => ran.push('first'));
+    const done = onInterrupt(() => ran.push('cleaned up normally'));
+    onInterrupt(() => {
+      throw new Error('cannot');
+    });
+    onInterrupt(() => ran.push('last'));
+    done();
+    cleanUpInterruptedRun();
+    expect(ran).toEqual(['last', 'first']);
+    // Each runs once: a second interrupt finds nothing pending.
+    cleanUpInterruptedRun();
+    expect(ran).toEqual(['last', 'first']);
+  });
+
+  it('removes a registered directory with everything in it', () => {
+    const dir = join(tempDir(), 'work');
+    mkdirSync(join(dir, 'nested'), { recursive: true });
+    writeFileSync(join(dir, 'nested', 'scan-1.tfplan'), 'plan');
+    removeOnInterrupt(dir);
+    cleanUpInterruptedRun();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    'on %s a process kills its process groups, removes its directory and releases the lock, then exits %i',
+    async (signal, code) => {
+      const base = tempDir();
+      const work = join(base, 'work');
+      const cache = join(base, 'cache');
+      const pidFile = join(base, 'sleeper.pid');
+      mkdirSync(work);
+      writeFileSync(join(work, 'scan-1.tfplan'), 'plan');
+      const child = spawn(
+        process.execPath,
+        [
+          join(REPO_ROOT, 'bin', 'run-ts.js'),
+          join(REPO_ROOT, 'test/helpers/interrupted-child.ts'),
+          work,
+          cache,
+          pidFile,
+        ],
+        { cwd: REPO_ROOT, stdio: 'ignore' },
+      );
+      const exited = new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
+      // Start-up on a loaded machine takes seconds: wait for the pid file, with a generous bound.
+      const deadline = Date.now() + 60_000;
+      while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim()) && Date.now() < deadline) {
+        await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+      }
+      const sleeper = Number(readFileSync(pidFile, 'utf8'));
+      expect(existsSync(join(cache, '.driftwatch-init.lock'))).toBe(true);
+
+      child.kill(signal);
+      expect(await exited).toBe(code);
+      expect(existsSync(work)).toBe(false);
+      expect(existsSync(join(cache, '.driftwatch-init.lock'))).toBe(false);
+      // The group was killed before exit; the orphan is reaped by init shortly after.
+      await new Promise((resolveWait) => setTimeout(resolveWait, 200));
+      expect(alive(sleeper)).toBe(false);
+    },
+    90_000,
+  );
+});
