@@ -87,6 +87,11 @@ export class UpdateConflictError extends Error {
  */
 export function createFindingsStore(store: ObjectStore) {
   const corruptions: CorruptObject[] = [];
+  /**
+   * Current documents quarantined by a plain read (a cluster scan reads its previous document
+   * first): the scope's next record reports them, since by then the document is gone.
+   */
+  const corruptCurrent = new Map<string, CorruptObject>();
 
   /** An object checked against its schema; a corrupt one is quarantined and returned as such. */
   async function readChecked<T>(
@@ -107,6 +112,7 @@ export function createFindingsStore(store: ObjectStore) {
     workspace: string,
   ): Promise<{ document: CurrentDocument; etag: string } | undefined> {
     const read = await readChecked(currentKey(workspace), STORED.current);
+    if (read && 'corrupt' in read) corruptCurrent.set(workspace, read.corrupt);
     return read && 'value' in read ? { document: read.value, etag: read.etag } : undefined;
   }
 
@@ -209,6 +215,9 @@ export function createFindingsStore(store: ObjectStore) {
       let recorded: RecordedScan | undefined;
       // The scope's own document was unusable: the scope is recorded afresh and says why.
       const corrupt: FindingDraft[] = [];
+      const readEarlier = corruptCurrent.get(workspace);
+      corruptCurrent.delete(workspace);
+      if (readEarlier) corrupt.push(corruptObjectFinding(readEarlier, workspace, store.location));
       await updateCurrent(
         workspace,
         async (previous) => {

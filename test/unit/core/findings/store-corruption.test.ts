@@ -164,6 +164,20 @@ describe('corrupt objects in the findings store', () => {
     ]);
   });
 
+  it("a corrupt current document found by a plain read is reported by that scope's next record", async () => {
+    const { objects, store } = await twoScopes();
+    objects.objects.set('current/payments-prod.json', TRUNCATED);
+    // A cluster scan reads its previous document before it records.
+    expect(await store.readCurrent('payments-prod')).toBeUndefined();
+    expect(objects.objects.has('current/payments-prod.json')).toBe(false);
+    const recorded = await store.recordWorkspace(
+      { scanId: 'scan-2', startedAt, now: startedAt },
+      { workspace: 'payments-prod', check: 'cluster', outcome: 'ok' },
+      [],
+    );
+    expect(corruptFindings(recorded.history)).toHaveLength(1);
+  });
+
   it('open findings and suppression skip (and quarantine) a current document of the wrong shape', async () => {
     const { objects, store } = await twoScopes();
     const good = JSON.parse(objects.objects.get('current/orders-prod.json')!);
