@@ -1,6 +1,6 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { type Duration, Size, Stack, Stage, Validations } from 'aws-cdk-lib';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -186,7 +186,7 @@ function copyPackageTree(name: string, from: string, target: string, copied = ne
   if (copied.has(found)) return;
   copied.add(found);
   // Nested copies keep their place relative to the repository's node_modules.
-  const destination = join(target, found.slice(REPO_ROOT.length + 1));
+  const destination = join(target, relative(REPO_ROOT, found));
   cpSync(found, destination, { recursive: true, filter: (path) => !path.endsWith('.map') });
   const manifest = JSON.parse(readFileSync(join(found, 'package.json'), 'utf8')) as {
     dependencies?: Record<string, string>;

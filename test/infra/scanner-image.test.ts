@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
@@ -44,4 +45,22 @@ describe('the scanner image (docker/scanner/Dockerfile)', () => {
     expect(code).toContain('refresh-only');
     expect(statSync(bundle).size).toBeGreaterThan(100_000);
   }, 30_000);
+
+  it('ships the HCL parser (ignore_changes) installed beside the bundle: it reads its WebAssembly from there', async () => {
+    const stack = new Stack(new App(), 'ImageParser');
+    const dir = stageImageContext(stack, 'scan-terraform', SCANNER_DOCKERFILE);
+    const beside = createRequire(join(dir, 'handler', 'index.mjs'));
+    const parserEntry = beside.resolve('@cdktn/hcl2json');
+    expect(parserEntry.startsWith(join(dir, 'handler', 'node_modules'))).toBe(true);
+    const parser = beside('@cdktn/hcl2json') as {
+      parse(file: string, text: string): Promise<Record<string, unknown>>;
+    };
+    const parsed = await parser.parse(
+      'main.tf',
+      'resource "a" "b" {\n  lifecycle {\n    ignore_changes = all\n  }\n}\n',
+    );
+    expect(parsed).toEqual({ resource: { a: { b: [{ lifecycle: [{ ignore_changes: `\${all}` }] }] } } });
+    // The bundle imports it at run time instead of inlining it.
+    expect(readFileSync(join(dir, 'handler', 'index.mjs'), 'utf8')).toContain('@cdktn/hcl2json');
+  }, 60_000);
 });
