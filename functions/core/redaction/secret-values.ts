@@ -19,6 +19,11 @@ interface ValueRule {
   pattern: RegExp;
   /** Only for rules whose match needs a second look (a name that must look secret). */
   accept?: (groups: Record<string, string | undefined>) => boolean;
+  /**
+   * Sticky: the secret that follows an accepted match. Matched only after `accept`, so a long run of
+   * names that are not secret (`a:a:a:…`) costs no value scans.
+   */
+  value?: RegExp;
 }
 
 /** Characters that end an unquoted value: whitespace, separators, closing brackets and quotes. */
@@ -47,17 +52,17 @@ export const VALUE_RULES: readonly ValueRule[] = [
     id: 'named-value',
     // `password = x`, `"api_key": "x"`, `Password=x;` in connection strings, `?token=x&` in URLs,
     // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts).
-    pattern: new RegExp(
-      `(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\\k<quote>[ \\t]*[:=][ \\t]*(?!\\(redacted\\)|\\(sensitive:)(?<secret>"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+)`,
-      'g',
-    ),
+    pattern:
+      /(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
     accept: (groups) => isSensitiveName(groups.name ?? ''),
+    value: new RegExp(`"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`, 'y'),
   },
   {
     id: 'named-value-is',
     // Terraform diagnostics print expression values: `var.api_token is "x"`.
-    pattern: /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\s+is\s+(?<secret>"(?:[^"\\\n]|\\.)*")/g,
+    pattern: /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\s+is\s+(?=")/g,
     accept: (groups) => isSensitiveName(groups.name ?? ''),
+    value: /"(?:[^"\\\n]|\\.)*"/y,
   },
   { id: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
   // 40 characters of base64 with upper, lower and digits, standing alone (hex digests lack the case mix).
@@ -81,24 +86,17 @@ export const VALUE_RULES: readonly ValueRule[] = [
   { id: 'sendgrid-key', pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
 ];
 
-/** Cheap pre-test: a string without any of these characters cannot match a rule. */
-const MAYBE_SECRET = /[:=@_.-]|\s[A-Za-z]|[A-Za-z0-9/+]{40}/;
+/**
+ * Cheap pre-test: a string with none of these cannot match a rule (every rule needs a separator,
+ * whitespace, an AWS/Google key prefix or a 40-character run). Keep it in step with VALUE_RULES.
+ */
+const MAYBE_SECRET = /[:=@_.\-\s]|A[BCKS][CI]A|AIza|[A-Za-z0-9/+]{40}/;
 
 /** True when `text` holds a credential anywhere (the differ hashes such values whole). */
 export function containsCredential(text: string): boolean {
   if (text.length < 8 || !MAYBE_SECRET.test(text)) return false;
   for (const rule of VALUE_RULES) {
-    rule.pattern.lastIndex = 0;
-    if (!rule.accept) {
-      if (rule.pattern.test(text)) {
-        rule.pattern.lastIndex = 0;
-        return true;
-      }
-      continue;
-    }
-    for (const match of text.matchAll(rule.pattern)) {
-      if (rule.accept(match.groups ?? {}) && !isRedacted(match.groups?.secret)) return true;
-    }
+    for (const _match of secretMatches(rule, text)) return true;
   }
   return false;
 }
@@ -107,23 +105,49 @@ export function containsCredential(text: string): boolean {
 export function redactCredentials(text: string): string {
   let result = text;
   for (const rule of VALUE_RULES) {
-    rule.pattern.lastIndex = 0;
-    result = result.replace(rule.pattern, (...args: unknown[]) => {
-      const match = args[0] as string;
-      const groups = (typeof args[args.length - 1] === 'object' ? args[args.length - 1] : {}) as Record<
-        string,
-        string | undefined
-      >;
-      if (rule.accept && !rule.accept(groups)) return match;
-      const secret = groups.secret;
-      if (secret === undefined) return REDACTED;
-      if (isRedacted(secret)) return match;
-      // The secret group is the last part of every rule that has one, except url-userinfo ('@' follows).
-      const at = match.lastIndexOf(secret);
-      return `${match.slice(0, at)}${REDACTED}${match.slice(at + secret.length)}`;
-    });
+    let redacted = '';
+    let copied = 0;
+    for (const { start, end } of secretMatches(rule, result)) {
+      redacted += `${result.slice(copied, start)}${REDACTED}`;
+      copied = end;
+    }
+    if (copied > 0) result = redacted + result.slice(copied);
   }
   return result;
+}
+
+/**
+ * Where the secrets of one rule are in `text`, as [start, end) offsets. A name that does not look
+ * secret (`https://…`, `page=2`) is passed over without its value, so a secret named inside that
+ * value (`?api_key=…`) is still found.
+ */
+function* secretMatches(rule: ValueRule, text: string): Generator<{ start: number; end: number }> {
+  const pattern = rule.pattern;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const groups = match.groups ?? {};
+    if (rule.accept && !rule.accept(groups)) {
+      if (match[0] === '') pattern.lastIndex++;
+      continue;
+    }
+    if (rule.value) {
+      rule.value.lastIndex = pattern.lastIndex;
+      const value = rule.value.exec(text);
+      if (value === null || isRedacted(value[0])) continue;
+      pattern.lastIndex = rule.value.lastIndex;
+      yield { start: value.index, end: value.index + value[0].length };
+      continue;
+    }
+    const secret = groups.secret;
+    if (secret === undefined) {
+      yield { start: match.index, end: match.index + match[0].length };
+      continue;
+    }
+    if (isRedacted(secret)) continue;
+    // The secret group ends every rule that has one, except url-userinfo, where only `@` follows.
+    const start = match.index + match[0].lastIndexOf(secret);
+    yield { start, end: start + secret.length };
+  }
 }
 
 function isRedacted(secret: string | undefined): boolean {

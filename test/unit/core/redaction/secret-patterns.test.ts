@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { isSensitiveName, nameWords } from '../../../../functions/core/redaction/secret-names.js';
+import {
+  containsCredential,
+  REDACTED,
+  redactCredentials,
+  VALUE_RULES,
+} from '../../../../functions/core/redaction/secret-values.js';
+import { redactText } from '../../../../functions/core/redaction/secrets.js';
+import { NORMALISED_NAMES, newCore, VALUE_CATEGORIES } from '../../../helpers/canary-generator.js';
+
+describe('credentials recognised by value', () => {
+  it.each(Object.entries(VALUE_CATEGORIES))(
+    '%s: found alone and inside text, and removed',
+    (_category, make) => {
+      const core = newCore();
+      const value = make(core);
+      expect(containsCredential(value)).toBe(true);
+      expect(containsCredential(`deployed with ${value} yesterday`)).toBe(true);
+      expect(redactCredentials(value)).not.toContain(core);
+      expect(redactText(`line one\n  ${value}\nline three`)).not.toContain(core);
+    },
+  );
+
+  it('keeps the readable parts: scheme, user and host of a URL, the header name', () => {
+    expect(redactCredentials('postgres://app:s3cr3t-pw@db.internal:5432/orders')).toBe(
+      `postgres://app:${REDACTED}@db.internal:5432/orders`,
+    );
+    expect(redactCredentials('X-Api-Key: abcdef123456')).toBe(`X-Api-Key: ${REDACTED}`);
+    expect(redactCredentials('Server=db;Password=hunter22;Database=app')).toBe(
+      `Server=db;Password=${REDACTED};Database=app`,
+    );
+    expect(redactCredentials('https://api.example.com/v1?api_key=abc123def&page=2')).toBe(
+      `https://api.example.com/v1?api_key=${REDACTED}&page=2`,
+    );
+  });
+
+  it('is idempotent: redacted and hashed values are not redacted again', () => {
+    const once = redactText('password = "pw-1" token: (sensitive:0a1b2c3d) Bearer abcdefghijkl');
+    expect(redactText(once)).toBe(once);
+    expect(once).toContain('(sensitive:0a1b2c3d)');
+  });
+
+  it.each([
+    'arn:aws:iam::123456789012:role/driftwatch-read',
+    'eu-west-1',
+    'https://example.com/path?page=2',
+    '10.0.0.0/16',
+    't3.micro',
+    'da39a3ee5e6b4b0d3255bfef95601890afd80709',
+    '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject"}]}',
+    'Managed by Terraform',
+    'payments-prod-orders.fifo',
+    'sg-0123456789abcdef0',
+    'the token is rotated monthly by the pipeline',
+  ])('leaves ordinary values alone: %s', (value) => {
+    expect(containsCredential(value)).toBe(false);
+    expect(redactText(value)).toBe(value);
+  });
+
+  it('every rule has an id and a global pattern (matchAll and replace rely on it)', () => {
+    for (const rule of VALUE_RULES) {
+      expect(rule.id).toMatch(/^[a-z0-9-]+$/);
+      expect(rule.pattern.flags).toContain('g');
+    }
+  });
+
+  it('stays linear on long input without separators (no backtracking blow-up)', () => {
+    for (const text of ['x'.repeat(200_000), 'a:'.repeat(100_000), 'Ab1/'.repeat(50_000)]) {
+      expect(redactText(text).length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('secret names, whatever the separators and case', () => {
+  it('splits names into words', () => {
+    expect(nameWords('dbPassword')).toEqual(['db', 'password']);
+    expect(nameWords('X-API-Key')).toEqual(['x', 'api', 'key']);
+    expect(nameWords('HTTPHeaderToken')).toEqual(['http', 'header', 'token']);
+    expect(nameWords('private.key')).toEqual(['private', 'key']);
+  });
+
+  it.each([
+    ...NORMALISED_NAMES,
+    'password',
+    'DB_PASSWORD',
+    'masterPassword',
+    'masterpassword',
+    'x_api_key',
+    'X-Api-Key',
+    'apiKey',
+    'PRIVATE_KEY',
+    'ssh-key',
+    'client_secret',
+    'Authorization',
+    'DATABASE_DSN',
+    'oauth_token',
+    'secure_string',
+    'user_data',
+    'SLACK_WEBHOOK_URL',
+  ])('%s is secret', (name) => expect(isSensitiveName(name)).toBe(true));
+
+  it.each([
+    'name',
+    'arn',
+    'key',
+    'Key',
+    'kms_key_id',
+    'secret_arn',
+    'secretName',
+    'token_count',
+    'password_length',
+    'auth_type',
+    'rotation_lambda_arn',
+    'password_reset_required',
+    'tags',
+    'description',
+    'author',
+    'passenger_count',
+    'key_name',
+  ])('%s is not', (name) => expect(isSensitiveName(name)).toBe(false));
+});
