@@ -244,6 +244,8 @@ function withProgress(ports: ScanPorts, log: Logger): ScanPorts {
       const prepared = await ports.prepare(workspace, credentials);
       return {
         initDurationMs: prepared.initDurationMs,
+        // The configuration facts (ignore_changes, removed blocks) pass through untouched.
+        ...(prepared.configuration ? { configuration: prepared.configuration } : {}),
         close: () => prepared.close(),
         async plan() {
           log.info('terraform plan -refresh-only');

@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import {
   AuthorizeSecurityGroupIngressCommand,
   DescribeSecurityGroupsCommand,
@@ -144,6 +144,18 @@ describe('drift scenarios with real terraform and moto', () => {
       }),
     );
     await aws.s3.send(new DeleteBucketCommand({ Bucket: 'scenario-logs' }));
+    // Only the tag that lifecycle.ignore_changes covers.
+    await aws.s3.send(
+      new PutBucketTaggingCommand({
+        Bucket: 'scenario-archive',
+        Tagging: {
+          TagSet: [
+            { Key: 'Owner', Value: 'finance' },
+            { Key: 'Team', Value: 'ledger' },
+          ],
+        },
+      }),
+    );
 
     const storeDir = join(temp.path, 'cli-store');
     const run = await runCli(['scan', '--registry', registryPath, '--store', storeDir, '--format', 'json'], {
@@ -191,17 +203,62 @@ describe('drift scenarios with real terraform and moto', () => {
     });
     expect(deleted?.remediation.steps.join(' ')).toMatch(/removed|state rm/);
 
+    const ignored = findingFor(findings, 'aws_s3_bucket.archive');
+    expect(ignored).toMatchObject({ ruleId: 'drift.ignored-changes', severity: 'info' });
+    expect(ignored?.drift?.changes.map((change) => change.path)).toEqual(['tags.Owner']);
+    expect(ignored?.detail).toContain('ignored by lifecycle.ignore_changes in main.tf');
+
     for (const finding of findings.filter((f) => f.kind === 'terraform-drift')) {
       expect(finding.remediation.steps.join(' ')).toMatch(/plan/);
       expect(finding.id).toMatch(/^[0-9a-f]{64}$/);
     }
     expect(
       findings.filter((finding) => finding.status !== 'resolved' && finding.check === 'terraform'),
-    ).toHaveLength(5);
+    ).toHaveLength(6);
 
     // No secret anywhere: stdout, stderr (the logs), or any object in the store.
     const everything = [run.stdout, run.stderr, allFileText(storeDir), logLines.join('\n')].join('\n');
     for (const secret of [initialPassword, changedPassword]) expect(everything).not.toContain(secret);
     expect(run.stderr).toContain('findings stored in');
+  });
+
+  it('a moved block is a refactor: the open finding follows the resource to its new address', async () => {
+    // The same workspace, its configuration now renaming aws_s3_bucket.archive with a moved block.
+    const moved = join(temp.path, 'moved-source');
+    cpSync(join(REPO_ROOT, 'test/integration/terraform/drift'), moved, { recursive: true });
+    const mainTf = join(moved, 'main.tf');
+    writeFileSync(
+      mainTf,
+      `${readFileSync(mainTf, 'utf8').replace('resource "aws_s3_bucket" "archive" {', 'resource "aws_s3_bucket" "archive2" {')}
+moved {
+  from = aws_s3_bucket.archive
+  to   = aws_s3_bucket.archive2
+}
+`,
+    );
+    const movedRegistry = writeRegistry(join(temp.path, 'moved.yaml'), [
+      {
+        id: 'scenario-prod',
+        dir: relative(join(REPO_ROOT, 'test/integration/terraform'), moved),
+        owner: 'payments',
+      },
+    ]);
+    const storeDir = join(temp.path, 'cli-store');
+    const run = await runCli(['scan', '--registry', movedRegistry, '--store', storeDir, '--format', 'json'], {
+      env: { DRIFTWATCH_HASH_SALT: SALT },
+    });
+    const findings = JSON.parse(run.stdout) as Finding[];
+    const archive = findingFor(findings, 'aws_s3_bucket.archive2');
+    expect(archive).toMatchObject({
+      ruleId: 'drift.ignored-changes',
+      severity: 'info',
+      status: 'ongoing',
+      resource: { address: 'aws_s3_bucket.archive2', movedFrom: 'aws_s3_bucket.archive' },
+    });
+    expect(archive?.evidence.carriedOverFrom).toEqual(expect.stringMatching(/^[0-9a-f]{64}$/));
+    // Not "old resolved, new new": nothing is left at the old address.
+    expect(findingFor(findings, 'aws_s3_bucket.archive')).toBeUndefined();
+    expect(findings.filter((finding) => finding.status === 'resolved')).toEqual([]);
+    expect(findings.some((finding) => finding.drift?.action === 'move')).toBe(false);
   });
 });

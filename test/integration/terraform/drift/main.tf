@@ -32,6 +32,19 @@ resource "aws_s3_bucket_versioning" "data" {
   }
 }
 
+# Issue 10: Terraform reports drift of ignored attributes in a refresh-only plan anyway; the scan
+# reads this lifecycle block from the source. The test renames it with a moved block, too.
+resource "aws_s3_bucket" "archive" {
+  bucket = "scenario-archive"
+  tags = {
+    Owner = "payments"
+    Team  = "ledger"
+  }
+  lifecycle {
+    ignore_changes = [tags["Owner"]]
+  }
+}
+
 resource "aws_s3_bucket" "logs" {
   bucket = "scenario-logs"
 }
