@@ -185,7 +185,7 @@ const FINDING_COLUMNS: glue.CfnTable.ColumnProperty[] = [
   { name: 'check', type: 'string' },
   {
     name: 'resource',
-    type: 'struct<address:string,type:string,provider:string,module:string,bucket:string,key:string,locktable:string,lockid:string,app:string,group:string,kind:string,namespace:string,name:string>',
+    type: 'struct<address:string,type:string,provider:string,module:string,movedfrom:string,bucket:string,key:string,locktable:string,lockid:string,app:string,group:string,kind:string,namespace:string,name:string>',
   },
   {
     name: 'drift',
