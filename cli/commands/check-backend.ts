@@ -5,6 +5,7 @@ import {
   type BucketCommandOptions,
   collect,
   openBucketCommand,
+  reportPreflight,
   reportRuns,
   startBackendSession,
   storedIn,
@@ -35,12 +36,14 @@ export function registerCheckBackend(program: Command, run: (code: number) => vo
     const { scan, deps } = startBackendSession(store);
     const { outcomes, result } = await checkAndRecordBackend(target, deps, scan);
     reportRuns(outcomes, options.format, run);
+    reportPreflight(bucket, result.preflight);
     for (const key of result.missingStateKeys)
       process.stderr.write(
         `driftwatch: no state object at s3://${bucket}/${key} (never applied, or a typo)\n`,
       );
-    process.stderr.write(
-      `check-backend s3://${bucket}: ${result.stateObjects} state object(s), ${result.locks} lock file(s); ${storedIn(store, scan)}\n`,
-    );
+    const seen = result.preflight
+      ? 'not checked'
+      : `${result.stateObjects} state object(s), ${result.locks} lock file(s)`;
+    process.stderr.write(`check-backend s3://${bucket}: ${seen}; ${storedIn(store, scan)}\n`);
   });
 }

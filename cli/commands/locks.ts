@@ -6,6 +6,7 @@ import {
   type BucketCommandOptions,
   durationOption,
   openBucketCommand,
+  reportPreflight,
   reportRuns,
   startBackendSession,
   storedIn,
@@ -61,12 +62,15 @@ export function registerLocks(program: Command, run: (code: number) => void): vo
     );
     const { scan, deps } = startBackendSession(store);
     const { observation } = await observeAndStoreLocks(target, deps, scan);
-    const seen = `${observation.locks.length} lock(s) in s3://${bucket}/${target.prefix}`;
+    const seen = observation.preflight
+      ? `s3://${bucket}/${target.prefix} not checked`
+      : `${observation.locks.length} lock(s) in s3://${bucket}/${target.prefix}`;
     await waitWithProgress(Date.parse(observation.confirmAt) - Date.now(), (remainingMs) =>
       process.stderr.write(`locks: ${seen}; confirming in ${durationText(remainingMs)}\n`),
     );
     const { outcomes, confirmation } = await confirmAndRecordLocks(target, deps, scan);
     reportRuns(outcomes, options.format, run);
+    reportPreflight(bucket, confirmation.preflight);
     const verdicts = countBy(confirmation.verdicts.map((entry) => entry.verdict));
     process.stderr.write(`locks: ${seen}${verdicts ? ` (${verdicts})` : ''}; ${storedIn(store, scan)}\n`);
   });

@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
 import { type BucketEvent, bucketEvent, bucketResult } from '../core/backend/bucket-event.js';
+import { notChecked } from '../core/backend/failure-cause.js';
 import { checkAndRecordBackend } from '../core/backend/stages.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { scanRefOf } from '../core/scan/scan-event.js';
@@ -24,6 +25,7 @@ export const handler = middy<BucketEvent>()
       bucket: event.bucket,
       stateObjects: result.stateObjects,
       locks: result.locks,
+      ...notChecked(result.preflight),
     });
     return bucketResult(event, outcomes);
   });

@@ -3,6 +3,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
 import { type BucketEvent, bucketEvent, bucketResult } from '../core/backend/bucket-event.js';
+import { notChecked } from '../core/backend/failure-cause.js';
 import { confirmAndRecordLocks } from '../core/backend/stages.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { scanRefOf } from '../core/scan/scan-event.js';
@@ -32,6 +33,10 @@ export const handler = middy<BucketEvent>()
       maxMs,
       sleep,
     });
-    logger.info('locks confirmed', { bucket: event.bucket, verdicts: confirmation.verdicts });
+    logger.info('locks confirmed', {
+      bucket: event.bucket,
+      verdicts: confirmation.verdicts,
+      ...notChecked(confirmation.preflight),
+    });
     return bucketResult(event, outcomes);
   });

@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
 import { type BucketEvent, bucketEvent } from '../core/backend/bucket-event.js';
+import { notChecked } from '../core/backend/failure-cause.js';
 import { observeAndStoreLocks } from '../core/backend/stages.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { scanRefOf } from '../core/scan/scan-event.js';
@@ -24,6 +25,11 @@ export const handler = middy<BucketEvent>()
     const { target, deps } = await bucketStageFor(event, { s3, findings, objects });
     const { key, observation } = await observeAndStoreLocks(target, deps, scanRefOf(event));
     const { locks, confirmAt } = observation;
-    logger.info('locks observed', { bucket: event.bucket, locks: locks.length, confirmAt });
+    logger.info('locks observed', {
+      bucket: event.bucket,
+      locks: locks.length,
+      confirmAt,
+      ...notChecked(observation.preflight),
+    });
     return { ...event, observationKey: key, locks: locks.length, confirmAt };
   });

@@ -315,25 +315,66 @@ describe('bad input: clear findings, never a crash', () => {
     );
   });
 
-  it('a bucket that does not exist: scan-failed with the reason, exit 1', async () => {
-    const run = await runCli([
-      'check-backend',
-      '--bucket',
-      'no-such-bucket',
-      '--store',
-      join(temp.path, 'bad'),
-      '--format',
-      'json',
-    ]);
-    expect(run.code).toBe(1);
-    expect(findingsOf(run.stdout)).toEqual([
+  it('a bucket that does not exist: one preflight finding with the cause for each check, exit 1', async () => {
+    const store = join(temp.path, 'bad');
+    for (const [command, ruleId, title] of [
+      [
+        'check-backend',
+        'backend.preflight',
+        'Backend check failed: the bucket does not exist (NoSuchBucket)',
+      ],
+      ['locks', 'lock.preflight', 'Lock check failed: the bucket does not exist (NoSuchBucket)'],
+    ] as const) {
+      const run = await runCli([command, '--bucket', 'no-such-bucket', '--store', store, '--format', 'json']);
+      expect(run.code, command).toBe(1);
+      expect(findingsOf(run.stdout)).toEqual([
+        expect.objectContaining({
+          kind: 'scan-failed',
+          ruleId,
+          workspace: 's3.no-such-bucket',
+          title,
+          evidence: expect.objectContaining({ cause: 'no-such-bucket', errorName: 'NoSuchBucket' }),
+        }),
+      ]);
+      expect(run.stderr).toContain(
+        'driftwatch: s3://no-such-bucket not checked: the bucket does not exist (NoSuchBucket). Check the bucket name',
+      );
+    }
+  });
+
+  it('an endpoint nobody answers: one finding naming it, for the backend and the lock check', async () => {
+    const unreachable = { AWS_ENDPOINT_URL: 'http://127.0.0.1:1' };
+    const store = join(temp.path, 'unreachable');
+    const check = await runCli(['check-backend', '--bucket', STATE_BUCKET, '--store', store], {
+      env: unreachable,
+    });
+    expect(check.code, check.stderr).toBe(1);
+    // The table row says the cause, never "failed: Error".
+    expect(check.stdout).toMatch(
+      /backend\.preflight .* Backend check failed: connection refused to 127\.0\.0\.1:1 /,
+    );
+    expect(check.stdout.trim().split('\n')).toHaveLength(2);
+    expect(check.stderr).toMatch(
+      /not checked: connection refused to 127\.0\.0\.1:1\. Check where the SDK sends/,
+    );
+
+    const locks = await runCli(['locks', '--bucket', STATE_BUCKET, '--store', store, '--format', 'json'], {
+      env: unreachable,
+    });
+    expect(locks.code, locks.stderr).toBe(1);
+    expect(findingsOf(locks.stdout)).toEqual([
       expect.objectContaining({
-        kind: 'scan-failed',
-        ruleId: 'scan.backend-failed',
-        workspace: 's3.no-such-bucket',
-        title: 'Backend check of s3://no-such-bucket failed: NoSuchBucket',
+        ruleId: 'lock.preflight',
+        title: 'Lock check failed: connection refused to 127.0.0.1:1',
+        evidence: expect.objectContaining({
+          cause: 'unreachable',
+          code: 'ECONNREFUSED',
+          endpoint: '127.0.0.1:1',
+        }),
       }),
     ]);
+    // Nothing observed, so nothing to wait for.
+    expect(locks.stderr).not.toMatch(/confirming in/);
   });
 
   it('a bucket that denies reading objects: the lock check fails clearly, the backend check reports what it could see', async () => {
@@ -353,9 +394,11 @@ describe('bad input: clear findings, never a crash', () => {
     const [failed] = findingsOf(locks.stdout);
     expect(failed).toMatchObject({
       ruleId: 'scan.locks-failed',
-      title: 'Lock check of s3://denied failed: AccessDenied',
+      title: 'Lock check failed: AccessDenied on s3:GetObject',
     });
-    expect(failed?.detail).toContain('needs s3:GetObject');
+    expect(failed?.remediation.steps[0]).toMatch(
+      /^Allow s3:GetObject on arn:aws:s3:::denied\/app\/terraform\.tfstate\.tflock to the role/,
+    );
 
     const check = await runCli([
       'check-backend',
@@ -422,7 +465,11 @@ describe('the pipeline: driftwatch scan runs CheckBackend, ObserveLocks and Conf
         .filter((finding) => finding.workspace === workspace)
         .map((f) => f.ruleId)
         .sort();
-    expect(of('s3.missing-bucket')).toEqual(['scan.backend-failed', 'scan.locks-failed']);
+    // One cause, one finding per check: in the bucket's scope, none repeated in its workspace's.
+    expect(of('s3.missing-bucket')).toEqual(['backend.preflight', 'lock.preflight']);
+    expect(
+      of('missing').filter((rule) => /^(backend|lock|state)\.|^scan\.(backend|locks)-/.test(rule)),
+    ).toEqual([]);
     expect(of('s3.tfstate')).toContain('backend.public-access-block');
     expect(of('present')).toContain('state.serial-regressed');
     expect(run.stderr).toMatch(/locks observed/);

@@ -96,13 +96,12 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
     is(WRONG_REGION) ||
     (failure.bucketRegion !== undefined && /^(BadRequest|MovedPermanently)$/.test(code))
   ) {
-    const bucket = bucketOf(resource);
     const region = failure.bucketRegion;
     return {
       kind: 'wrong-region',
       summary: region
-        ? `${bucket} is in ${region}, not the region configured (${code})`
-        : `${bucket} is in another region than the one configured (${code})`,
+        ? `the bucket is in ${region}, not the region configured (${code})`
+        : `the bucket is in another region than the one configured (${code})`,
       advice: region
         ? `Set the bucket's region: backend.region: ${region} in the registry, or --region ${region}.`
         : "Set the bucket's region (backend.region in the registry, or --region): `aws s3api get-bucket-location` names it.",
@@ -111,7 +110,7 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
   if (code === 'NoSuchBucket')
     return {
       kind: 'no-such-bucket',
-      summary: `${bucketOf(resource)} does not exist (NoSuchBucket)`,
+      summary: 'the bucket does not exist (NoSuchBucket)',
       advice:
         'Check the bucket name and the account the credentials belong to: fix backend.bucket in the registry (or --bucket), or remove the workspaces that point there.',
     };
@@ -143,6 +142,11 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
   };
 }
 
+/** Log fields for a bucket whose preflight failed (the cause, one line), or none. */
+export function notChecked(preflight: ReadFailure | undefined): { notChecked?: string } {
+  return preflight ? { notChecked: classifyReadFailure(preflight).summary } : {};
+}
+
 function unreachable(summary: string, endpoint: string | undefined): FailureCause {
   const target = endpoint ? ` (${endpoint})` : '';
   return {
@@ -150,11 +154,6 @@ function unreachable(summary: string, endpoint: string | undefined): FailureCaus
     summary,
     advice: `Check where the SDK sends requests${target}: driftwatch uses the SDK's own endpoint settings (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3 or endpoint_url in the profile); unset them for AWS or start the service they name, then check the network path (DNS, proxy, VPC endpoint) from where the scan runs.`,
   };
-}
-
-/** `s3://tfstate/payments/x.tfstate` → `s3://tfstate`. */
-function bucketOf(resource: string): string {
-  return resource.match(/^s3:\/\/[^/]+/)?.[0] ?? resource;
 }
 
 /**

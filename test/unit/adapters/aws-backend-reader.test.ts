@@ -308,28 +308,23 @@ describe('preflight: one cheap read whose failure says why', () => {
     [
       'redirect',
       'wrong-region',
-      's3://tfstate is in eu-central-1, not the region configured (PermanentRedirect)',
+      'the bucket is in eu-central-1, not the region configured (PermanentRedirect)',
       { bucketRegion: 'eu-central-1' },
     ],
     [
       'bareRedirect',
       'wrong-region',
-      's3://tfstate is in ap-southeast-2, not the region configured (PermanentRedirect)',
+      'the bucket is in ap-southeast-2, not the region configured (PermanentRedirect)',
       { code: 'PermanentRedirect' },
     ],
     [
       'malformed',
       'wrong-region',
-      's3://tfstate is in eu-west-1, not the region configured (AuthorizationHeaderMalformed)',
+      'the bucket is in eu-west-1, not the region configured (AuthorizationHeaderMalformed)',
       { bucketRegion: 'eu-west-1' },
     ],
     ['denied', 'access-denied', 'AccessDenied on s3:ListBucket', { action: 's3:ListBucket' }],
-    [
-      'noSuchBucket',
-      'no-such-bucket',
-      's3://tfstate does not exist (NoSuchBucket)',
-      { code: 'NoSuchBucket' },
-    ],
+    ['noSuchBucket', 'no-such-bucket', 'the bucket does not exist (NoSuchBucket)', { code: 'NoSuchBucket' }],
     ['expired', 'rejected-credentials', 'credentials rejected (ExpiredToken)', { code: 'ExpiredToken' }],
   ] as const)('%s: classified as %s', async (shape, kind, summary, facts) => {
     const failure = await preflightFailure(sdkErrors[shape]());

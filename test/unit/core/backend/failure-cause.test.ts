@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyReadFailure } from '../../../../functions/core/backend/failure-cause.js';
+import { classifyReadFailure, notChecked } from '../../../../functions/core/backend/failure-cause.js';
 import type { ReadFailure } from '../../../../functions/core/backend/ports.js';
 
 const listing = (fields: Partial<ReadFailure>): ReadFailure => ({
@@ -63,12 +63,12 @@ describe('classifyReadFailure', () => {
     const named = classifyReadFailure(listing({ code: 'PermanentRedirect', bucketRegion: 'eu-central-1' }));
     expect(named).toEqual({
       kind: 'wrong-region',
-      summary: 's3://tfstate is in eu-central-1, not the region configured (PermanentRedirect)',
+      summary: 'the bucket is in eu-central-1, not the region configured (PermanentRedirect)',
       advice:
         "Set the bucket's region: backend.region: eu-central-1 in the registry, or --region eu-central-1.",
     });
     expect(classifyReadFailure(listing({ code: 'AuthorizationHeaderMalformed' })).summary).toBe(
-      's3://tfstate is in another region than the one configured (AuthorizationHeaderMalformed)',
+      'the bucket is in another region than the one configured (AuthorizationHeaderMalformed)',
     );
     // A bare 400 is a region error only when S3 named the bucket's region with it.
     expect(classifyReadFailure(listing({ code: 'BadRequest', bucketRegion: 'us-west-2' })).kind).toBe(
@@ -110,7 +110,7 @@ describe('classifyReadFailure', () => {
   it('a missing bucket or table says which, and how to fix the registry', () => {
     expect(classifyReadFailure(listing({ code: 'NoSuchBucket' }))).toMatchObject({
       kind: 'no-such-bucket',
-      summary: 's3://tfstate does not exist (NoSuchBucket)',
+      summary: 'the bucket does not exist (NoSuchBucket)',
       advice: expect.stringMatching(/fix backend.bucket in the registry/),
     });
     expect(
@@ -139,5 +139,12 @@ describe('classifyReadFailure', () => {
       'InternalError on s3:ListBucket',
     );
     expect(classifyReadFailure(listing({ code: 'SlowDown' })).kind).toBe('throttled');
+  });
+
+  it('log fields of the handlers: the cause of a failed preflight, nothing when it passed', () => {
+    expect(notChecked(listing({ code: 'NoSuchBucket' }))).toEqual({
+      notChecked: 'the bucket does not exist (NoSuchBucket)',
+    });
+    expect(notChecked(undefined)).toEqual({});
   });
 });
