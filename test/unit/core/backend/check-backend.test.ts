@@ -135,7 +135,7 @@ describe('checkBackend', () => {
     expect(drafts).toEqual([
       expect.objectContaining({
         ruleId: 'backend.preflight',
-        title: 'Backend check failed: s3://tfstate does not exist (NoSuchBucket)',
+        title: 'Backend check failed: the bucket does not exist (NoSuchBucket)',
         evidence: expect.objectContaining({ cause: 'no-such-bucket', errorName: 'NoSuchBucket' }),
       }),
     ]);
