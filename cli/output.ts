@@ -52,9 +52,11 @@ export function renderFindings(findings: readonly Finding[], format: OutputForma
 /** Every cell is data (addresses, titles, values, names): stripped before it is measured and printed. */
 export function renderTable(header: string[], rawRows: string[][]): string {
   const rows = rawRows.map((row) => row.map((cell) => stripForTerminal(cell)));
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
+  // A loop, not Math.max(...cells): spreading 150k rows into arguments overflows the stack.
+  const widths = header.map((title) => title.length);
+  for (const row of rows)
+    for (let column = 0; column < widths.length; column++)
+      widths[column] = Math.max(widths[column]!, (row[column] ?? '').length);
   const line = (cells: string[]) =>
     cells
       .map((cell, column) => cell.padEnd(widths[column]!))

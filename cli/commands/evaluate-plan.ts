@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readPlanFile } from '../../functions/adapters/plan-file.js';
+import { readPlanFile, readPlanStream } from '../../functions/adapters/plan-file.js';
 import { readTerraformConfiguration } from '../../functions/adapters/terraform/configuration-reader.js';
 import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
 import type { FindingDraft } from '../../functions/core/findings/model.js';
@@ -9,6 +9,7 @@ import {
   PlanFormatError,
   scanFailedFinding,
 } from '../../functions/core/terraform/index.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from '../output.js';
 
@@ -26,7 +27,7 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
   program
     .command('evaluate-plan')
     .description('print the findings of one `terraform show -json` plan (nothing is stored)')
-    .argument('<plan.json>', 'output of `terraform show -json <planfile>`')
+    .argument('<plan.json>', 'output of `terraform show -json <planfile>`, or - to read it from stdin')
     .option(
       '--workspace <id>',
       'workspace the plan belongs to (its registry entry supplies owner, environment and policies)',
@@ -59,16 +60,31 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
         now: new Date(),
         ...(configuration ? { configuration } : {}),
       };
+      const hashSensitive = resolveHasher();
       let drafts: FindingDraft[];
       try {
-        const plan = await readPlanFile(planPath, { hashSensitive: resolveHasher() });
+        const plan =
+          planPath === '-'
+            ? await readPlanStream(process.stdin, { hashSensitive })
+            : await readPlanFile(planPath, { hashSensitive });
         drafts = evaluateCompactPlan(plan, context).findings;
       } catch (error) {
-        if (!(error instanceof PlanFormatError) && (error as NodeJS.ErrnoException).code !== 'ENOENT')
-          throw error;
-        const reason =
-          error instanceof PlanFormatError ? error.message : `cannot read ${planPath}: no such file`;
-        drafts = [scanFailedFinding(context, reason, { plan: planPath }, { ruleId: 'scan.plan-invalid' })];
+        const reason = unreadablePlanReason(error);
+        if (reason === undefined) throw error;
+        // The scan-failed finding keeps the output contract (a failed scan is printed); the line on
+        // stderr says what the input is and what was expected.
+        const label = planPath === '-' ? 'stdin' : planPath;
+        process.stderr.write(
+          `driftwatch: ${stripForTerminal(`${label}: ${reason}${expectedPlan(reason)}`)}\n`,
+        );
+        drafts = [
+          scanFailedFinding(
+            context,
+            `cannot read ${label}: ${reason}`,
+            { plan: label },
+            { ruleId: 'scan.plan-invalid' },
+          ),
+        ];
       }
       const { history } = recordWorkspaceScan(undefined, drafts, {
         workspace: options.workspace,
@@ -80,6 +96,31 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
       process.stdout.write(renderFindings(history, options.format));
       run(exitCodeFor(history));
     });
+}
+
+/** Why the input is not a plan we can read, or undefined for an error that is not about the input. */
+function unreadablePlanReason(error: unknown): string | undefined {
+  if (error instanceof PlanFormatError) return error.message;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'no such file';
+    case 'EISDIR':
+      return 'is a directory, not a plan file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    default:
+      return undefined;
+  }
+}
+
+function expectedPlan(reason: string): string {
+  // Reasons about a plan that is one (a newer action, a limit) or that already say what to run.
+  if (/terraform show|UTF-16|unknown action|driftwatch's limit|larger than/.test(reason)) return '';
+  if (reason.startsWith('unsupported format_version'))
+    return ': driftwatch reads format_version 0.x and 1.x (`terraform show -json` of Terraform 0.12 to 1.x)';
+  return '; expected the JSON that `terraform show -json <planfile>` prints';
 }
 
 /** `--config DIR`: a file the parser rejects is a warning (its rules are not applied), not a failure. */

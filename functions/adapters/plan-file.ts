@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { SensitiveHasher } from '../core/redaction/secrets.js';
@@ -15,6 +16,8 @@ export interface ReadPlanFileOptions {
   inMemoryLimitBytes?: number | undefined;
   /** Read size of the streaming path (default 16 MiB); tests use small chunks to cross boundaries. */
   streamChunkBytes?: number | undefined;
+  /** The largest single value the streaming path captures (default: V8's string limit); for tests. */
+  maxCaptureBytes?: number | undefined;
 }
 
 /**
@@ -36,34 +39,119 @@ export async function readPlanFile(path: string, options: ReadPlanFileOptions): 
   const { size } = await stat(path);
   if (size === 0) throw new PlanFormatError('plan is empty');
   if (size <= limit) {
-    const text = await readFile(path, 'utf8');
+    const text = decodePlanText(await readFile(path));
     return compactPlan(text, { hashSensitive: options.hashSensitive });
   }
-  return streamPlanFile(path, options.hashSensitive, options.streamChunkBytes ?? STREAM_CHUNK_BYTES);
-}
-
-async function streamPlanFile(
-  path: string,
-  hashSensitive: SensitiveHasher,
-  chunkBytes: number,
-): Promise<CompactPlan> {
-  const compactor = createPlanCompactor({ hashSensitive });
-  const selector = createJsonSelector(compactor.selector, compactor.accept);
-  let firstByte: number | undefined;
-  const stream = createReadStream(path, { highWaterMark: chunkBytes });
+  const stream = createReadStream(path, { highWaterMark: options.streamChunkBytes ?? STREAM_CHUNK_BYTES });
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      firstByte ??= firstSignificantByte(chunk);
-      selector.write(chunk);
-    }
-    selector.end();
+    return await readPlanStream(stream as AsyncIterable<Buffer>, options);
   } finally {
     stream.destroy();
   }
+}
+
+/**
+ * Reads a plan from a stream of unknown size (`driftwatch evaluate-plan -` reads stdin) through the
+ * streaming reader, so memory stays bounded by the compacted result whatever arrives.
+ */
+export async function readPlanStream(
+  source: AsyncIterable<Uint8Array>,
+  options: ReadPlanFileOptions,
+): Promise<CompactPlan> {
+  const compactor = createPlanCompactor({ hashSensitive: options.hashSensitive });
+  const selector = createJsonSelector(compactor.selector, compactor.accept, {
+    ...(options.maxCaptureBytes !== undefined ? { maxCaptureBytes: options.maxCaptureBytes } : {}),
+  });
+  const utf8 = createUtf8Check();
+  let firstByte: number | undefined;
+  // The first bytes are held until there are enough to recognise a byte order mark.
+  let head: Uint8Array | undefined = new Uint8Array(0);
+  const feed = (chunk: Uint8Array) => {
+    utf8.write(chunk);
+    firstByte ??= firstSignificantByte(chunk);
+    selector.write(chunk);
+  };
+  const releaseHead = (bytes: Uint8Array) => {
+    head = undefined;
+    assertNotUtf16(bytes);
+    // A UTF-8 byte order mark (editors add one) is not part of the JSON; decodePlanText drops it too.
+    const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    if (bytes.length > start) feed(bytes.subarray(start));
+  };
+  for await (const chunk of source) {
+    if (chunk.length === 0) continue;
+    if (head === undefined) {
+      feed(chunk);
+      continue;
+    }
+    const joined = Buffer.concat([head, chunk]);
+    if (joined.length >= 3) releaseHead(joined);
+    else head = joined;
+  }
+  if (head !== undefined) releaseHead(head);
+  utf8.end();
+  selector.end();
   // The selector validates the JSON; only an object can be a plan (`[]` or `42` would otherwise
   // look like a plan without format_version).
   if (firstByte !== 0x7b) throw new PlanFormatError('plan is not a JSON object');
   return compactor.finish();
+}
+
+const NOT_UTF8 =
+  'plan is not UTF-8 text: `terraform show -json` writes UTF-8; was the file re-encoded (an editor, a Windows code page)?';
+
+/**
+ * The bytes as text, strictly: a plan in another encoding must fail with that reason, not turn its
+ * non-ASCII characters into U+FFFD and read on (a UTF-8 BOM is dropped, as editors add one).
+ */
+export function decodePlanText(bytes: Uint8Array): string {
+  assertNotUtf16(bytes);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new PlanFormatError(NOT_UTF8);
+  }
+}
+
+/** PowerShell 5's `>` writes UTF-16 with a byte order mark: the most common re-encoded plan. */
+function assertNotUtf16(bytes: Uint8Array): void {
+  const [first, second] = bytes;
+  if ((first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff))
+    throw new PlanFormatError(
+      'plan is UTF-16 text, not UTF-8 (PowerShell 5 `>` writes UTF-16): write it with `terraform show -json plan.tfplan | Out-File -Encoding utf8 plan.json`',
+    );
+}
+
+/**
+ * Validates UTF-8 chunk by chunk (a multi-byte character may span two chunks). The selector decodes
+ * only what it captures; skipped strings would otherwise never be checked.
+ */
+function createUtf8Check(): { write(chunk: Uint8Array): void; end(): void } {
+  let carry: Uint8Array = new Uint8Array(0);
+  return {
+    write(chunk) {
+      // Only a character split by the chunk boundary is joined (a copy, but rare next to the read).
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const complete = completeLength(data);
+      if (!isUtf8(data.subarray(0, complete))) throw new PlanFormatError(NOT_UTF8);
+      carry = data.slice(complete);
+    },
+    end() {
+      if (carry.length > 0) throw new PlanFormatError(NOT_UTF8);
+    },
+  };
+}
+
+/** Length of `data` without a multi-byte character that the next chunk completes. */
+function completeLength(data: Uint8Array): number {
+  for (let back = 1; back <= 3 && back <= data.length; back++) {
+    const byte = data[data.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    if (byte < 0xc0) return data.length;
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+    return back < needed ? data.length - back : data.length;
+  }
+  return data.length;
 }
 
 function firstSignificantByte(chunk: Uint8Array): number | undefined {

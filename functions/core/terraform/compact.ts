@@ -1,6 +1,6 @@
 import { MIN_LITERAL_SECRET, type SensitiveHasher } from '../redaction/secrets.js';
 import { checkFormatVersion } from './format-version.js';
-import { isPlainObject } from './json-values.js';
+import { isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
 import { PlanFormatError } from './plan-error.js';
 import {
   type CompactAttributeChange,
@@ -62,14 +62,26 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
   const resources = new PriorStateResources(options.hashSensitive, tools.intern);
   const secrets = new SensitiveValues(tools.isSensitiveKey);
 
+  // Which identifying top-level members the document has (presence only, never their values).
+  const rootKeys = new Set<string>();
+
   return {
     selector(path) {
       if (path.length === 1 && typeof path[0] === 'number') throw notAnObject();
+      if (path.length === 1 && IDENTIFYING_KEYS.has(path[0] as string)) rootKeys.add(path[0] as string);
+      if (path.length === 2) checkSectionShape(path[0], path[1]);
+      if (path.length > MAX_VALUE_DEPTH) throw tooDeep();
       return selectPlanPath(path);
     },
     accept(path, value) {
       const top = path[0];
       if (top === undefined) throw notAnObject();
+      if (path.length === 1 && SECTIONS.has(top as string) && value !== null) {
+        // A section that arrives as a scalar: `"resource_drift": 5` would otherwise read as no drift.
+        throw new PlanFormatError(
+          `invalid plan: ${top} is ${describeJson(value)}, expected ${SECTIONS.get(top as string)}`,
+        );
+      }
       switch (top) {
         case 'format_version':
           formatVersion = checkFormatVersion(value);
@@ -111,6 +123,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
       }
     },
     finish() {
+      assertIsPlan(formatVersion, rootKeys);
       const managedResources = resources.finish();
       const literals = secrets.literals();
       if (literals.length > 0) {
@@ -369,6 +382,71 @@ function notAnObject(): PlanFormatError {
   return new PlanFormatError('plan is not a JSON object');
 }
 
+function tooDeep(): PlanFormatError {
+  return new PlanFormatError(
+    `invalid plan: it nests deeper than ${MAX_VALUE_DEPTH} levels, driftwatch's limit`,
+  );
+}
+
+/** Plan sections and the JSON type each must have (null is Terraform's "none"). */
+const SECTIONS: ReadonlyMap<string, string> = new Map([
+  ['resource_drift', 'a list'],
+  ['resource_changes', 'a list'],
+  ['output_changes', 'an object'],
+]);
+
+/** Members that only a plan has: a document with none of them is not a plan, whatever else it is. */
+const PLAN_KEYS: readonly string[] = [
+  'planned_values',
+  'resource_changes',
+  'resource_drift',
+  'prior_state',
+  'configuration',
+  'output_changes',
+];
+/** `lineage` and `serial`: a state file; `values` without plan members: `terraform show -json` of a state. */
+const IDENTIFYING_KEYS: ReadonlySet<string> = new Set([...PLAN_KEYS, 'lineage', 'serial', 'values']);
+
+const SHOW_PLAN = 'run `terraform show -json <planfile>` and pass its output';
+
+/**
+ * A document that is valid JSON but not a plan must fail loudly: read as a plan it has no drift, and
+ * "no findings" from a state file is exactly the wrong answer.
+ */
+function assertIsPlan(formatVersion: string | undefined, rootKeys: ReadonlySet<string>): void {
+  if (PLAN_KEYS.some((key) => rootKeys.has(key))) return;
+  if (rootKeys.has('lineage') || rootKeys.has('serial'))
+    throw new PlanFormatError(`this is a Terraform state file, not a plan: ${SHOW_PLAN}`);
+  if (formatVersion !== undefined && rootKeys.has('values'))
+    throw new PlanFormatError(
+      `this is \`terraform show -json\` of a state (no plan file given), not a plan: ${SHOW_PLAN}`,
+    );
+  if (formatVersion === undefined)
+    throw new PlanFormatError(
+      `not a Terraform plan: no format_version, planned_values, resource_changes or resource_drift; ${SHOW_PLAN}`,
+    );
+  throw new PlanFormatError(
+    `not a Terraform plan: format_version ${formatVersion} but no planned_values, resource_changes or resource_drift; ${SHOW_PLAN}`,
+  );
+}
+
+/** Members of a section: `resource_drift` by index, `output_changes` by name. */
+function checkSectionShape(section: PathSegment | undefined, member: PathSegment | undefined): void {
+  const expected = typeof section === 'string' ? SECTIONS.get(section) : undefined;
+  if (expected === undefined) return;
+  const isList = expected === 'a list';
+  if (isList === (typeof member === 'number')) return;
+  throw new PlanFormatError(
+    `invalid plan: ${section} is ${isList ? 'an object' : 'a list'}, expected ${expected}`,
+  );
+}
+
+function describeJson(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+}
+
 /**
  * Compacts a plan given as parsed JSON or as JSON text. Throws PlanFormatError with the reason
  * (`plan is empty`, `plan is not JSON: …`, `unsupported format_version 2.0`...).
@@ -408,6 +486,8 @@ export function walkSelected(
   path: PathSegment[] = [],
   release = false,
 ): void {
+  // The walk recurses per level it descends (prior_state modules nest in modules): bounded here.
+  if (path.length > MAX_VALUE_DEPTH) throw tooDeep();
   const decision = select(path);
   if (decision === 'skip') return;
   if (decision === 'capture' || typeof value !== 'object' || value === null) {

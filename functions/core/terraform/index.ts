@@ -11,7 +11,7 @@ export { COMPANION_LINKS } from './companions.js';
 export type { DeletionGuard } from './deletion-guard.js';
 export { evaluateCompactPlan, evaluatePlan, unreadablePlanResult } from './evaluate.js';
 export type { EvaluationContext, EvaluationResult } from './evaluate-types.js';
-export { createJsonSelector, type JsonSelector } from './json-selector.js';
+export { createJsonSelector, type JsonSelector, type JsonSelectorOptions } from './json-selector.js';
 export { NOISE_RULES, type NoiseRuleName } from './noise.js';
 export { PlanFormatError } from './plan-error.js';
 export type {

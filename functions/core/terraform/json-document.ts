@@ -1,5 +1,5 @@
 import type { JsonValue } from '../findings/model.js';
-import { deepEqual, isPlainObject, type JsonObject } from './json-values.js';
+import { deepEqual, isPlainObject, type JsonObject, MAX_VALUE_DEPTH, nestingExceeds } from './json-values.js';
 
 export type JsonDocument = JsonValue[] | JsonObject;
 
@@ -14,7 +14,11 @@ export function parseJsonDocument(text: string): JsonDocument | undefined {
   if (first !== 0x7b && first !== 0x5b) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? (value as JsonDocument) : undefined;
+    if (typeof value !== 'object' || value === null) return undefined;
+    // JSON.parse takes any depth; the walkers after it do not. Too deep: compared as plain text.
+    // The length test keeps the depth walk off ordinary documents (a level needs two characters).
+    if (text.length > 2 * MAX_VALUE_DEPTH && nestingExceeds(value, MAX_VALUE_DEPTH)) return undefined;
+    return value as JsonDocument;
   } catch {
     return undefined;
   }

@@ -43,7 +43,23 @@ const BACKSLASH = 0x5c;
 const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
 const NUMBER_SYNTAX = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
-export function createJsonSelector(select: Select, onValue: OnValue): JsonSelector {
+/**
+ * The largest value captured whole: V8 strings stop at 2^29 - 24 characters, and a capture becomes
+ * one string before JSON.parse. A larger one fails with this limit named, not as "invalid UTF-8".
+ */
+export const MAX_CAPTURE_BYTES = 0x1fffffe8;
+
+export interface JsonSelectorOptions {
+  /** Tests lower it to reach the limit without a 512 MiB document. */
+  maxCaptureBytes?: number;
+}
+
+export function createJsonSelector(
+  select: Select,
+  onValue: OnValue,
+  options: JsonSelectorOptions = {},
+): JsonSelector {
+  const maxCaptureBytes = options.maxCaptureBytes ?? MAX_CAPTURE_BYTES;
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const empty = new Uint8Array(0);
 
@@ -63,6 +79,7 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
   let capturing = false;
   let captureStart = 0;
   let captureParts: Uint8Array[] = [];
+  let capturedBytes = 0; // of captureParts
 
   // Inside a skipped or captured container only its end matters (a capture is validated by
   // JSON.parse afterwards): a tight loop counts brackets and jumps over strings.
@@ -82,6 +99,15 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
   let numberText: string | undefined;
   let literal: string | undefined;
   let literalIndex = 0;
+
+  function tooLarge(): never {
+    const where = path
+      .map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${segment}`))
+      .join('');
+    throw new PlanFormatError(
+      `plan value ${where.replace(/^\./, '')} is larger than ${maxCaptureBytes >= 1048576 ? `${Math.floor(maxCaptureBytes / 1048576)} MiB` : `${maxCaptureBytes} bytes`}, the most driftwatch reads as one value (one resource entry)`,
+    );
+  }
 
   function fail(message: string, position: number): never {
     throw new PlanFormatError(`plan is not JSON: ${message} at byte ${consumed + position}`);
@@ -130,6 +156,7 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
     if (capturing) {
       captureStart = position;
       captureParts = [];
+      capturedBytes = 0;
     }
   }
 
@@ -176,6 +203,8 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
 
   function deliverCapture(end: number): void {
     capturing = false;
+    if (capturedBytes + end - captureStart > maxCaptureBytes) tooLarge();
+    capturedBytes = 0;
     const text = decode(bytesFrom(captureParts, captureStart, end), end);
     captureParts = [];
     let value: unknown;
@@ -477,6 +506,9 @@ export function createJsonSelector(select: Select, onValue: OnValue): JsonSelect
   /** Chunks are not ours to keep: copy the parts a capture or key still needs. */
   function saveChunkTail(length: number): void {
     if (capturing && regionDepth >= 0) {
+      // Checked as parts accumulate, so an oversized value fails before it fills the memory.
+      capturedBytes += length - captureStart;
+      if (capturedBytes > maxCaptureBytes) tooLarge();
       captureParts.push(chunk.slice(captureStart, length));
       captureStart = 0;
     }

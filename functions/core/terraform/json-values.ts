@@ -17,6 +17,43 @@ export function asJson(value: unknown): JsonValue {
 }
 
 /**
+ * How deep plan values may nest. Real attribute values stay far below (blocks in blocks, a policy
+ * document in a string: tens of levels); the recursive walkers that read values (diff, redaction,
+ * canonical JSON, deepEqual, JSON.stringify) stay far from the stack limit below it, even when a
+ * JSON document string inside a value adds its own levels (json-document.ts applies the same limit).
+ */
+export const MAX_VALUE_DEPTH = 256;
+
+/** Whether `value` nests containers more than `limit` levels deep. Iterative: any depth is safe to ask about. */
+export function nestingExceeds(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop() as Record<string, unknown> | unknown[];
+    const depth = depths.pop() as number;
+    if (depth > limit) return true;
+    if (Array.isArray(current)) {
+      for (const child of current) {
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const key in current) {
+        const child = current[key];
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Structural equality of parsed JSON (object key order ignored). Walks without allocating, because
  * it runs over every unchanged subtree of every drifted resource.
  */

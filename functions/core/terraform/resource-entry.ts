@@ -1,7 +1,7 @@
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
-import { childMask, isPlainObject, nonEmptyString } from './json-values.js';
+import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
 import { PlanFormatError } from './plan-error.js';
 import {
   type CompactChange,
@@ -46,7 +46,7 @@ export function compactResourceEntry(
   const change = entry.change;
   if (!isPlainObject(change)) throw invalidPlan(`${section}[${index}] (${address}) has no change`);
   if (!isStringArray(change.actions)) throw invalidPlan(`${section}[${index}] (${address}) has no actions`);
-  const actions = canonicalActions(change.actions);
+  const actions = canonicalActions(change.actions, `${section}[${index}] (${address})`);
 
   const mode = resourceMode(entry.mode, address);
   const previousAddress = nonEmptyString(entry.previous_address);
@@ -56,6 +56,7 @@ export function compactResourceEntry(
   if (mode === 'data' || (isNothingToDo(actions) && previousAddress === undefined && !imports))
     return undefined;
 
+  assertNesting(change, `${section}[${index}] (${address})`);
   const type = tools.intern(nonEmptyString(entry.type) ?? typeFromAddress(address));
   const before = change.before ?? null;
   const after = change.after ?? null;
@@ -117,8 +118,9 @@ export function compactOutputChange(
 ): CompactOutputChange | undefined {
   if (!isPlainObject(value)) throw invalidPlan(`output_changes.${name} is not an object`);
   if (!isStringArray(value.actions)) throw invalidPlan(`output_changes.${name} has no actions`);
-  const actions = canonicalActions(value.actions);
+  const actions = canonicalActions(value.actions, `output_changes.${name}`);
   if (isNothingToDo(actions)) return undefined;
+  assertNesting(value, `output_changes.${name}`);
   const changes = diffAttributes(
     value.before,
     value.after,
@@ -141,16 +143,35 @@ export function compactOutputChange(
  * The actions as literals: strings from JSON.parse compare by content, literals by identity, and
  * every later step compares actions.
  */
-function canonicalActions(actions: readonly string[]): string[] {
-  return actions.map((action) => KNOWN_ACTIONS.get(action) ?? action);
+function canonicalActions(actions: readonly string[], where: string): string[] {
+  return actions.map((action) => {
+    const known = KNOWN_ACTIONS.get(action);
+    // The vocabulary is closed: an action we do not know would otherwise read as "nothing to do".
+    if (known === undefined)
+      throw invalidPlan(
+        `${where} has an unknown action ${JSON.stringify(action).slice(0, 40)} (known: ${[...KNOWN_ACTIONS.keys()].join(', ')}): written by a Terraform newer than this driftwatch?`,
+      );
+    return known;
+  });
 }
 
+/** Terraform's plan actions (plans/action.go), ephemeral resources' open/renew/close included. */
 const KNOWN_ACTIONS = new Map(
-  ['no-op', 'create', 'read', 'update', 'delete', 'forget', 'open', 'close'].map((action) => [
+  ['no-op', 'create', 'read', 'update', 'delete', 'forget', 'open', 'renew', 'close'].map((action) => [
     action,
     action,
   ]),
 );
+
+/**
+ * Every later step (the diff, redaction, noise rules, fingerprints, JSON output) walks values
+ * recursively; a value nested deeper than MAX_VALUE_DEPTH fails the scan here with a reason instead
+ * of overflowing the stack somewhere below.
+ */
+function assertNesting(value: unknown, where: string): void {
+  if (nestingExceeds(value, MAX_VALUE_DEPTH))
+    throw invalidPlan(`${where} nests values deeper than ${MAX_VALUE_DEPTH} levels, driftwatch's limit`);
+}
 
 function isStringArray(value: unknown): value is string[] {
   if (!Array.isArray(value)) return false;
