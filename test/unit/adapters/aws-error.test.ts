@@ -1,0 +1,111 @@
+import { NoSuchBucket, S3ServiceException } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import { describeAwsError, isAwsError } from '../../../functions/adapters/aws-error.js';
+
+/** SDK errors as the SDK builds them (its own classes; network errors as Node raises them). */
+const env = { AWS_ENDPOINT_URL: 'http://127.0.0.1:4566', AWS_REGION: 'eu-west-1' };
+const metadata = (httpStatusCode: number) => ({
+  httpStatusCode,
+  requestId: 'r',
+  attempts: 1,
+  totalRetryDelay: 0,
+});
+
+function networkError(code: string, fields: Record<string, unknown>): Error {
+  return Object.assign(new Error(`connect ${code}`), {
+    code,
+    errno: -1,
+    syscall: 'connect',
+    $metadata: {},
+    ...fields,
+  });
+}
+
+function serviceError(name: string, status: number, message: string, fields: Record<string, unknown> = {}) {
+  return Object.assign(
+    new S3ServiceException({ name, $fault: 'client', $metadata: metadata(status), message }),
+    fields,
+  );
+}
+
+describe('describeAwsError', () => {
+  it.each([
+    [
+      'a missing bucket',
+      new NoSuchBucket({ message: 'The specified bucket does not exist', $metadata: metadata(404) }),
+      /^the bucket does not exist \(NoSuchBucket\) \(HTTP 404 from http:\/\/127\.0\.0\.1:4566\): check the bucket name/,
+    ],
+    [
+      'a refused connection',
+      networkError('ECONNREFUSED', { address: '127.0.0.1', port: 1 }),
+      /^connection refused to 127\.0\.0\.1:1 \(ECONNREFUSED\): Check where the SDK sends requests/,
+    ],
+    [
+      'a host that does not resolve',
+      networkError('ENOTFOUND', { hostname: 's3.nowhere.invalid' }),
+      /^cannot resolve the host of s3\.nowhere\.invalid \(ENOTFOUND\)/,
+    ],
+    [
+      'no credentials',
+      Object.assign(new Error('Could not load credentials from any providers'), {
+        name: 'CredentialsProviderError',
+      }),
+      /^no AWS credentials found \(CredentialsProviderError\): .*AWS_PROFILE/,
+    ],
+    [
+      'no region',
+      new Error('Region is missing'),
+      /^no AWS region configured \(Region is missing\): .*AWS_REGION/,
+    ],
+    [
+      'a wrong region',
+      serviceError(
+        'AuthorizationHeaderMalformed',
+        400,
+        "The authorization header is malformed; the region 'us-east-1' is wrong; expecting 'eu-west-1'",
+      ),
+      /^the bucket is in eu-west-1, not the region configured \(AuthorizationHeaderMalformed\)/,
+    ],
+    [
+      'a permanent redirect',
+      serviceError(
+        'PermanentRedirect',
+        301,
+        'The bucket you are attempting to access must be addressed using the specified endpoint.',
+        {
+          Endpoint: 'tfstate.s3.eu-central-1.amazonaws.com',
+        },
+      ),
+      /^the bucket is in eu-central-1, not the region configured \(PermanentRedirect\)/,
+    ],
+    [
+      'expired credentials',
+      serviceError('ExpiredToken', 400, 'The provided token has expired.'),
+      /^credentials rejected \(ExpiredToken\) \(HTTP 400 from http:\/\/127\.0\.0\.1:4566\)/,
+    ],
+    [
+      'access denied',
+      serviceError('AccessDenied', 403, 'Access Denied'),
+      /^AccessDenied on this request \(HTTP 403 from http:\/\/127\.0\.0\.1:4566\): the credentials .* lack a read permission/,
+    ],
+  ])('%s: one line with the SDK name, the endpoint and the fix', (_case, error, expected) => {
+    const line = describeAwsError(error, { env });
+    expect(line).toMatch(expected);
+    expect(line).not.toContain('\n');
+    expect(line).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
+  });
+
+  it('names AWS in the region when no endpoint is configured', () => {
+    const error = new NoSuchBucket({ message: 'x', $metadata: metadata(404) });
+    expect(describeAwsError(error, { env: { AWS_REGION: 'eu-west-1' } })).toContain(
+      '(HTTP 404 from AWS eu-west-1)',
+    );
+  });
+
+  it('leaves other errors alone', () => {
+    expect(isAwsError(new Error('boom'))).toBe(false);
+    expect(isAwsError(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(false);
+    expect(describeAwsError(new TypeError('x is not a function'))).toBeUndefined();
+    expect(describeAwsError('text')).toBeUndefined();
+  });
+});
