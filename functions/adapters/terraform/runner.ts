@@ -5,7 +5,6 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { redactText, type SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
 import type { WorkspaceConfig } from '../../core/registry/model.js';
-import type { ConfigurationFacts } from '../../core/terraform/configuration.js';
 import {
   type PlanRun,
   type PreparedWorkspace,
@@ -13,6 +12,7 @@ import {
   TerraformRunError,
   type WorkspaceCredentials,
 } from '../../core/scan/ports.js';
+import type { ConfigurationFacts } from '../../core/terraform/configuration.js';
 import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js';
 import type { Logger } from '../logger.js';
 import { readPlanFile } from '../plan-file.js';

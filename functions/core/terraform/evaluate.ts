@@ -448,6 +448,7 @@ class Evaluation {
     if (change.replacePaths !== undefined) evidence.replacePaths = change.replacePaths;
     if (change.deposed !== undefined) evidence.deposed = change.deposed;
     if (change.importing !== undefined) evidence.importing = change.importing;
+    if (change.redactionNote !== undefined) evidence.redaction = change.redactionNote;
     this.addVersions(evidence);
     evidence.noiseRemoved = noise;
     evidence.severityReasons = severityReasons;
