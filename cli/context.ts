@@ -139,13 +139,36 @@ export interface LoadedRegistry {
 /** Reads and validates a registry file; RegistryError (with paths and lines) passes through. */
 export function loadRegistryFile(path: string): LoadedRegistry {
   const absolute = resolve(path);
+  let bytes: Buffer;
+  try {
+    const size = statSync(absolute).size;
+    if (size > MAX_REGISTRY_BYTES)
+      throw new CliError(
+        `registry ${path} is ${Math.ceil(size / 1048576)} MiB, over the ${MAX_REGISTRY_BYTES / 1048576} MiB limit of a registry: is it the right file?`,
+      );
+    bytes = readFileSync(absolute);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : (code ?? (error as Error).message);
+    throw new CliError(
+      `cannot read registry ${path}: ${why} (pass --registry with the path of driftwatch.yaml)`,
+    );
+  }
   let text: string;
   try {
-    text = readFileSync(absolute, 'utf8');
-  } catch (error) {
-    throw new CliError(
-      `cannot read registry ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    // Strict: a registry in another encoding must not be read with its characters replaced.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new CliError(`registry ${path} is not UTF-8 text: save it as UTF-8 (YAML files are)`);
   }
   return { registry: parseRegistry(text, { fileName: path }), dir: dirname(absolute), path: absolute };
 }
+
+/** Registries are hundreds of lines; a file this large is something else (a state, a log, a bundle). */
+const MAX_REGISTRY_BYTES = 16 * 1024 * 1024;
