@@ -42,10 +42,10 @@ function cli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string 
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => {
+    child.stdout?.on('data', (chunk) => {
       stdout += chunk;
     });
-    child.stderr.on('data', (chunk) => {
+    child.stderr?.on('data', (chunk) => {
       stderr += chunk;
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
