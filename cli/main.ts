@@ -47,6 +47,13 @@ registerFindings(program, setExitCode);
 registerSuppress(program, setExitCode);
 registerRoutes(program, setExitCode);
 registerDemo(program, setExitCode);
+for (const command of program.commands)
+  command.addHelpText(
+    'after',
+    command.name() === 'demo'
+      ? '\nExit codes: 0 the demo ran as planned, 1 it did not, 64 usage error.'
+      : '\nExit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.\nErrors are one line; --debug adds the stack trace (driftwatch --help, docs/cli.md).',
+  );
 
 // Terraform and its providers run in their own process groups: take them down with us, and leave
 // no working directory, plan file or plugin cache lock behind (process.exit skips finally blocks).

@@ -183,7 +183,8 @@ describe('usage errors and bad option values', () => {
     'exit 64 for usage, exit 1 for a file that is not a registry (its values never printed); --help documents both',
     async () => {
       const tfvars = file('prod.tfvars', 'db_password = "hunter2-very-secret"\nregion = "eu-west-1"\n');
-      const [unknownOption, since, registry, help] = await Promise.all([
+      const [commandHelp, unknownOption, since, registry, help] = await Promise.all([
+        cli(['findings', '--help']),
         cli(['findings', '--bogus']),
         cli(['findings', '--since', '100000000d', '--store', dir]),
         cli(['routes', '--registry', tfvars]),
@@ -206,6 +207,9 @@ describe('usage errors and bad option values', () => {
       expect(help.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}2 .*\n {2}1 .*\n.*\n {2}64 /);
       expect(help.stdout).toContain('DRIFTWATCH_STORE');
       expect(help.stdout).toContain('--debug');
+      expect(commandHelp.stdout).toContain(
+        'Exit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.',
+      );
     },
     CLI_TIMEOUT,
   );
