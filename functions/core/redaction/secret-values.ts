@@ -24,6 +24,24 @@ interface ValueRule {
    * names that are not secret (`a:a:a:…`) costs no value scans.
    */
   value?: RegExp;
+  /**
+   * Literals of which every match contains at least one: a value holding none of them is not tried
+   * (`includes` is far cheaper than a regular expression, and most values of a plan are no secret).
+   * Without hints the rule is tried on every value of at least `minLength` characters.
+   */
+  hints?: readonly string[];
+  minLength?: number;
+}
+
+/** isSensitiveName, remembered: the same names (`arn`, `https`, `Password`) come back in every value. */
+const secretNameCache = new Map<string, boolean>();
+function isSecretName(name: string): boolean {
+  let answer = secretNameCache.get(name);
+  if (answer === undefined) {
+    answer = isSensitiveName(name);
+    if (secretNameCache.size < 10_000) secretNameCache.set(name, answer);
+  }
+  return answer;
 }
 
 /** Characters that end an unquoted value: whitespace, separators, closing brackets and quotes. */
@@ -32,70 +50,114 @@ const VALUE_END = `\\s,;&)}\\]"'<>`;
 export const VALUE_RULES: readonly ValueRule[] = [
   {
     id: 'pem-block',
+    hints: ['-----BEGIN'],
     pattern:
       /-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|CERTIFICATE|OPENSSH|PGP PRIVATE KEY BLOCK)[A-Z0-9 ]*-----[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
   },
   {
     id: 'url-userinfo',
+    hints: ['://'],
     // scheme://user:PASSWORD@host — the password part; `@` inside the password is allowed up to the last one.
-    pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@?#"'<>]*:(?<secret>[^\s/?#"'<>]+)@(?=[^\s@/?#"'<>]+)/gi,
+    pattern: /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@?#"'<>]*:(?<secret>[^\s/?#"'<>]+)@(?=[^\s@/?#"'<>]+)/g,
   },
   {
     id: 'authorization-header',
-    pattern: /\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?<secret>[^\r\n"']+)/gi,
+    hints: ['uthorization', 'UTHORIZATION'],
+    pattern: /\b(?:[Pp]roxy-)?(?:[Aa]uthorization|AUTHORIZATION)["']?\s*[:=]\s*["']?(?<secret>[^\r\n"']+)/g,
   },
   {
     id: 'auth-scheme',
+    hints: ['Bearer', 'Basic', 'Digest', 'Token'],
     pattern: /\b(?:Bearer|Basic|Digest|Token)\s+(?<secret>[A-Za-z0-9._~+/=-]{8,})/g,
   },
   {
     id: 'named-value',
+    hints: [':', '='],
     // `password = x`, `"api_key": "x"`, `Password=x;` in connection strings, `?token=x&` in URLs,
     // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts).
     pattern:
       /(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
-    accept: (groups) => isSensitiveName(groups.name ?? ''),
+    accept: (groups) => isSecretName(groups.name ?? ''),
     value: new RegExp(`"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`, 'y'),
   },
   {
     id: 'named-value-is',
+    hints: [' is '],
     // Terraform diagnostics print expression values: `var.api_token is "x"`.
     pattern: /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\s+is\s+(?=")/g,
-    accept: (groups) => isSensitiveName(groups.name ?? ''),
+    accept: (groups) => isSecretName(groups.name ?? ''),
     value: /"(?:[^"\\\n]|\\.)*"/y,
   },
-  { id: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
+  {
+    id: 'aws-access-key-id',
+    hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
+    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g,
+  },
   // 40 characters of base64 with upper, lower and digits, standing alone (hex digests lack the case mix).
   {
     id: 'aws-secret-access-key',
+    minLength: 40,
     pattern:
       /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
   },
-  { id: 'aws-session-token', pattern: /\b(?:IQoJb3JpZ2lu|FwoGZXIvYXdz)[A-Za-z0-9/+=]{20,}/g },
-  { id: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g },
-  { id: 'gitlab-token', pattern: /\bgl(?:pat|dt|rt|ptt|cbt|imt|oas|soat|ft|agent)-[A-Za-z0-9_-]{20,}/g },
-  { id: 'slack-token', pattern: /\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g },
+  {
+    id: 'aws-session-token',
+    hints: ['IQoJb3JpZ2lu', 'FwoGZXIvYXdz'],
+    pattern: /\b(?:IQoJb3JpZ2lu|FwoGZXIvYXdz)[A-Za-z0-9/+=]{20,}/g,
+  },
+  {
+    id: 'github-token',
+    hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g,
+  },
+  {
+    id: 'gitlab-token',
+    hints: ['gl'], // every GitLab prefix (glpat-, gldt-, glrt-…) starts so
+    pattern: /\bgl(?:pat|dt|rt|ptt|cbt|imt|oas|soat|ft|agent)-[A-Za-z0-9_-]{20,}/g,
+  },
+  {
+    id: 'slack-token',
+    hints: ['xox', 'xapp-'],
+    pattern: /\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
+  },
   {
     id: 'slack-webhook',
+    hints: ['hooks.slack.com'],
     pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/(?<secret>[A-Za-z0-9/_-]{8,})/g,
   },
-  { id: 'stripe-key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}/g },
-  { id: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g },
-  { id: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
-  { id: 'npm-token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  { id: 'sendgrid-key', pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+  {
+    id: 'stripe-key',
+    hints: ['k_live_', 'k_test_', 'whsec_'],
+    pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}/g,
+  },
+  { id: 'jwt', hints: ['eyJ'], pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g },
+  { id: 'google-api-key', hints: ['AIza'], pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
+  { id: 'npm-token', hints: ['npm_'], pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { id: 'sendgrid-key', hints: ['SG.'], pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
 ];
 
-/**
- * Cheap pre-test: a string with none of these cannot match a rule (every rule needs a separator,
- * whitespace, an AWS/Google key prefix or a 40-character run). Keep it in step with VALUE_RULES.
- */
-const MAYBE_SECRET = /[:=@_.\-\s]|A[BCKS][CI]A|AIza|[A-Za-z0-9/+]{40}/;
+function mayMatch(rule: ValueRule, text: string): boolean {
+  if (text.length < (rule.minLength ?? 8)) return false;
+  if (rule.hints === undefined) return true;
+  for (const hint of rule.hints) if (text.includes(hint)) return true;
+  return false;
+}
+
+/** Any rule's hint, or a run long enough for the rules without hints: one scan rejects most values. */
+const ANY_HINT = new RegExp(
+  [
+    ...VALUE_RULES.flatMap((rule) => rule.hints ?? []).map((hint) =>
+      hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    ),
+    ...VALUE_RULES.filter((rule) => rule.hints === undefined).map((rule) => `[^\\s]{${rule.minLength ?? 8}}`),
+  ].join('|'),
+);
 
 /** True when `text` holds a credential anywhere (the differ hashes such values whole). */
 export function containsCredential(text: string): boolean {
-  if (text.length < 8 || !MAYBE_SECRET.test(text)) return false;
+  if (text.length < 8 || !ANY_HINT.test(text)) return false;
   for (const rule of VALUE_RULES) {
+    if (!mayMatch(rule, text)) continue;
     for (const _match of secretMatches(rule, text)) return true;
   }
   return false;
@@ -105,6 +167,7 @@ export function containsCredential(text: string): boolean {
 export function redactCredentials(text: string): string {
   let result = text;
   for (const rule of VALUE_RULES) {
+    if (!mayMatch(rule, result)) continue;
     let redacted = '';
     let copied = 0;
     for (const { start, end } of secretMatches(rule, result)) {

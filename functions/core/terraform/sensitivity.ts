@@ -139,13 +139,16 @@ const PAIR_NAME_KEYS = ['name', 'Name', 'key', 'Key'] as const;
  * the object carries a value, so the value is a secret whatever its own key is called.
  */
 export function isSecretNamedPair(value: Record<string, unknown>, isSensitiveKey: SensitiveKeyTest): boolean {
+  // The value member first: most objects with a `name` (every resource has one) carry no `value`.
+  let holdsValue = false;
+  for (const valueKey of PAIR_VALUE_KEYS) {
+    const held = value[valueKey];
+    if (held !== null && held !== undefined) holdsValue = true;
+  }
+  if (!holdsValue) return false;
   for (const nameKey of PAIR_NAME_KEYS) {
     const name = value[nameKey];
-    if (typeof name !== 'string' || !isSensitiveKey(name)) continue;
-    for (const valueKey of PAIR_VALUE_KEYS) {
-      const held = value[valueKey];
-      if (held !== null && held !== undefined) return true;
-    }
+    if (typeof name === 'string' && isSensitiveKey(name)) return true;
   }
   return false;
 }
