@@ -1,7 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { describeAwsError } from '../functions/adapters/aws-error.js';
-import { exitCleanlyOnSignals } from '../functions/adapters/terraform/interrupt-cleanup.js';
-import { killRunningProcesses } from '../functions/adapters/terraform/run-process.js';
+import {
+  exitCleanlyOnFatalErrors,
+  exitCleanlyOnSignals,
+} from '../functions/adapters/terraform/interrupt-cleanup.js';
 import { LockObservationMissingError } from '../functions/core/backend/stages.js';
 import { UnknownStateBucketError } from '../functions/core/backend/target.js';
 import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
@@ -59,13 +61,9 @@ for (const command of program.commands)
 // no working directory, plan file or plugin cache lock behind (process.exit skips finally blocks).
 exitCleanlyOnSignals();
 
-// An error raised outside the command's promise (a stream's 'error' event) is still one line.
-for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
-  process.on(event, (error: unknown) => {
-    killRunningProcesses();
-    process.exit(reportError(error));
-  });
-}
+// An error raised outside the command's promise (a stream's 'error' event) is still one line, and
+// leaves nothing behind either.
+exitCleanlyOnFatalErrors(reportError);
 
 try {
   await program.parseAsync(process.argv);

@@ -60,3 +60,16 @@ export function exitCleanlyOnSignals(): void {
     });
   }
 }
+
+/**
+ * An error raised outside any awaited promise (a stream's 'error' event, a rejected promise nobody
+ * awaits) ends the process like a signal does: nothing left behind, then `report`'s exit code.
+ */
+export function exitCleanlyOnFatalErrors(report: (error: unknown) => number): void {
+  for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+    process.on(event, (error: unknown) => {
+      cleanUpInterruptedRun();
+      process.exit(report(error));
+    });
+  }
+}

@@ -59,15 +59,17 @@ describe('interrupt cleanup', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['an uncaught error', 1],
   ] as const)(
     'on %s a process kills its process groups, removes its directory and releases the lock, then exits %i',
-    async (signal, code) => {
+    async (ending, code) => {
       const base = tempDir();
       const work = join(base, 'work');
       const cache = join(base, 'cache');
       const pidFile = join(base, 'sleeper.pid');
       mkdirSync(work);
       writeFileSync(join(work, 'scan-1.tfplan'), 'plan');
+      const fatal = ending === 'an uncaught error';
       const child = spawn(
         process.execPath,
         [
@@ -76,6 +78,7 @@ describe('interrupt cleanup', () => {
           work,
           cache,
           pidFile,
+          ...(fatal ? ['fatal'] : []),
         ],
         { cwd: REPO_ROOT, stdio: 'ignore' },
       );
@@ -86,9 +89,10 @@ describe('interrupt cleanup', () => {
         await new Promise((resolveWait) => setTimeout(resolveWait, 50));
       }
       const sleeper = Number(readFileSync(pidFile, 'utf8'));
-      expect(existsSync(join(cache, '.driftwatch-init.lock'))).toBe(true);
-
-      child.kill(signal);
+      if (!fatal) {
+        expect(existsSync(join(cache, '.driftwatch-init.lock'))).toBe(true);
+        child.kill(ending);
+      }
       expect(await exited).toBe(code);
       expect(existsSync(work)).toBe(false);
       expect(existsSync(join(cache, '.driftwatch-init.lock'))).toBe(false);
