@@ -95,8 +95,10 @@ function reportError(error: unknown): number {
   ];
   const debug = debugRequested();
   if (expected.some((type) => error instanceof type)) {
-    // Messages quote data (ids, keys, names from stores and AWS errors): printed inert.
-    process.stderr.write(`driftwatch: ${stripForTerminal((error as Error).message, { multiline: true })}\n`);
+    // Messages quote data (ids, keys, names, endpoints from stores and AWS errors): printed inert and
+    // without credentials (an endpoint or store URL may carry a password).
+    const message = redactText((error as Error).message);
+    process.stderr.write(`driftwatch: ${stripForTerminal(message, { multiline: true })}\n`);
     if (debug) printStack(error);
     return error instanceof CliError ? error.exitCode : EXIT_RUNTIME_ERROR;
   }
