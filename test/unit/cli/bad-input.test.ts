@@ -183,13 +183,21 @@ describe('usage errors and bad option values', () => {
     'exit 64 for usage, exit 1 for a file that is not a registry (its values never printed); --help documents both',
     async () => {
       const tfvars = file('prod.tfvars', 'db_password = "hunter2-very-secret"\nregion = "eu-west-1"\n');
-      const [commandHelp, unknownOption, since, registry, help] = await Promise.all([
+      const [commandHelp, unknownOption, since, registry, help, credentialStore] = await Promise.all([
         cli(['findings', '--help']),
         cli(['findings', '--bogus']),
         cli(['findings', '--since', '100000000d', '--store', dir]),
         cli(['routes', '--registry', tfvars]),
         cli(['--help']),
+        cli(['findings', '--store', 'https://deploy:hunter3-store-password@example.com/x']),
       ]);
+      // An error that quotes what the user typed never repeats a password in it.
+      expectOneLine(
+        credentialStore,
+        1,
+        /^driftwatch: no findings store at https:\/\/deploy:\(redacted\)@example\.com\/x/,
+      );
+      expect(credentialStore.stderr).not.toContain('hunter3');
       expect(unknownOption.code).toBe(64);
       expect(unknownOption.stderr).toMatch(/^error: unknown option '--bogus'/);
       expectOneLine(
