@@ -1,65 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICIES, type WorkspaceConfig } from '../../../../functions/core/registry/model.js';
+import { DEFAULT_POLICIES } from '../../../../functions/core/registry/model.js';
 import { stateObjectKey } from '../../../../functions/core/registry/state-key.js';
-import {
-  type IdentityCheck,
-  type PlanRun,
-  type ScanPorts,
-  type StateVersion,
-  TerraformRunError,
-} from '../../../../functions/core/scan/ports.js';
+import { TerraformRunError } from '../../../../functions/core/scan/ports.js';
 import { scanWorkspace } from '../../../../functions/core/scan/scan-workspace.js';
-import type { CompactChange, CompactPlan } from '../../../../functions/core/terraform/index.js';
+import type { CompactChange } from '../../../../functions/core/terraform/index.js';
+import { type FakeOptions, fakePorts, now, plan, tagDrift, workspace } from './scan-fakes.js';
 
-const workspace: WorkspaceConfig = {
-  id: 'payments-prod',
-  owner: 'payments',
-  environment: 'prod',
-  source: { dir: 'infra/payments' },
-  backend: { bucket: 'tfstate', key: 'payments/terraform.tfstate', region: 'eu-west-1' },
-  routes: [],
-  env: {},
-  varFiles: [],
-};
-
-const managed = ['aws_s3_bucket.ledger', 'aws_security_group.db', 'aws_sqs_queue.events'].map((address) => ({
-  address,
-  type: address.split('.')[0]!,
-  values: {},
-}));
-
-function plan(drift: CompactChange[] = [], overrides: Partial<CompactPlan> = {}): CompactPlan {
-  return {
-    formatVersion: '1.2',
-    terraformVersion: '1.11.4',
-    errored: false,
-    complete: true,
-    drift,
-    changes: [],
-    outputChanges: [],
-    managedResources: managed.filter(
-      (resource) =>
-        !drift.some((change) => change.address === resource.address && change.actions.includes('delete')),
-    ),
-    ...overrides,
-  };
-}
-
-const tagDrift: CompactChange = {
-  address: 'aws_s3_bucket.ledger',
-  type: 'aws_s3_bucket',
-  mode: 'managed',
-  actions: ['update'],
-  changes: [
-    {
-      path: 'tags.Owner',
-      segments: ['tags', 'Owner'],
-      before: 'payments',
-      after: 'finance',
-      sensitive: false,
-    },
-  ],
-};
 const deleted = (address: string): CompactChange => ({
   address,
   type: address.split('.')[0]!,
@@ -68,59 +14,6 @@ const deleted = (address: string): CompactChange => ({
   changes: [],
 });
 
-interface FakeOptions {
-  plans: CompactPlan[];
-  versions?: Array<StateVersion | undefined>;
-  identity?: IdentityCheck;
-  credentials?: () => Promise<undefined>;
-  prepare?: () => Promise<never>;
-  planError?: TerraformRunError;
-}
-
-function fakePorts(options: FakeOptions) {
-  const calls: string[] = [];
-  let planIndex = 0;
-  let versionIndex = 0;
-  const ports: ScanPorts = {
-    credentials: options.credentials ?? (async () => undefined),
-    identity: async () =>
-      options.identity ?? {
-        ok: true,
-        account: '123456789012',
-        arn: 'arn:aws:sts::123456789012:assumed-role/read/driftwatch',
-      },
-    stateVersion: async () => {
-      calls.push('version');
-      const versions = options.versions ?? [{ versionId: 'v1' }];
-      return versions[Math.min(versionIndex++, versions.length - 1)];
-    },
-    prepare:
-      options.prepare ??
-      (async () => {
-        calls.push('prepare');
-        return {
-          initDurationMs: 5,
-          async plan(): Promise<PlanRun> {
-            calls.push('plan');
-            if (options.planError) throw options.planError;
-            const next = options.plans[Math.min(planIndex++, options.plans.length - 1)]!;
-            return {
-              plan: next,
-              exitCode: 2,
-              durationMs: 10,
-              errorSummary: next.errored ? 'Error: reading S3 Bucket: connection refused' : undefined,
-            };
-          },
-          async close() {
-            calls.push('close');
-          },
-        };
-      }),
-  };
-  return { ports, calls };
-}
-
-const now = new Date('2026-11-29T02:00:00Z');
 const scan = (options: FakeOptions) => {
   const fake = fakePorts(options);
   return scanWorkspace(workspace, DEFAULT_POLICIES, fake.ports, { now }).then((result) => ({
