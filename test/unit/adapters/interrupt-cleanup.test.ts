@@ -1,34 +1,16 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   cleanUpInterruptedRun,
   onInterrupt,
   removeOnInterrupt,
 } from '../../../functions/adapters/terraform/interrupt-cleanup.js';
+import { alive, sleep, useTempDirs, waitForPid } from '../../helpers/processes.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'driftwatch-interrupt-'));
-  dirs.push(dir);
-  return dir;
-};
-
-/** Running (a killed process whose parent is gone may linger as a zombie until init reaps it). */
-function alive(pid: number): boolean {
-  try {
-    const state = /State:\s+(\w)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return state !== undefined && state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
+const tempDir = useTempDirs('driftwatch-interrupt-');
 
 describe('interrupt cleanup', () => {
   it('runs pending cleanups newest first, past one that fails, and not the ones already done', () => {
@@ -83,12 +65,8 @@ describe('interrupt cleanup', () => {
         { cwd: REPO_ROOT, stdio: 'ignore' },
       );
       const exited = new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
-      // Start-up on a loaded machine takes seconds: wait for the pid file, with a generous bound.
-      const deadline = Date.now() + 60_000;
-      while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim()) && Date.now() < deadline) {
-        await new Promise((resolveWait) => setTimeout(resolveWait, 50));
-      }
-      const sleeper = Number(readFileSync(pidFile, 'utf8'));
+      // Start-up on a loaded machine takes seconds: waitForPid allows a generous bound.
+      const sleeper = await waitForPid(pidFile);
       if (!fatal) {
         expect(existsSync(join(cache, '.driftwatch-init.lock'))).toBe(true);
         child.kill(ending);
@@ -97,7 +75,7 @@ describe('interrupt cleanup', () => {
       expect(existsSync(work)).toBe(false);
       expect(existsSync(join(cache, '.driftwatch-init.lock'))).toBe(false);
       // The group was killed before exit; the orphan is reaped by init shortly after.
-      await new Promise((resolveWait) => setTimeout(resolveWait, 200));
+      await sleep(200);
       expect(alive(sleeper)).toBe(false);
     },
     90_000,

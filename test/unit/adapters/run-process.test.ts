@@ -1,77 +1,57 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../../functions/adapters/terraform/run-process.js';
+import { alive, sleep, useTempDirs } from '../../helpers/processes.js';
 
-/** Running (a killed process whose parent is gone may linger as a zombie until init reaps it). */
-function alive(pid: number): boolean {
-  try {
-    const state = /State:\s+(\w)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return state !== undefined && state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
+const tempDir = useTempDirs('driftwatch-proc-');
 
 describe('runProcess', () => {
   it('kills the whole process group on timeout, children included', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-proc-'));
-    try {
-      // The child starts a grandchild (like terraform starting a provider) and records its pid.
-      const script = `sleep 60 & echo $! > ${dir}/grandchild; wait`;
-      const result = await runProcess('sh', ['-c', script], {
-        cwd: dir,
-        env: process.env,
-        timeoutMs: 500,
-        killGraceMs: 200,
-      });
-      expect(result.timedOut).toBe(true);
-      const grandchild = Number(readFileSync(join(dir, 'grandchild'), 'utf8'));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(alive(grandchild)).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir();
+    // The child starts a grandchild (like terraform starting a provider) and records its pid.
+    const script = `sleep 60 & echo $! > ${dir}/grandchild; wait`;
+    const result = await runProcess('sh', ['-c', script], {
+      cwd: dir,
+      env: process.env,
+      timeoutMs: 500,
+      killGraceMs: 200,
+    });
+    expect(result.timedOut).toBe(true);
+    const grandchild = Number(readFileSync(join(dir, 'grandchild'), 'utf8'));
+    await sleep(300);
+    expect(alive(grandchild)).toBe(false);
   });
 
   it('keeps only the tail of stderr and writes stdout to a file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-proc-'));
-    try {
-      const script = 'i=0; while [ $i -lt 2000 ]; do echo "line $i" >&2; i=$((i+1)); done; echo out; exit 3';
-      const result = await runProcess('sh', ['-c', script], {
-        cwd: dir,
-        env: process.env,
-        timeoutMs: 10_000,
-        maxStderrBytes: 100,
-        stdoutFile: join(dir, 'out'),
-      });
-      expect(result.exitCode).toBe(3);
-      expect(result.stderr.length).toBeLessThanOrEqual(100);
-      expect(result.stderr).toContain('line 1999');
-      expect(readFileSync(join(dir, 'out'), 'utf8')).toBe('out\n');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir();
+    const script = 'i=0; while [ $i -lt 2000 ]; do echo "line $i" >&2; i=$((i+1)); done; echo out; exit 3';
+    const result = await runProcess('sh', ['-c', script], {
+      cwd: dir,
+      env: process.env,
+      timeoutMs: 10_000,
+      maxStderrBytes: 100,
+      stdoutFile: join(dir, 'out'),
+    });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr.length).toBeLessThanOrEqual(100);
+    expect(result.stderr).toContain('line 1999');
+    expect(readFileSync(join(dir, 'out'), 'utf8')).toBe('out\n');
   });
 
   it('rejects (once, cleanly) when the command does not exist', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-proc-'));
-    try {
-      await expect(
-        runProcess('definitely-not-a-command-xyz', [], {
-          cwd: dir,
-          env: process.env,
-          timeoutMs: 1000,
-          stdoutFile: join(dir, 'out'),
-        }),
-      ).rejects.toThrow(/ENOENT/);
-      // 'close' follows 'error': give it the chance to run the cleanup a second time.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir();
+    await expect(
+      runProcess('definitely-not-a-command-xyz', [], {
+        cwd: dir,
+        env: process.env,
+        timeoutMs: 1000,
+        stdoutFile: join(dir, 'out'),
+      }),
+    ).rejects.toThrow(/ENOENT/);
+    // 'close' follows 'error': give it the chance to run the cleanup a second time.
+    await sleep(100);
   });
 
   it('has sh available (sanity for the tests above)', () => {

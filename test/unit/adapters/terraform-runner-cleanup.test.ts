@@ -1,19 +1,11 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanUpInterruptedRun } from '../../../functions/adapters/terraform/interrupt-cleanup.js';
 import { createTerraformRunner } from '../../../functions/adapters/terraform/runner.js';
 import type { WorkspaceConfig } from '../../../functions/core/registry/model.js';
 import { hashSensitive, plan } from '../../helpers/plan-builders.js';
+import { alive, sleep, useTempDirs, waitForPid } from '../../helpers/processes.js';
 
 /**
  * A stand-in for terraform that records what the runner gave it. It writes the plan file under a
@@ -46,14 +38,10 @@ case "$1" in
 esac
 `;
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('driftwatch-runner-');
 
 function setUp(options: { blockPlan?: boolean } = {}) {
-  const base = mkdtempSync(join(tmpdir(), 'driftwatch-runner-'));
-  dirs.push(base);
+  const base = tempDir();
   const workRoot = join(base, 'work');
   const source = join(base, 'source');
   mkdirSync(workRoot);
@@ -99,16 +87,6 @@ function setUp(options: { blockPlan?: boolean } = {}) {
   return { workRoot, runner, workspace, recorded, blocked };
 }
 
-/** Running (a killed process whose parent is gone may linger as a zombie until init reaps it). */
-function alive(pid: number): boolean {
-  try {
-    const state = /State:\s+(\w)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return state !== undefined && state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
 describe('Terraform runner files', () => {
   it('keeps plan files 0600 and its directories 0700 whatever the umask, and removes them', async () => {
     const { workRoot, runner, workspace, recorded } = setUp();
@@ -134,10 +112,7 @@ describe('Terraform runner files', () => {
     const { workRoot, runner, workspace, recorded, blocked } = setUp({ blockPlan: true });
     const prepared = await runner.prepare(workspace, undefined);
     const planning = prepared.plan().catch((error: unknown) => error);
-    while (!existsSync(blocked) || readFileSync(blocked, 'utf8').trim() === '') {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const sleeper = Number(readFileSync(blocked, 'utf8'));
+    const sleeper = await waitForPid(blocked);
     const planFile = recorded('planfile')!;
     expect(existsSync(planFile)).toBe(true);
 
@@ -147,7 +122,7 @@ describe('Terraform runner files', () => {
     expect(readdirSync(workRoot)).toEqual([]);
     expect(existsSync(planFile)).toBe(false);
     await planning;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     expect(alive(sleeper)).toBe(false);
   });
 });
