@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,6 +6,7 @@ import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import { type MotoServer, motoEnvironment, startMoto } from '../../cli/demo/moto.js';
 import { createStateBucket } from '../../cli/demo/provision.js';
+import { type NodeRun, runNode } from './processes.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const STATE_BUCKET = 'tfstate';
@@ -74,33 +75,16 @@ export async function bucketVersions(s3: S3Client, bucket: string): Promise<stri
   return entries.sort();
 }
 
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliRun = NodeRun;
 
 /** Runs the real `driftwatch` binary, as a user would. */
 export function runCli(
   args: string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<CliRun> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'driftwatch.js'), ...args], {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  return runNode([join(REPO_ROOT, 'bin', 'driftwatch.js'), ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, ...options.env },
   });
 }
 

@@ -1,42 +1,23 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { PreconditionFailedError } from '../../../functions/core/findings/object-store.js';
+import { runNode, useTempDirs } from '../../helpers/processes.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'driftwatch-fs-store-'));
-  dirs.push(dir);
-  return dir;
-};
+const tempDir = useTempDirs('driftwatch-fs-store-');
 
 /** Runs the writer script in its own node process; resolves with its stdout. */
-function writerProcess(dir: string, writer: string, runs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['bin/run-ts.js', 'test/helpers/fs-store-writer.ts', dir, writer, String(runs)],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`writer ${writer} exited ${code}: ${stderr}`)),
-    );
-  });
+async function writerProcess(dir: string, writer: string, runs: number): Promise<string> {
+  const { code, stdout, stderr } = await runNode([
+    'bin/run-ts.js',
+    'test/helpers/fs-store-writer.ts',
+    dir,
+    writer,
+    String(runs),
+  ]);
+  if (code !== 0) throw new Error(`writer ${writer} exited ${code}: ${stderr}`);
+  return stdout;
 }
 
 describe('fs object store', () => {
