@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readPlanFile } from '../../../functions/adapters/plan-file.js';
 import { compactPlan, PlanFormatError } from '../../../functions/core/terraform/index.js';
 import {
@@ -18,17 +16,10 @@ import {
   stateResource,
   versioningCompanion,
 } from '../../helpers/plan-builders.js';
+import { usePlanFiles } from '../../helpers/plan-files.js';
 import { fixturePath, fixturesExist, PLAN_FIXTURES, readFixture } from '../core/terraform/fixture-paths.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'driftwatch-plan-file-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let counter = 0;
-function writePlan(content: string | Uint8Array): string {
-  const path = join(dir, `plan-${counter++}.json`);
-  writeFileSync(path, content);
-  return path;
-}
+const { dir, writePlan } = usePlanFiles('driftwatch-plan-file-');
 
 const inMemory = (path: string) => readPlanFile(path, { hashSensitive });
 const streamed = (path: string, streamChunkBytes?: number) =>

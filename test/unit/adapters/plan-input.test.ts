@@ -1,22 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readPlanFile, readPlanStream } from '../../../functions/adapters/plan-file.js';
 import { PlanFormatError } from '../../../functions/core/terraform/index.js';
 import { entry, hashSensitive, plan } from '../../helpers/plan-builders.js';
+import { usePlanFiles } from '../../helpers/plan-files.js';
 
 /** Bytes that are not a UTF-8 plan, and inputs of unknown size, on every reading path. */
-const dir = mkdtempSync(join(tmpdir(), 'driftwatch-plan-input-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let counter = 0;
-function writePlan(content: string | Uint8Array): string {
-  const path = join(dir, `plan-${counter++}.json`);
-  writeFileSync(path, content);
-  return path;
-}
+const { writePlan } = usePlanFiles('driftwatch-plan-input-');
 
 /** The in-memory path, the streaming path, the streaming path in 1- and 3-byte chunks, and a stream. */
 function readers(content: Uint8Array) {
