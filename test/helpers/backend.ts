@@ -21,6 +21,16 @@ export function denied(action: string, resource = 's3://tfstate'): { ok: false; 
   return { ok: false, failure: { resource, action, code: 'AccessDenied', message: 'Access Denied' } };
 }
 
+/** The bucket's ListBucket preflight against an endpoint nobody listens on. */
+export const refusedListing: ReadFailure = {
+  resource: 's3://tfstate/',
+  action: 's3:ListBucket',
+  code: 'ECONNREFUSED',
+  errorName: 'Error',
+  endpoint: '127.0.0.1:1',
+  message: 'connect ECONNREFUSED 127.0.0.1:1',
+};
+
 /** A compliant state bucket: every rule passes. */
 export function compliantSettings(overrides: Partial<BucketSettings> = {}): BucketSettings {
   return {

@@ -12,6 +12,7 @@ import {
   manualClock,
   memoryObjectStore,
   ok,
+  refusedListing,
   stateBody,
 } from '../../../helpers/backend.js';
 
@@ -74,16 +75,7 @@ describe('checkBackend', () => {
   it('a failed preflight: one finding with the cause in the bucket scope, no rule runs, every scope failed', async () => {
     const { reader, calls } = fakeBackend({
       objects: { 'pay/terraform.tfstate': { body: stateBody() } },
-      fail: {
-        's3://tfstate': {
-          resource: 's3://tfstate/',
-          action: 's3:ListBucket',
-          code: 'ECONNREFUSED',
-          errorName: 'Error',
-          endpoint: '127.0.0.1:1',
-          message: 'connect ECONNREFUSED 127.0.0.1:1',
-        },
-      },
+      fail: { 's3://tfstate': refusedListing },
     });
     const result = await checkBackend(reader, target());
     expect(result.runs.map((run) => [run.placement.workspace, run.outcome, run.drafts.length])).toEqual([

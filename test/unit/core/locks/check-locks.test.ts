@@ -16,6 +16,7 @@ import {
   lockBody,
   manualClock,
   memoryObjectStore,
+  refusedListing as refused,
   stateBody,
 } from '../../../helpers/backend.js';
 
@@ -306,14 +307,6 @@ describe('lock findings across scans', () => {
 });
 
 describe('an unreachable bucket: one finding, not one per lock', () => {
-  const refused: ReadFailure = {
-    resource: 's3://tfstate/',
-    action: 's3:ListBucket',
-    code: 'ECONNREFUSED',
-    errorName: 'Error',
-    endpoint: '127.0.0.1:1',
-    message: 'connect ECONNREFUSED 127.0.0.1:1',
-  };
   const unreachable = (fail: Record<string, ReadFailure>) =>
     fakeBackend({
       objects: {
