@@ -4,6 +4,7 @@ import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
 import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
 import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './plan-model.js';
 import {
+  containsSecretValue,
   hashSide,
   hasSensitiveContent,
   isSecretNamedPair,
@@ -372,12 +373,24 @@ function pushChange(
   redact: boolean,
 ): CompactAttributeChange {
   const { hashSensitive } = state.options;
+  // A map key can itself be a credential (`tags["https://user:pw@host"]`, a token as a key): paths
+  // are printed and stored like values, so such a key is hashed and what it holds is hashed too.
+  const segments = state.path.slice();
+  let secretKey = false;
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index];
+    if (typeof segment === 'string' && containsSecretValue(segment)) {
+      segments[index] = hashSensitive(segment);
+      secretKey = true;
+    }
+  }
+  const hashed = redact || secretKey;
   const change: CompactAttributeChange = {
-    path: formatPath(state.path),
-    segments: state.path.slice(),
-    before: redact ? hashSide(before, hashSensitive) : asJson(before),
-    after: redact ? hashSide(after, hashSensitive) : asJson(after),
-    sensitive: redact,
+    path: formatPath(segments),
+    segments,
+    before: hashed ? hashSide(before, hashSensitive) : asJson(before),
+    after: hashed ? hashSide(after, hashSensitive) : asJson(after),
+    sensitive: hashed,
   };
   state.out.push(change);
   return change;

@@ -1,4 +1,5 @@
 import { MIN_LITERAL_SECRET, type SensitiveHasher } from '../redaction/secrets.js';
+import { formatPath } from './attribute-path.js';
 import { checkFormatVersion } from './format-version.js';
 import { isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
 import { PlanFormatError } from './plan-error.js';
@@ -229,7 +230,18 @@ function createLiteralRedactor(literals: readonly string[], hash: SensitiveHashe
   };
   const redactChanges = (list: CompactAttributeChange[]) => {
     for (const change of list) {
-      if (change.sensitive || !(holdsLiteral(change.before) || holdsLiteral(change.after))) continue;
+      // A secret used as a map key shows in the path: hash the key, and what it holds with it.
+      const secretKey = change.segments.some(
+        (segment) => typeof segment === 'string' && holdsLiteral(segment),
+      );
+      if (secretKey) {
+        change.segments = change.segments.map((segment) =>
+          typeof segment === 'string' && holdsLiteral(segment) ? hash(segment) : segment,
+        );
+        change.path = formatPath(change.segments);
+      }
+      if (change.sensitive || !(secretKey || holdsLiteral(change.before) || holdsLiteral(change.after)))
+        continue;
       change.before = hashSide(change.before, hash);
       change.after = hashSide(change.after, hash);
       change.sensitive = true;
@@ -241,7 +253,7 @@ function createLiteralRedactor(literals: readonly string[], hash: SensitiveHashe
       redactChanges(change.changes);
       if (change.tags !== undefined) {
         for (const key of Object.keys(change.tags))
-          if (holdsLiteral(change.tags[key])) delete change.tags[key];
+          if (holdsLiteral(change.tags[key]) || holdsLiteral(key)) delete change.tags[key];
       }
       if (change.identity !== undefined) {
         for (const key of Object.keys(change.identity) as IdentityAttribute[]) {

@@ -220,7 +220,7 @@ function extractTags(
   for (const key in tags) {
     const value = tags[key];
     if (typeof value !== 'string' || childMask(tagsMask, key) === true) continue;
-    if (tools.isSensitiveKey(key) || containsSecretValue(value)) continue;
+    if (tools.isSensitiveKey(key) || containsSecretValue(value) || containsSecretValue(key)) continue;
     kept[key] = value;
     count++;
   }

@@ -259,3 +259,51 @@ describe('redaction canary', () => {
     ]);
   });
 });
+
+describe('a secret used as a map key', () => {
+  // A token or a URL with a password as a tag key or an env map key: the path is printed and stored
+  // like a value, so the key is hashed at its place and the value under it is hashed too.
+  const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+  const url = `https://admin:${canary('key-url')}@db.example.com`;
+  const literal = canary('key-variable');
+
+  it('hashes a credential-shaped key and what it holds; its neighbours stay readable', () => {
+    const raw = plan({
+      drift: [
+        entry('aws_instance.web', {
+          before: { tags: { [token]: 'a', [url]: 'b', Owner: 'x' } },
+          after: { tags: { [token]: 'c', [url]: 'd', Owner: 'y' } },
+        }),
+      ],
+    });
+    const compact = compactPlan(raw, { hashSensitive });
+    const text = JSON.stringify(compact);
+    expect(text).not.toContain(CANARY);
+    expect(text).not.toContain(token);
+    const changes = compact.drift[0]!.changes;
+    expect(changes.map((change) => change.path)).toEqual([
+      `tags["${hashSensitive(token)}"]`,
+      `tags["${hashSensitive(url)}"]`,
+      'tags.Owner',
+    ]);
+    expect(changes.map((change) => change.sensitive)).toEqual([true, true, false]);
+    expect(changes[2]).toMatchObject({ before: 'x', after: 'y' });
+  });
+
+  it("hashes a key equal to a sensitive variable's value", () => {
+    const raw = plan({
+      variables: { db_password: { value: literal } },
+      drift: [
+        entry('aws_instance.web', {
+          before: { tags: { [literal]: 'a', Owner: 'x' } },
+          after: { tags: { [literal]: 'b', Owner: 'x' } },
+        }),
+      ],
+    });
+    const compact = compactPlan(raw, { hashSensitive });
+    expect(JSON.stringify(compact)).not.toContain(CANARY);
+    expect(compact.drift[0]!.changes).toEqual([
+      expect.objectContaining({ path: `tags["${hashSensitive(literal)}"]`, sensitive: true }),
+    ]);
+  });
+});
