@@ -1,4 +1,4 @@
-import type { FindingDraft } from '../../functions/core/findings/model.js';
+import type { Finding, FindingDraft } from '../../functions/core/findings/model.js';
 
 /** A terraform-drift draft with sensible defaults; override what the test is about. */
 export function driftDraft(overrides: Partial<FindingDraft> = {}): FindingDraft {
@@ -36,6 +36,21 @@ export function scanFailedDraft(overrides: Partial<FindingDraft> = {}): FindingD
     detail: 'plan errored',
     evidence: {},
     remediation: { summary: 'Fix access', steps: [] },
+    ...overrides,
+  };
+}
+
+let stored = 0;
+/** A stored finding made from `draft`: a fresh id (1, 2, … in hex), new in scan-1 at 02:10. */
+export function storedFinding(overrides: Partial<Finding> = {}, draft: FindingDraft = driftDraft()): Finding {
+  stored++;
+  return {
+    ...draft,
+    id: stored.toString(16).padStart(64, '0'),
+    status: 'new',
+    scanId: 'scan-1',
+    firstSeenAt: '2026-11-29T02:10:00Z',
+    lastSeenAt: '2026-11-29T02:10:00Z',
     ...overrides,
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../../../functions/core/findings/model.js';
 import { buildDigests, DIGEST_LIMITS, type Digest } from '../../../../functions/core/notify/digest.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
-import { driftDraft } from '../../../helpers/findings.js';
+import { storedFinding } from '../../../helpers/findings.js';
 
 /** Digests built from findings whose data was written by someone who wants to abuse the channel. */
 const now = new Date('2026-11-29T02:30:00Z');
@@ -25,19 +25,7 @@ const HOSTILE = [
 ].join(' ');
 const LONG = `${HOSTILE} ${'y'.repeat(20_000)}`;
 
-let counter = 0;
-function finding(overrides: Partial<Finding> = {}): Finding {
-  counter++;
-  return {
-    ...driftDraft(),
-    id: counter.toString(16).padStart(64, '0'),
-    status: 'new',
-    scanId: 'scan-1',
-    firstSeenAt: '2026-11-29T02:10:00Z',
-    lastSeenAt: '2026-11-29T02:10:00Z',
-    ...overrides,
-  };
-}
+const finding = (overrides: Partial<Finding> = {}) => storedFinding(overrides);
 
 const hostileFindings = (): Finding[] => [
   finding({

@@ -2,22 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../../../functions/core/findings/model.js';
 import { buildDigests, isReminderDue } from '../../../../functions/core/notify/digest.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
-import { driftDraft } from '../../../helpers/findings.js';
+import { driftDraft, storedFinding } from '../../../helpers/findings.js';
 
 const now = new Date('2026-11-29T02:30:00Z');
 let counter = 0;
-function finding(overrides: Partial<Finding> = {}): Finding {
-  counter++;
-  return {
-    ...driftDraft({ resource: { address: `aws_s3_bucket.b${counter}`, type: 'aws_s3_bucket' } }),
-    id: counter.toString(16).padStart(64, '0'),
-    status: 'new',
-    scanId: 'scan-1',
-    firstSeenAt: '2026-11-29T02:10:00Z',
-    lastSeenAt: '2026-11-29T02:10:00Z',
-    ...overrides,
-  };
-}
+/** Each on its own bucket, so no two findings share a resource. */
+const finding = (overrides: Partial<Finding> = {}) =>
+  storedFinding(
+    overrides,
+    driftDraft({ resource: { address: `aws_s3_bucket.b${++counter}`, type: 'aws_s3_bucket' } }),
+  );
 const digests = (findings: Finding[], settings = DEFAULT_NOTIFICATION_SETTINGS) =>
   buildDigests({ scanId: 'scan-1', now, findings, fallbackOwner: 'platform', settings });
 
