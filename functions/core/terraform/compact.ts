@@ -20,7 +20,12 @@ import {
   selectPlanPath,
   wantedPlanKeys,
 } from './plan-paths.js';
-import { type CompactionTools, compactOutputChange, compactResourceEntry } from './resource-entry.js';
+import {
+  type CompactionTools,
+  compactOutputChange,
+  compactResourceEntry,
+  safeAddress,
+} from './resource-entry.js';
 import { containsSecretValue, createSensitiveKeyTest, hashSide } from './sensitivity.js';
 
 export interface CompactOptions {
@@ -337,7 +342,9 @@ class PriorStateResources {
     const { address, mode, type, values, sensitive } = this.current;
     this.current = emptyResource();
     // Deposed objects share their address; a workspace manages the address once.
-    if (address === undefined || mode !== 'managed' || this.byAddress.has(address)) return;
+    if (address === undefined || mode !== 'managed') return;
+    const safe = safeAddress(address);
+    if (this.byAddress.has(safe)) return;
     // Built in a fixed order, whatever order the plan listed the attributes in.
     const kept: ManagedResource['values'] = {};
     for (const key of IDENTITY_ATTRIBUTES) {
@@ -345,7 +352,7 @@ class PriorStateResources {
       if (value === undefined || value === '' || containsSecretValue(value)) continue;
       kept[key] = sensitive?.includes(key) ? this.hash(value) : value;
     }
-    this.byAddress.set(address, { address, type: this.intern(type ?? ''), values: kept });
+    this.byAddress.set(safe, { address: safe, type: this.intern(type ?? ''), values: kept });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { SensitiveHasher } from '../redaction/secrets.js';
+import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
@@ -49,7 +49,7 @@ export function compactResourceEntry(
   const actions = canonicalActions(change.actions, `${section}[${index}] (${address})`);
 
   const mode = resourceMode(entry.mode, address);
-  const previousAddress = nonEmptyString(entry.previous_address);
+  const previousAddress = optionalAddress(nonEmptyString(entry.previous_address));
   // Data sources are read, never drift; plain no-ops say nothing unless they record a move or an
   // import (a no-op import still adopts an object at the next apply).
   const imports = isPlainObject(change.importing);
@@ -88,13 +88,13 @@ export function compactResourceEntry(
   const described = before ?? after;
   const describedMask = before === null ? masks.afterSensitive : masks.beforeSensitive;
   // Optional members are only set when present, so both reading paths serialise identically.
-  const compact: CompactChange = { address, type, mode, actions, changes };
+  const compact: CompactChange = { address: safeAddress(address), type, mode, actions, changes };
   if (previousAddress !== undefined) compact.previousAddress = previousAddress;
   const name = nonEmptyString(entry.name);
   if (name !== undefined) compact.name = name;
   const provider = nonEmptyString(entry.provider_name);
   if (provider !== undefined) compact.provider = tools.intern(provider);
-  const module = nonEmptyString(entry.module_address);
+  const module = optionalAddress(nonEmptyString(entry.module_address));
   if (module !== undefined) compact.module = tools.intern(module);
   const actionReason = nonEmptyString(entry.action_reason);
   if (actionReason !== undefined) compact.actionReason = tools.intern(actionReason);
@@ -204,6 +204,19 @@ function replacePathsOf(value: unknown): string[] | undefined {
       formatPath(path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number')),
     );
   return paths.length > 0 ? paths : undefined;
+}
+
+/**
+ * An instance key is data: `for_each = toset(var.webhook_urls)` puts a Slack webhook or a URL with a
+ * password into the address, which is printed, stored and sent. The secret part is redacted the same
+ * way in every address (prior state too), so addresses still match each other.
+ */
+export function safeAddress(address: string): string {
+  return containsSecretValue(address) ? redactText(address) : address;
+}
+
+function optionalAddress(address: string | undefined): string | undefined {
+  return address === undefined ? undefined : safeAddress(address);
 }
 
 function extractTags(

@@ -307,3 +307,39 @@ describe('a secret used as a map key', () => {
     ]);
   });
 });
+
+describe('a secret in an instance key', () => {
+  // `for_each = toset(var.webhook_urls)`: the address itself carries the secret.
+  const webhook = `https://hooks.slack.com/services/T0000/B0000/${canary('address')}`;
+  const address = `aws_sns_topic_subscription.slack["${webhook}"]`;
+  const moved = `aws_sns_topic_subscription.old["https://ops:${canary('moved-from')}@chat.example.com"]`;
+
+  it('is redacted in every address, the same way in the change and in prior state', () => {
+    const raw = plan({
+      drift: [
+        {
+          ...entry('aws_sns_topic_subscription.slack', {
+            before: { endpoint_auto_confirms: false },
+            after: { endpoint_auto_confirms: true },
+          }),
+          address,
+          previous_address: moved,
+        },
+      ],
+      prior: [{ ...stateResource('aws_sns_topic_subscription.slack', { id: 'sub-1' }), address }],
+    });
+    expect(JSON.stringify(raw)).toContain(CANARY);
+    const compact = compactPlan(raw, { hashSensitive });
+    const result = evaluatePlan(raw, { ...context(), hashSensitive });
+    expect(JSON.stringify(compact)).not.toContain(CANARY);
+    expect(JSON.stringify(result)).not.toContain(CANARY);
+    expect(compact.drift[0]!.address).toBe(
+      'aws_sns_topic_subscription.slack["https://hooks.slack.com/services/(redacted)"]',
+    );
+    expect(compact.drift[0]!.previousAddress).toBe(
+      'aws_sns_topic_subscription.old["https://ops:(redacted)@chat.example.com"]',
+    );
+    // Still the same resource as the one in prior state.
+    expect(compact.managedResources.map((resource) => resource.address)).toEqual([compact.drift[0]!.address]);
+  });
+});
