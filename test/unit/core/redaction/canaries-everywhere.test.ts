@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderFindings } from '../../../../cli/output.js';
 import { createLogger } from '../../../../functions/adapters/logger.js';
 import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
+import { readPlanFile } from '../../../../functions/adapters/plan-file.js';
 import { createFindingsStore } from '../../../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../../../functions/core/findings/model.js';
 import { diffKubeObjects } from '../../../../functions/core/gitops/object-diff.js';
@@ -166,6 +167,20 @@ describe('canary secrets reach no output', () => {
     );
     expect(innocent?.evidence.redaction).toMatch(/no sensitivity masks \(format 0\.x\)/);
     expect(innocent?.drift?.changes.every((change) => change.sensitive)).toBe(true);
+  });
+
+  it('redacts the same on the streaming path (plans above 16 MiB), sensitive literals included', async () => {
+    const planted = plantPlan();
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-canary-stream-'));
+    dirs.push(dir);
+    const file = join(dir, 'plan.json');
+    writeFileSync(file, JSON.stringify(planted.plan));
+    const streamed = await readPlanFile(file, { hashSensitive, inMemoryLimitBytes: 0 });
+    const inMemory = compactPlan(structuredClone(planted.plan), { hashSensitive });
+    expect(JSON.stringify(streamed)).toBe(JSON.stringify(inMemory));
+    expect(secretLiteralsOf(streamed)).toEqual(secretLiteralsOf(inMemory));
+    expect(secretLiteralsOf(streamed).length).toBeGreaterThan(0);
+    expectNoLeak(planted.canaries, { 'streamed compacted plan': JSON.stringify(streamed) });
   });
 
   it('would catch a leak: the same outputs without redaction contain the canaries', () => {
