@@ -3,6 +3,7 @@ import { createFindingsStore } from '../../functions/core/findings/findings-stor
 import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadRegistryFile, openObjectStore, STORE_OPTION_HELP, UsageError } from '../context.js';
+import { parseUntil } from '../since.js';
 
 interface SuppressOptions {
   reason: string;
@@ -63,12 +64,4 @@ export function registerSuppress(program: Command, run: (code: number) => void):
       );
       run(0);
     });
-}
-
-/** A day means the end of that day (UTC): "until 2027-01-31" includes the 31st. */
-function parseUntil(text: string): Date {
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T23:59:59Z`) : new Date(text);
-  if (Number.isNaN(date.getTime()))
-    throw new UsageError(`--until takes a date (2027-01-31) or an ISO time, not ${text}`);
-  return date;
 }
