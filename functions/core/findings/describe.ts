@@ -22,7 +22,8 @@ export function changeSummary(
     .slice(0, maxChanges)
     .map(
       (change) =>
-        `${change.path}: ${shortValue(change.before, valueLength)} → ${shortValue(change.after, valueLength)}`,
+        // The whole value (an output's path is '') reads as the values alone, not ": a → b".
+        `${change.path === '' ? '' : `${change.path}: `}${shortValue(change.before, valueLength)} → ${shortValue(change.after, valueLength)}`,
     )
     .join('; ');
   return changes.length > maxChanges ? `${shown}; +${changes.length - maxChanges} more` : shown;
