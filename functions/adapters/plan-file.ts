@@ -8,6 +8,7 @@ import {
   createJsonSelector,
   createPlanCompactor,
   PlanFormatError,
+  streamedLogError,
 } from '../core/terraform/index.js';
 
 export interface ReadPlanFileOptions {
@@ -78,19 +79,26 @@ export async function readPlanStream(
     const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
     if (bytes.length > start) feed(bytes.subarray(start));
   };
-  for await (const chunk of source) {
-    if (chunk.length === 0) continue;
-    if (head === undefined) {
-      feed(chunk);
-      continue;
+  try {
+    for await (const chunk of source) {
+      if (chunk.length === 0) continue;
+      if (head === undefined) {
+        feed(chunk);
+        continue;
+      }
+      const joined = Buffer.concat([head, chunk]);
+      if (joined.length >= 3) releaseHead(joined);
+      else head = joined;
     }
-    const joined = Buffer.concat([head, chunk]);
-    if (joined.length >= 3) releaseHead(joined);
-    else head = joined;
+    if (head !== undefined) releaseHead(head);
+    utf8.end();
+    selector.end();
+  } catch (error) {
+    // `terraform plan -json | driftwatch evaluate-plan -`: the second log line is "data after the
+    // end of the document"; the first one already said what the input is.
+    if (error instanceof PlanFormatError && compactor.isStreamedLog()) throw streamedLogError();
+    throw error;
   }
-  if (head !== undefined) releaseHead(head);
-  utf8.end();
-  selector.end();
   // The selector validates the JSON; only an object can be a plan (`[]` or `42` would otherwise
   // look like a plan without format_version).
   if (firstByte !== 0x7b) throw new PlanFormatError('plan is not a JSON object');

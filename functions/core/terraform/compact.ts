@@ -38,6 +38,8 @@ export interface PlanCompactor {
   /** Receives each captured value (the path array is only valid during the call). */
   accept(path: readonly PathSegment[], value: unknown): void;
   finish(): CompactPlan;
+  /** The document read so far is a message of `terraform plan -json`'s log, not a plan. */
+  isStreamedLog(): boolean;
 }
 
 /**
@@ -127,6 +129,9 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
           if (value === true) secrets.acceptDeclaredSensitive(path[2], path[3]);
           return;
       }
+    },
+    isStreamedLog() {
+      return rootKeys.has('@message');
     },
     finish() {
       assertIsPlan(formatVersion, rootKeys);
@@ -423,10 +428,29 @@ const PLAN_KEYS: readonly string[] = [
   'configuration',
   'output_changes',
 ];
-/** `lineage` and `serial`: a state file; `values` without plan members: `terraform show -json` of a state. */
-const IDENTIFYING_KEYS: ReadonlySet<string> = new Set([...PLAN_KEYS, 'lineage', 'serial', 'values']);
+/**
+ * `lineage` and `serial`: a state file; `values` without plan members: `terraform show -json` of a
+ * state; `@message`: a line of the log `terraform plan -json` streams.
+ */
+const IDENTIFYING_KEYS: ReadonlySet<string> = new Set([
+  ...PLAN_KEYS,
+  'lineage',
+  'serial',
+  'values',
+  '@message',
+]);
 
 const SHOW_PLAN = 'run `terraform show -json <planfile>` and pass its output';
+
+/**
+ * `terraform plan -json | driftwatch evaluate-plan -` is the natural first try, and it gives a log of
+ * one JSON message per line, not the plan: say so instead of "not JSON at byte 168".
+ */
+export function streamedLogError(): PlanFormatError {
+  return new PlanFormatError(
+    `this is the log that \`terraform plan -json\` streams (one JSON message per line), not a plan: save the plan with \`terraform plan -out plan.tfplan\`, then ${SHOW_PLAN}`,
+  );
+}
 
 /**
  * A document that is valid JSON but not a plan must fail loudly: read as a plan it has no drift, and
@@ -434,6 +458,7 @@ const SHOW_PLAN = 'run `terraform show -json <planfile>` and pass its output';
  */
 function assertIsPlan(formatVersion: string | undefined, rootKeys: ReadonlySet<string>): void {
   if (PLAN_KEYS.some((key) => rootKeys.has(key))) return;
+  if (rootKeys.has('@message')) throw streamedLogError();
   if (rootKeys.has('lineage') || rootKeys.has('serial'))
     throw new PlanFormatError(`this is a Terraform state file, not a plan: ${SHOW_PLAN}`);
   if (formatVersion !== undefined && rootKeys.has('values'))
@@ -489,7 +514,18 @@ export function parsePlanText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
+    if (startsWithLogMessage(text)) throw streamedLogError();
     throw new PlanFormatError(`plan is not JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function startsWithLogMessage(text: string): boolean {
+  const firstLine = text.trimStart().split('\n', 1)[0] ?? '';
+  try {
+    const message: unknown = JSON.parse(firstLine);
+    return isPlainObject(message) && Object.hasOwn(message, '@message');
+  } catch {
+    return false;
   }
 }
 

@@ -6,6 +6,7 @@ export {
   createPlanCompactor,
   type PlanCompactor,
   secretLiteralsOf,
+  streamedLogError,
 } from './compact.js';
 export { COMPANION_LINKS } from './companions.js';
 export type { DeletionGuard } from './deletion-guard.js';

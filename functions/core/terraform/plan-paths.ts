@@ -135,6 +135,8 @@ const ROOT_KEYS: readonly string[] = [
   'lineage',
   'serial',
   'values',
+  // A message of the log `terraform plan -json` streams.
+  '@message',
 ];
 const MODULE_KEYS: readonly string[] = ['resources', 'child_modules'];
 const RESOURCE_KEYS: readonly string[] = ['address', 'mode', 'type', 'values', 'sensitive_values'];

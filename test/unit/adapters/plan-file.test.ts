@@ -93,6 +93,33 @@ describe('readPlanFile: the streaming path produces exactly the in-memory Compac
   });
 });
 
+/** The shape of Terraform's machine-readable UI (`terraform plan -json`): one JSON object per line. */
+const STREAMED_LOG = [
+  {
+    '@level': 'info',
+    '@message': 'Terraform 1.11.4',
+    '@module': 'terraform.ui',
+    terraform: '1.11.4',
+    type: 'version',
+    ui: '1.2',
+  },
+  {
+    '@level': 'info',
+    '@message': 'aws_s3_bucket.data: Refreshing state... [id=data]',
+    '@module': 'terraform.ui',
+    hook: { resource: { addr: 'aws_s3_bucket.data' }, id_key: 'id', id_value: 'data' },
+    type: 'refresh_start',
+  },
+  {
+    '@level': 'info',
+    '@message': 'Plan: 0 to add, 0 to change, 0 to destroy.',
+    '@module': 'terraform.ui',
+    type: 'change_summary',
+  },
+]
+  .map((message) => JSON.stringify(message))
+  .join('\n');
+
 describe('readPlanFile: bad files', () => {
   const cases: Array<[string, string | Uint8Array, RegExp]> = [
     ['empty', '', /^plan is empty$/],
@@ -102,6 +129,13 @@ describe('readPlanFile: bad files', () => {
     ['an array', '[{"format_version":"1.2"}]', /^plan is not a JSON object$/],
     ['a number', '42', /^plan is not a JSON object$/],
     ['unknown format', JSON.stringify(plan({ formatVersion: '2.0' })), /^unsupported format_version 2\.0$/],
+    // `terraform plan -json | driftwatch evaluate-plan -`: the streamed log, one message per line.
+    ['the log of plan -json', STREAMED_LOG, /^this is the log that `terraform plan -json` streams/],
+    [
+      'one line of that log',
+      STREAMED_LOG.split('\n', 1)[0]!,
+      /^this is the log that `terraform plan -json` streams/,
+    ],
   ];
 
   it.each(cases)('%s → PlanFormatError with the reason (both paths)', async (_name, content, reason) => {
