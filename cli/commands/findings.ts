@@ -1,11 +1,18 @@
 import type { Command } from 'commander';
 import { createFindingsStore, type ScanSummary } from '../../functions/core/findings/findings-store.js';
 import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/core/findings/model.js';
+import type { CorruptObject } from '../../functions/core/findings/quarantine.js';
 import { matchesFilter } from '../../functions/core/query/query-findings.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
-import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
-import { loadRegistryFile, openObjectStore, STORE_OPTION_HELP, UsageError } from '../context.js';
+import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
+import {
+  EXIT_RUNTIME_ERROR,
+  loadRegistryFile,
+  openObjectStore,
+  STORE_OPTION_HELP,
+  UsageError,
+} from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings, renderTable } from '../output.js';
 import { parseSince } from '../since.js';
 
@@ -55,7 +62,8 @@ export function registerFindings(program: Command, run: (code: number) => void):
             ? `${jsonForTerminal({ ...health, summaries })}\n`
             : renderHealth(summaries, health.missing, alertAfterMs),
         );
-        run(health.missing ? 1 : 0);
+        const corrupt = reportCorruptions(store.takeCorruptions());
+        run(health.missing || corrupt ? 1 : 0);
         return;
       }
       if (options.kind && !(FINDING_KINDS as readonly string[]).includes(options.kind)) {
@@ -78,9 +86,29 @@ export function registerFindings(program: Command, run: (code: number) => void):
       const selected = findings.filter((finding) =>
         matchesFilter(finding, { owner, workspace, kind, status, since }),
       );
-      process.stdout.write(renderFindings(selected, options.format, now));
-      run(exitCodeFor(selected));
+      const corrupt = reportCorruptions(store.takeCorruptions());
+      // "No findings." would be wrong when some could not be read: the stderr lines say why.
+      if (!(corrupt && selected.length === 0 && options.format === 'table'))
+        process.stdout.write(renderFindings(selected, options.format, now));
+      run(corrupt ? EXIT_RUNTIME_ERROR : exitCodeFor(selected));
     });
+}
+
+/**
+ * Reading quarantines corrupt objects (README "Findings store"), so this listing is the only place
+ * that still knows about them: one stderr line each, and the command fails instead of reporting
+ * fewer findings as if that were all.
+ */
+function reportCorruptions(corruptions: readonly CorruptObject[]): boolean {
+  for (const corrupt of corruptions) {
+    const where = corrupt.quarantinedAs
+      ? `${corrupt.removed ? 'moved' : 'copied'} to ${corrupt.quarantinedAs}`
+      : 'left in place';
+    process.stderr.write(
+      `driftwatch: ${stripForTerminal(`${corrupt.key} in the findings store is not a valid ${corrupt.what} (${corrupt.reason}), ${where}: the findings in it are not listed; restore a good version of it, or let the next scan write it again`)}\n`,
+    );
+  }
+  return corruptions.length > 0;
 }
 
 /** A finding resolved several times in the window appears once, as of its latest resolution. */

@@ -81,6 +81,19 @@ describe('driftwatch findings', () => {
     expect(empty.code).toBe(1);
     expect(empty.stdout).toContain('SCAN MISSING');
   });
+
+  it('a corrupt current document is one stderr line and exit 1, never "No findings."', async () => {
+    // Reading quarantines the object: this listing is the only run that still knows it was there.
+    const corruptDir = join(dir, 'corrupt');
+    mkdirSync(join(corruptDir, 'current'), { recursive: true });
+    writeFileSync(join(corruptDir, 'current', 'payments-prod.json'), '{"findings": [');
+    const run = await runCli(['findings', '--store', corruptDir]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toContain('No findings.');
+    expect(run.stderr).toMatch(
+      /^driftwatch: current\/payments-prod\.json in the findings store is not a valid current document \(not JSON [^\n]*\), moved to quarantine\/current\/payments-prod\.json: [^\n]*\n$/,
+    );
+  });
 });
 
 describe('driftwatch suppress', () => {
