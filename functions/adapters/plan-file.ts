@@ -13,6 +13,8 @@ import {
 
 export interface ReadPlanFileOptions {
   hashSensitive: SensitiveHasher;
+  /** Secret values the caller handed to Terraform (sensitive variables): hashed wherever they show. */
+  knownSecrets?: readonly string[];
   /** Files up to this size are read and parsed whole (fast path); larger ones are streamed. */
   inMemoryLimitBytes?: number | undefined;
   /** Read size of the streaming path (default 16 MiB); tests use small chunks to cross boundaries. */
@@ -41,7 +43,7 @@ export async function readPlanFile(path: string, options: ReadPlanFileOptions): 
   if (size === 0) throw new PlanFormatError('plan is empty');
   if (size <= limit) {
     const text = decodePlanText(await readFile(path));
-    return compactPlan(text, { hashSensitive: options.hashSensitive });
+    return compactPlan(text, { hashSensitive: options.hashSensitive, knownSecrets: options.knownSecrets });
   }
   const stream = createReadStream(path, { highWaterMark: options.streamChunkBytes ?? STREAM_CHUNK_BYTES });
   try {
@@ -59,7 +61,10 @@ export async function readPlanStream(
   source: AsyncIterable<Uint8Array>,
   options: ReadPlanFileOptions,
 ): Promise<CompactPlan> {
-  const compactor = createPlanCompactor({ hashSensitive: options.hashSensitive });
+  const compactor = createPlanCompactor({
+    hashSensitive: options.hashSensitive,
+    knownSecrets: options.knownSecrets,
+  });
   const selector = createJsonSelector(compactor.selector, compactor.accept, {
     ...(options.maxCaptureBytes !== undefined ? { maxCaptureBytes: options.maxCaptureBytes } : {}),
   });

@@ -1,8 +1,10 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SensitiveHasher } from '../core/redaction/secrets.js';
 import type { ScanPorts } from '../core/scan/ports.js';
 import { createAwsWorkspaceAccess } from './aws-workspace.js';
 import { createBundleDownloader } from './s3-bundle.js';
+import { createSecretValueResolver } from './secret-reference.js';
 import { createTerraformRunner, type TerraformRunnerOptions } from './terraform/runner.js';
 
 /** The real ports of a workspace scan: STS and S3 for the workspace, Terraform for the plan. */
@@ -15,10 +17,16 @@ export function createScanPorts(options: {
   s3?: S3Client;
 }): ScanPorts {
   const access = createAwsWorkspaceAccess({ scanId: options.scanId });
+  // Built on first use: most workspaces have no sensitive variables.
+  let secretsManager: SecretsManagerClient | undefined;
   const runner = createTerraformRunner({
     hashSensitive: options.hashSensitive,
     registryDir: options.registryDir,
     downloadBundle: createBundleDownloader(options.s3 ?? new S3Client({})),
+    // Sensitive variables: Secrets Manager by name or ARN, or (locally) an environment variable.
+    resolveSecret: createSecretValueResolver({
+      secretsManager: () => (secretsManager ??= new SecretsManagerClient({})),
+    }),
     ...options.runner,
   });
   return {

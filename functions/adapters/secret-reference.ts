@@ -59,3 +59,42 @@ function tokenFromSecret(secret: string): string | undefined {
   }
   return trimmed || undefined;
 }
+
+/** A secret that could not be read; the message names the reference, never a value. */
+export class SecretReadError extends Error {
+  override name = 'SecretReadError';
+}
+
+/**
+ * Resolves a secret reference to the secret's whole value (a sensitive Terraform variable): the
+ * SecretString of a Secrets Manager secret in AWS, an environment variable locally. Never logged.
+ */
+export function createSecretValueResolver(options: {
+  secretsManager: () => SecretsManagerClient;
+  env?: NodeJS.ProcessEnv;
+}) {
+  const env = options.env ?? process.env;
+  return async (reference: SecretReference): Promise<string> => {
+    if ('env' in reference) {
+      const value = env[reference.env];
+      if (value === undefined || value === '')
+        throw new SecretReadError(`the environment variable ${reference.env} is not set`);
+      return value;
+    }
+    let value: string | undefined;
+    try {
+      const response = await options
+        .secretsManager()
+        .send(new GetSecretValueCommand({ SecretId: reference.secretsManager }));
+      value = response.SecretString;
+    } catch (error) {
+      throw new SecretReadError(
+        `cannot read secret ${reference.secretsManager} from Secrets Manager: ${(error as Error).name}`,
+        { cause: error },
+      );
+    }
+    if (value === undefined || value === '')
+      throw new SecretReadError(`secret ${reference.secretsManager} has no SecretString`);
+    return value;
+  };
+}

@@ -12,7 +12,7 @@ export type TargetRead =
   | 'state'
   /** Bucket settings, state versions and lock tables, as the backend rules declare them. */
   | 'backend'
-  /** `source.s3` bundles of the registry's workspaces. */
+  /** `source.s3` bundles and `sensitiveVars` secrets (Secrets Manager) of the registry's workspaces. */
   | 'sources'
   /** Argo CD tokens in Secrets Manager and rendered manifests in S3, of the registry's clusters. */
   | 'clusters';
@@ -122,6 +122,20 @@ export class TargetReadAccess extends Construct {
             sid: 'ReadSourceBundles',
             actions: ['s3:GetObject'],
             resources: [...new Set(bundles)],
+          }),
+        );
+      // Only the secrets the registry names, as for Argo CD tokens: never secretsmanager:* on '*'.
+      const variableSecrets = registry.workspaces.flatMap((workspace) =>
+        Object.values(workspace.sensitiveVars ?? {}).flatMap((reference) =>
+          'secretsManager' in reference ? [secretArn(reference.secretsManager)] : [],
+        ),
+      );
+      if (variableSecrets.length > 0)
+        statements.push(
+          new iam.PolicyStatement({
+            sid: 'ReadTerraformVariableSecrets',
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [...new Set(variableSecrets)],
           }),
         );
     }

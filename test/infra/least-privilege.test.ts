@@ -128,6 +128,27 @@ describe('scanner roles', () => {
     expect(JSON.stringify(tokens?.Resource)).toContain(':secret:driftwatch/argocd-prod-??????');
   });
 
+  it('read the Secrets Manager secrets of sensitive variables, exactly those, and only in ScanTerraform', () => {
+    const secrets = statementsOfRole('ScanTerraformRole').find(
+      (statement) => statement.Sid === 'ReadTerraformVariableSecrets',
+    );
+    expect(secrets?.Action).toBe('secretsmanager:GetSecretValue');
+    const resources = [secrets?.Resource ?? []].flat();
+    // A name becomes the account's secret ARN with the suffix Secrets Manager appends; an ARN stays as it is.
+    expect(resources).toHaveLength(2);
+    expect(JSON.stringify(resources)).toContain(':secret:payments/db-password-??????');
+    expect(resources).toContain(
+      'arn:aws:secretsmanager:eu-west-1:444444444444:secret:payments/api-key-AbCdEf',
+    );
+    // An { env } reference is read from the environment: it grants nothing.
+    expect(JSON.stringify(resources)).not.toContain('PAYMENTS_LOCAL_TOKEN');
+    for (const prefix of SCANNER_ROLE_PREFIXES.filter((name) => name !== 'ScanTerraformRole'))
+      expect(
+        statementsOfRole(prefix).some((statement) => statement.Sid === 'ReadTerraformVariableSecrets'),
+        prefix,
+      ).toBe(false);
+  });
+
   it('have fixed names the target-account role can trust', () => {
     for (const handler of SCANNER_HANDLERS)
       synthesized.template.hasResourceProperties('AWS::IAM::Role', {

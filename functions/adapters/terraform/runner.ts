@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
-import { chmod, cp, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, cp, mkdir, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { redactText, type SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
-import type { WorkspaceConfig } from '../../core/registry/model.js';
+import type { SecretReference, WorkspaceConfig } from '../../core/registry/model.js';
 import {
   type PlanRun,
   type PreparedWorkspace,
@@ -46,6 +46,11 @@ export interface TerraformRunnerOptions {
    * undefined when it cannot. Defaults to the HCL reader.
    */
   readConfiguration?: (rootDir: string) => Promise<ConfigurationFacts | undefined>;
+  /**
+   * Reads a sensitive variable's value (Secrets Manager in AWS, the environment locally). Without
+   * it, a workspace with sensitiveVars fails its scan instead of planning without them.
+   */
+  resolveSecret?: (reference: SecretReference) => Promise<string>;
 }
 
 const SOURCE_EXCLUDES = new Set(['.terraform', '.git', 'node_modules', '.driftwatch']);
@@ -74,9 +79,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     const forgetWorkDir = removeOnInterrupt(workDir);
     try {
       const root = await materializeSource(workspace, workDir);
+      const varFiles = await locateVarFiles(workspace, join(workDir, 'source'), root);
       const terraform = await resolveBinary(workspace);
-      const env = await terraformEnv(workspace, credentials, workDir);
-      const knownSecrets = secretsIn(env);
+      const sensitive = await sensitiveVariableEnv(workspace);
+      const env = { ...(await terraformEnv(workspace, credentials, workDir)), ...sensitive };
+      const sensitiveValues = Object.values(sensitive);
+      const knownSecrets = [...secretsIn(env), ...sensitiveValues];
+      // The same inputs for every plan of this run: the deletion guard's confirming plan included.
+      const variableArgs = planVariableArgs(workspace, varFiles);
       const run = (stage: RunStage, args: string[], stdoutFile?: string) =>
         runTerraform(terraform, args, { cwd: root, env, stdoutFile }, stage, knownSecrets);
 
@@ -105,6 +115,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               '-input=false',
               '-no-color',
               '-detailed-exitcode',
+              ...variableArgs,
             ];
             const planned = await runProcess(terraform, [...args, `-out=${planFile}`], {
               cwd: root,
@@ -126,6 +137,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             await run('show', ['show', '-json', '-no-color', planFile], jsonFile);
             const plan = await readPlanFile(jsonFile, {
               hashSensitive: options.hashSensitive,
+              knownSecrets: sensitiveValues,
               inMemoryLimitBytes: options.inMemoryPlanLimitBytes,
             }).catch((error: unknown) => {
               if (error instanceof PlanFormatError) throw new TerraformRunError('evaluate', error.message);
@@ -215,6 +227,35 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     return root;
   }
 
+  /**
+   * TF_VAR_<name> for each sensitive variable: the process environment only, because argv shows in
+   * `ps` and in Terraform's own crash logs. Errors name the variable and where it was looked for.
+   */
+  async function sensitiveVariableEnv(workspace: WorkspaceConfig): Promise<Record<string, string>> {
+    const entries = Object.entries(workspace.sensitiveVars ?? {});
+    if (entries.length === 0) return {};
+    const env: Record<string, string> = {};
+    for (const [name, reference] of entries) {
+      if (!options.resolveSecret)
+        throw new TerraformRunError(
+          'credentials',
+          `sensitive variable ${name}: this runner cannot read secrets`,
+        );
+      try {
+        env[`TF_VAR_${name}`] = await options.resolveSecret(reference);
+      } catch (error) {
+        throw new TerraformRunError(
+          'credentials',
+          `sensitive variable ${name}: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
+      }
+    }
+    return env;
+  }
+
   async function resolveBinary(workspace: WorkspaceConfig): Promise<string> {
     const wanted = workspace.terraformVersion;
     if (!wanted) return binary;
@@ -280,6 +321,49 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   }
 
   return { prepare };
+}
+
+/**
+ * The variable arguments of every plan: var files first, then `vars`, because Terraform lets the
+ * later of two command-line assignments win. Sensitive variables are never here (see the env).
+ */
+export function planVariableArgs(workspace: WorkspaceConfig, varFiles: readonly string[]): string[] {
+  return [
+    ...varFiles.map((file) => `-var-file=${file}`),
+    ...Object.entries(workspace.vars ?? {}).map(([name, value]) => `-var=${name}=${value}`),
+  ];
+}
+
+/**
+ * Each of the workspace's var files, relative to the Terraform root (the plan's cwd), after checking
+ * that it exists and, symlinks followed, stays inside the source. The registry already refuses '..'
+ * and absolute paths; a bundle can still carry a symlink that points out.
+ */
+export async function locateVarFiles(
+  workspace: WorkspaceConfig,
+  sourceDir: string,
+  root: string,
+): Promise<string[]> {
+  if (workspace.varFiles.length === 0) return [];
+  const realSource = await realpath(sourceDir);
+  const located: string[] = [];
+  for (const file of workspace.varFiles) {
+    const path = resolve(sourceDir, file);
+    let real: string;
+    try {
+      real = await realpath(path);
+      if (!(await stat(real)).isFile()) throw new Error('not a file');
+    } catch {
+      throw new TerraformRunError(
+        'source',
+        `var file ${file} is not a file in the workspace source (varFiles are relative to source.dir or the bundle root)`,
+      );
+    }
+    if (real !== realSource && !real.startsWith(`${realSource}${sep}`))
+      throw new TerraformRunError('source', `var file ${file} leads outside the workspace source`);
+    located.push(relative(root, path));
+  }
+  return located;
 }
 
 /** The backend stays partial in real repositories: bucket, key and region come from the registry. */

@@ -96,6 +96,9 @@ export function s3UriProblem(uri: string): string | undefined {
 /** A path inside a checkout or bundle: relative, and unable to climb out of it. */
 export function relativePathProblem(path: string): string | undefined {
   if (path.startsWith('/')) return `must be relative (it is resolved inside the source), not start with '/'`;
+  // A drive letter or a UNC share is as absolute on Windows as '/' is here.
+  if (/^([A-Za-z]:)?[\\/]|^[A-Za-z]:/.test(path))
+    return `must be relative (it is resolved inside the source), not an absolute path`;
   if (path.split(/[\\/]/).includes('..')) return `must not contain '..' (it must stay inside the source)`;
   return undefined;
 }
@@ -201,6 +204,24 @@ export function envNameProblem(name: string, options: { allowProxy?: boolean } =
 
 /** Values that are secrets whatever their name: AWS access key ids and PEM private keys. */
 const SECRET_VALUE = /\b(AKIA|ASIA)[A-Z0-9]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/** A Terraform variable name, as `variable "<name>" {}` accepts it (and TF_VAR_<name> carries it). */
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+export function variableNameProblem(name: string): string | undefined {
+  if (!VARIABLE_NAME.test(name))
+    return `'${name}' is not a Terraform variable name: use letters, digits, '_' and '-', not starting with a digit`;
+  return undefined;
+}
+
+/** `vars` are plain values on Terraform's command line: a name that looks secret belongs in sensitiveVars. */
+export function plainVariableNameProblem(name: string): string | undefined {
+  const problem = variableNameProblem(name);
+  if (problem !== undefined) return problem;
+  if (SECRET_ENV_NAME.test(name))
+    return `'${name}' looks like a secret: list it under sensitiveVars (a Secrets Manager secret or an environment variable), not vars`;
+  return undefined;
+}
 
 export function envValueProblem(value: string): string | undefined {
   if (SECRET_VALUE.test(value)) return `the value looks like a secret: ${SECRETS_ELSEWHERE}`;

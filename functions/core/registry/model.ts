@@ -76,10 +76,21 @@ export interface WorkspaceConfig {
   /** Lets `env` set HTTP(S)_PROXY / NO_PROXY (formats.ts ALLOWED_ENV_SUMMARY says what else it may set). */
   allowProxyEnv?: boolean;
   /**
-   * `-var-file` arguments, relative to the Terraform root (e.g. `env/prod.tfvars`). Required
-   * variables without a value fail the plan; secret ones belong in the scanner's environment.
+   * `-var-file` arguments of every plan, relative to the workspace source (the `dir` or the bundle's
+   * root, not `source.path`) and kept inside it, e.g. `env/prod.tfvars`. Required variables without
+   * a value fail the plan.
    */
   varFiles: string[];
+  /**
+   * Plain variable values, passed as `-var name=value` after the var files (so they win over them).
+   * Values are already in `-var` form: strings as they are, other types as JSON (valid HCL).
+   */
+  vars?: Record<string, string>;
+  /**
+   * Secret variables, by where their value is: resolved at scan time and given to Terraform only as
+   * `TF_VAR_<name>` in its process environment (never argv, never logged, redacted from diagnostics).
+   */
+  sensitiveVars?: Record<string, SecretReference>;
   /** Per-workspace stale-lock thresholds (ms), over the registry's `locks.staleAfter`. */
   locks?: { staleAfterMs: Partial<LockSettings['staleAfterMs']> };
 }
@@ -199,7 +210,7 @@ export const DEFAULT_LOCK_SETTINGS: LockSettings = {
 /** Workspace, team and other ids become S3 key parts: keep them to this alphabet. */
 export const SAFE_ID = /^[a-z0-9][a-z0-9\-_.]{0,62}$/;
 
-/** An Argo CD API token: from Secrets Manager in AWS, from an environment variable locally. Never the value. */
+/** An Argo CD API token or a sensitive variable: from Secrets Manager in AWS, from an environment variable locally. Never the value. */
 export type SecretReference = { secretsManager: string } | { env: string };
 
 export interface ArgoCdSource {

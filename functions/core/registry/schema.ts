@@ -25,6 +25,7 @@ import {
   httpsUrlProblem,
   keyPrefixProblem,
   lockTableProblem,
+  plainVariableNameProblem,
   queueArnProblem,
   regionProblem,
   relativePathProblem,
@@ -37,6 +38,7 @@ import {
   terraformVersionProblem,
   timeZoneProblem,
   toIsoDate,
+  variableNameProblem,
 } from './formats.js';
 import {
   type ClusterConfig,
@@ -221,7 +223,81 @@ const envNamesCheck = z.check<unknown>(
   { when: () => true },
 );
 
+/** A secret's place (Secrets Manager in AWS, an environment variable locally), never its value. */
+const secretReferenceSchema = z.pipe(
+  strictObject({
+    secretsManager: z.optional(text(secretIdProblem)),
+    env: z.optional(text(tokenEnvNameProblem)),
+  }).check(exactlyOneOf('secretsManager', 'env')),
+  z.transform(
+    (token): SecretReference =>
+      token.secretsManager !== undefined
+        ? { secretsManager: token.secretsManager }
+        : { env: token.env ?? '' },
+  ),
+);
+
 const envSchema = z.record(z.string(), z.string().check(problemCheck(envValueProblem)));
+
+/**
+ * Variable names are checked on the workspace (like env names), so that every bad name is reported
+ * at its key, and so that one variable given two ways is caught: Terraform would silently let
+ * `-var` win over a sensitive TF_VAR_, and the scan would plan with a value nobody meant.
+ */
+const variableNamesCheck = z.check<unknown>(
+  (payload) => {
+    if (!isRecord(payload.value)) return;
+    const { vars, sensitiveVars, env } = payload.value;
+    const params: KeyIssueParams = { target: 'key' };
+    const report = (field: string, name: string, message: string) =>
+      payload.issues.push({ code: 'custom', message, input: name, path: [field, name], params });
+    const plain = isRecord(vars) ? Object.keys(vars) : [];
+    const sensitive = isRecord(sensitiveVars) ? Object.keys(sensitiveVars) : [];
+    const fromEnv = new Set(
+      (isRecord(env) ? Object.keys(env) : []).flatMap((name) =>
+        name.startsWith('TF_VAR_') ? [name.slice('TF_VAR_'.length)] : [],
+      ),
+    );
+    for (const name of plain) {
+      const message = plainVariableNameProblem(name);
+      if (message !== undefined) report('vars', name, message);
+      else if (fromEnv.has(name))
+        report('vars', name, `'${name}' is also set by env TF_VAR_${name}: set it once`);
+    }
+    for (const name of sensitive) {
+      const message = variableNameProblem(name);
+      if (message !== undefined) report('sensitiveVars', name, message);
+      else if (plain.includes(name) || fromEnv.has(name))
+        report(
+          'sensitiveVars',
+          name,
+          `'${name}' is also set in ${plain.includes(name) ? 'vars' : 'env'}: a sensitive variable is set only here`,
+        );
+    }
+  },
+  { when: () => true },
+);
+
+/**
+ * A plain variable's value as Terraform's `-var` takes it: strings as they are, numbers, booleans,
+ * lists and maps as HCL (JSON is valid HCL). Secret-looking values are refused, as in env.
+ */
+const variableValueSchema = z.pipe(
+  z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+    error: 'expected a string, number, boolean, list or map',
+  }),
+  z.transform((value, payload) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    const problem = envValueProblem(text);
+    if (problem === undefined) return text;
+    payload.issues.push({
+      code: 'custom',
+      message: problem.replace(': put', ': use sensitiveVars, or put'),
+      input: '',
+    });
+    return z.NEVER;
+  }),
+);
 
 const workspaceSchema = strictObject({
   id: safeId,
@@ -236,13 +312,16 @@ const workspaceSchema = strictObject({
   env: z._default(envSchema, () => ({})),
   allowProxyEnv: z.optional(z.boolean()),
   varFiles: z._default(z.array(text(relativePathProblem)), () => []),
+  // Optional rather than defaulted: an entry without variables stays as it was written.
+  vars: z.optional(z.record(z.string(), variableValueSchema)),
+  sensitiveVars: z.optional(z.record(z.string(), secretReferenceSchema)),
   locks: z.optional(
     z.pipe(
       strictObject({ staleAfter: z.optional(staleAfterSchema) }),
       z.transform((locks) => ({ staleAfterMs: { ...locks.staleAfter } })),
     ),
   ),
-}).check(envNamesCheck);
+}).check(envNamesCheck, variableNamesCheck);
 
 // Policies.
 
@@ -358,19 +437,6 @@ const suppressionsSchema = z.pipe(
 );
 
 // Clusters (GitOps).
-
-const secretReferenceSchema = z.pipe(
-  strictObject({
-    secretsManager: z.optional(text(secretIdProblem)),
-    env: z.optional(text(tokenEnvNameProblem)),
-  }).check(exactlyOneOf('secretsManager', 'env')),
-  z.transform(
-    (token): SecretReference =>
-      token.secretsManager !== undefined
-        ? { secretsManager: token.secretsManager }
-        : { env: token.env ?? '' },
-  ),
-);
 
 const argoCdSchema = strictObject({
   url: text(apiServerUrlProblem),

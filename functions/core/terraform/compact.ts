@@ -30,6 +30,11 @@ import { containsSecretValue, createSensitiveKeyTest, hashSide } from './sensiti
 
 export interface CompactOptions {
   hashSensitive: SensitiveHasher;
+  /**
+   * Values the caller knows are secret (a workspace's sensitive variables), hashed wherever a change
+   * shows them, even when the configuration forgot to declare the variable `sensitive`.
+   */
+  knownSecrets?: readonly string[];
 }
 
 export interface PlanCompactor {
@@ -136,7 +141,12 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
     finish() {
       assertIsPlan(formatVersion, rootKeys);
       const managedResources = resources.finish();
-      const literals = secrets.literals();
+      const literals = [
+        ...new Set([
+          ...secrets.literals(),
+          ...(options.knownSecrets ?? []).filter((text) => text.length >= MIN_LITERAL_SECRET),
+        ]),
+      ];
       if (literals.length > 0) {
         const redact = createLiteralRedactor(literals, options.hashSensitive);
         for (const change of drift) redact.change(change);
