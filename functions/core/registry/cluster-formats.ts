@@ -20,7 +20,7 @@ export function apiServerUrlProblem(text: string): string | undefined {
   const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
   if (url.protocol !== 'https:' && !loopbackHttp)
     return `must use https:// (the API token must not travel in clear text)`;
-  if (url.username !== '' || url.password !== '') return `must not carry credentials: ${SECRETS_ELSEWHERE}`;
+  if (url.username !== '' || url.password !== '') return `must not carry credentials; ${SECRETS_ELSEWHERE}`;
   if (url.search !== '' || url.hash !== '') return `must be the server's address only, without '?' or '#'`;
   return undefined;
 }

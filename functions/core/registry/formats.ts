@@ -3,6 +3,7 @@
  * value is fine, so the schema can report exactly what is wrong instead of "invalid input".
  */
 
+import { containsCredential, isSensitiveName } from '../redaction/secrets.js';
 import { SAFE_ID } from './model.js';
 
 export function safeIdProblem(id: string): string | undefined {
@@ -127,7 +128,7 @@ export function httpsUrlProblem(text: string): string | undefined {
     return `'${text}' is not a URL`;
   }
   if (url.protocol !== 'https:') return `must use https:// (findings must not travel in clear text)`;
-  if (url.username !== '' || url.password !== '') return `must not carry credentials: ${SECRETS_ELSEWHERE}`;
+  if (url.username !== '' || url.password !== '') return `must not carry credentials; ${SECRETS_ELSEWHERE}`;
   return undefined;
 }
 
@@ -147,6 +148,14 @@ export function slackChannelProblem(id: string): string | undefined {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_ENV_NAME = /SECRET|PASSWORD|TOKEN|ACCESS_KEY/i;
+
+/**
+ * The name rules redaction uses (`TF_VAR_api_key`, `TF_VAR_db_passwd`, `DSN`...) as well as the
+ * substrings above (`AWS_ACCESS_KEY_ID` ends in a descriptive word, yet holds half a credential).
+ */
+function looksSecret(name: string): boolean {
+  return SECRET_ENV_NAME.test(name) || isSensitiveName(name);
+}
 
 /**
  * What a workspace's `env` may set. An allowlist, because the scanner's guarantees depend on the
@@ -191,7 +200,7 @@ export function envNameProblem(name: string, options: { allowProxy?: boolean } =
   if (!ENV_NAME.test(name)) {
     return `'${name}' is not an environment variable name: use letters, digits and '_', not starting with a digit`;
   }
-  if (SECRET_ENV_NAME.test(name)) return `'${name}' looks like a secret: ${SECRETS_ELSEWHERE}`;
+  if (looksSecret(name)) return `'${name}' looks like a secret; ${SECRETS_ELSEWHERE}`;
   if (/^TF_VAR_[A-Za-z_]/.test(name) || ALLOWED_ENV_NAMES.includes(name)) return undefined;
   if (PROXY_ENV_NAMES.includes(name)) {
     return options.allowProxy
@@ -202,7 +211,10 @@ export function envNameProblem(name: string, options: { allowProxy?: boolean } =
   return `'${name}' is not allowed in a workspace's env${reason ? `: ${reason}` : ''} (allowed: ${ALLOWED_ENV_SUMMARY})`;
 }
 
-/** Values that are secrets whatever their name: AWS access key ids and PEM private keys. */
+/**
+ * Values that are secrets whatever their name: AWS access key ids and PEM private keys, and every
+ * credential shape redaction recognises (tokens, URL passwords, webhooks: docs/security.md).
+ */
 const SECRET_VALUE = /\b(AKIA|ASIA)[A-Z0-9]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
 
 /** A Terraform variable name, as `variable "<name>" {}` accepts it (and TF_VAR_<name> carries it). */
@@ -218,13 +230,14 @@ export function variableNameProblem(name: string): string | undefined {
 export function plainVariableNameProblem(name: string): string | undefined {
   const problem = variableNameProblem(name);
   if (problem !== undefined) return problem;
-  if (SECRET_ENV_NAME.test(name))
-    return `'${name}' looks like a secret: list it under sensitiveVars (a Secrets Manager secret or an environment variable), not vars`;
+  if (looksSecret(name))
+    return `'${name}' looks like a secret; list it under sensitiveVars (a Secrets Manager secret or an environment variable), not vars`;
   return undefined;
 }
 
 export function envValueProblem(value: string): string | undefined {
-  if (SECRET_VALUE.test(value)) return `the value looks like a secret: ${SECRETS_ELSEWHERE}`;
+  if (SECRET_VALUE.test(value) || containsCredential(value))
+    return `the value looks like a secret; ${SECRETS_ELSEWHERE}`;
   return undefined;
 }
 
