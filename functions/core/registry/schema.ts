@@ -292,7 +292,7 @@ const variableValueSchema = z.pipe(
     if (problem === undefined) return text;
     payload.issues.push({
       code: 'custom',
-      message: problem.replace(': put', ': use sensitiveVars, or put'),
+      message: problem.replace('; put', '; use sensitiveVars, or put'),
       input: '',
     });
     return z.NEVER;

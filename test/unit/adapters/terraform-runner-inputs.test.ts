@@ -1,0 +1,514 @@
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  createTerraformRunner,
+  type TerraformRunnerOptions,
+} from '../../../functions/adapters/terraform/runner.js';
+import type { SecretReference, WorkspaceConfig } from '../../../functions/core/registry/model.js';
+import { parseRegistry } from '../../../functions/core/registry/parse.js';
+import { TerraformRunError } from '../../../functions/core/scan/ports.js';
+import { scanWorkspace } from '../../../functions/core/scan/scan-workspace.js';
+import { newCore } from '../../helpers/canary-generator.js';
+import {
+  entry,
+  hashSensitive,
+  plan,
+  policies,
+  queueValues,
+  stateResource,
+} from '../../helpers/plan-builders.js';
+import { useTempDirs } from '../../helpers/processes.js';
+import { fakePorts } from '../core/scan/scan-fakes.js';
+
+/**
+ * A stand-in for terraform that writes down, per command, everything Terraform would see of the
+ * registry: its arguments, its working directory (and the files there), the binary that ran, and
+ * the environment variables a workspace can influence. `version -json` answers FAKE_TF_VERSION so
+ * that a pinned terraformVersion can pick a `terraform-X.Y.Z` copy of this script.
+ */
+const FAKE_TERRAFORM = `#!/bin/sh
+if [ "$1" = version ]; then printf '{"terraform_version":"%s"}' "\${FAKE_TF_VERSION:-1.11.4}"; exit 0; fi
+rec="$FAKE_TF_RECORD"
+{
+  echo "COMMAND $1"
+  echo "BINARY $(basename "$0")"
+  echo "CWD $(pwd)"
+  echo "FILES $(ls | tr '\\n' ' ')"
+  for arg in "$@"; do echo "ARG $arg"; done
+  env | grep -E '^(TF_VAR_|AWS_REGION=|AWS_DEFAULT_REGION=|AWS_ACCESS_KEY_ID=|TF_WORKSPACE=|HTTPS_PROXY=)' | sort | sed 's/^/ENV /'
+  echo END
+} >> "$rec"
+case "$1" in
+  plan)
+    if [ -n "$FAKE_TF_PLAN_FAILS" ]; then
+      printf 'Error: Invalid value for variable\\n\\n  on main.tf line 3:\\n   3: the value %s is not accepted\\n' "$TF_VAR_db_password" >&2
+      exit 1
+    fi
+    for arg in "$@"; do case "$arg" in -out=*) out="\${arg#-out=}";; esac; done
+    printf plan > "$out"
+    exit 2
+    ;;
+  show) cat "$FAKE_TF_PLAN_JSON" ;;
+esac
+`;
+
+interface Invocation {
+  command: string;
+  binary: string;
+  cwd: string;
+  files: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+function readRecord(path: string): Invocation[] {
+  const invocations: Invocation[] = [];
+  let current: Invocation | undefined;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const [tag, ...rest] = line.split(' ');
+    const value = rest.join(' ');
+    if (tag === 'COMMAND') current = { command: value, binary: '', cwd: '', files: '', args: [], env: {} };
+    else if (!current) continue;
+    else if (tag === 'BINARY') current.binary = value;
+    else if (tag === 'CWD') current.cwd = value;
+    else if (tag === 'FILES') current.files = value.trim();
+    else if (tag === 'ARG') current.args.push(value);
+    else if (tag === 'ENV') {
+      const at = value.indexOf('=');
+      current.env[value.slice(0, at)] = value.slice(at + 1);
+    } else if (tag === 'END') invocations.push(current);
+  }
+  return invocations;
+}
+
+const tempDir = useTempDirs('driftwatch-runner-inputs-');
+
+interface Setup {
+  base: string;
+  runner: ReturnType<typeof createTerraformRunner>;
+  record: string;
+  planJson: string;
+}
+
+function setUp(
+  options: { runner?: Partial<TerraformRunnerOptions>; env?: Record<string, string> } = {},
+): Setup {
+  const base = tempDir();
+  const bin = join(base, 'bin');
+  mkdirSync(join(base, 'work'));
+  mkdirSync(bin);
+  for (const name of ['terraform', 'terraform-1.9.8'])
+    writeFileSync(join(bin, name), FAKE_TERRAFORM, { mode: 0o755 });
+  // Two sources that differ, each with a Terraform root inside `stack/` and var files.
+  for (const source of ['infra/payments', 'infra/other']) {
+    mkdirSync(join(base, source, 'stack', 'env'), { recursive: true });
+    mkdirSync(join(base, source, 'shared'), { recursive: true });
+    writeFileSync(join(base, source, 'main.tf'), 'terraform {}\n');
+    writeFileSync(join(base, source, 'stack', 'main.tf'), 'terraform {}\n');
+    writeFileSync(join(base, source, 'stack', 'env', 'prod.tfvars'), 'region = "eu-west-1"\n');
+    writeFileSync(join(base, source, 'shared', 'common.tfvars'), 'team = "payments"\n');
+  }
+  writeFileSync(join(base, 'infra/other', 'other.tf'), '\n');
+  const record = join(base, 'record');
+  const planJson = join(base, 'plan.json');
+  writeFileSync(planJson, JSON.stringify(plan()));
+  const runner = createTerraformRunner({
+    hashSensitive,
+    registryDir: base,
+    terraformBinary: 'terraform',
+    workRoot: join(base, 'work'),
+    pluginCacheDir: join(base, 'plugin-cache'),
+    baseEnv: {
+      PATH: `${bin}:${process.env.PATH}`,
+      FAKE_TF_RECORD: record,
+      FAKE_TF_PLAN_JSON: planJson,
+      DRIFTWATCH_PROVIDER_MIRROR: '',
+      ...options.env,
+    },
+    commandTimeoutMs: 30_000,
+    ...options.runner,
+  });
+  return { base, runner, record, planJson };
+}
+
+/** A workspace as the registry parser makes it, from the base entry plus extra YAML lines. */
+function workspaceFrom(...extra: string[]): WorkspaceConfig {
+  const registry = parseRegistry(
+    [
+      'version: 1',
+      'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: p@example.com }] }] }',
+      'workspaces:',
+      '  - id: payments-prod',
+      '    owner: platform',
+      '    environment: prod',
+      ...(extra.some((line) => line.trimStart().startsWith('source:'))
+        ? []
+        : ['    source: { dir: infra/payments }']),
+      ...(extra.some((line) => line.trimStart().startsWith('backend:'))
+        ? []
+        : ['    backend: { bucket: tfstate-prod, key: payments/terraform.tfstate, region: eu-west-1 }']),
+      ...extra.map((line) => `    ${line}`),
+      '',
+    ].join('\n'),
+  );
+  return registry.workspaces[0]!;
+}
+
+/** What Terraform saw for one workspace: init, then two plans (as with the deletion guard), then show. */
+async function seen(setup: Setup, workspace: WorkspaceConfig): Promise<Invocation[]> {
+  writeFileSync(setup.record, '');
+  const prepared = await setup.runner.prepare(workspace, {
+    accessKeyId: 'AKIAFAKEFAKEFAKE0001',
+    secretAccessKey: 'fake-secret-access-key-0001',
+  });
+  try {
+    await prepared.plan();
+    await prepared.plan();
+  } finally {
+    await prepared.close();
+  }
+  return readRecord(setup.record);
+}
+
+const plans = (invocations: Invocation[]) => invocations.filter((call) => call.command === 'plan');
+const init = (invocations: Invocation[]) => invocations.find((call) => call.command === 'init')!;
+/** Arguments without the per-run plan file, which differs by design. */
+const stableArgs = (call: Invocation) => call.args.filter((arg) => !arg.startsWith('-out='));
+
+/**
+ * The audit: every documented field of a workspace (README "Configuration reference") either
+ * changes what Terraform sees, proved below field by field against the base entry, or is used
+ * elsewhere, named here with its use. A field added to the docs without either fails this test.
+ */
+const REACHES_TERRAFORM = [
+  'source',
+  'backend.bucket',
+  'backend.key',
+  'backend.region',
+  'backend.workspace',
+  'backend.workspaceKeyPrefix',
+  'backend.lockTable',
+  'roleArn',
+  'externalId',
+  'terraformVersion',
+  'varFiles',
+  'vars',
+  'sensitiveVars',
+  'env',
+  'allowProxyEnv',
+];
+const USED_ELSEWHERE: Record<string, string> = {
+  id: 'finding scope, S3 keys (and the working directory name)',
+  owner: 'routing of findings',
+  environment: 'severity (policies.severity.production)',
+  routes: 'owner overrides per address or tag (routing)',
+  locks: 'stale-lock thresholds (ObserveLocks/ConfirmLocks)',
+  'backend.requireKms': 'backend policy rule backend.kms',
+};
+
+function documentedWorkspaceFields(): string[] {
+  const readme = readFileSync(join(import.meta.dirname, '../../../README.md'), 'utf8');
+  const fields = new Set<string>();
+  for (const row of readme.split('\n')) {
+    const key = /^\|\s*([^|]*workspaces\[\][^|]*)\|/.exec(row)?.[1];
+    if (!key) continue;
+    // "`workspaces[].backend.bucket`, `.key`, `.region`" → backend.bucket, backend.key, backend.region
+    const names = [...key.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    let prefix = '';
+    for (const name of names) {
+      if (name.startsWith('workspaces[].')) {
+        const field = name.slice('workspaces[].'.length).replace(/\[\]$/, '').replace(/\.\*$/, '');
+        prefix = field.includes('.') ? field.slice(0, field.lastIndexOf('.') + 1) : '';
+        fields.add(field.replace(/\.staleAfter.*$/, ''));
+      } else if (name.startsWith('.')) fields.add(`${prefix}${name.slice(1)}`);
+    }
+  }
+  return [...fields];
+}
+
+describe('registry fields → what Terraform sees', () => {
+  it('every documented workspace field is audited: it reaches Terraform (tested below) or has a named use elsewhere', () => {
+    const documented = documentedWorkspaceFields();
+    expect(documented).toEqual(
+      expect.arrayContaining(['varFiles', 'vars', 'sensitiveVars', 'backend.bucket']),
+    );
+    const unaccounted = documented.filter(
+      (field) => !REACHES_TERRAFORM.includes(field) && USED_ELSEWHERE[field] === undefined,
+    );
+    expect(unaccounted).toEqual([]);
+  });
+
+  it('varFiles: each is a -var-file of every plan (the confirming one too), relative to the source, so also outside the Terraform root', async () => {
+    const setup = setUp();
+    const base = await seen(setup, workspaceFrom('source: { dir: infra/payments, path: stack }'));
+    const withFiles = await seen(
+      setup,
+      workspaceFrom(
+        'source: { dir: infra/payments, path: stack }',
+        'varFiles: [stack/env/prod.tfvars, shared/common.tfvars]',
+      ),
+    );
+    for (const call of plans(base)) expect(call.args.some((arg) => arg.startsWith('-var-file'))).toBe(false);
+    expect(plans(withFiles)).toHaveLength(2);
+    for (const call of plans(withFiles)) {
+      // Paths are relative to the plan's working directory (the Terraform root), in registry order.
+      expect(call.args.filter((arg) => arg.startsWith('-var-file'))).toEqual([
+        '-var-file=env/prod.tfvars',
+        '-var-file=../shared/common.tfvars',
+      ]);
+    }
+    // init takes no variables; only plan does.
+    expect(init(withFiles).args.some((arg) => arg.startsWith('-var'))).toBe(false);
+  });
+
+  it("the deletion guard's confirming plan gets the var files and sensitive variables of the first", async () => {
+    const setup = setUp({ runner: { resolveSecret: async () => 'guarded-secret-value' } });
+    // Every managed resource reported deleted: the guard plans again before reporting anything.
+    writeFileSync(
+      setup.planJson,
+      JSON.stringify(
+        plan({
+          drift: [entry('aws_sqs_queue.q', { actions: ['delete'], before: queueValues(), after: null })],
+          prior: [stateResource('aws_sqs_queue.q', queueValues())],
+        }),
+      ),
+    );
+    writeFileSync(setup.record, '');
+    const workspace = workspaceFrom(
+      'varFiles: [main.tf]',
+      'sensitiveVars: { db_password: { env: DB_PASSWORD } }',
+    );
+    const ports = { ...fakePorts({ plans: [] }).ports, prepare: setup.runner.prepare };
+    const result = await scanWorkspace(workspace, policies(), ports, {
+      now: new Date('2026-03-01T02:00:00Z'),
+    });
+    expect(result.plansRun).toBe(2);
+    const [first, confirming] = plans(readRecord(setup.record));
+    expect(stableArgs(confirming!)).toEqual(stableArgs(first!));
+    expect(confirming!.args).toContain('-var-file=main.tf');
+    expect(confirming!.env.TF_VAR_db_password).toBe('guarded-secret-value');
+  });
+
+  it('vars: each is a -var of every plan, after the var files so that it wins, in -var form (lists and maps as JSON)', async () => {
+    const setup = setUp();
+    const seenWith = await seen(
+      setup,
+      workspaceFrom(
+        'varFiles: [main.tf]',
+        'vars: { region: eu-west-1, replicas: 3, enabled: true, zones: [a, b] }',
+      ),
+    );
+    for (const call of plans(seenWith))
+      expect(call.args.filter((arg) => arg.startsWith('-var'))).toEqual([
+        '-var-file=main.tf',
+        '-var=region=eu-west-1',
+        '-var=replicas=3',
+        '-var=enabled=true',
+        '-var=zones=["a","b"]',
+      ]);
+  });
+
+  it('sensitiveVars: TF_VAR_<name> in the environment of every plan, never on any command line', async () => {
+    const core = newCore();
+    const resolved: SecretReference[] = [];
+    const setup = setUp({
+      runner: {
+        resolveSecret: async (reference) => {
+          resolved.push(reference);
+          return `pw-${core}`;
+        },
+      },
+    });
+    const invocations = await seen(
+      setup,
+      workspaceFrom(
+        'sensitiveVars: { db_password: { secretsManager: payments/db }, api_key: { env: API_KEY } }',
+      ),
+    );
+    expect(resolved).toEqual([{ secretsManager: 'payments/db' }, { env: 'API_KEY' }]);
+    expect(plans(invocations)).toHaveLength(2);
+    for (const call of plans(invocations)) {
+      expect(call.env.TF_VAR_db_password).toBe(`pw-${core}`);
+      expect(call.env.TF_VAR_api_key).toBe(`pw-${core}`);
+    }
+    for (const call of invocations) expect(call.args.join(' ')).not.toContain(core);
+  });
+
+  it('sensitiveVars locally: the value is read from the named environment variable by the default resolver', async () => {
+    const { createSecretValueResolver } = await import('../../../functions/adapters/secret-reference.js');
+    const core = newCore();
+    const setup = setUp({
+      runner: {
+        resolveSecret: createSecretValueResolver({
+          secretsManager: () => {
+            throw new Error('no Secrets Manager locally');
+          },
+          env: { API_KEY: `key-${core}` },
+        }),
+      },
+    });
+    const invocations = await seen(setup, workspaceFrom('sensitiveVars: { api_key: { env: API_KEY } }'));
+    for (const call of plans(invocations)) expect(call.env.TF_VAR_api_key).toBe(`key-${core}`);
+  });
+
+  it('source: dir decides what is checked out, path which directory Terraform runs in', async () => {
+    const setup = setUp();
+    const payments = await seen(setup, workspaceFrom());
+    const other = await seen(setup, workspaceFrom('source: { dir: infra/other }'));
+    const nested = await seen(setup, workspaceFrom('source: { dir: infra/payments, path: stack }'));
+    expect(init(payments).files).not.toContain('other.tf');
+    expect(init(other).files).toContain('other.tf');
+    expect(init(payments).cwd.endsWith('/source')).toBe(true);
+    for (const call of nested) expect(call.cwd.endsWith('/source/stack')).toBe(true);
+  });
+
+  it('backend: bucket, key, region, workspaceKeyPrefix and lockTable are init -backend-config values; workspace is TF_WORKSPACE', async () => {
+    const setup = setUp();
+    const invocations = await seen(
+      setup,
+      workspaceFrom(
+        'backend: { bucket: tfstate-other, key: a/b.tfstate, region: us-east-2, workspace: blue, workspaceKeyPrefix: envs, lockTable: tf-locks }',
+      ),
+    );
+    expect(init(invocations).args.filter((arg) => arg.startsWith('-backend-config'))).toEqual([
+      '-backend-config=bucket=tfstate-other',
+      '-backend-config=key=a/b.tfstate',
+      '-backend-config=region=us-east-2',
+      '-backend-config=workspace_key_prefix=envs',
+      '-backend-config=dynamodb_table=tf-locks',
+    ]);
+    for (const call of invocations) expect(call.env.TF_WORKSPACE).toBe('blue');
+    const base = await seen(setup, workspaceFrom());
+    for (const call of base) expect(call.env.TF_WORKSPACE).toBeUndefined();
+  });
+
+  it('roleArn/externalId: the credentials of the assumed role (aws-workspace.test.ts proves both reach AssumeRole) are the environment Terraform uses', async () => {
+    const setup = setUp({ env: { AWS_ACCESS_KEY_ID: 'AKIAPARENTPARENT0000' } });
+    const invocations = await seen(setup, workspaceFrom('roleArn: arn:aws:iam::111111111111:role/read'));
+    for (const call of invocations) expect(call.env.AWS_ACCESS_KEY_ID).toBe('AKIAFAKEFAKEFAKE0001');
+  });
+
+  it('terraformVersion: the pinned terraform-X.Y.Z on PATH runs every command', async () => {
+    const setup = setUp({ env: { FAKE_TF_VERSION: '1.9.8' } });
+    const pinned = await seen(setup, workspaceFrom('terraformVersion: 1.9.8'));
+    for (const call of pinned) expect(call.binary).toBe('terraform-1.9.8');
+    const unpinned = await seen(setup, workspaceFrom());
+    for (const call of unpinned) expect(call.binary).toBe('terraform');
+  });
+
+  it('env and allowProxyEnv: allowed variables reach every command; a proxy only with allowProxyEnv', async () => {
+    const setup = setUp();
+    const invocations = await seen(
+      setup,
+      workspaceFrom(
+        'env: { TF_VAR_team: payments, AWS_REGION: us-west-2, HTTPS_PROXY: "http://proxy:3128" }',
+        'allowProxyEnv: true',
+      ),
+    );
+    for (const call of invocations) {
+      expect(call.env.TF_VAR_team).toBe('payments');
+      expect(call.env.AWS_REGION).toBe('us-west-2');
+      expect(call.env.HTTPS_PROXY).toBe('http://proxy:3128');
+    }
+    expect(() => workspaceFrom('env: { HTTPS_PROXY: "http://proxy:3128" }')).toThrow(/allowProxyEnv/);
+  });
+});
+
+describe('var files that cannot be used fail the scan clearly, before any plan', () => {
+  it('a var file that does not exist names the file and where it is looked for', async () => {
+    const setup = setUp();
+    const error = await setup.runner
+      .prepare(workspaceFrom('varFiles: [env/missing.tfvars]'), undefined)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.stage).toBe('source');
+    expect(error.reason).toMatch(/var file env\/missing.tfvars is not a file in the workspace source/);
+  });
+
+  it('a var file that is a symlink out of the source is refused (a bundle may carry one)', async () => {
+    const setup = setUp();
+    writeFileSync(join(setup.base, 'outside.tfvars'), 'region = "us-east-1"\n');
+    symlinkSync(join(setup.base, 'outside.tfvars'), join(setup.base, 'infra/payments/escape.tfvars'));
+    const error = await setup.runner
+      .prepare(workspaceFrom('varFiles: [escape.tfvars]'), undefined)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.reason).toBe('var file escape.tfvars leads outside the workspace source');
+  });
+});
+
+describe('sensitive variable values never leave the run', () => {
+  it('a secret that cannot be read fails the scan naming the variable and the reference', async () => {
+    const setup = setUp({
+      runner: {
+        resolveSecret: async () => {
+          throw new Error('the environment variable DB_PASSWORD is not set');
+        },
+      },
+    });
+    const error = await setup.runner
+      .prepare(workspaceFrom('sensitiveVars: { db_password: { env: DB_PASSWORD } }'), undefined)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.reason).toBe(
+      'sensitive variable db_password: the environment variable DB_PASSWORD is not set',
+    );
+  });
+
+  it('without a secret resolver, a workspace with sensitiveVars fails instead of planning without them', async () => {
+    const setup = setUp();
+    const error = await setup.runner
+      .prepare(workspaceFrom('sensitiveVars: { db_password: { env: DB_PASSWORD } }'), undefined)
+      .catch((e) => e);
+    expect(error?.reason).toMatch(/sensitive variable db_password/);
+    expect(readFileSync(setup.record, { flag: 'a+', encoding: 'utf8' })).not.toContain('COMMAND plan');
+  });
+
+  it('Terraform diagnostics that echo the value are redacted', async () => {
+    const core = newCore();
+    const setup = setUp({
+      runner: { resolveSecret: async () => `pw-${core}` },
+      env: { FAKE_TF_PLAN_FAILS: '1' },
+    });
+    const prepared = await setup.runner.prepare(
+      workspaceFrom('sensitiveVars: { db_password: { env: DB_PASSWORD } }'),
+      undefined,
+    );
+    const error = await prepared.plan().catch((e) => e);
+    await prepared.close();
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.reason).toContain('Invalid value for variable');
+    expect(error.reason).not.toContain(core);
+  });
+
+  it('a value that shows in the plan (variable not declared sensitive) is hashed in every finding', async () => {
+    const core = newCore();
+    const secret = `pw-${core}`;
+    const setup = setUp({ runner: { resolveSecret: async () => secret } });
+    // The secret reached a tag of a queue: the configuration did not mark the variable sensitive.
+    writeFileSync(
+      setup.planJson,
+      JSON.stringify(
+        plan({
+          drift: [
+            entry('aws_sqs_queue.q', {
+              before: queueValues({ tags: { note: 'old' } }),
+              after: queueValues({ tags: { note: secret } }),
+            }),
+          ],
+          prior: [stateResource('aws_sqs_queue.q', queueValues({ tags: { note: secret } }))],
+          variables: { upstream: { value: secret } },
+        }),
+      ),
+    );
+    const workspace = workspaceFrom('sensitiveVars: { upstream: { env: UPSTREAM } }');
+    const ports = { ...fakePorts({ plans: [] }).ports, prepare: setup.runner.prepare };
+    const result = await scanWorkspace(workspace, policies(), ports, {
+      now: new Date('2026-03-01T02:00:00Z'),
+    });
+    expect(result.status).toBe('ok');
+    expect(result.findings.length).toBeGreaterThan(0);
+    expect(JSON.stringify(result)).not.toContain(core);
+  });
+});
