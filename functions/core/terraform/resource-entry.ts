@@ -100,7 +100,7 @@ export function compactResourceEntry(
   if (actionReason !== undefined) compact.actionReason = tools.intern(actionReason);
   const tags = extractTags(described, describedMask, tools);
   if (tags !== undefined) compact.tags = tags;
-  const replacePaths = replacePathsOf(change.replace_paths);
+  const replacePaths = replacePathsOf(change.replace_paths, tools.hashSensitive);
   if (replacePaths !== undefined) compact.replacePaths = replacePaths;
   const identity = extractIdentity(described, describedMask, tools);
   if (identity !== undefined) compact.identity = identity;
@@ -196,12 +196,17 @@ function typeFromAddress(address: string): string {
   return parts.length >= 2 ? (parts[parts.length - 2] ?? address) : address;
 }
 
-function replacePathsOf(value: unknown): string[] | undefined {
+function replacePathsOf(value: unknown, hash: SensitiveHasher): string[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
   const paths = value
     .filter((path): path is unknown[] => Array.isArray(path))
     .map((path) =>
-      formatPath(path.filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number')),
+      formatPath(
+        path
+          .filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number')
+          // A map key that is a credential is hashed here as in the changes' paths (attribute-diff.ts).
+          .map((s) => (typeof s === 'string' && containsSecretValue(s) ? hash(s) : s)),
+      ),
     );
   return paths.length > 0 ? paths : undefined;
 }

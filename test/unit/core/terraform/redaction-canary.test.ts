@@ -290,6 +290,22 @@ describe('a secret used as a map key', () => {
     expect(changes[2]).toMatchObject({ before: 'x', after: 'y' });
   });
 
+  it('hashes it in replace_paths too', () => {
+    const raw = plan({
+      changes: [
+        entry('null_resource.hook', {
+          actions: ['delete', 'create'],
+          before: { triggers: { [url]: 'a' } },
+          after: { triggers: { [url]: 'b' } },
+          replacePaths: [['triggers', url]],
+        }),
+      ],
+    });
+    const compact = compactPlan(raw, { hashSensitive });
+    expect(JSON.stringify(compact)).not.toContain(CANARY);
+    expect(compact.changes[0]!.replacePaths).toEqual([`triggers["${hashSensitive(url)}"]`]);
+  });
+
   it("hashes a key equal to a sensitive variable's value", () => {
     const raw = plan({
       variables: { db_password: { value: literal } },
