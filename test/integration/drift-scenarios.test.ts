@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { IAMClient, UpdateRoleCommand } from '@aws-sdk/client-iam';
 import { DeleteBucketCommand, GetObjectCommand, PutBucketTaggingCommand } from '@aws-sdk/client-s3';
-import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRegistryFile } from '../../cli/context.js';
 import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
@@ -16,6 +16,7 @@ import { createLogger } from '../../functions/adapters/logger.js';
 import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
 import type { Finding } from '../../functions/core/findings/model.js';
 import { createSensitiveHasher, SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
+import { newCore } from '../helpers/canary-generator.js';
 import {
   allFileText,
   canary,
@@ -23,6 +24,7 @@ import {
   REPO_ROOT,
   runCli,
   STATE_BUCKET,
+  TEST_REGISTRY_OWNERS,
   useMoto,
   useTempDir,
   writeRegistry,
@@ -260,5 +262,79 @@ moved {
     expect(findingFor(findings, 'aws_s3_bucket.archive')).toBeUndefined();
     expect(findings.filter((finding) => finding.status === 'resolved')).toEqual([]);
     expect(findings.some((finding) => finding.drift?.action === 'move')).toBe(false);
+  });
+});
+
+/**
+ * Issue 11 §1 with real Terraform: the provider's region is set only by a var file, and a secret
+ * variable (not declared sensitive) comes from sensitiveVars. One apply, then one scan of two
+ * entries for the same state: with `varFiles` (one plan), and without it (fails before refreshing).
+ */
+describe('a workspace whose var file sets the region', () => {
+  const header = `hdr-${newCore()}`;
+  let varRegion: StagedWorkspace;
+  beforeAll(async () => {
+    varRegion = await stageWorkspace({
+      source: join(REPO_ROOT, 'test/integration/terraform/var-region'),
+      backend: { bucket: STATE_BUCKET, key: 'var-region/terraform.tfstate', region: REGION },
+      env: { TF_VAR_upstream_header: header },
+    });
+    // The parameter lives in us-east-2; the scanner's own AWS_REGION is eu-west-1.
+    await varRegion.terraform(['apply', '-auto-approve', '-input=false', '-var-file=prod.tfvars']);
+  });
+  afterAll(async () => {
+    await varRegion?.dispose();
+  });
+
+  it('scans with no drift through varFiles and sensitiveVars; without the var file it fails clearly, never reporting deletions', async () => {
+    // Premise: the parameter exists only in the var file's region, so a plan in the scanner's
+    // default region would find it gone.
+    const name = '/var-region/endpoint';
+    await expect(
+      new SSMClient({ region: 'us-east-2' }).send(new GetParameterCommand({ Name: name })),
+    ).resolves.toBeDefined();
+    await expect(
+      new SSMClient({ region: REGION }).send(new GetParameterCommand({ Name: name })),
+    ).rejects.toThrow();
+    const dir = JSON.stringify(join(REPO_ROOT, 'test/integration/terraform/var-region'));
+    const entry = (id: string, extra: string[]) => [
+      `  - id: ${id}`,
+      '    owner: platform',
+      '    environment: prod',
+      `    source: { dir: ${dir} }`,
+      `    backend: { bucket: ${STATE_BUCKET}, key: var-region/terraform.tfstate, region: ${REGION} }`,
+      '    sensitiveVars: { upstream_header: { env: VAR_REGION_UPSTREAM_HEADER } }',
+      ...extra,
+    ];
+    const path = join(temp.path, 'var-region.yaml');
+    writeFileSync(
+      path,
+      [
+        ...TEST_REGISTRY_OWNERS,
+        'workspaces:',
+        ...entry('var-region', ['    varFiles: [prod.tfvars]']),
+        ...entry('var-region-no-var-file', []),
+        '',
+      ].join('\n'),
+    );
+    const storeDir = join(temp.path, 'var-region-store');
+    const run = await runCli(['scan', '--registry', path, '--store', storeDir, '--format', 'json'], {
+      env: { DRIFTWATCH_HASH_SALT: SALT, VAR_REGION_UPSTREAM_HEADER: header },
+    });
+    // Backend checks report on the harness's state bucket: not what is under test here.
+    const findings = (JSON.parse(run.stdout) as Finding[]).filter((finding) => finding.check === 'terraform');
+
+    // With the var file: the plan refreshed the parameter in us-east-2 and found it as applied.
+    expect(findings.filter((finding) => finding.workspace === 'var-region')).toEqual([]);
+    // Without it: one scan-failed finding that names the missing variable, and no deletions.
+    const failed = findings.filter((finding) => finding.workspace === 'var-region-no-var-file');
+    expect(failed).toEqual([expect.objectContaining({ kind: 'scan-failed' })]);
+    expect(failed[0]!.detail).toMatch(/region/);
+    expect(findings.some((finding) => finding.ruleId === 'drift.delete')).toBe(false);
+    expect(run.code).toBe(1);
+
+    // The secret reached Terraform (the plan needs it) but no output, log line or stored object.
+    const everything = [run.stdout, run.stderr, allFileText(storeDir)].join('\n');
+    expect(everything).not.toContain(header);
   });
 });
