@@ -49,7 +49,9 @@ export function registerFindings(program: Command, run: (code: number) => void):
     .option('--store <location>', STORE_OPTION_HELP)
     .option('--format <format>', 'table or json', parseFormat, 'table')
     .action(async (options: FindingsOptions) => {
-      const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }));
+      const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }), {
+        readOnly: true,
+      });
       const now = new Date();
       if (options.health) {
         const alertAfterMs = scanAlertAfterMs(
@@ -95,9 +97,9 @@ export function registerFindings(program: Command, run: (code: number) => void):
 }
 
 /**
- * Reading quarantines corrupt objects (README "Findings store"), so this listing is the only place
- * that still knows about them: one stderr line each, and the command fails instead of reporting
- * fewer findings as if that were all.
+ * A listing leaves corrupt objects in place for the next scan to quarantine and report as
+ * `store.corrupt-object`; until then each is one stderr line, and the command fails instead of
+ * reporting fewer findings as if that were all.
  */
 function reportCorruptions(corruptions: readonly CorruptObject[]): boolean {
   for (const corrupt of corruptions) {

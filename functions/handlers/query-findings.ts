@@ -7,7 +7,8 @@ import { InvalidQueryError, parseFindingsQuery, queryFindings } from '../core/qu
 import { findingsObjectStore, handlerLogger } from './common.js';
 import { logErrors } from './middleware.js';
 
-const store = createFindingsStore(findingsObjectStore(new S3Client({})));
+// Read-only: a corrupt object is reported and left for the next scan to quarantine (with its finding).
+const store = createFindingsStore(findingsObjectStore(new S3Client({})), { readOnly: true });
 const logger = handlerLogger('query-findings');
 /** Open findings change once a night (and on a suppression): a minute of staleness is fine. */
 const CACHE_MS = 60_000;

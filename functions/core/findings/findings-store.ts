@@ -83,9 +83,10 @@ export class UpdateConflictError extends Error {
  * match is moved to `quarantine/` and the run goes on without it: a corrupt current document is
  * recorded as absent plus a `store.corrupt-object` finding in its scope; a corrupt history file is
  * replaced by that finding (so the summary and the digest still report the scope); anything else is
- * skipped and listed by `takeCorruptions()` for the caller to report.
+ * skipped and listed by `takeCorruptions()` for the caller to report. A `readOnly` store (listings,
+ * the query API) leaves corrupt objects where they are and only lists them.
  */
-export function createFindingsStore(store: ObjectStore) {
+export function createFindingsStore(store: ObjectStore, options: { readOnly?: boolean } = {}) {
   const corruptions: CorruptObject[] = [];
   /**
    * Current documents quarantined by a plain read (a cluster scan reads its previous document
@@ -102,7 +103,11 @@ export function createFindingsStore(store: ObjectStore) {
     if (!stored) return undefined;
     const parsed = schema.parse(stored.body);
     if (parsed.ok) return { value: parsed.value, etag: stored.etag };
-    const corrupt = await quarantineObject(store, key, stored, { what: schema.what, reason: parsed.reason });
+    // A read-only caller (a listing, the query API) reports and leaves it: moving it away would
+    // leave nothing for the next scan to record its store.corrupt-object finding from.
+    const corrupt: CorruptObject = options.readOnly
+      ? { key, what: schema.what, reason: parsed.reason, etag: stored.etag, removed: false }
+      : await quarantineObject(store, key, stored, { what: schema.what, reason: parsed.reason });
     corruptions.push(corrupt);
     return { corrupt };
   }

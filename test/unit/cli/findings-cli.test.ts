@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,17 +82,22 @@ describe('driftwatch findings', () => {
     expect(empty.stdout).toContain('SCAN MISSING');
   });
 
-  it('a corrupt current document is one stderr line and exit 1, never "No findings."', async () => {
-    // Reading quarantines the object: this listing is the only run that still knows it was there.
+  it('a corrupt current document is one stderr line and exit 1, never "No findings.", on every listing', async () => {
+    // A listing reads only: the object stays for the next scan to quarantine and report.
     const corruptDir = join(dir, 'corrupt');
     mkdirSync(join(corruptDir, 'current'), { recursive: true });
     writeFileSync(join(corruptDir, 'current', 'payments-prod.json'), '{"findings": [');
-    const run = await runCli(['findings', '--store', corruptDir]);
-    expect(run.code).toBe(1);
-    expect(run.stdout).not.toContain('No findings.');
-    expect(run.stderr).toMatch(
-      /^driftwatch: current\/payments-prod\.json in the findings store is not a valid current document \(not JSON [^\n]*\), moved to quarantine\/current\/payments-prod\.json: [^\n]*\n$/,
-    );
+    for (const run of [
+      await runCli(['findings', '--store', corruptDir]),
+      await runCli(['findings', '--store', corruptDir]),
+    ]) {
+      expect(run.code).toBe(1);
+      expect(run.stdout).not.toContain('No findings.');
+      expect(run.stderr).toMatch(
+        /^driftwatch: current\/payments-prod\.json in the findings store is not a valid current document \(not JSON [^\n]*\), left in place: [^\n]*\n$/,
+      );
+    }
+    expect(readFileSync(join(corruptDir, 'current', 'payments-prod.json'), 'utf8')).toBe('{"findings": [');
   });
 });
 

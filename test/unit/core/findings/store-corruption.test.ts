@@ -164,6 +164,31 @@ describe('corrupt objects in the findings store', () => {
     ]);
   });
 
+  it('a read-only store (listings, the query API) lists a corrupt object and leaves it for the next scan to report', async () => {
+    const { objects } = await twoScopes();
+    objects.objects.set('current/payments-prod.json', TRUNCATED);
+    const reader = createFindingsStore(objects, { readOnly: true });
+    for (let listing = 0; listing < 2; listing++) {
+      expect((await reader.openFindings()).map((finding) => finding.workspace)).toEqual(['orders-prod']);
+      expect(reader.takeCorruptions()).toEqual([
+        expect.objectContaining({
+          key: 'current/payments-prod.json',
+          what: 'current document',
+          removed: false,
+        }),
+      ]);
+    }
+    expect(objects.objects.get('current/payments-prod.json')).toBe(TRUNCATED);
+    expect([...objects.objects.keys()].some((key) => key.startsWith('quarantine/'))).toBe(false);
+    // The nightly scan then quarantines it and records why.
+    const recorded = await createFindingsStore(objects).recordWorkspace(
+      { scanId: 'scan-2', startedAt, now: startedAt },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [],
+    );
+    expect(corruptFindings(recorded.history)).toHaveLength(1);
+  });
+
   it("a corrupt current document found by a plain read is reported by that scope's next record", async () => {
     const { objects, store } = await twoScopes();
     objects.objects.set('current/payments-prod.json', TRUNCATED);
