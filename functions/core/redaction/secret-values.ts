@@ -196,7 +196,8 @@ function* secretMatches(rule: ValueRule, text: string): Generator<{ start: numbe
     if (rule.value) {
       rule.value.lastIndex = pattern.lastIndex;
       const value = rule.value.exec(text);
-      if (value === null || isRedacted(value[0])) continue;
+      if (value === null || isRedacted(value[0]) || isProse(match[0], value[0], text, rule.value.lastIndex))
+        continue;
       pattern.lastIndex = rule.value.lastIndex;
       yield { start: value.index, end: value.index + value[0].length };
       continue;
@@ -211,6 +212,21 @@ function* secretMatches(rule: ValueRule, text: string): Generator<{ start: numbe
     const start = match.index + match[0].lastIndexOf(secret);
     yield { start, end: start + secret.length };
   }
+}
+
+/**
+ * `validating provider credentials: retrieving caller identity`: a name, a colon, then a lower-case
+ * word followed by more words is a sentence of an error message, not a `name: value` pair (a
+ * secret after `password:` is one token that ends the line, a quote or a separator). Only the
+ * colon form counts as prose: `password=letmein more` stays a secret.
+ */
+function isProse(nameAndSeparator: string, value: string, text: string, end: number): boolean {
+  return (
+    nameAndSeparator.trimEnd().endsWith(':') &&
+    /^[a-z]+$/.test(value) &&
+    text.charCodeAt(end) === 0x20 &&
+    /^[a-z]/.test(text.charAt(end + 1))
+  );
 }
 
 function isRedacted(secret: string | undefined): boolean {

@@ -35,6 +35,13 @@ describe('credentials recognised by value', () => {
     );
   });
 
+  it('still redacts a colon value that is one token, and any equals value', () => {
+    expect(redactText('password: letmein')).toBe(`password: ${REDACTED}`);
+    expect(redactText('token: abcdefgh, region: eu-west-1')).toBe(`token: ${REDACTED}, region: eu-west-1`);
+    expect(redactText('db_password=letmein and more')).toBe(`db_password=${REDACTED} and more`);
+    expect(redactText('"api_key": "letmein now"')).toBe(`"api_key": ${REDACTED}`);
+  });
+
   it('is idempotent: redacted and hashed values are not redacted again', () => {
     const once = redactText('password = "pw-1" token: (sensitive:0a1b2c3d) Bearer abcdefghijkl');
     expect(redactText(once)).toBe(once);
@@ -53,6 +60,8 @@ describe('credentials recognised by value', () => {
     'payments-prod-orders.fifo',
     'sg-0123456789abcdef0',
     'the token is rotated monthly by the pipeline',
+    'validating provider credentials: retrieving caller identity from STS: operation error',
+    'Error: configuring Terraform AWS Provider: no valid credential sources found',
   ])('leaves ordinary values alone: %s', (value) => {
     expect(containsCredential(value)).toBe(false);
     expect(redactText(value)).toBe(value);
