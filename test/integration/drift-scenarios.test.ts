@@ -329,7 +329,9 @@ describe('a workspace whose var file sets the region', () => {
     // Without it: one scan-failed finding that names the missing variable, and no deletions.
     const failed = findings.filter((finding) => finding.workspace === 'var-region-no-var-file');
     expect(failed).toEqual([expect.objectContaining({ kind: 'scan-failed' })]);
-    expect(failed[0]!.detail).toMatch(/region/);
+    expect(failed[0]!.detail).toContain('No value for required variable');
+    expect(failed[0]!.detail).toMatch(/variable "region" is not set/);
+    expect(failed[0]!.detail).toContain('give it in the registry entry: varFiles, vars');
     expect(findings.some((finding) => finding.ruleId === 'drift.delete')).toBe(false);
     expect(run.code).toBe(1);
 

@@ -129,7 +129,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             if (!existsSync(planFile)) {
               throw new TerraformRunError(
                 'plan',
-                errorSummary ?? `terraform plan exited with ${planned.exitCode}`,
+                withVariableHint(errorSummary ?? `terraform plan exited with ${planned.exitCode}`),
               );
             }
             // Terraform writes the plan with the umask's mode (0644 here); it holds state values in plaintext.
@@ -364,6 +364,15 @@ export async function locateVarFiles(
     located.push(relative(root, path));
   }
   return located;
+}
+
+/**
+ * Terraform's "No value for required variable" says what is missing but not where a scan takes
+ * values from: name the registry keys, so the fix is one line of driftwatch.yaml.
+ */
+function withVariableHint(summary: string): string {
+  if (!/No value for required variable/i.test(summary)) return summary;
+  return `${summary} (give it in the registry entry: varFiles, vars, or sensitiveVars for a secret)`;
 }
 
 /** The backend stays partial in real repositories: bucket, key and region come from the registry. */

@@ -41,6 +41,10 @@ rec="$FAKE_TF_RECORD"
 } >> "$rec"
 case "$1" in
   plan)
+    if [ -n "$FAKE_TF_PLAN_UNSET" ]; then
+      printf 'Error: No value for required variable\\n\\n  on main.tf line 1:\\n   1: variable "region" {\\n\\nThe root module input variable "region" is not set, and has no default value.\\n' >&2
+      exit 1
+    fi
     if [ -n "$FAKE_TF_PLAN_FAILS" ]; then
       printf 'Error: Invalid value for variable\\n\\n  on main.tf line 3:\\n   3: the value %s is not accepted\\n' "$TF_VAR_db_password" >&2
       exit 1
@@ -463,6 +467,16 @@ describe('sensitive variable values never leave the run', () => {
       .catch((e) => e);
     expect(error?.reason).toMatch(/sensitive variable db_password/);
     expect(readFileSync(setup.record, { flag: 'a+', encoding: 'utf8' })).not.toContain('COMMAND plan');
+  });
+
+  it('a plan without a required variable says which registry keys give it', async () => {
+    const setup = setUp({ env: { FAKE_TF_PLAN_UNSET: '1' } });
+    const prepared = await setup.runner.prepare(workspaceFrom(), undefined);
+    const error = await prepared.plan().catch((e) => e);
+    await prepared.close();
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.reason).toContain('No value for required variable');
+    expect(error.reason).toContain('give it in the registry entry: varFiles, vars, or sensitiveVars');
   });
 
   it('Terraform diagnostics that echo the value are redacted', async () => {
