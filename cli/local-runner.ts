@@ -110,6 +110,8 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     findings: store,
     objects: options.store,
     now,
+    // A scan runs CheckBackend on every bucket whose locks it checks.
+    backendCheckedAlongside: true,
   });
 
   const stages: Record<PipelineStage, () => Promise<void>> = {

@@ -465,8 +465,17 @@ describe('the pipeline: driftwatch scan runs CheckBackend, ObserveLocks and Conf
         .filter((finding) => finding.workspace === workspace)
         .map((f) => f.ruleId)
         .sort();
-    // One cause, one finding per check: in the bucket's scope, none repeated in its workspace's.
-    expect(of('s3.missing-bucket')).toEqual(['backend.preflight', 'lock.preflight']);
+    // One cause, one alert, in the bucket's scope: the backend check's; the lock check beside it only
+    // says it did not run (info), and nothing is repeated in the workspace's scope.
+    expect(
+      findings
+        .filter((finding) => finding.workspace === 's3.missing-bucket')
+        .map((finding) => [finding.ruleId, finding.severity])
+        .sort(),
+    ).toEqual([
+      ['backend.preflight', 'high'],
+      ['lock.preflight', 'info'],
+    ]);
     expect(
       of('missing').filter((rule) => /^(backend|lock|state)\.|^scan\.(backend|locks)-/.test(rule)),
     ).toEqual([]);

@@ -21,6 +21,8 @@ export async function bucketStageFor(
       findings: shared.findings,
       objects: shared.objects,
       now: () => new Date(),
+      // The state machine checks every registry bucket with the backend check too.
+      backendCheckedAlongside: true,
     },
   };
 }

@@ -35,6 +35,7 @@ export function createScopeRuns(target: BackendTarget, check: 'backend' | 'locks
   const bucketRun = runs.get(target.bucketPlacement.workspace)!;
   let targetFailed = false;
   let preflight: ReadFailure | undefined;
+  let preflightReportedElsewhere = false;
 
   return {
     add(placement: Placement, drafts: readonly FindingDraft[]): void {
@@ -52,15 +53,23 @@ export function createScopeRuns(target: BackendTarget, check: 'backend' | 'locks
       if (known) known.rules = [...new Set([...known.rules, ...rules])];
       else run.failures.push({ failure, rules: [...rules] });
     },
-    /** The preflight failed: the target's one finding, and no rule ran (anything added is dropped). */
-    failPreflight(failure: ReadFailure): void {
-      preflight ??= failure;
+    /**
+     * The preflight failed: the target's one finding, and no rule ran (anything added is dropped).
+     * `reportedByBackendCheck`: the same cause is the backend check's finding in this scan, so this
+     * check's own finding only says it did not run (info): one cause, one alert.
+     */
+    failPreflight(failure: ReadFailure, options: { reportedByBackendCheck?: boolean } = {}): void {
+      if (preflight) return;
+      preflight = failure;
+      preflightReportedElsewhere = options.reportedByBackendCheck === true;
     },
     finish(): ScopeRun[] {
       return [...runs.values()].map(({ placement, drafts, failures }) => {
         if (preflight) {
           const own =
-            placement === bucketRun.placement ? [preflightDraft(placement, check, target, preflight)] : [];
+            placement === bucketRun.placement
+              ? [preflightDraft(placement, check, target, preflight, preflightReportedElsewhere)]
+              : [];
           return { placement, drafts: own, outcome: 'failed' };
         }
         if (failures.length > 0) {
@@ -76,6 +85,23 @@ export function createScopeRuns(target: BackendTarget, check: 'backend' | 'locks
       });
     },
   };
+}
+
+/**
+ * Causes that stop every read of the bucket, whichever check makes it (the endpoint, credentials,
+ * region, the bucket itself), as opposed to a refusal one check's reads may meet alone.
+ */
+const BUCKET_WIDE_CAUSES: ReadonlySet<string> = new Set([
+  'unreachable',
+  'no-credentials',
+  'rejected-credentials',
+  'no-region',
+  'wrong-region',
+  'no-such-bucket',
+]);
+
+export function isBucketWide(failure: ReadFailure): boolean {
+  return BUCKET_WIDE_CAUSES.has(classifyReadFailure(failure).kind);
 }
 
 /** A failed read and the rules it kept from being evaluated. */
@@ -101,6 +127,7 @@ export function preflightDraft(
   check: 'backend' | 'locks',
   target: Pick<BackendTarget, 'bucket' | 'prefix'>,
   failure: ReadFailure,
+  reportedByBackendCheck = false,
 ): FindingDraft {
   const cause = classifyReadFailure(failure);
   const what = CHECK_NAMES[check];
@@ -120,10 +147,12 @@ export function preflightDraft(
   const draft: FindingDraft = {
     kind: 'scan-failed',
     ruleId: PREFLIGHT_RULE_IDS[check],
-    severity: 'high',
+    severity: reportedByBackendCheck ? 'info' : 'high',
     workspace: placement.workspace,
     resource: { bucket: target.bucket },
-    title: `${what} failed: ${cause.summary}`,
+    title: reportedByBackendCheck
+      ? `${what} not run: ${cause.summary} (the alert is ${PREFLIGHT_RULE_IDS.backend})`
+      : `${what} failed: ${cause.summary}`,
     detail: `The ${what.toLowerCase()} of ${where} stopped at its first read (${failure.action}): ${cause.summary}. AWS SDK: ${failure.errorName ?? failure.code}: ${message}. No rule was evaluated, so nothing is known about the bucket, its states or its locks, and nothing reported before is resolved.`,
     evidence,
     remediation: {

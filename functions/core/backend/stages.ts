@@ -21,6 +21,12 @@ export interface BackendStageDeps {
   /** Where lock observations wait for their confirmation (the findings bucket). */
   objects: ObjectStore;
   now: () => Date;
+  /**
+   * The same scan runs the backend check of every bucket it checks locks in (the nightly pipeline,
+   * not `driftwatch locks`): a lock check that cannot reach the bucket at all leaves the one
+   * finding of that cause to `backend.preflight` (issue: one cause, one finding).
+   */
+  backendCheckedAlongside?: boolean;
 }
 
 /** Buckets checked at once. */
@@ -86,7 +92,9 @@ export async function confirmAndRecordLocks(
   const first = await readLockObservation(deps.objects, scan.scanId, target);
   const remainingMs = Date.parse(first.confirmAt) - deps.now().getTime();
   if (lateWindow && remainingMs > 0 && remainingMs <= lateWindow.maxMs) await lateWindow.sleep(remainingMs);
-  const confirmation = await confirmLocks(await deps.readerFor(target), target, first, deps.now);
+  const confirmation = await confirmLocks(await deps.readerFor(target), target, first, deps.now, {
+    backendCheckedAlongside: deps.backendCheckedAlongside === true,
+  });
   return { outcomes: await recordRuns(deps, scan, 'locks', confirmation.runs, started), confirmation };
 }
 

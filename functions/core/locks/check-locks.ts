@@ -2,7 +2,7 @@ import type { BackendReader, ReadFailure } from '../backend/ports.js';
 import type { LockSubject } from '../backend/rule.js';
 import { ruleDraft } from '../backend/rule.js';
 import { LOCK_RULES } from '../backend/rules/index.js';
-import { createScopeRuns, type ScopeRun } from '../backend/scope-runs.js';
+import { createScopeRuns, isBucketWide, type ScopeRun } from '../backend/scope-runs.js';
 import { type BackendTarget, stateOwnerOf } from '../backend/target.js';
 import { durationText } from './duration-text.js';
 import { type LockObservation, lockPlace } from './observation.js';
@@ -72,13 +72,15 @@ export interface LockConfirmation {
  * ConfirmLocks: the second look, and the proof for every lock of the first one. Only a proven
  * stale (or orphaned, or unreadable) lock is an alert; a lock older than its threshold whose state
  * was written since is `lock.live-writer` (info); anything else gives nothing. When either look's
- * preflight failed, its cause is the one finding (`lock.preflight`) and no lock is judged.
+ * preflight failed, its cause is the one finding (`lock.preflight`) and no lock is judged; when the
+ * bucket cannot be reached at all and the backend check runs alongside, `backend.preflight` is.
  */
 export async function confirmLocks(
   reader: BackendReader,
   target: BackendTarget,
   first: LockObservation,
   now: () => Date,
+  options: { backendCheckedAlongside?: boolean } = {},
 ): Promise<LockConfirmation> {
   const confirmAt = new Date(first.confirmAt);
   const remainingMs = confirmAt.getTime() - now().getTime();
@@ -86,13 +88,17 @@ export async function confirmLocks(
 
   const runs = createScopeRuns(target, 'locks');
   // A first look that could not reach the bucket has nothing to prove: its cause is the one finding.
+  const failPreflight = (failure: ReadFailure) =>
+    runs.failPreflight(failure, {
+      reportedByBackendCheck: options.backendCheckedAlongside === true && isBucketWide(failure),
+    });
   if (first.preflight) {
-    runs.failPreflight(first.preflight);
+    failPreflight(first.preflight);
     return { runs: runs.finish(), verdicts: [], preflight: first.preflight };
   }
   const second = await snapshotLocks(reader, target, now, first.locks);
   if (second.preflight) {
-    runs.failPreflight(second.preflight);
+    failPreflight(second.preflight);
     return { runs: runs.finish(), verdicts: [], preflight: second.preflight };
   }
   for (const failure of [...first.failures, ...second.failures]) {

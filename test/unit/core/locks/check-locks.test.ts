@@ -41,12 +41,22 @@ function bucket(extra: Record<string, FakeObject> = {}) {
 function setup(
   backend: ReturnType<typeof fakeBackend>,
   start = '2026-11-29T03:00:00Z',
-  options: { prefix?: string; objects?: ReturnType<typeof memoryObjectStore> } = {},
+  options: {
+    prefix?: string;
+    objects?: ReturnType<typeof memoryObjectStore>;
+    backendCheckedAlongside?: boolean;
+  } = {},
 ) {
-  const { prefix, objects = memoryObjectStore() } = options;
+  const { prefix, objects = memoryObjectStore(), backendCheckedAlongside } = options;
   const clock = manualClock(start);
   const findings = createFindingsStore(objects);
-  const deps = { readerFor: async () => backend.reader, findings, objects, now: clock.now };
+  const deps = {
+    readerFor: async () => backend.reader,
+    findings,
+    objects,
+    now: clock.now,
+    backendCheckedAlongside,
+  };
   const target = adhocTarget({ bucket: 'tfstate', prefix }, registry);
   let scan = { scanId: 'scan-1', startedAt: clock.now() };
   return {
@@ -336,6 +346,45 @@ describe('an unreachable bucket: one finding, not one per lock', () => {
       title: 'Lock check failed: connection refused to 127.0.0.1:1',
       evidence: { cause: 'unreachable', endpoint: '127.0.0.1:1', action: 's3:ListBucket' },
     });
+  });
+
+  it('beside the backend check (a scan), a bucket nobody can reach is one alert: the lock check only says it did not run (info); a refusal of the lock reads is still its own alert', async () => {
+    const scanned = setup(unreachable({ 's3://tfstate': refused }), undefined, {
+      backendCheckedAlongside: true,
+    });
+    await scanned.observe();
+    const { outcomes } = await scanned.confirm();
+    expect(
+      outcomes.flatMap((outcome) =>
+        outcome.findings.map((f) => [outcome.scope, f.ruleId, f.severity, f.title]),
+      ),
+    ).toEqual([
+      [
+        's3.tfstate',
+        'lock.preflight',
+        'info',
+        'Lock check not run: connection refused to 127.0.0.1:1 (the alert is backend.preflight)',
+      ],
+    ]);
+    // Failed runs all the same: nothing they did not see is resolved.
+    for (const scope of ['s3.tfstate', 'pay-prod'])
+      expect((await scanned.findings.readCurrent(scope))?.document.checks.locks?.status).toBe('failed');
+
+    const denial: ReadFailure = {
+      ...refused,
+      code: 'AccessDenied',
+      errorName: 'AccessDenied',
+      message: 'Access Denied',
+    };
+    delete denial.endpoint;
+    const deniedChecks = setup(unreachable({ 's3://tfstate': denial }), undefined, {
+      backendCheckedAlongside: true,
+    });
+    await deniedChecks.observe();
+    const denied = await deniedChecks.confirm();
+    expect(denied.outcomes[0]?.findings.map((finding) => [finding.ruleId, finding.severity])).toEqual([
+      ['lock.preflight', 'high'],
+    ]);
   });
 
   it('a second look that fails its preflight proves nothing and resolves no lock finding', async () => {
