@@ -89,7 +89,9 @@ export function createClusterFindingBuilder(
         owner: ownerOf(input.app),
         environment: cluster.environment,
         // The reason goes into the detail, not the title: it may carry request ids or times.
-        title: `Scan of ${subject} in cluster ${cluster.id} failed (${input.ruleId})`,
+        title: input.identity
+          ? `Scan of ${subject} in cluster ${cluster.id} failed (${input.ruleId})`
+          : `Scan of ${subject} failed (${input.ruleId})`,
         detail: `The scan of ${subject} failed, so its drift is unknown: ${reason}`,
         evidence: { ...input.evidence, reason },
         remediation: {

@@ -50,6 +50,19 @@ warnIfArgoFixturesMissing();
 
 describe('application status', () => {
   const builder = createClusterFindingBuilder(cluster, DEFAULT_POLICIES);
+
+  it('a failed scan names the cluster once, and an object with its cluster', () => {
+    const whole = builder.scanFailed({ ruleId: 'scan.cluster-manifests', reason: 'connection refused' });
+    expect(whole.title).toBe(`Scan of cluster ${cluster.id} failed (scan.cluster-manifests)`);
+    const object = builder.scanFailed({
+      ruleId: 'scan.cluster-object',
+      reason: 'forbidden',
+      identity: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+    });
+    expect(object.title).toBe(
+      `Scan of Deployment web in cluster ${cluster.id} failed (scan.cluster-object)`,
+    );
+  });
   const outOfSync = { sync: { status: 'OutOfSync' }, health: { status: 'Healthy' } };
   const twoHoursAgo = new Date(now.getTime() - 2 * 3_600_000);
 
