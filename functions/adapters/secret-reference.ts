@@ -11,36 +11,22 @@ export function createSecretResolver(options: {
   secretsManager: () => SecretsManagerClient;
   env?: NodeJS.ProcessEnv;
 }) {
-  const env = options.env ?? process.env;
+  const readValue = createSecretValueResolver(options);
   return async (reference: SecretReference): Promise<string> => {
-    if ('env' in reference) {
-      const value = env[reference.env];
-      if (!value) {
-        throw new ClusterSourceError(
-          'configuration',
-          `the environment variable ${reference.env} (the API token) is not set`,
-        );
-      }
-      return value.trim();
-    }
-    let secret: string | undefined;
+    let value: string;
     try {
-      const response = await options
-        .secretsManager()
-        .send(new GetSecretValueCommand({ SecretId: reference.secretsManager }));
-      secret = response.SecretString;
+      value = await readValue(reference);
     } catch (error) {
-      throw new ClusterSourceError(
-        'configuration',
-        `cannot read secret ${reference.secretsManager} from Secrets Manager: ${(error as Error).name}`,
-        { cause: error },
-      );
+      if (!(error instanceof SecretReadError)) throw error;
+      throw new ClusterSourceError('configuration', `${error.message} (the API token)`, { cause: error });
     }
-    const token = secret === undefined ? undefined : tokenFromSecret(secret);
+    const token = 'env' in reference ? value.trim() : tokenFromSecret(value);
     if (!token)
       throw new ClusterSourceError(
         'configuration',
-        `secret ${reference.secretsManager} holds no token (a string, or JSON with "token")`,
+        'env' in reference
+          ? `the environment variable ${reference.env} (the API token) is blank`
+          : `secret ${reference.secretsManager} holds no token (a string, or JSON with "token")`,
       );
     return token;
   };

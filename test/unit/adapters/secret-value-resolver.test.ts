@@ -2,7 +2,12 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSecretValueResolver, SecretReadError } from '../../../functions/adapters/secret-reference.js';
+import {
+  createSecretResolver,
+  createSecretValueResolver,
+  SecretReadError,
+} from '../../../functions/adapters/secret-reference.js';
+import { ClusterSourceError } from '../../../functions/core/gitops/ports.js';
 import { newCore } from '../../helpers/canary-generator.js';
 
 const secrets = mockClient(SecretsManagerClient);
@@ -47,6 +52,35 @@ describe('sensitive variable values', () => {
     );
     await expect(resolver()({ env: 'DB_PASSWORD' })).rejects.toThrow(
       'the environment variable DB_PASSWORD is not set',
+    );
+  });
+});
+
+describe('API tokens (Argo CD), read through the same resolver', () => {
+  const tokens = (env: NodeJS.ProcessEnv = {}) =>
+    createSecretResolver({ secretsManager: () => new SecretsManagerClient({}), env });
+
+  it('take the trimmed variable, the secret string, or the token of a JSON secret', async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: 'argocd/plain' }).resolves({ SecretString: ' tok-1 \n' });
+    secrets
+      .on(GetSecretValueCommand, { SecretId: 'argocd/json' })
+      .resolves({ SecretString: '{"token":"tok-2"}' });
+    expect(await tokens({ ARGOCD_TOKEN: ' tok-0\n' })({ env: 'ARGOCD_TOKEN' })).toBe('tok-0');
+    expect(await tokens()({ secretsManager: 'argocd/plain' })).toBe('tok-1');
+    expect(await tokens()({ secretsManager: 'argocd/json' })).toBe('tok-2');
+  });
+
+  it('fail as a configuration problem of the cluster, naming the reference', async () => {
+    secrets
+      .on(GetSecretValueCommand, { SecretId: 'argocd/other' })
+      .resolves({ SecretString: '{"user":"x"}' });
+    const missing = await tokens()({ env: 'ARGOCD_TOKEN' }).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(ClusterSourceError);
+    expect((missing as Error).message).toBe(
+      'the environment variable ARGOCD_TOKEN is not set (the API token)',
+    );
+    await expect(tokens()({ secretsManager: 'argocd/other' })).rejects.toThrow(
+      'secret argocd/other holds no token (a string, or JSON with "token")',
     );
   });
 });
