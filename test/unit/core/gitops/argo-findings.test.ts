@@ -59,9 +59,7 @@ describe('application status', () => {
       reason: 'forbidden',
       identity: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
     });
-    expect(object.title).toBe(
-      `Scan of Deployment web in cluster ${cluster.id} failed (scan.cluster-object)`,
-    );
+    expect(object.title).toBe(`Scan of Deployment web in cluster ${cluster.id} failed (scan.cluster-object)`);
   });
   const outOfSync = { sync: { status: 'OutOfSync' }, health: { status: 'Healthy' } };
   const twoHoursAgo = new Date(now.getTime() - 2 * 3_600_000);
