@@ -211,12 +211,6 @@ export function envNameProblem(name: string, options: { allowProxy?: boolean } =
   return `'${name}' is not allowed in a workspace's env${reason ? `: ${reason}` : ''} (allowed: ${ALLOWED_ENV_SUMMARY})`;
 }
 
-/**
- * Values that are secrets whatever their name: AWS access key ids and PEM private keys, and every
- * credential shape redaction recognises (tokens, URL passwords, webhooks: docs/security.md).
- */
-const SECRET_VALUE = /\b(AKIA|ASIA)[A-Z0-9]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
-
 /** A Terraform variable name, as `variable "<name>" {}` accepts it (and TF_VAR_<name> carries it). */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -235,8 +229,9 @@ export function plainVariableNameProblem(name: string): string | undefined {
   return undefined;
 }
 
+/** Values that are secrets whatever their name: every credential shape redaction recognises (docs/security.md). */
 export function envValueProblem(value: string): string | undefined {
-  if (SECRET_VALUE.test(value) || containsCredential(value))
+  if (containsCredential(value))
     return `the value looks like a secret; ${SECRETS_ELSEWHERE}`;
   return undefined;
 }
