@@ -1,13 +1,13 @@
 import { type FakeApplication, readArgoFixture, resourceDiff } from './fake-argocd.js';
 
 /**
- * The Argo CD estate the cluster tests scan: real Argo CD objects from ../shared/fixtures/argo-cd
- * (a Synced/Healthy application, an app-of-apps child, the gitops-engine Service trio) plus cases
+ * The Argo CD estate the cluster tests scan: objects in test/fixtures/argo-cd shaped like Argo CD's
+ * own test data (a Synced/Healthy application, an app-of-apps child, the gitops-engine Service trio) plus cases
  * of our own (a masked Secret, a missing and an orphaned object, failures).
  */
 export function argoScenario(canaries: { lastApplied: string; envSecret: string }): FakeApplication[] {
-  const healthy = readArgoFixture('controller/diff-cache.yaml');
-  const child = readArgoFixture('controller/live-child-application.yaml');
+  const healthy = readArgoFixture('synced-healthy-application.yaml');
+  const child = readArgoFixture('app-of-apps-child-application.yaml');
   const degraded = {
     ...child,
     status: {
@@ -30,9 +30,9 @@ export function argoScenario(canaries: { lastApplied: string; envSecret: string 
     },
   };
 
-  const serviceConfig = readArgoFixture('gitops-engine-diff/ssd-service-config.yaml');
-  const serviceLive = readArgoFixture('gitops-engine-diff/ssd-service-live.yaml');
-  const servicePredicted = readArgoFixture('gitops-engine-diff/ssd-service-predicted-live.json');
+  const serviceConfig = readArgoFixture('service-config.yaml');
+  const serviceLive = readArgoFixture('service-live.yaml');
+  const servicePredicted = readArgoFixture('service-predicted-live.yaml');
   const httpbin = application('httpbin', 'default', {
     sync: { status: 'OutOfSync' },
     health: { status: 'Healthy' },
@@ -235,7 +235,7 @@ export function conflictingState(secretCanary: string): Record<string, unknown> 
             attributes: {
               id: 'httpbin/httpbin-svc',
               metadata: [{ name: 'httpbin-svc', namespace: 'httpbin', labels: {}, annotations: {} }],
-              spec: [{ type: 'ClusterIP', port: [{ name: 'http-port', port: 7777, target_port: '80' }] }],
+              spec: [{ type: 'ClusterIP', port: [{ name: 'web', port: 8080, target_port: '8000' }] }],
             },
           },
         ],

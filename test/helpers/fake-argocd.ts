@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -9,19 +9,8 @@ import { parse as parseYaml } from 'yaml';
  * managed-resources), with the bearer check and the error bodies Argo CD sends.
  */
 
-export const ARGO_FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/argo-cd/', import.meta.url));
-export const argoFixturesExist = existsSync(ARGO_FIXTURES_DIR);
-
-let warned = false;
-/** One printed line when a clone has no ../shared: the fixture-based tests then skip. */
-export function warnIfArgoFixturesMissing(): void {
-  if (!argoFixturesExist && !warned) {
-    warned = true;
-    console.warn(
-      `skipping Argo CD fixture tests: ${ARGO_FIXTURES_DIR} does not exist (a clone without ../shared)`,
-    );
-  }
-}
+/** Our own Argo CD objects, shaped like upstream test data (see the folder's README.md). */
+export const ARGO_FIXTURES_DIR = fileURLToPath(new URL('../fixtures/argo-cd/', import.meta.url));
 
 /** A fixture file as JSON (YAML converted, as the API returns the same object model as JSON). */
 export function readArgoFixture(relative: string): Record<string, unknown> {

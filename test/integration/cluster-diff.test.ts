@@ -5,12 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../functions/core/findings/model.js';
 import { argoScenario, conflictingState } from '../helpers/argo-scenario.js';
-import {
-  argoFixturesExist,
-  type FakeArgoCd,
-  startFakeArgoCd,
-  warnIfArgoFixturesMissing,
-} from '../helpers/fake-argocd.js';
+import { type FakeArgoCd, startFakeArgoCd } from '../helpers/fake-argocd.js';
 import { type FakeKubernetes, startFakeKubernetes, writeKubeconfig } from '../helpers/fake-kubernetes.js';
 import {
   allFileText,
@@ -23,7 +18,7 @@ import {
 
 /**
  * `driftwatch cluster-diff` end to end, as a user runs it: against a local server speaking Argo CD's
- * API (built from the real Argo CD objects in ../shared/fixtures/argo-cd), and in direct mode against
+ * API (built from our objects in test/fixtures/argo-cd, shaped like Argo CD's own test data), and in direct mode against
  * a fake Kubernetes API with a real `kubectl kustomize` render of examples/gitops/overlays/prod.
  */
 const temp = useTempDir('driftwatch-cluster-');
@@ -41,7 +36,7 @@ function expectNoSecrets(text: string): void {
   for (const secret of [token, lastApplied, envSecret, stateSecret]) expect(text).not.toContain(secret);
 }
 
-describe.skipIf(!argoFixturesExist)('cluster-diff against Argo CD', () => {
+describe('cluster-diff against Argo CD', () => {
   let argo: FakeArgoCd;
   let statePath: string;
   beforeAll(async () => {
@@ -97,7 +92,7 @@ describe.skipIf(!argoFixturesExist)('cluster-diff against Argo CD', () => {
         (finding) => finding.ruleId === ruleId && (finding.resource as { name: string }).name === name,
       )!;
 
-    // The real gitops-engine trio: the live Service carries the instance label git does not predict,
+    // The Service trio (gitops-engine's shape): the live Service carries the instance label git does not predict,
     // and misses the label a mutating webhook adds; server-populated fields are not drift.
     expect(
       byRule('cluster.drift', 'httpbin-svc')
@@ -235,9 +230,7 @@ describe.skipIf(!argoFixturesExist)('cluster-diff against Argo CD', () => {
   });
 });
 
-warnIfArgoFixturesMissing();
-
-describe('cluster-diff failures that need no fixtures', () => {
+describe('cluster-diff failures', () => {
   it('an unreachable Argo CD is one scan-failed finding', async () => {
     const closed = await closedPort();
     const run = await runCli(

@@ -6,12 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanSummary } from '../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../functions/core/findings/model.js';
 import { argoScenario, conflictingState } from '../helpers/argo-scenario.js';
-import {
-  argoFixturesExist,
-  type FakeArgoCd,
-  startFakeArgoCd,
-  warnIfArgoFixturesMissing,
-} from '../helpers/fake-argocd.js';
+import { type FakeArgoCd, startFakeArgoCd } from '../helpers/fake-argocd.js';
 import { type FakeKubernetes, startFakeKubernetes, writeKubeconfig } from '../helpers/fake-kubernetes.js';
 import {
   allFileText,
@@ -46,7 +41,7 @@ const HEADER = [
   `    backend: { bucket: ${STATE_BUCKET}, key: platform-k8s/terraform.tfstate, region: ${REGION} }`,
 ];
 
-describe.skipIf(!argoFixturesExist)('scan-cluster handler', () => {
+describe('scan-cluster handler', () => {
   let argo: FakeArgoCd;
   beforeAll(async () => {
     argo = await startFakeArgoCd({
@@ -131,8 +126,6 @@ describe.skipIf(!argoFixturesExist)('scan-cluster handler', () => {
     expect(everything).not.toContain(stateSecret);
   });
 });
-
-warnIfArgoFixturesMissing();
 
 describe('driftwatch scan runs the ScanCluster stage', () => {
   let kube: FakeKubernetes;
