@@ -1,10 +1,9 @@
-import { canonicalJson, type SensitiveHasher } from '../redaction/secrets.js';
+import { canonicalJson, containsCredential, type SensitiveHasher } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
 import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
 import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './plan-model.js';
 import {
-  containsSecretValue,
   hashSide,
   hasSensitiveContent,
   isSecretNamedPair,
@@ -379,7 +378,7 @@ function pushChange(
   let secretKey = false;
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index];
-    if (typeof segment === 'string' && containsSecretValue(segment)) {
+    if (typeof segment === 'string' && containsCredential(segment)) {
       segments[index] = hashSensitive(segment);
       secretKey = true;
     }

@@ -1,4 +1,4 @@
-import { MIN_LITERAL_SECRET, type SensitiveHasher } from '../redaction/secrets.js';
+import { containsCredential, MIN_LITERAL_SECRET, type SensitiveHasher } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { checkFormatVersion } from './format-version.js';
 import { isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
@@ -26,7 +26,7 @@ import {
   compactResourceEntry,
   safeAddress,
 } from './resource-entry.js';
-import { containsSecretValue, createSensitiveKeyTest, hashSide } from './sensitivity.js';
+import { createSensitiveKeyTest, hashSide } from './sensitivity.js';
 
 export interface CompactOptions {
   hashSensitive: SensitiveHasher;
@@ -364,7 +364,7 @@ class PriorStateResources {
     const kept: ManagedResource['values'] = {};
     for (const key of IDENTITY_ATTRIBUTES) {
       const value = values[key];
-      if (value === undefined || value === '' || containsSecretValue(value)) continue;
+      if (value === undefined || value === '' || containsCredential(value)) continue;
       kept[key] = sensitive?.includes(key) ? this.hash(value) : value;
     }
     this.byAddress.set(safe, { address: safe, type: this.intern(type ?? ''), values: kept });

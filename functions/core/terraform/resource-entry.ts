@@ -1,4 +1,4 @@
-import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
+import { containsCredential, redactText, type SensitiveHasher } from '../redaction/secrets.js';
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
@@ -12,7 +12,6 @@ import {
   type ResourceMode,
 } from './plan-model.js';
 import {
-  containsSecretValue,
   holdsSecrets,
   MASKLESS_REDACTION_NOTE,
   type SensitiveKeyTest,
@@ -205,7 +204,7 @@ function replacePathsOf(value: unknown, hash: SensitiveHasher): string[] | undef
         path
           .filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number')
           // A map key that is a credential is hashed here as in the changes' paths (attribute-diff.ts).
-          .map((s) => (typeof s === 'string' && containsSecretValue(s) ? hash(s) : s)),
+          .map((s) => (typeof s === 'string' && containsCredential(s) ? hash(s) : s)),
       ),
     );
   return paths.length > 0 ? paths : undefined;
@@ -217,7 +216,7 @@ function replacePathsOf(value: unknown, hash: SensitiveHasher): string[] | undef
  * way in every address (prior state too), so addresses still match each other.
  */
 export function safeAddress(address: string): string {
-  return containsSecretValue(address) ? redactText(address) : address;
+  return containsCredential(address) ? redactText(address) : address;
 }
 
 function optionalAddress(address: string | undefined): string | undefined {
@@ -238,7 +237,7 @@ function extractTags(
   for (const key in tags) {
     const value = tags[key];
     if (typeof value !== 'string' || childMask(tagsMask, key) === true) continue;
-    if (tools.isSensitiveKey(key) || containsSecretValue(value) || containsSecretValue(key)) continue;
+    if (tools.isSensitiveKey(key) || containsCredential(value) || containsCredential(key)) continue;
     kept[key] = value;
     count++;
   }
@@ -255,7 +254,7 @@ function extractIdentity(
   let count = 0;
   for (const key of IDENTITY_ATTRIBUTES) {
     const value = values[key];
-    if (typeof value !== 'string' || value === '' || containsSecretValue(value)) continue;
+    if (typeof value !== 'string' || value === '' || containsCredential(value)) continue;
     identity[key] = childMask(mask, key) === true ? tools.hashSensitive(value) : value;
     count++;
   }

@@ -7,19 +7,9 @@ import { UNKNOWN_VALUE } from './plan-model.js';
 /**
  * Principle 7 for plans: a value is sensitive when Terraform's mask says so, when a path segment has
  * a secret-looking name, when the resource type stores a secret in a plain-named attribute, or when
- * it holds a PEM private key. This module answers those questions; the differ decides where to ask.
+ * it holds a credential recognised by its value (PEM keys, URL passwords, tokens: secret-values.ts).
+ * This module answers those questions; the differ decides where to ask.
  */
-
-const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----/;
-
-export function containsPrivateKey(text: string): boolean {
-  return text.includes('-----BEGIN') && PEM_PRIVATE_KEY.test(text);
-}
-
-/** A PEM private key or any credential recognised by its value (URL passwords, tokens, keys). */
-export function containsSecretValue(text: string): boolean {
-  return containsPrivateKey(text) || containsCredential(text);
-}
 
 const SSM_SECURE_STRING_ATTRIBUTES: ReadonlySet<string> = new Set(['value', 'insecure_value']);
 const SECRET_VERSION_ATTRIBUTES: ReadonlySet<string> = new Set(['secret_string', 'secret_binary']);
@@ -154,7 +144,7 @@ export function isSecretNamedPair(value: Record<string, unknown>, isSensitiveKey
 }
 
 function stringHasSensitiveContent(text: string, isSensitiveKey: SensitiveKeyTest): boolean {
-  if (containsSecretValue(text)) return true;
+  if (containsCredential(text)) return true;
   const document = parseJsonDocument(text);
   return document !== undefined && hasSensitiveContent(document, undefined, isSensitiveKey);
 }
