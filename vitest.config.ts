@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (pure core, adapters against aws-sdk-client-mock, handlers, CLI) runs in
+// Three projects: `unit` (pure core, adapters against aws-sdk-client-mock, handlers, CLI) runs in
 // parallel threads; `integration` runs real terraform against a real moto_server per test file.
 // Each terraform plan holds ~0.8 GB for the AWS provider, so integration files run two at a time.
+// `corpus` reads third-party plans in ../shared/fixtures, which a clone does not have: it is opt-in
+// (`npm run test:corpus`), and `npm test` names only unit and integration.
 export default defineConfig({
   test: {
     // The AWS SDK warns that its 2027 releases need Node 22; the versions pinned here run on 20.
@@ -26,6 +28,15 @@ export default defineConfig({
           hookTimeout: 600_000,
           pool: 'forks',
           maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'corpus',
+          include: ['test/corpus/**/*.test.ts'],
+          // Fails the run with one line when ../shared/fixtures is absent (never a skip).
+          globalSetup: ['test/corpus/fixture-paths.ts'],
+          testTimeout: 60_000,
         },
       },
     ],

@@ -17,7 +17,6 @@ import {
   versioningCompanion,
 } from '../../helpers/plan-builders.js';
 import { usePlanFiles } from '../../helpers/plan-files.js';
-import { fixturePath, fixturesExist, PLAN_FIXTURES, readFixture } from '../core/terraform/fixture-paths.js';
 
 const { dir, writePlan } = usePlanFiles('driftwatch-plan-file-');
 
@@ -76,14 +75,7 @@ describe('readPlanFile: the streaming path produces exactly the in-memory Compac
     }
   });
 
-  it.skipIf(!fixturesExist)('for every plan fixture', async () => {
-    for (const name of PLAN_FIXTURES) {
-      const expected = await inMemory(fixturePath(name));
-      expect(await streamed(fixturePath(name)), name).toEqual(expected);
-      expect(await streamed(fixturePath(name), 13), name).toEqual(expected);
-      expect(expected).toEqual(compactPlan(readFixture(name), { hashSensitive }));
-    }
-  });
+  // The same check over the real OpenTofu / terraform-json plans is in test/corpus (npm run test:corpus).
 
   it('keeps the order of keys that Terraform does not sort (equivalence fixtures are sorted)', async () => {
     const raw = awsDriftPlan();

@@ -3,17 +3,23 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Real plans from OpenTofu and terraform-json, read in place from ../shared/fixtures (DESIGN.md
- * "Real data to test against"); never copied into the repository.
+ * "Real data to test against"); never copied into the repository. Only the opt-in `corpus`
+ * project (`npm run test:corpus`) reads them; `npm test` never does.
  */
-export const FIXTURES_DIR = fileURLToPath(new URL('../../../../../shared/fixtures/', import.meta.url));
-export const fixturesExist = existsSync(FIXTURES_DIR);
+export const FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 
-let warned = false;
-export function warnIfFixturesMissing(): void {
-  if (!fixturesExist && !warned) {
-    warned = true;
-    console.warn(`skipping plan fixture tests: ${FIXTURES_DIR} does not exist (a clone without ../shared)`);
-  }
+/**
+ * Global setup of the corpus project: the corpus exists to read these plans, so a clone without
+ * them is an error naming the folder, never a run that silently skips.
+ */
+export default function requireFixtures(): void {
+  if (existsSync(FIXTURES_DIR)) return;
+  const error = new Error(
+    `corpus: ${FIXTURES_DIR} does not exist; run the corpus in a checkout beside ../shared/fixtures (npm test does not need it)`,
+  );
+  // One line, not a stack trace: the cause and the fix are in the message.
+  error.stack = error.message;
+  throw error;
 }
 
 export function fixturePath(relative: string): string {

@@ -1,22 +1,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SENSITIVE_MARKER } from '../../../../functions/core/redaction/secrets.js';
-import {
-  compactPlan,
-  type EvaluationResult,
-  evaluatePlan,
-} from '../../../../functions/core/terraform/index.js';
-import { context, hashSensitive } from '../../../helpers/plan-builders.js';
-import {
-  FIXTURES_DIR,
-  fixturesExist,
-  PLAN_FIXTURES,
-  readFixture,
-  warnIfFixturesMissing,
-} from './fixture-paths.js';
-
-warnIfFixturesMissing();
+import { readPlanFile } from '../../functions/adapters/plan-file.js';
+import { SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
+import { compactPlan, type EvaluationResult, evaluatePlan } from '../../functions/core/terraform/index.js';
+import { context, hashSensitive } from '../helpers/plan-builders.js';
+import { FIXTURES_DIR, fixturePath, PLAN_FIXTURES, readFixture } from './fixture-paths.js';
 
 function evaluateFixture(name: string, overrides: Parameters<typeof context>[0] = {}): EvaluationResult {
   return evaluatePlan(readFixture(name), { ...context(overrides), hashSensitive });
@@ -33,7 +22,7 @@ function summary(result: EvaluationResult) {
   }));
 }
 
-describe.skipIf(!fixturesExist)('golden: every plan fixture', () => {
+describe('golden: every plan fixture', () => {
   it('the list covers every plan in the fixtures folder', () => {
     const plans: string[] = [];
     const walk = (dir: string) => {
@@ -426,5 +415,20 @@ describe.skipIf(!fixturesExist)('golden: every plan fixture', () => {
       environment: 'dev',
     });
     expect(moved.findings[0]?.severity).toBe('info');
+  });
+});
+
+describe('readPlanFile: the streaming path produces exactly the in-memory CompactPlan', () => {
+  const inMemory = (path: string) => readPlanFile(path, { hashSensitive });
+  const streamed = (path: string, streamChunkBytes?: number) =>
+    readPlanFile(path, { hashSensitive, inMemoryLimitBytes: 1, streamChunkBytes });
+
+  it('for every plan fixture', async () => {
+    for (const name of PLAN_FIXTURES) {
+      const expected = await inMemory(fixturePath(name));
+      expect(await streamed(fixturePath(name)), name).toEqual(expected);
+      expect(await streamed(fixturePath(name), 13), name).toEqual(expected);
+      expect(expected).toEqual(compactPlan(readFixture(name), { hashSensitive }));
+    }
   });
 });
