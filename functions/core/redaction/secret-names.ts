@@ -118,7 +118,24 @@ export function nameWords(name: string): string[] {
     .filter((word) => word !== '');
 }
 
+/**
+ * Answers remembered: the same names (`tags`, `arn`, `Password`) come back in every resource of a plan
+ * and in every value the credential rules read. Bounded, and simply started afresh when full.
+ */
+const answers = new Map<string, boolean>();
+const MAX_REMEMBERED = 50_000;
+
 export function isSensitiveName(name: string): boolean {
+  let answer = answers.get(name);
+  if (answer === undefined) {
+    answer = judgeName(name);
+    if (answers.size >= MAX_REMEMBERED) answers.clear();
+    answers.set(name, answer);
+  }
+  return answer;
+}
+
+function judgeName(name: string): boolean {
   const words = nameWords(name);
   if (words.length === 0) return false;
   const last = words[words.length - 1]!;

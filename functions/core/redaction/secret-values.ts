@@ -33,17 +33,6 @@ interface ValueRule {
   minLength?: number;
 }
 
-/** isSensitiveName, remembered: the same names (`arn`, `https`, `Password`) come back in every value. */
-const secretNameCache = new Map<string, boolean>();
-function isSecretName(name: string): boolean {
-  let answer = secretNameCache.get(name);
-  if (answer === undefined) {
-    answer = isSensitiveName(name);
-    if (secretNameCache.size < 10_000) secretNameCache.set(name, answer);
-  }
-  return answer;
-}
-
 /** Characters that end an unquoted value: whitespace, separators, closing brackets and quotes. */
 const VALUE_END = `\\s,;&)}\\]"'<>`;
 
@@ -77,7 +66,7 @@ export const VALUE_RULES: readonly ValueRule[] = [
     // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts).
     pattern:
       /(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
-    accept: (groups) => isSecretName(groups.name ?? ''),
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
     value: new RegExp(`"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`, 'y'),
   },
   {
@@ -85,7 +74,7 @@ export const VALUE_RULES: readonly ValueRule[] = [
     hints: [' is '],
     // Terraform diagnostics print expression values: `var.api_token is "x"`.
     pattern: /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\s+is\s+(?=")/g,
-    accept: (groups) => isSecretName(groups.name ?? ''),
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
     value: /"(?:[^"\\\n]|\\.)*"/y,
   },
   {

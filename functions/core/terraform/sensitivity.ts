@@ -77,19 +77,11 @@ function isSecureString(value: unknown): boolean {
   return isPlainObject(value) && value.type === 'SecureString';
 }
 
-/** `isSensitiveName` memoised per plan: attribute names repeat across thousands of resources. */
+/** Whether a key names a secret (isSensitiveName, which remembers its answers); injectable for tests. */
 export type SensitiveKeyTest = (key: string) => boolean;
 
 export function createSensitiveKeyTest(): SensitiveKeyTest {
-  const cache = new Map<string, boolean>();
-  return (key) => {
-    let answer = cache.get(key);
-    if (answer === undefined) {
-      answer = isSensitiveName(key);
-      if (cache.size < 50_000) cache.set(key, answer);
-    }
-    return answer;
-  };
+  return isSensitiveName;
 }
 
 /**
