@@ -1,3 +1,4 @@
+import { stripForTerminal } from '../text/sanitize.js';
 import { REDACTED, redactText } from './secrets.js';
 
 /**
@@ -13,7 +14,8 @@ export function summarizeTerraformErrors(
   knownSecrets: Iterable<string> = [],
   maxLength = 4000,
 ): string | undefined {
-  const lines = stripAnsi(stderr).split(/\r?\n/);
+  // Colours and any other escape sequence go, as everywhere data reaches a reader.
+  const lines = stripForTerminal(stderr, { multiline: true }).split('\n');
   const revealed = new Set<string>(knownSecrets);
   const kept: string[] = [];
   for (const rawLine of lines) {
@@ -54,11 +56,6 @@ function collectRevealedValue(value: string, revealed: Set<string>): void {
 /** True for `name = "literal"` (a value in configuration), false for `resource "aws_s3_bucket" "x" {` labels. */
 function isAssignedLiteral(code: string, literalIndex: number): boolean {
   return /=\s*$/.test(code.slice(0, literalIndex)) || /:\s*$/.test(code.slice(0, literalIndex));
-}
-
-function stripAnsi(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences are what we strip
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
 export { REDACTED };
