@@ -34,8 +34,6 @@ export default defineConfig({
         test: {
           name: 'corpus',
           include: ['test/corpus/**/*.test.ts'],
-          // Fails the run with one line when ../shared/fixtures is absent (never a skip).
-          globalSetup: ['test/corpus/fixture-paths.ts'],
           testTimeout: 60_000,
         },
       },

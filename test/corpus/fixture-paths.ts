@@ -8,12 +8,9 @@ import { fileURLToPath } from 'node:url';
  */
 export const FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 
-/**
- * Global setup of the corpus project: the corpus exists to read these plans, so a clone without
- * them is an error naming the folder, never a run that silently skips.
- */
-export default function requireFixtures(): void {
-  if (existsSync(FIXTURES_DIR)) return;
+// The corpus exists to read these plans, so a clone without them fails the corpus file with one
+// line naming the folder (at import, before any test), never a run that silently skips.
+if (!existsSync(FIXTURES_DIR)) {
   const error = new Error(
     `corpus: ${FIXTURES_DIR} does not exist; run the corpus in a checkout beside ../shared/fixtures (npm test does not need it)`,
   );
