@@ -231,8 +231,7 @@ export function plainVariableNameProblem(name: string): string | undefined {
 
 /** Values that are secrets whatever their name: every credential shape redaction recognises (docs/security.md). */
 export function envValueProblem(value: string): string | undefined {
-  if (containsCredential(value))
-    return `the value looks like a secret; ${SECRETS_ELSEWHERE}`;
+  if (containsCredential(value)) return `the value looks like a secret; ${SECRETS_ELSEWHERE}`;
   return undefined;
 }
 
