@@ -4,6 +4,7 @@
  */
 
 import { containsCredential, isSensitiveName } from '../redaction/secrets.js';
+import { isExactVersion, parseConstraint } from '../terraform/engine-version.js';
 import { SAFE_ID } from './model.js';
 
 export function safeIdProblem(id: string): string | undefined {
@@ -104,11 +105,12 @@ export function relativePathProblem(path: string): string | undefined {
   return undefined;
 }
 
-const TERRAFORM_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
-
+/** An exact version (`1.11.4`) or a Terraform version constraint (`~> 1.9.0`, `>= 1.5, < 2.0`). */
 export function terraformVersionProblem(version: string): string | undefined {
-  if (TERRAFORM_VERSION.test(version)) return undefined;
-  return `'${version}' is not an exact Terraform version such as 1.11.4 (constraints like '~> 1.11' are not supported)`;
+  if (isExactVersion(version)) return undefined;
+  const parsed = parseConstraint(version);
+  if (!('problem' in parsed)) return undefined;
+  return `'${version}' is neither a Terraform version such as 1.11.4 nor a constraint such as '~> 1.11.0' or '>= 1.5, < 2.0'`;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

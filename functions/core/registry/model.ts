@@ -1,4 +1,5 @@
 import type { Severity } from '../findings/model.js';
+import type { Engine } from '../terraform/engine-version.js';
 
 /**
  * The validated registry (driftwatch.yaml). `parseRegistry` produces this from YAML; everything
@@ -69,7 +70,13 @@ export interface WorkspaceConfig {
   backend: BackendConfig;
   roleArn?: string;
   externalId?: string;
+  /**
+   * The version of the workspace's engine (Terraform, or OpenTofu with `engine: opentofu`): exact
+   * (`1.9.8`) or a constraint (`~> 1.9.0`). Unset: the root's version file, then its required_version.
+   */
   terraformVersion?: string;
+  /** `terraform` (default) or `opentofu`: runs `tofu` with the same arguments and environment. */
+  engine?: Engine;
   routes: RouteConfig[];
   /** Extra environment for Terraform, e.g. TF_VAR_* (never secrets: the registry is not a vault). */
   env: Record<string, string>;

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { SEVERITIES } from '../findings/model.js';
+import { ENGINES } from '../terraform/engine-version.js';
 import {
   apiServerUrlProblem,
   certificateAuthorityProblem,
@@ -308,6 +309,7 @@ const workspaceSchema = strictObject({
   roleArn: z.optional(text(roleArnProblem)),
   externalId: z.optional(text(externalIdProblem)),
   terraformVersion: z.optional(text(terraformVersionProblem)),
+  engine: z.optional(z.enum(ENGINES, { error: `expected ${ENGINES.join(' or ')}` })),
   routes: z._default(z.array(routeSchema), () => []),
   env: z._default(envSchema, () => ({})),
   allowProxyEnv: z.optional(z.boolean()),

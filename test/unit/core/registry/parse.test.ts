@@ -39,6 +39,8 @@ workspaces:
     owner: payments
     environment: staging
     source: { s3: "s3://bundles/payments.tgz", path: infra/ }
+    engine: opentofu
+    terraformVersion: "~> 1.8.0"
     backend:
       bucket: tfstate-staging
       key: terraform.tfstate
@@ -107,6 +109,8 @@ describe('parseRegistry: a valid registry', () => {
           owner: 'payments',
           environment: 'staging',
           source: { s3: 's3://bundles/payments.tgz', path: 'infra/' },
+          engine: 'opentofu',
+          terraformVersion: '~> 1.8.0',
           backend: {
             bucket: 'tfstate-staging',
             key: 'terraform.tfstate',
@@ -273,7 +277,7 @@ describe('parseRegistry: problem reports', () => {
     expect(error.fileName).toBe('infra/driftwatch.yaml');
     expect(error.message.split('\n')).toStrictEqual([
       'infra/driftwatch.yaml:13:14 workspaces[0].roleArn: the value is not an IAM role ARN such as arn:aws:iam::111111111111:role/driftwatch-read',
-      "infra/driftwatch.yaml:14:23 workspaces[0].terraformVersion: the value is not an exact Terraform version such as 1.11.4 (constraints like '~> 1.11' are not supported)",
+      "infra/driftwatch.yaml:14:23 workspaces[0].terraformVersion: the value is neither a Terraform version such as 1.11.4 nor a constraint such as '~> 1.11.0' or '>= 1.5, < 2.0'",
     ]);
   });
 

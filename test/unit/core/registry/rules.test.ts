@@ -432,11 +432,19 @@ describe('workspace values', () => {
     });
   });
 
-  it('rejects a Terraform version constraint', () => {
-    expectProblem(registryWithWorkspace('    terraformVersion: "~> 1.11"'), {
+  it('rejects a Terraform version that is neither a version nor a constraint', () => {
+    expectProblem(registryWithWorkspace('    terraformVersion: "~> 1.x"'), {
       path: 'workspaces[0].terraformVersion',
       line: 13,
-      message: 'the value is not an exact Terraform version',
+      message: 'the value is neither a Terraform version such as 1.11.4 nor a constraint',
+    });
+  });
+
+  it('rejects an engine other than terraform or opentofu', () => {
+    expectProblem(registryWithWorkspace('    engine: tofu'), {
+      path: 'workspaces[0].engine',
+      line: 13,
+      message: 'expected terraform or opentofu',
     });
   });
 });
