@@ -65,6 +65,43 @@ export async function readTerraformConfiguration(rootDir: string): Promise<Confi
   return reading;
 }
 
+/**
+ * Every `required_version` of the root module's `terraform` blocks, in file order. OpenTofu also
+ * reads `.tofu` files, and ignores a `.tf` file that has a `.tofu` twin. A file the parser cannot read
+ * is skipped: Terraform reports it itself, with a better message, at init.
+ */
+export async function readRequiredVersions(
+  rootDir: string,
+  options: { tofu?: boolean } = {},
+): Promise<string[]> {
+  const names = await readdir(rootDir);
+  const extensions = options.tofu ? ['.tf', '.tf.json', '.tofu', '.tofu.json'] : ['.tf', '.tf.json'];
+  const twin = (file: string) => file.replace(/\.tf(\.json)?$/, '.tofu$1');
+  const files = names
+    .filter((file) => extensions.some((extension) => file.endsWith(extension)))
+    .filter((file) => !(options.tofu && /\.tf(\.json)?$/.test(file) && names.includes(twin(file))))
+    .sort();
+  if (files.length === 0) return [];
+  const parser = await loadHcl();
+  const versions: string[] = [];
+  for (const file of files) {
+    let body: Record<string, unknown>;
+    try {
+      const text = await readFile(join(rootDir, file), 'utf8');
+      body = file.endsWith('.json')
+        ? (JSON.parse(text) as Record<string, unknown>)
+        : await parser.parse(file, text);
+    } catch {
+      continue;
+    }
+    for (const block of blocksOf(body.terraform)) {
+      const value = block.required_version;
+      if (typeof value === 'string' && value.trim() !== '') versions.push(value.trim());
+    }
+  }
+  return versions;
+}
+
 /** One module directory; `prefix` is its address (`module.db[*].module.cache`) as steps. */
 async function readModule(
   parser: HclModule,

@@ -2,7 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTerraformConfiguration } from '../../../functions/adapters/terraform/configuration-reader.js';
+import {
+  readRequiredVersions,
+  readTerraformConfiguration,
+} from '../../../functions/adapters/terraform/configuration-reader.js';
 
 /** Real-looking configurations, parsed by the real HCL parser (WebAssembly, offline). */
 
@@ -161,5 +164,28 @@ describe('readTerraformConfiguration', () => {
 
   it('a directory that does not exist is an error that names it', async () => {
     await expect(readTerraformConfiguration(join(root, 'nope'))).rejects.toThrow(/nope is not a directory/);
+  });
+});
+
+describe('readRequiredVersions', () => {
+  it('collects required_version of every terraform block of the root (HCL and JSON), not of modules or comments', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-required-'));
+    try {
+      writeFileSync(
+        join(dir, 'versions.tf'),
+        '# required_version = "0.12.0"\nterraform {\n  required_version = ">= 1.5, < 2.0"\n  backend "s3" {}\n}\n',
+      );
+      writeFileSync(join(dir, 'z.tf.json'), JSON.stringify({ terraform: { required_version: '!= 1.9.0' } }));
+      writeFileSync(join(dir, 'main.tf'), 'terraform {\n  required_providers {}\n}\n');
+      mkdirSync(join(dir, 'modules'));
+      writeFileSync(join(dir, 'modules', 'x.tf'), 'terraform {\n  required_version = "= 0.13.0"\n}\n');
+      expect(await readRequiredVersions(dir)).toEqual(['>= 1.5, < 2.0', '!= 1.9.0']);
+      // OpenTofu reads x.tofu instead of its x.tf twin.
+      writeFileSync(join(dir, 'versions.tofu'), 'terraform {\n  required_version = "~> 1.8.0"\n}\n');
+      expect(await readRequiredVersions(dir, { tofu: true })).toEqual(['~> 1.8.0', '!= 1.9.0']);
+      expect(await readRequiredVersions(dir)).toEqual(['>= 1.5, < 2.0', '!= 1.9.0']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
