@@ -2,12 +2,30 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createLogger, type Logger, logLevelFrom } from '../adapters/logger.js';
 import { openStoreAt } from '../adapters/object-store/location.js';
+import { createFindingsStore, type FindingsStore } from '../core/findings/findings-store.js';
 import type { ObjectStore } from '../core/findings/object-store.js';
+import { createDeferredFindingsStore } from '../core/findings/pending-records.js';
 import { ConfigurationError, findingsStoreLocation } from './env.js';
 
 /** The findings bucket (FINDINGS_BUCKET), or a local directory for `driftwatch invoke`. */
 export function findingsObjectStore(s3: S3Client): ObjectStore {
   return openStoreAt(findingsStoreLocation(), () => s3);
+}
+
+/**
+ * The findings store of a scanning stage. Deployed (DRIFTWATCH_RECORDING=deferred, set by the stack)
+ * a stage only leaves pending records for RecordFindings: its role may not write current/ or history,
+ * because the code it runs (Terraform providers, modules) can reach its credentials. Locally
+ * (`driftwatch invoke`, one trust domain) it records directly.
+ */
+export function scannerFindingsStore(
+  objects: ObjectStore,
+  env: NodeJS.ProcessEnv = process.env,
+): FindingsStore {
+  const mode = env.DRIFTWATCH_RECORDING;
+  if (mode === 'deferred') return createDeferredFindingsStore(objects);
+  if (mode === undefined || mode === '' || mode === 'direct') return createFindingsStore(objects);
+  throw new ConfigurationError(`DRIFTWATCH_RECORDING takes deferred or direct, not ${mode}`);
 }
 
 export function handlerLogger(handler: string): Logger {

@@ -5,14 +5,13 @@ import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
 import { type BucketEvent, bucketEvent, bucketResult } from '../core/backend/bucket-event.js';
 import { notChecked } from '../core/backend/failure-cause.js';
 import { confirmAndRecordLocks } from '../core/backend/stages.js';
-import { createFindingsStore } from '../core/findings/findings-store.js';
 import { scanRefOf } from '../core/scan/scan-event.js';
-import { findingsObjectStore, handlerLogger } from './common.js';
+import { findingsObjectStore, handlerLogger, scannerFindingsStore } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 const s3 = new S3Client({});
 const objects = findingsObjectStore(s3);
-const findings = createFindingsStore(objects);
+const findings = scannerFindingsStore(objects);
 const logger = handlerLogger('confirm-locks');
 const LATE_WINDOW_MAX_MS = 5 * 60_000;
 const WORK_RESERVE_MS = 2 * 60_000;

@@ -17,7 +17,8 @@ export type NotifyOwnersEvent = z.infer<typeof notifyOwnersEvent>;
 
 const s3 = new S3Client({});
 const objects = findingsObjectStore(s3);
-const store = createFindingsStore(objects);
+// Read-only: this role writes only notifications/ (RecordFindings quarantines corrupt history).
+const store = createFindingsStore(objects, { readOnly: true });
 const publisher = createSnsPublisher(new SNSClient({}), { topicArn: requireEnv('TOPIC_ARN') });
 const logger = handlerLogger('notify-owners');
 

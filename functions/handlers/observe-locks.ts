@@ -4,14 +4,13 @@ import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
 import { type BucketEvent, bucketEvent } from '../core/backend/bucket-event.js';
 import { notChecked } from '../core/backend/failure-cause.js';
 import { observeAndStoreLocks } from '../core/backend/stages.js';
-import { createFindingsStore } from '../core/findings/findings-store.js';
 import { scanRefOf } from '../core/scan/scan-event.js';
-import { findingsObjectStore, handlerLogger } from './common.js';
+import { findingsObjectStore, handlerLogger, scannerFindingsStore } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 const s3 = new S3Client({});
 const objects = findingsObjectStore(s3);
-const findings = createFindingsStore(objects);
+const findings = scannerFindingsStore(objects);
 const logger = handlerLogger('observe-locks');
 
 /**

@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import { emitMetric, METRICS_NAMESPACE, SCAN_COMPLETED_METRIC } from '../adapters/metrics.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
+import { applyPendingRecords } from '../core/findings/pending-records.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { summarizeScan } from '../core/scan/summary.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
@@ -13,12 +14,14 @@ export const recordFindingsEvent = z.object(scanEventShape);
 export type RecordFindingsEvent = z.infer<typeof recordFindingsEvent>;
 
 const s3 = new S3Client({});
-const store = createFindingsStore(findingsObjectStore(s3));
+const objects = findingsObjectStore(s3);
+const store = createFindingsStore(objects);
 const logger = handlerLogger('record-findings');
 
 /**
- * RecordFindings stage: every scope recorded its own findings as it went; this writes the scan's
- * summary from their history files and emits the heartbeat metric the scan-missing alarm watches.
+ * RecordFindings stage: applies the scanners' pending records (deployed, the only writer of
+ * current/ and history; a local run's scopes recorded directly), then writes the scan's summary
+ * from the history files and emits the heartbeat metric the scan-missing alarm watches.
  */
 export const handler = middy<RecordFindingsEvent>()
   .use(validateEvent(recordFindingsEvent))
@@ -26,6 +29,9 @@ export const handler = middy<RecordFindingsEvent>()
   .handler(async (event) => {
     const { registry } = await loadRegistrySource(event.registry, s3);
     const scan = scanRefOf(event);
+    // Deployed scanners leave pending records: this role alone writes current/ and history.
+    const pending = await applyPendingRecords(store, objects, scan);
+    for (const corrupt of pending.corrupt) logger.warn('corrupt pending record quarantined', { ...corrupt });
     const [files, runs] = await Promise.all([store.scanHistoryFiles(scan), store.scanRuns(scan)]);
     const workspaceIds = new Set(registry.workspaces.map((workspace) => workspace.id));
     const outcomes = files

@@ -2,14 +2,13 @@ import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
 import { loadRegistrySource } from '../adapters/registry-source.js';
-import { createFindingsStore } from '../core/findings/findings-store.js';
 import type { Check } from '../core/findings/model.js';
 import { redactText } from '../core/redaction/secrets.js';
 import { SAFE_ID } from '../core/registry/model.js';
 import { bucketOwnership, bucketScope } from '../core/routing/scopes.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { scanFailedFinding } from '../core/terraform/index.js';
-import { findingsObjectStore, handlerLogger } from './common.js';
+import { findingsObjectStore, handlerLogger, scannerFindingsStore } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 const STAGE_CHECKS = {
@@ -32,7 +31,7 @@ export const recordScanFailureEvent = z.object({
 export type RecordScanFailureEvent = z.infer<typeof recordScanFailureEvent>;
 
 const s3 = new S3Client({});
-const store = createFindingsStore(findingsObjectStore(s3));
+const store = scannerFindingsStore(findingsObjectStore(s3));
 const logger = handlerLogger('record-scan-failure');
 
 /**

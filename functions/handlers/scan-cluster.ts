@@ -3,12 +3,11 @@ import middy from '@middy/core';
 import * as z from 'zod/mini';
 import { createClusterScanPorts } from '../adapters/cluster-ports.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
-import { createFindingsStore } from '../core/findings/findings-store.js';
 import { scanAndRecordCluster } from '../core/gitops/scan-and-record-cluster.js';
 import { createSensitiveHasher } from '../core/redaction/secrets.js';
 import { SAFE_ID } from '../core/registry/model.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
-import { findingsObjectStore, handlerLogger, hashSaltFromEnv } from './common.js';
+import { findingsObjectStore, handlerLogger, hashSaltFromEnv, scannerFindingsStore } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 export const scanClusterEvent = z.object({
@@ -18,7 +17,7 @@ export const scanClusterEvent = z.object({
 export type ScanClusterEvent = z.infer<typeof scanClusterEvent>;
 
 const s3 = new S3Client({});
-const store = createFindingsStore(findingsObjectStore(s3));
+const store = scannerFindingsStore(findingsObjectStore(s3));
 const hashSensitive = createSensitiveHasher(await hashSaltFromEnv());
 const logger = handlerLogger('scan-cluster');
 

@@ -3,22 +3,25 @@ import middy from '@middy/core';
 import * as z from 'zod/mini';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createScanPorts } from '../adapters/scan-ports.js';
-import { createFindingsStore } from '../core/findings/findings-store.js';
 import { createSensitiveHasher } from '../core/redaction/secrets.js';
-import { SAFE_ID } from '../core/registry/model.js';
+import { SAFE_ID, WORKSPACE_RUNNERS } from '../core/registry/model.js';
+import { scanDeadline } from '../core/scan/deadline.js';
 import { scanAndRecordWorkspace } from '../core/scan/scan-and-record.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
-import { findingsObjectStore, handlerLogger, hashSaltFromEnv } from './common.js';
+import { findingsObjectStore, handlerLogger, hashSaltFromEnv, scannerFindingsStore } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 export const scanTerraformEvent = z.object({
   ...scanEventShape,
   workspace: z.string().check(z.regex(SAFE_ID, 'a workspace id of the registry')),
+  /** Set by LoadRegistry: where this scan runs (the timeout message's advice) and its time budget. */
+  runner: z.optional(z.enum(WORKSPACE_RUNNERS)),
+  timeoutSeconds: z.optional(z.nullable(z.number().check(z.positive()))),
 });
 export type ScanTerraformEvent = z.infer<typeof scanTerraformEvent>;
 
 const s3 = new S3Client({});
-const store = createFindingsStore(findingsObjectStore(s3));
+const store = scannerFindingsStore(findingsObjectStore(s3));
 const hashSensitive = createSensitiveHasher(await hashSaltFromEnv());
 const logger = handlerLogger('scan-terraform');
 
@@ -26,11 +29,24 @@ const logger = handlerLogger('scan-terraform');
 export const handler = middy<ScanTerraformEvent>()
   .use(validateEvent(scanTerraformEvent))
   .use(logErrors(logger))
-  .handler(async (event) => {
+  .handler(async (event, context) => {
     const { registry, dir } = await loadRegistrySource(event.registry, s3);
     const workspace = registry.workspaces.find((entry) => entry.id === event.workspace);
     if (!workspace) throw new Error(`workspace ${event.workspace} is not in the registry ${event.registry}`);
-    const ports = createScanPorts({ scanId: event.scanId, registryDir: dir, hashSensitive, s3 });
+    // Terraform is stopped before the host stops us, so the timeout is a finding, not a lost run.
+    const deadline = scanDeadline({
+      nowMs: Date.now(),
+      remainingMs: context.getRemainingTimeInMillis(),
+      runner: event.runner ?? 'lambda',
+      budgetMs: typeof event.timeoutSeconds === 'number' ? event.timeoutSeconds * 1000 : workspace.timeout,
+    });
+    const ports = createScanPorts({
+      scanId: event.scanId,
+      registryDir: dir,
+      hashSensitive,
+      s3,
+      runner: { deadline },
+    });
     const scan = scanRefOf(event);
     const { result, recorded, run } = await scanAndRecordWorkspace(
       workspace,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,5 +58,49 @@ describe('pipeline stage handlers', () => {
     });
     const summary = JSON.parse(readFileSync(join(store, result.summaryKey), 'utf8'));
     expect(summary.failures).toEqual([expect.objectContaining({ workspace: 'payments-prod' })]);
+  });
+});
+
+describe('pipeline stage handlers, deployed recording (DRIFTWATCH_RECORDING=deferred)', () => {
+  const deferredStore = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-deferred-'));
+  afterAll(() => rmSync(deferredStore, { recursive: true, force: true }));
+  const deferredEnv = { ...env, DRIFTWATCH_STORE: deferredStore, DRIFTWATCH_RECORDING: 'deferred' };
+  const run = async (handler: string) => {
+    const result = await runCli(['invoke', handler, '--event', `events/${handler}.json`], {
+      env: deferredEnv,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout);
+  };
+
+  it('a scanning stage leaves a pending record and writes neither current/ nor history; record-findings applies it', async () => {
+    await run('record-scan-failure');
+    expect(existsSync(join(deferredStore, 'current'))).toBe(false);
+    expect(existsSync(join(deferredStore, 'scans'))).toBe(false);
+    const record = JSON.parse(
+      readFileSync(
+        join(deferredStore, 'scratch/scan=20261129T020000Z-sample/records/payments-prod@terraform.json'),
+        'utf8',
+      ),
+    );
+    expect(record).toMatchObject({ workspace: 'payments-prod', check: 'terraform', outcome: 'failed' });
+
+    const recorded = await run('record-findings');
+    expect(recorded).toMatchObject({ workspaces: { failed: 1 }, findings: 1 });
+    const current = JSON.parse(readFileSync(join(deferredStore, 'current/payments-prod.json'), 'utf8'));
+    expect(current.findings).toEqual([
+      expect.objectContaining({ ruleId: 'scan.stage-failed', status: 'new' }),
+    ]);
+  });
+
+  it('refuses an unknown recording mode at cold start, naming the variable', async () => {
+    const result = await runCli(
+      ['invoke', 'record-scan-failure', '--event', 'events/record-scan-failure.json'],
+      {
+        env: { ...deferredEnv, DRIFTWATCH_RECORDING: 'later' },
+      },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('DRIFTWATCH_RECORDING takes deferred or direct, not later');
   });
 });

@@ -329,11 +329,15 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
           [corruptObjectFinding(object.corrupt, scope, store.location)],
           { workspace: scope, scanId: scan.scanId, now: scan.startedAt, outcome: 'failed', check },
         ).history;
-        try {
-          await store.put(object.key, toJsonLines(replacement), overwriteCondition(object.corrupt));
-        } catch (error) {
-          // The scope's run rewrote its history meanwhile: the next reader gets that instead.
-          if (!(error instanceof PreconditionFailedError)) throw error;
+        // A read-only reader (NotifyOwners, deployed: it may not write history) uses the replacement
+        // without storing it; RecordFindings, which ran before, stored it if it saw the same file.
+        if (!options.readOnly) {
+          try {
+            await store.put(object.key, toJsonLines(replacement), overwriteCondition(object.corrupt));
+          } catch (error) {
+            // The scope's run rewrote its history meanwhile: the next reader gets that instead.
+            if (!(error instanceof PreconditionFailedError)) throw error;
+          }
         }
         files.push({ scope, check, findings: replacement });
       }

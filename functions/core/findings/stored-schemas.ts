@@ -10,6 +10,7 @@ import * as z from 'zod/mini';
 import type { ScanSummary, WorkspaceRun } from './findings-store.js';
 import type { CurrentDocument } from './lifecycle.js';
 import { CHECKS, DRIFT_ACTIONS, FINDING_KINDS, FINDING_STATUSES, type Finding, SEVERITIES } from './model.js';
+import type { PendingRecord } from './pending-records.js';
 
 const text = z.string();
 const nonEmpty = z.string().check(z.minLength(1));
@@ -107,6 +108,27 @@ const summarySchema = z.looseObject({
   findings: z.looseObject({ total: z.number(), bySeverity: counts, byKind: counts }),
   noiseRemoved: counts,
   failures: z.array(z.looseObject({ workspace: text, check: z.optional(z.enum(CHECKS)), reason: text })),
+});
+
+/**
+ * A scanner's run handed to RecordFindings (pending-records.ts): the drafts of one scope and check,
+ * before the lifecycle. Deployed scanners may not write current/ or history themselves.
+ */
+const pendingRecordSchema = z.looseObject({
+  scanId: nonEmpty,
+  workspace: nonEmpty,
+  check: z.enum(CHECKS),
+  outcome: z.enum(['ok', 'failed', 'busy', 'partial']),
+  now: text,
+  drafts: z.array(
+    z.omit(findingSchema, {
+      id: true,
+      status: true,
+      scanId: true,
+      firstSeenAt: true,
+      lastSeenAt: true,
+    }),
+  ),
 });
 
 /** What the publisher and the outbox need of a digest; the message itself is the chat payload. */
@@ -208,4 +230,5 @@ export const STORED = {
   // The Digest type lives in notify/; core/findings must not depend on it, the caller narrows.
   outbox: jsonSchema<unknown>('outbox digest', digestSchema),
   sentMarker: jsonSchema<SentMarker>('sent marker', sentMarkerSchema),
+  pendingRecord: jsonSchema<PendingRecord>('pending record', pendingRecordSchema),
 } as const;

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { createFindingsStore } from '../../../../functions/core/findings/findings-store.js';
+import type { ObjectStore } from '../../../../functions/core/findings/object-store.js';
+import {
+  applyPendingRecords,
+  createDeferredFindingsStore,
+  pendingRecordKey,
+} from '../../../../functions/core/findings/pending-records.js';
+import { memoryObjectStore } from '../../../helpers/backend.js';
+import { driftDraft } from '../../../helpers/findings.js';
+
+const startedAt = new Date('2026-11-29T02:00:00Z');
+const scan = { scanId: 'scan-2', startedAt };
+const finished = new Date('2026-11-29T02:07:00Z');
+const HISTORY = 'scans/dt=2026-11-29/scan=scan-2/payments-prod.jsonl';
+
+/** An object store that records every key written, as IAM would see the scanner's requests. */
+function recording(objects: ObjectStore & { objects: Map<string, string> }) {
+  const written: string[] = [];
+  const store: ObjectStore = {
+    ...objects,
+    location: objects.location,
+    async put(key, body, options) {
+      written.push(key);
+      return objects.put(key, body, options);
+    },
+    async delete(key, options) {
+      written.push(`delete:${key}`);
+      return objects.delete(key, options);
+    },
+  };
+  return { store, written };
+}
+
+describe('deferred recording (deployed scanners)', () => {
+  it('writes only a pending record in the scan scratch space, never current/ or history', async () => {
+    const objects = memoryObjectStore();
+    // Last night's document: the scanner reads it for its provisional lifecycle.
+    await createFindingsStore(objects).recordWorkspace(
+      {
+        scanId: 'scan-1',
+        startedAt: new Date('2026-11-28T02:00:00Z'),
+        now: new Date('2026-11-28T02:05:00Z'),
+      },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft()],
+    );
+    const { store, written } = recording(objects);
+    const deferred = createDeferredFindingsStore(store);
+    const recorded = await deferred.recordWorkspace(
+      { ...scan, now: finished },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft()],
+    );
+    expect(written).toEqual(['scratch/scan=scan-2/records/payments-prod@terraform.json']);
+    expect(recorded.historyKey).toBe(HISTORY);
+    expect(recorded.history.map((finding) => finding.status)).toEqual(['ongoing']);
+    expect(objects.objects.has(HISTORY)).toBe(false);
+  });
+
+  it('RecordFindings applies the records: current/ and history as a direct recording would write them', async () => {
+    const direct = memoryObjectStore();
+    await createFindingsStore(direct).recordWorkspace(
+      { ...scan, now: finished },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft()],
+    );
+    const objects = memoryObjectStore();
+    await createDeferredFindingsStore(objects).recordWorkspace(
+      { ...scan, now: finished },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft()],
+    );
+    expect(objects.objects.has('current/payments-prod.json')).toBe(false);
+    const result = await applyPendingRecords(createFindingsStore(objects), objects, scan);
+    expect(result).toEqual({ applied: 1, corrupt: [] });
+    expect(objects.objects.get('current/payments-prod.json')).toBe(
+      direct.objects.get('current/payments-prod.json'),
+    );
+    expect(objects.objects.get(HISTORY)).toBe(direct.objects.get(HISTORY));
+  });
+
+  it('a record that names another scope than its key is quarantined and its scope recorded as failed, nothing resolved', async () => {
+    const objects = memoryObjectStore();
+    const store = createFindingsStore(objects);
+    await store.recordWorkspace(
+      {
+        scanId: 'scan-1',
+        startedAt: new Date('2026-11-28T02:00:00Z'),
+        now: new Date('2026-11-28T02:05:00Z'),
+      },
+      { workspace: 'orders-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft({ workspace: 'orders-prod' })],
+    );
+    // A run of payments-prod forges an empty, successful record under orders-prod's key.
+    await objects.put(
+      pendingRecordKey('scan-2', 'orders-prod', 'terraform'),
+      JSON.stringify({
+        scanId: 'scan-2',
+        workspace: 'payments-prod',
+        check: 'terraform',
+        outcome: 'ok',
+        now: finished.toISOString(),
+        drafts: [],
+      }),
+    );
+    const result = await applyPendingRecords(store, objects, scan);
+    expect(result.applied).toBe(0);
+    expect(result.corrupt).toEqual([
+      expect.objectContaining({ key: 'scratch/scan=scan-2/records/orders-prod@terraform.json' }),
+    ]);
+    const current = JSON.parse(objects.objects.get('current/orders-prod.json')!);
+    const statuses = Object.fromEntries(
+      current.findings.map((finding: { ruleId: string; status: string }) => [finding.ruleId, finding.status]),
+    );
+    // Applied, the forged record would have resolved the drift (an ok run without it).
+    expect(statuses).toEqual({ 'drift.update': 'new', 'store.corrupt-object': 'new' });
+    expect(current.resolved).toEqual([]);
+  });
+
+  it('a truncated record is quarantined, and other keys under the prefix are left alone', async () => {
+    const objects = memoryObjectStore();
+    await objects.put(pendingRecordKey('scan-2', 'payments-prod', 'backend'), '{"scanId":"scan-2","work');
+    await objects.put('scratch/scan=scan-2/records/README.txt', 'not a record');
+    const result = await applyPendingRecords(createFindingsStore(objects), objects, scan);
+    expect(result.corrupt.map((corrupt) => corrupt.what)).toEqual(['pending record']);
+    expect(objects.objects.has('scans/dt=2026-11-29/scan=scan-2/payments-prod@backend.jsonl')).toBe(true);
+    expect(objects.objects.get('scratch/scan=scan-2/records/README.txt')).toBe('not a record');
+  });
+});
