@@ -100,6 +100,13 @@ export interface WorkspaceConfig {
   sensitiveVars?: Record<string, SecretReference>;
   /** Per-workspace stale-lock thresholds (ms), over the registry's `locks.staleAfter`. */
   locks?: { staleAfterMs: Partial<LockSettings['staleAfterMs']> };
+  /**
+   * Credentials for private git module sources, used by `terraform init` only: the workspace's own
+   * list, else the registry's top-level `moduleSources` (the parser resolves this).
+   */
+  moduleSources?: ModuleSourceCredentials[];
+  /** Tokens for private module registries (`TF_TOKEN_<host>` during init): the workspace's list, else the top-level one. */
+  registries?: RegistryCredentials[];
 }
 
 export interface IgnoreRule {
@@ -219,6 +226,31 @@ export const SAFE_ID = /^[a-z0-9][a-z0-9\-_.]{0,62}$/;
 
 /** An Argo CD API token or a sensitive variable: from Secrets Manager in AWS, from an environment variable locally. Never the value. */
 export type SecretReference = { secretsManager: string } | { env: string };
+
+/**
+ * How Terraform's git may authenticate to one host. Each secret is a reference, resolved at scan
+ * time and written only into the run's private directory.
+ */
+export interface ModuleSourceCredentials {
+  /** Host name, with `:port` when not the default one: `git.example.com`. Credentials go to this host only. */
+  host: string;
+  /** `git::https://<host>/...` sources: a token sent as the password of `username`. */
+  https?: { token: SecretReference; username: string };
+  /**
+   * `git::ssh://...` / `git@<host>:...` sources: a private key (OpenSSH or PEM) and the host's public
+   * keys as known_hosts lines (required: host keys are never accepted on first use).
+   */
+  ssh?: { privateKey: SecretReference; knownHosts: string };
+}
+
+/** A private module registry (Terraform's module registry protocol), e.g. a Terraform Enterprise host. */
+export interface RegistryCredentials {
+  host: string;
+  token: SecretReference;
+}
+
+/** Git's usual username for a token when the registry names none (GitHub's; GitLab and others accept any). */
+export const DEFAULT_GIT_TOKEN_USERNAME = 'x-access-token';
 
 export interface ArgoCdSource {
   /** The Argo CD server, e.g. https://argocd.example.com (http only on loopback, for tests). */

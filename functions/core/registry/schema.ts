@@ -17,6 +17,12 @@ import {
 } from './cluster-formats.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
 import {
+  gitUsernameProblem,
+  knownHostsCoverHost,
+  knownHostsProblem,
+  moduleHostProblem,
+} from './module-formats.js';
+import {
   bucketNameProblem,
   cronProblem,
   emailProblem,
@@ -49,7 +55,10 @@ import {
   DEFAULT_POLICIES,
   DEFAULT_SCAN_ALERT_AFTER_MS,
   DEFAULT_SUPPRESSION_SETTINGS,
+  DEFAULT_GIT_TOKEN_USERNAME,
   type LockSettings,
+  type ModuleSourceCredentials,
+  type RegistryCredentials,
   type ManifestSource,
   type NotificationSettings,
   type Policies,
@@ -300,6 +309,65 @@ const variableValueSchema = z.pipe(
   }),
 );
 
+// Private module credentials (top level, or per workspace).
+
+/** An `ssh` entry's known_hosts must name its host: otherwise ssh refuses it only at scan time. */
+const knownHostsForHostCheck = z.check<unknown>((payload) => {
+  if (!isRecord(payload.value) || !isRecord(payload.value.ssh)) return;
+  const { host } = payload.value;
+  const { knownHosts } = payload.value.ssh;
+  if (typeof host !== 'string' || typeof knownHosts !== 'string' || knownHostsProblem(knownHosts)) return;
+  if (moduleHostProblem(host) !== undefined || knownHostsCoverHost(knownHosts, host)) return;
+  const message = `has no line for ${host} (ssh checks the host's key against these lines only)`;
+  payload.issues.push({ code: 'custom', message, input: '', path: ['ssh', 'knownHosts'] });
+});
+
+const moduleSourceSchema = strictObject({
+  host: text(moduleHostProblem),
+  https: z.optional(
+    z.pipe(
+      strictObject({ token: secretReferenceSchema, username: z.optional(text(gitUsernameProblem)) }),
+      z.transform(({ token, username }) => ({ token, username: username ?? DEFAULT_GIT_TOKEN_USERNAME })),
+    ),
+  ),
+  ssh: z.optional(strictObject({ privateKey: secretReferenceSchema, knownHosts: text(knownHostsProblem) })),
+}).check(
+  z.check<unknown>(
+    (payload) => {
+      if (!isRecord(payload.value) || payload.value.https !== undefined || payload.value.ssh !== undefined)
+        return;
+      payload.issues.push({ code: 'custom', message: `needs 'https' or 'ssh' (or both)`, input: '' });
+    },
+    { when: () => true },
+  ),
+  knownHostsForHostCheck,
+);
+
+/** One entry per host: with two, which credential git or Terraform would use is a guess. */
+const uniqueHostsCheck = z.check<unknown[]>(
+  (payload) => {
+    const seen = new Set<string>();
+    payload.value.forEach((entry, index) => {
+      const host = isRecord(entry) ? entry.host : undefined;
+      if (typeof host !== 'string') return;
+      if (seen.has(host))
+        payload.issues.push({
+          code: 'custom',
+          message: `host ${host} is listed twice: one entry per host`,
+          input: host,
+          path: [index, 'host'],
+        });
+      seen.add(host);
+    });
+  },
+  { when: () => true },
+);
+
+const moduleSourcesSchema = z.array(moduleSourceSchema).check(uniqueHostsCheck);
+const registriesSchema = z
+  .array(strictObject({ host: text(moduleHostProblem), token: secretReferenceSchema }))
+  .check(uniqueHostsCheck);
+
 const workspaceSchema = strictObject({
   id: safeId,
   owner: safeId,
@@ -317,6 +385,9 @@ const workspaceSchema = strictObject({
   // Optional rather than defaulted: an entry without variables stays as it was written.
   vars: z.optional(z.record(z.string(), variableValueSchema)),
   sensitiveVars: z.optional(z.record(z.string(), secretReferenceSchema)),
+  // Given on a workspace, these replace the top-level lists (`[]` gives the workspace none).
+  moduleSources: z.optional(moduleSourcesSchema),
+  registries: z.optional(registriesSchema),
   locks: z.optional(
     z.pipe(
       strictObject({ staleAfter: z.optional(staleAfterSchema) }),
@@ -512,23 +583,55 @@ const scheduleSchema = z.pipe(
   ),
 );
 
-export const registrySchema = strictObject({
-  version: z.literal(1, {
-    error: (issue) =>
-      issue.input === undefined
-        ? 'required: add `version: 1` at the top'
-        : `must be 1, the only registry version this driftwatch understands`,
+export const registrySchema = z.pipe(
+  strictObject({
+    version: z.literal(1, {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'required: add `version: 1` at the top'
+          : `must be 1, the only registry version this driftwatch understands`,
+    }),
+    owners: ownersSchema,
+    // Zero workspaces is allowed: a registry may start with owners only.
+    workspaces: z._default(z.array(workspaceSchema), () => []),
+    policies: z.prefault(policiesSchema, () => ({})),
+    locks: z.prefault(locksSchema, () => ({})),
+    clusters: z._default(z.array(clusterSchema), () => []),
+    notifications: z.prefault(notificationsSchema, () => ({})),
+    suppressions: z.prefault(suppressionsSchema, () => ({})),
+    schedule: z.optional(scheduleSchema),
+    // Credentials for private modules, for every workspace that does not list its own.
+    moduleSources: z.optional(moduleSourcesSchema),
+    registries: z.optional(registriesSchema),
   }),
-  owners: ownersSchema,
-  // Zero workspaces is allowed: a registry may start with owners only.
-  workspaces: z._default(z.array(workspaceSchema), () => []),
-  policies: z.prefault(policiesSchema, () => ({})),
-  locks: z.prefault(locksSchema, () => ({})),
-  clusters: z._default(z.array(clusterSchema), () => []),
-  notifications: z.prefault(notificationsSchema, () => ({})),
-  suppressions: z.prefault(suppressionsSchema, () => ({})),
-  schedule: z.optional(scheduleSchema),
-});
+  z.transform(({ moduleSources, registries, ...registry }) => ({
+    ...registry,
+    workspaces: registry.workspaces.map((workspace) =>
+      withModuleCredentials(workspace, moduleSources, registries),
+    ),
+  })),
+);
+
+/**
+ * A workspace's effective module credentials: its own lists where it has them, else the top-level
+ * ones. Left out when there are none, so entries without private modules stay as they were written.
+ */
+function withModuleCredentials<
+  W extends { moduleSources?: ModuleSourceCredentials[]; registries?: RegistryCredentials[] },
+>(
+  workspace: W,
+  moduleSources: ModuleSourceCredentials[] | undefined,
+  registries: RegistryCredentials[] | undefined,
+): W {
+  const sources = workspace.moduleSources ?? moduleSources;
+  const tokens = workspace.registries ?? registries;
+  const { moduleSources: _sources, registries: _tokens, ...rest } = workspace;
+  return {
+    ...rest,
+    ...(sources && sources.length > 0 ? { moduleSources: sources } : {}),
+    ...(tokens && tokens.length > 0 ? { registries: tokens } : {}),
+  } as W;
+}
 
 /** Defaults overlaid with the values that are set, in a fresh object: mutating it leaves the defaults alone. */
 function withDefaults<T extends object>(
