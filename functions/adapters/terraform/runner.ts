@@ -19,6 +19,7 @@ import { readPlanFile } from '../plan-file.js';
 import { defaultPluginCacheDir, terraformEnvironment } from './cli-config.js';
 import { readTerraformConfiguration } from './configuration-reader.js';
 import { removeOnInterrupt } from './interrupt-cleanup.js';
+import { prepareModuleCredentials } from './module-credentials.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
@@ -84,7 +85,13 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       const sensitive = await sensitiveVariableEnv(workspace);
       const env = { ...(await terraformEnv(workspace, credentials, workDir)), ...sensitive };
       const sensitiveValues = Object.values(sensitive);
-      const knownSecrets = [...secretsIn(env), ...sensitiveValues];
+      // Private module credentials: files in workDir and variables for init only (module-credentials.ts).
+      const modules = await prepareModuleCredentials({
+        workspace,
+        dir: join(workDir, 'module-credentials'),
+        resolveSecret: options.resolveSecret,
+      });
+      const knownSecrets = [...secretsIn(env), ...sensitiveValues, ...modules.secrets];
       // The same inputs for every plan of this run: the deletion guard's confirming plan included.
       const variableArgs = planVariableArgs(workspace, varFiles);
       const run = (stage: RunStage, args: string[], stdoutFile?: string) =>
@@ -92,11 +99,17 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
 
       const initArgs = ['init', '-input=false', '-no-color', ...backendConfigArgs(workspace)];
       // The holder kills its init at the timeout, so a lock older than that (and a margin) is abandoned.
-      const init = withPluginCacheLock(pluginCacheDir, () => run('init', initArgs), {
-        logger: options.logger,
-        maxHoldMs: timeoutMs + 60_000,
-      });
-      const initResult = await init;
+      const init = withPluginCacheLock(
+        pluginCacheDir,
+        () =>
+          runTerraform(terraform, initArgs, { cwd: root, env: modules.initEnv(env) }, 'init', knownSecrets),
+        {
+          logger: options.logger,
+          maxHoldMs: timeoutMs + 60_000,
+        },
+      );
+      // Modules are fetched by init alone: their credentials are gone before any plan runs a provider.
+      const initResult = await init.finally(modules.remove);
       const configuration = await (options.readConfiguration ?? readConfigurationFacts)(root);
       let planCount = 0;
 

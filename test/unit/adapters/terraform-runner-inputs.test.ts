@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -36,7 +36,7 @@ rec="$FAKE_TF_RECORD"
   echo "CWD $(pwd)"
   echo "FILES $(ls | tr '\\n' ' ')"
   for arg in "$@"; do echo "ARG $arg"; done
-  env | grep -E '^(TF_VAR_|AWS_REGION=|AWS_DEFAULT_REGION=|AWS_ACCESS_KEY_ID=|TF_WORKSPACE=|HTTPS_PROXY=)' | sort | sed 's/^/ENV /'
+  env | grep -E '^(TF_VAR_|AWS_REGION=|AWS_DEFAULT_REGION=|AWS_ACCESS_KEY_ID=|TF_WORKSPACE=|HTTPS_PROXY=|GIT_CONFIG_|GIT_SSH_COMMAND=|TF_TOKEN_)' | sort | sed 's/^/ENV /'
   echo END
 } >> "$rec"
 case "$1" in
@@ -201,6 +201,8 @@ const REACHES_TERRAFORM = [
   'sensitiveVars',
   'env',
   'allowProxyEnv',
+  'moduleSources',
+  'registries',
 ];
 const USED_ELSEWHERE: Record<string, string> = {
   id: 'finding scope, S3 keys (and the working directory name)',
@@ -416,6 +418,71 @@ describe('registry fields → what Terraform sees', () => {
       expect(call.env.HTTPS_PROXY).toBe('http://proxy:3128');
     }
     expect(() => workspaceFrom('env: { HTTPS_PROXY: "http://proxy:3128" }')).toThrow(/allowProxyEnv/);
+  });
+});
+
+describe('private module credentials → what terraform init sees', () => {
+  const KNOWN_HOSTS =
+    'git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl';
+  const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n-----END OPENSSH PRIVATE KEY-----';
+
+  it('moduleSources and registries: git credential helper, GIT_SSH_COMMAND and TF_TOKEN_<host> reach init only, and their files are gone before the first plan', async () => {
+    const core = newCore();
+    const setup = setUp({
+      runner: {
+        resolveSecret: async (reference) =>
+          'env' in reference && reference.env === 'DEPLOY_KEY' ? KEY : `tok-${core}`,
+      },
+    });
+    const invocations = await seen(
+      setup,
+      workspaceFrom(
+        'moduleSources:',
+        '  - { host: git.example.com, https: { token: { env: GIT_TOKEN } } }',
+        `  - { host: git.example.com:2222, ssh: { privateKey: { env: DEPLOY_KEY }, knownHosts: "${KNOWN_HOSTS.replace('git.example.com', '[git.example.com]:2222')}" } }`,
+        'registries: [{ host: tfe.example.com, token: { secretsManager: tfe/token } }]',
+      ),
+    );
+    const initEnv = init(invocations).env;
+    expect(initEnv.TF_TOKEN_tfe_example_com).toBe(`tok-${core}`);
+    expect(initEnv.GIT_CONFIG_KEY_1).toBe('credential.https://git.example.com.helper');
+    expect(initEnv.GIT_CONFIG_VALUE_1).toMatch(
+      /^!f\(\) \{ test "\$1" = get && cat '.+\/git-0\.credential'; \}; f$/,
+    );
+    expect(initEnv.GIT_SSH_COMMAND).toMatch(/^ssh -F '.+\/ssh_config'$/);
+    // No secret in any variable but the token Terraform can only read from one, nor on any command line.
+    for (const [name, value] of Object.entries(initEnv))
+      if (name !== 'TF_TOKEN_tfe_example_com') expect(value, name).not.toContain(core);
+    for (const call of invocations) expect(call.args.join(' ')).not.toContain(core);
+    // Plans run providers, never module downloads: they get none of it.
+    for (const call of plans(invocations))
+      expect(Object.keys(call.env).filter((name) => /^(GIT_|TF_TOKEN_)/.test(name))).toEqual([]);
+    const credentialDir = /'(.+)\/ssh_config'/.exec(initEnv.GIT_SSH_COMMAND!)![1]!;
+    expect(existsSync(credentialDir)).toBe(false);
+    // A workspace without them (the next run) inherits nothing of the previous one.
+    const next = await seen(setup, workspaceFrom());
+    expect(Object.keys(init(next).env).filter((name) => /^(GIT_|TF_TOKEN_)/.test(name))).toEqual([]);
+  });
+
+  it('a module credential that cannot be read fails the scan before init, naming the host', async () => {
+    const setup = setUp({
+      runner: {
+        resolveSecret: async () => {
+          throw new Error('cannot read secret tfe/token from Secrets Manager: AccessDeniedException');
+        },
+      },
+    });
+    const error = await setup.runner
+      .prepare(
+        workspaceFrom('registries: [{ host: tfe.example.com, token: { secretsManager: tfe/token } }]'),
+        undefined,
+      )
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.reason).toBe(
+      'module registry tfe.example.com (token): cannot read secret tfe/token from Secrets Manager: AccessDeniedException',
+    );
+    expect(readFileSync(setup.record, { flag: 'a+', encoding: 'utf8' })).not.toContain('COMMAND init');
   });
 });
 
