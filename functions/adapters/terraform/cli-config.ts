@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { type LockedProvider, parseLockFile, terraformPlatform } from '../../core/terraform/provider-lock.js';
 
 /**
  * Where a filesystem mirror of providers may live. Machines of ours carry one for hashicorp/aws;
@@ -57,8 +59,11 @@ function searchMirror(root: string, depth: number): string | undefined {
 let cachedMirror: string | null | undefined;
 
 /**
- * The provider mirror to use: `DRIFTWATCH_PROVIDER_MIRROR` first (empty string disables it), then
- * well-known locations, then a bounded search. Cached for the life of the process.
+ * The provider mirror of this machine: `DRIFTWATCH_PROVIDER_MIRROR` first (a directory or an https
+ * URL; an empty string means none), then well-known locations, then a bounded search. Cached for the
+ * life of the process. A mirror found here is used exclusively, like a configured one: it is how an
+ * offline machine (ours, CI) scans at all, since Terraform asks the origin registry for the list of
+ * versions even when the lock file and the plugin cache already hold the provider.
  */
 export function findProviderMirror(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const configured = env.DRIFTWATCH_PROVIDER_MIRROR;
@@ -72,29 +77,140 @@ export function findProviderMirror(env: NodeJS.ProcessEnv = process.env): string
   return cachedMirror ?? undefined;
 }
 
+/** Where Terraform installs providers from; the warm copies of the image come on top (see below). */
+export type ProviderSource =
+  /** The origin registries (registry.terraform.io...), Terraform's default. */
+  | { kind: 'direct' }
+  /** Terraform's provider network mirror protocol over HTTPS (URL ending in '/'). */
+  | { kind: 'network'; url: string }
+  /** A directory in Terraform's filesystem mirror layout (packed or unpacked). */
+  | { kind: 'filesystem'; path: string };
+
+/** A mirror given as text (registry `providerMirror`, DRIFTWATCH_PROVIDER_MIRROR): https URL or directory. */
+export function parseProviderSource(mirror: string | undefined, baseDir = process.cwd()): ProviderSource {
+  if (!mirror) return { kind: 'direct' };
+  if (/^https:\/\//i.test(mirror))
+    return { kind: 'network', url: mirror.endsWith('/') ? mirror : `${mirror}/` };
+  return { kind: 'filesystem', path: resolve(baseDir, mirror) };
+}
+
 /**
- * Writes a Terraform CLI configuration that installs mirrored providers from the mirror and all
- * others directly. Returns its path, or undefined when there is no mirror (Terraform's defaults,
- * or the user's own TF_CLI_CONFIG_FILE, then apply).
+ * The source of one run: the registry's `providerMirror` (relative paths against the registry's
+ * directory), else this machine's mirror (findProviderMirror), else direct installation.
  */
-export function writeCliConfig(dir: string, mirror: string | undefined): string | undefined {
-  if (!mirror) return undefined;
-  const providers = mirroredProviders(mirror);
+export function resolveProviderSource(options: {
+  configured?: string;
+  registryDir?: string;
+  env: NodeJS.ProcessEnv;
+}): ProviderSource {
+  if (options.configured) return parseProviderSource(options.configured, options.registryDir);
+  return parseProviderSource(findProviderMirror(options.env));
+}
+
+/** Terraform's name for this machine's platform, e.g. linux_amd64. */
+export const RUNNER_PLATFORM = terraformPlatform(process.platform, process.arch);
+
+const packageHashes = new Map<string, Promise<string>>();
+
+/**
+ * Terraform's `h1:` hash of an unpacked provider package (dirhash Hash1: sha256 of the lines
+ * "<sha256 hex>  <relative path>" over the sorted files). Remembered per directory, size and mtime:
+ * the AWS provider is ~700 MB and takes a few seconds.
+ */
+export function packageHashV1(dir: string): Promise<string> {
+  const files = listFiles(dir);
+  const key = `${dir}|${files.map((file) => `${file}:${statSync(join(dir, file)).size}:${statSync(join(dir, file)).mtimeMs}`).join(',')}`;
+  let hash = packageHashes.get(key);
+  if (!hash) {
+    hash = (async () => {
+      let summary = '';
+      for (const file of files) {
+        const digest = createHash('sha256');
+        for await (const chunk of createReadStream(join(dir, file), { highWaterMark: 4 * 1024 * 1024 }))
+          digest.update(chunk as Buffer);
+        summary += `${digest.digest('hex')}  ${file}\n`;
+      }
+      return `h1:${createHash('sha256').update(summary).digest('base64')}`;
+    })();
+    hash.catch(() => packageHashes.delete(key));
+    packageHashes.set(key, hash);
+  }
+  return hash;
+}
+
+function listFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .flatMap((entry) => {
+      const relativePath = prefix ? `${prefix}/${entry.name}` : entry.name;
+      return entry.isDirectory() ? listFiles(dir, relativePath) : [relativePath];
+    })
+    .sort();
+}
+
+/**
+ * The providers of a lock file that a warm copy (an unpacked filesystem mirror baked into the image,
+ * `DRIFTWATCH_PROVIDER_WARM_CACHE`) can serve: the locked version for this platform is there and its
+ * `h1:` hash is one the lock file records. Terraform checks an unpacked package by `h1:` only, so any
+ * other provider (another version, or a lock file without this platform's `h1:`) is left to the
+ * source, which can also check the `zh:` hashes of the zips.
+ */
+export async function warmProviders(
+  warmDir: string | undefined,
+  locked: readonly LockedProvider[],
+  platform: string = RUNNER_PLATFORM,
+): Promise<string[]> {
+  if (!warmDir) return [];
+  const served: string[] = [];
+  for (const provider of locked) {
+    const dir = join(warmDir, provider.address, provider.version, platform);
+    if (!isDirectory(dir)) continue;
+    if (provider.hashes.includes(await packageHashV1(dir))) served.push(provider.address);
+  }
+  return served;
+}
+
+/**
+ * The `provider_installation` block: the warm copy for the providers it serves (installed from there,
+ * excluded from the source), then the source for everything else. Nothing excludes a version:
+ * whatever the lock file (or, without one, the constraints) selects comes from the source.
+ */
+export function providerInstallationConfig(
+  source: ProviderSource,
+  warm?: { path: string; providers: readonly string[] },
+): string {
+  const lines = ['provider_installation {'];
+  const warmProviders = warm && warm.providers.length > 0 ? warm.providers : undefined;
+  if (warm && warmProviders) {
+    lines.push(
+      '  filesystem_mirror {',
+      `    path    = ${JSON.stringify(warm.path)}`,
+      `    include = ${JSON.stringify(warmProviders)}`,
+      '  }',
+    );
+  }
+  const exclude = warmProviders ? [`    exclude = ${JSON.stringify(warmProviders)}`] : [];
+  if (source.kind === 'direct') lines.push('  direct {', ...exclude, '  }');
+  else if (source.kind === 'network')
+    lines.push('  network_mirror {', `    url = ${JSON.stringify(source.url)}`, ...exclude, '  }');
+  else lines.push('  filesystem_mirror {', `    path = ${JSON.stringify(source.path)}`, ...exclude, '  }');
+  lines.push('}', '');
+  return lines.join('\n');
+}
+
+/**
+ * Writes the CLI configuration of one run and returns its path. Undefined only for direct installation
+ * without warm copies when `userConfig` exists: the user's own CLI configuration then applies as it is.
+ */
+export function writeCliConfig(
+  dir: string,
+  source: ProviderSource,
+  warm?: { path: string; providers: readonly string[] },
+  userConfig?: string,
+): string | undefined {
+  if (source.kind === 'direct' && !warm?.providers.length && userConfig) return undefined;
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'terraform.tfrc');
-  const config = [
-    'provider_installation {',
-    `  filesystem_mirror {`,
-    `    path    = ${JSON.stringify(mirror)}`,
-    `    include = ${JSON.stringify(providers)}`,
-    '  }',
-    '  direct {',
-    `    exclude = ${JSON.stringify(providers)}`,
-    '  }',
-    '}',
-    '',
-  ].join('\n');
-  writeFileSync(path, config);
+  writeFileSync(path, providerInstallationConfig(source, warm));
   return path;
 }
 
@@ -111,19 +227,44 @@ export function defaultPluginCacheDir(env: NodeJS.ProcessEnv): string {
 
 /**
  * The environment every Terraform that driftwatch starts gets: its own data directory under
- * `workDir`, the shared plugin cache, the provider mirror's CLI configuration (or the user's, if it
- * exists; a TF_CLI_CONFIG_FILE pointing nowhere makes Terraform warn on every run), automation mode,
- * and a TMPDIR under `workDir`. `extra` (a workspace's env) cannot override these.
+ * `workDir`, the shared plugin cache, the CLI configuration of the run's provider installation (or the
+ * user's, if it exists and the run installs directly; a TF_CLI_CONFIG_FILE pointing nowhere makes
+ * Terraform warn on every run), automation mode, and a TMPDIR under `workDir`. `extra` (a workspace's
+ * env) cannot override these.
+ *
+ * A run that takes a provider from the warm copy runs without the shared plugin cache: Terraform
+ * would link the read-only image directory into the cache, and a later run whose lock file lacks that
+ * copy's `h1:` reinstalls the same version into the cache entry, writing through the link (observed
+ * with Terraform 1.11). Such a run links `.terraform/providers` straight to the warm copy instead.
  */
 export async function terraformEnvironment(options: {
   baseEnv: NodeJS.ProcessEnv;
   workDir: string;
   pluginCacheDir: string;
   extra?: Record<string, string>;
+  /** The registry's `providerMirror`, if any. */
+  providerMirror?: string;
+  /** Relative `providerMirror` paths are resolved against this directory (the registry's). */
+  registryDir?: string;
+  /** The Terraform root: its `.terraform.lock.hcl` decides which warm copies apply. */
+  root?: string;
+  /** Terraform's platform name of this machine (default RUNNER_PLATFORM). */
+  platform?: string;
 }): Promise<NodeJS.ProcessEnv> {
   const { baseEnv, workDir, pluginCacheDir } = options;
   await mkdir(pluginCacheDir, { recursive: true });
-  const cliConfig = writeCliConfig(workDir, findProviderMirror(baseEnv)) ?? existingUserCliConfig(baseEnv);
+  const source = resolveProviderSource({
+    configured: options.providerMirror,
+    registryDir: options.registryDir,
+    env: baseEnv,
+  });
+  const warmDir = baseEnv.DRIFTWATCH_PROVIDER_WARM_CACHE || undefined;
+  const lockFile = options.root ? join(options.root, '.terraform.lock.hcl') : undefined;
+  const locked = lockFile && existsSync(lockFile) ? parseLockFile(await readFile(lockFile, 'utf8')) : [];
+  const warm = warmDir
+    ? { path: warmDir, providers: await warmProviders(warmDir, locked, options.platform) }
+    : undefined;
+  const cliConfig = writeCliConfig(workDir, source, warm, existingUserCliConfig(baseEnv));
   const env: NodeJS.ProcessEnv = {
     ...baseEnv,
     ...options.extra,
@@ -132,8 +273,10 @@ export async function terraformEnvironment(options: {
     TF_IN_AUTOMATION: '1',
     CHECKPOINT_DISABLE: '1',
   };
+  if (warm?.providers.length) delete env.TF_PLUGIN_CACHE_DIR;
   delete env.TF_CLI_CONFIG_FILE;
   if (cliConfig) env.TF_CLI_CONFIG_FILE = cliConfig;
+  else if (existingUserCliConfig(baseEnv)) env.TF_CLI_CONFIG_FILE = existingUserCliConfig(baseEnv);
   // Terraform and its providers leave temp files (go-plugin's sockets) in TMPDIR when they are
   // killed: under workDir they go with it.
   env.TMPDIR = join(workDir, 'tmp');

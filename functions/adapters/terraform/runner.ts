@@ -14,9 +14,10 @@ import {
 } from '../../core/scan/ports.js';
 import type { ConfigurationFacts } from '../../core/terraform/configuration.js';
 import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js';
+import { lockChecksumFailure } from '../../core/terraform/provider-lock.js';
 import type { Logger } from '../logger.js';
 import { readPlanFile } from '../plan-file.js';
-import { defaultPluginCacheDir, terraformEnvironment } from './cli-config.js';
+import { defaultPluginCacheDir, RUNNER_PLATFORM, terraformEnvironment } from './cli-config.js';
 import { readTerraformConfiguration } from './configuration-reader.js';
 import { removeOnInterrupt } from './interrupt-cleanup.js';
 import { prepareModuleCredentials } from './module-credentials.js';
@@ -83,7 +84,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       const varFiles = await locateVarFiles(workspace, join(workDir, 'source'), root);
       const terraform = await resolveBinary(workspace);
       const sensitive = await sensitiveVariableEnv(workspace);
-      const env = { ...(await terraformEnv(workspace, credentials, workDir)), ...sensitive };
+      const env = { ...(await terraformEnv(workspace, credentials, workDir, root)), ...sensitive };
       const sensitiveValues = Object.values(sensitive);
       // Private module credentials: files in workDir and variables for init only (module-credentials.ts).
       const modules = await prepareModuleCredentials({
@@ -97,7 +98,15 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       const run = (stage: RunStage, args: string[], stdoutFile?: string) =>
         runTerraform(terraform, args, { cwd: root, env, stdoutFile }, stage, knownSecrets);
 
-      const initArgs = ['init', '-input=false', '-no-color', ...backendConfigArgs(workspace)];
+      // The workspace's lock file decides the provider versions and hashes, and stays as committed
+      // (without one, Terraform selects by the constraints and writes none).
+      const initArgs = [
+        'init',
+        '-input=false',
+        '-no-color',
+        '-lockfile=readonly',
+        ...backendConfigArgs(workspace),
+      ];
       // The holder kills its init at the timeout, so a lock older than that (and a margin) is abandoned.
       const init = withPluginCacheLock(
         pluginCacheDir,
@@ -202,7 +211,12 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     if (result.timedOut) throw new TerraformRunError(stage, `timed out after ${timeoutMs / 1000}s`);
     if (result.exitCode !== 0) {
       const summary = summarizeTerraformErrors(result.stderr, knownSecrets);
-      throw new TerraformRunError(stage, summary ?? `terraform ${args[0]} exited with ${result.exitCode}`);
+      const lockHint =
+        stage === 'init' && summary ? lockChecksumFailure(summary, RUNNER_PLATFORM) : undefined;
+      throw new TerraformRunError(
+        stage,
+        lockHint ?? summary ?? `terraform ${args[0]} exited with ${result.exitCode}`,
+      );
     }
     return result;
   }
@@ -316,8 +330,17 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     workspace: WorkspaceConfig,
     credentials: WorkspaceCredentials | undefined,
     workDir: string,
+    root: string,
   ): Promise<NodeJS.ProcessEnv> {
-    const env = await terraformEnvironment({ baseEnv, workDir, pluginCacheDir, extra: workspace.env });
+    const env = await terraformEnvironment({
+      baseEnv,
+      workDir,
+      pluginCacheDir,
+      extra: workspace.env,
+      providerMirror: workspace.providerMirror,
+      registryDir: options.registryDir,
+      root,
+    });
     delete env.TF_WORKSPACE;
     if (workspace.backend.workspace) env.TF_WORKSPACE = workspace.backend.workspace;
     if (credentials) {

@@ -105,6 +105,19 @@ export function relativePathProblem(path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * `providerMirror`: an https URL of a provider network mirror (Terraform accepts no other scheme for
+ * one) without credentials, or a filesystem mirror directory.
+ */
+export function providerMirrorProblem(mirror: string): string | undefined {
+  if (/^https:\/\//i.test(mirror)) return httpsUrlProblem(mirror);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(mirror))
+    return mirror.toLowerCase().startsWith('s3://')
+      ? "must be the https URL that serves the bucket (the stack's provider mirror endpoint), not s3://"
+      : 'must be an https:// URL (Terraform network mirrors use https only) or a directory';
+  return undefined;
+}
+
 /** An exact version (`1.11.4`) or a Terraform version constraint (`~> 1.9.0`, `>= 1.5, < 2.0`). */
 export function terraformVersionProblem(version: string): string | undefined {
   if (isExactVersion(version)) return undefined;

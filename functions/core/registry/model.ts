@@ -16,6 +16,8 @@ export interface Registry {
   notifications: NotificationSettings;
   suppressions: SuppressionSettings;
   schedule?: ScheduleSettings;
+  /** Provider mirror for every workspace (https URL or directory); also on each WorkspaceConfig. */
+  providerMirror?: string;
 }
 
 export interface Owners {
@@ -100,6 +102,12 @@ export interface WorkspaceConfig {
   sensitiveVars?: Record<string, SecretReference>;
   /** Per-workspace stale-lock thresholds (ms), over the registry's `locks.staleAfter`. */
   locks?: { staleAfterMs: Partial<LockSettings['staleAfterMs']> };
+  /**
+   * Where Terraform installs providers from: the registry's top-level `providerMirror` (an https URL
+   * of a provider network mirror, or a filesystem mirror directory), set on every workspace by the
+   * parser. Absent: the origin registries (or this machine's own mirror, see cli-config.ts).
+   */
+  providerMirror?: string;
   /**
    * Credentials for private git module sources, used by `terraform init` only: the workspace's own
    * list, else the registry's top-level `moduleSources` (the parser resolves this).

@@ -33,6 +33,7 @@ import {
   keyPrefixProblem,
   lockTableProblem,
   plainVariableNameProblem,
+  providerMirrorProblem,
   queueArnProblem,
   regionProblem,
   relativePathProblem,
@@ -603,12 +604,16 @@ export const registrySchema = z.pipe(
     // Credentials for private modules, for every workspace that does not list its own.
     moduleSources: z.optional(moduleSourcesSchema),
     registries: z.optional(registriesSchema),
+    // One provider mirror for the whole estate (filled by `driftwatch providers mirror`).
+    providerMirror: z.optional(text(providerMirrorProblem)),
   }),
-  z.transform(({ moduleSources, registries, ...registry }) => ({
+  z.transform(({ moduleSources, registries, providerMirror, ...registry }) => ({
     ...registry,
-    workspaces: registry.workspaces.map((workspace) =>
-      withModuleCredentials(workspace, moduleSources, registries),
-    ),
+    ...(providerMirror ? { providerMirror } : {}),
+    workspaces: registry.workspaces.map((workspace) => ({
+      ...withModuleCredentials(workspace, moduleSources, registries),
+      ...(providerMirror ? { providerMirror } : {}),
+    })),
   })),
 );
 
