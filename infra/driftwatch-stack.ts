@@ -30,6 +30,7 @@ import { OwnerSubscriptions } from './constructs/owner-subscriptions.js';
 import { ScanSchedules } from './constructs/scan-schedules.js';
 import { ScanWorkflow } from './constructs/scan-workflow.js';
 import { type TargetRead, TargetReadAccess } from './constructs/target-read-access.js';
+import { FINDINGS_ACCESS, findingsGrant, HISTORY_WRITER, recordingEnvironment } from './findings-access.js';
 import { SCANNER_HANDLERS, type ScannerHandler, scannerRoleName } from './scanner-roles.js';
 import { fallbackDestinations, registryDestinations } from './subscription-filters.js';
 
@@ -44,9 +45,8 @@ export const SCANNER_DOCKERFILE = 'docker/scanner/Dockerfile';
 type FunctionNeed = 'registry-uri' | 'hash-salt' | 'digests-topic';
 
 /**
- * Memory, time, what each function reads in the estate, how it uses the findings bucket (delete:
- * notify-owners and check-health empty the notification outbox once a digest went out) and what
- * else it needs.
+ * Memory, time, what each function reads in the estate and what else it needs. How each uses the
+ * findings bucket, prefix by prefix, is FINDINGS_ACCESS (infra/findings-access.ts).
  */
 const FUNCTIONS: Record<
   HandlerName,
@@ -55,7 +55,6 @@ const FUNCTIONS: Record<
     memoryMiB: number;
     timeout: Duration;
     reads?: TargetRead[];
-    findings: 'read' | 'read-write' | 'read-write-delete';
     /** Every pipeline function reads the registry; the query API does not. */
     readsRegistry?: false;
     needs?: FunctionNeed[];
@@ -67,7 +66,6 @@ const FUNCTIONS: Record<
     description: 'LoadRegistry: validate the registry, write the item lists of the scan',
     memoryMiB: 512,
     timeout: Duration.minutes(1),
-    findings: 'read-write',
     needs: ['registry-uri'],
   },
   'check-backend': {
@@ -75,21 +73,18 @@ const FUNCTIONS: Record<
     memoryMiB: 1024,
     timeout: Duration.minutes(10),
     reads: ['backend'],
-    findings: 'read-write',
   },
   'observe-locks': {
     description: 'ObserveLocks: first look at the locks of one state bucket',
     memoryMiB: 512,
     timeout: Duration.minutes(5),
     reads: ['backend'],
-    findings: 'read-write',
   },
   'confirm-locks': {
     description: 'ConfirmLocks: second look at the locks, stale-lock proof',
     memoryMiB: 512,
     timeout: Duration.minutes(5),
     reads: ['backend'],
-    findings: 'read-write',
   },
   // ~0.8 GB for the AWS provider alone, plus Terraform, Node and the plan JSON; more memory is also
   // more CPU for the refresh. Lambda's maximum duration: longer plans belong on Fargate/CodeBuild.
@@ -98,7 +93,6 @@ const FUNCTIONS: Record<
     memoryMiB: 3072,
     timeout: Duration.minutes(15),
     reads: ['state', 'sources'],
-    findings: 'read-write',
     needs: ['hash-salt'],
     image: { dockerfile: SCANNER_DOCKERFILE, ephemeralStorageMiB: 10_240 },
   },
@@ -107,33 +101,28 @@ const FUNCTIONS: Record<
     memoryMiB: 1024,
     timeout: Duration.minutes(10),
     reads: ['state', 'clusters'],
-    findings: 'read-write',
     needs: ['hash-salt'],
   },
   'record-scan-failure': {
     description: 'RecordScanFailure: a scan-failed finding for a Map item that failed',
     memoryMiB: 256,
     timeout: Duration.minutes(1),
-    findings: 'read-write',
   },
   'record-findings': {
     description: 'RecordFindings: the scan summary and the heartbeat metric',
     memoryMiB: 1024,
     timeout: Duration.minutes(5),
-    findings: 'read-write',
   },
   'notify-owners': {
     description: 'NotifyOwners: one digest per owner with news',
     memoryMiB: 1024,
     timeout: Duration.minutes(5),
-    findings: 'read-write-delete',
     needs: ['digests-topic'],
   },
   'check-health': {
     description: 'Hourly: alert the fallback owner when no scan completed in time',
     memoryMiB: 512,
     timeout: Duration.minutes(2),
-    findings: 'read-write-delete',
     needs: ['digests-topic'],
   },
   // API Gateway waits 30 s for an integration.
@@ -141,7 +130,6 @@ const FUNCTIONS: Record<
     description: 'GET /findings, GET /findings/{id}',
     memoryMiB: 1024,
     timeout: Duration.seconds(29),
-    findings: 'read',
     readsRegistry: false,
   },
 };
@@ -230,6 +218,7 @@ export class DriftwatchStack extends Stack {
         logRetentionDays: config.logRetentionDays,
         environment: Object.assign(
           { FINDINGS_BUCKET: this.storage.bucket.bucketName },
+          recordingEnvironment(FINDINGS_ACCESS[handler]),
           ...used.map((need) => need.environment),
         ),
         ...(isScanner(handler) ? { roleName: scannerRoleName(this.stackName, handler) } : {}),
@@ -244,9 +233,7 @@ export class DriftwatchStack extends Stack {
 
     for (const [handler, fn] of Object.entries(functions) as Array<[HandlerName, DriftwatchFunction]>) {
       const settings = FUNCTIONS[handler];
-      if (settings.findings === 'read') this.storage.grantFindingsRead(fn.role);
-      else
-        this.storage.grantFindingsReadWrite(fn.role, { delete: settings.findings === 'read-write-delete' });
+      this.storage.grantFindings(fn.role, findingsGrant(FINDINGS_ACCESS[handler]));
       if (settings.readsRegistry !== false) {
         fn.role.addToPolicy(
           new iam.PolicyStatement({
@@ -263,6 +250,8 @@ export class DriftwatchStack extends Stack {
     for (const [handler, fn] of Object.entries(functions) as Array<[HandlerName, DriftwatchFunction]>) {
       for (const need of FUNCTIONS[handler].needs ?? []) needs[need].grant?.(fn.role);
     }
+
+    this.storage.protectHistory(functions[HISTORY_WRITER].role);
 
     this.workflow = new ScanWorkflow(this, 'Scan', {
       functions: {

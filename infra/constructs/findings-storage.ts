@@ -7,17 +7,40 @@ import { acknowledgeWildcardResource, nagRef } from '../nag.js';
 
 /** Prefixes of the findings bucket (DESIGN.md "S3 layout"), plus the scratch space of a scan. */
 export const FINDINGS_PREFIXES = {
+  /** History: every finding of every scan (Athena's table) and each scan's summary. Write-once. */
   scans: 'scans/',
   current: 'current/',
-  /** LoadRegistry's item lists and the Distributed Maps' result files: needed only while a scan runs. */
+  /**
+   * LoadRegistry's item lists, the Distributed Maps' result files, the scanners' pending records and
+   * run records: needed only while a scan runs.
+   */
   scratch: 'scratch/',
   athenaResults: 'athena-results/',
+  /** ObserveLocks' first look, read by ConfirmLocks. */
+  locks: 'locks/',
+  /** The digest outbox, claims and sent markers. */
+  notifications: 'notifications/',
+  quarantine: 'quarantine/',
+  suppressions: 'suppressions/',
 } as const;
+
+/** What one function may do with the findings bucket, prefix by prefix (infra/findings-access.ts). */
+export interface FindingsGrant {
+  read: readonly string[];
+  write: readonly string[];
+  delete: readonly string[];
+}
 
 /** Objects smaller than 128 KiB are not transitioned by S3 (the default minimum): small nights stay put. */
 const HISTORY_TO_INFREQUENT_ACCESS = Duration.days(30);
 const HISTORY_TO_GLACIER_INSTANT = Duration.days(180);
 const NONCURRENT_VERSIONS_KEPT = Duration.days(30);
+/** Every prefix but history: their old versions expire. */
+const NONCURRENT_EXPIRING = Object.values(FINDINGS_PREFIXES).filter(
+  (prefix) => prefix !== FINDINGS_PREFIXES.scans,
+);
+/** Deletes of an object or of one of its versions: denied on history for everyone. */
+export const DENIED_HISTORY_DELETES = ['s3:DeleteObject', 's3:DeleteObjectVersion'];
 
 /**
  * Where findings live: a versioned bucket encrypted with a customer-managed key (whoever can read
@@ -92,48 +115,80 @@ export class FindingsStorage extends Construct {
           prefix: FINDINGS_PREFIXES.athenaResults,
           expiration: Duration.days(30),
         },
-        {
-          // current/ is rewritten every night: its old versions are only an undo window.
-          id: 'expire-noncurrent-versions',
+        // current/ is rewritten every night: its old versions are only an undo window. History
+        // (scans/) keeps every version: no rule expires them and the bucket policy denies deleting
+        // them, so a history file that had to be rewritten still shows what it said before.
+        ...NONCURRENT_EXPIRING.map((prefix) => ({
+          id: `expire-noncurrent-${prefix.replace(/\/$/, '')}`,
+          prefix,
           noncurrentVersionExpiration: NONCURRENT_VERSIONS_KEPT,
-          abortIncompleteMultipartUploadAfter: Duration.days(7),
-        },
+        })),
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
   }
 
   /**
-   * What a pipeline function does with the bucket: read and write objects (conditional writes of
-   * `current/` included) and list prefixes. Exact actions, no `s3:*`; deletes only where asked (the
-   * notification outbox).
+   * History cannot be rewritten: the bucket policy denies deleting any object or version under
+   * `scans/` to every principal, and writing there to every principal but `writer` (RecordFindings).
+   * A rewrite by the writer (a rerun after a crash, a corrupt file replaced) is a new version; the
+   * old one stays, since no lifecycle rule expires history versions. Chosen over Object Lock: see
+   * docs/security.md ("History immutability").
    */
-  grantFindingsReadWrite(grantee: iam.IGrantable & IConstruct, options: { delete?: boolean } = {}): void {
-    const actions = ['s3:GetObject', 's3:PutObject', ...(options.delete ? ['s3:DeleteObject'] : [])];
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions, resources: [this.bucket.arnForObjects('*')] }),
+  protectHistory(writer: iam.IRole): void {
+    const history = this.bucket.arnForObjects(`${FINDINGS_PREFIXES.scans}*`);
+    this.bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'DenyHistoryDeletes',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: DENIED_HISTORY_DELETES,
+        resources: [history],
+      }),
     );
-    this.grantList(grantee);
-    this.key.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey');
-    acknowledgeWildcardResource(
-      grantee,
-      `${nagRef(this.bucket)}/*`,
-      'Findings objects are keyed by scan, date, workspace and finding id, all known only at run time; the grant is limited to this one bucket and to get/put.',
+    this.bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'DenyHistoryWritesButRecordFindings',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        resources: [history],
+        conditions: { ArnNotEquals: { 'aws:PrincipalArn': writer.roleArn } },
+      }),
     );
   }
 
-  /** The query API: reads, never writes. */
-  grantFindingsRead(grantee: iam.IGrantable & IConstruct): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects('*')] }),
-    );
+  /**
+   * Exactly the prefixes a function reads, writes and deletes (infra/findings-access.ts); no `s3:*`,
+   * no whole-bucket object grant. Listing is granted on the bucket without a prefix condition: S3
+   * answers a GetObject of a missing key with 404 only to a caller who may list (403 otherwise), and
+   * the stores read "absent" as a normal answer (a workspace's first scan).
+   */
+  grantFindings(grantee: iam.IGrantable & IConstruct, access: FindingsGrant): void {
+    const objects = (prefixes: readonly string[]) =>
+      prefixes.map((prefix) => this.bucket.arnForObjects(`${prefix}*`));
+    const statements: Array<[string, string, readonly string[]]> = [
+      ['ReadFindings', 's3:GetObject', access.read],
+      ['WriteFindings', 's3:PutObject', access.write],
+      ['DeleteFindings', 's3:DeleteObject', access.delete],
+    ];
+    for (const [sid, action, prefixes] of statements) {
+      if (prefixes.length === 0) continue;
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({ sid, actions: [action], resources: objects(prefixes) }),
+      );
+    }
     this.grantList(grantee);
-    this.key.grant(grantee, 'kms:Decrypt');
-    acknowledgeWildcardResource(
-      grantee,
-      `${nagRef(this.bucket)}/*`,
-      'The query API reads open findings of any workspace (current/*.json), keys known only at run time; read-only, this bucket only.',
-    );
+    const keyActions = access.write.length > 0 ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt'];
+    this.key.grant(grantee, ...keyActions);
+    for (const prefix of new Set([...access.read, ...access.write, ...access.delete])) {
+      acknowledgeWildcardResource(
+        grantee,
+        `${nagRef(this.bucket)}/${prefix}*`,
+        `Objects under ${prefix} are keyed by scan, date, scope or digest id, known only at run time; the grant is this one prefix of this one bucket, for the exact actions the function's code path uses.`,
+      );
+    }
   }
 
   private grantList(grantee: iam.IGrantable): void {
