@@ -13,14 +13,26 @@ import {
   type WorkspaceCredentials,
 } from '../../core/scan/ports.js';
 import type { ConfigurationFacts } from '../../core/terraform/configuration.js';
+import {
+  engineBinaryName,
+  engineVersionFile,
+  selectVersion,
+  versionRequest,
+} from '../../core/terraform/engine-version.js';
 import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js';
 import { lockChecksumFailure } from '../../core/terraform/provider-lock.js';
 import type { Logger } from '../logger.js';
 import { readPlanFile } from '../plan-file.js';
+import {
+  type BinaryCache,
+  BinaryInstallError,
+  binaryCacheOptionsFromEnv,
+  createBinaryCache,
+} from './binary-cache.js';
 import { defaultPluginCacheDir, RUNNER_PLATFORM, terraformEnvironment } from './cli-config.js';
-import { readTerraformConfiguration } from './configuration-reader.js';
+import { readRequiredVersions, readTerraformConfiguration } from './configuration-reader.js';
 import { removeOnInterrupt } from './interrupt-cleanup.js';
-import { prepareModuleCredentials } from './module-credentials.js';
+import { explainModuleAccess, prepareModuleCredentials } from './module-credentials.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
@@ -31,6 +43,10 @@ export interface TerraformRunnerOptions {
   /** Downloads an S3 source bundle (.tar.gz) to a local file. */
   downloadBundle?: (s3Uri: string, destination: string) => Promise<void>;
   terraformBinary?: string;
+  /** The `tofu` of `engine: opentofu` workspaces (default: DRIFTWATCH_TOFU, then tofu on PATH). */
+  tofuBinary?: string;
+  /** Other Terraform/OpenTofu versions (default: configured by the environment, binary-cache.ts). */
+  binaryCache?: BinaryCache;
   /** Parent directory of the per-workspace working directories. */
   workRoot?: string;
   /** Reused across runs and workspaces: providers are installed once, not per scan. */
@@ -82,7 +98,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     try {
       const root = await materializeSource(workspace, workDir);
       const varFiles = await locateVarFiles(workspace, join(workDir, 'source'), root);
-      const terraform = await resolveBinary(workspace);
+      const terraform = await resolveBinary(workspace, root);
       const sensitive = await sensitiveVariableEnv(workspace);
       const env = { ...(await terraformEnv(workspace, credentials, workDir, root)), ...sensitive };
       const sensitiveValues = Object.values(sensitive);
@@ -118,7 +134,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         },
       );
       // Modules are fetched by init alone: their credentials are gone before any plan runs a provider.
-      const initResult = await init.finally(modules.remove);
+      const initResult = await init.catch(explainModuleAccess).finally(modules.remove);
       const configuration = await (options.readConfiguration ?? readConfigurationFacts)(root);
       let planCount = 0;
 
@@ -283,18 +299,83 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     return env;
   }
 
-  async function resolveBinary(workspace: WorkspaceConfig): Promise<string> {
-    const wanted = workspace.terraformVersion;
-    if (!wanted) return binary;
-    for (const candidate of [`terraform-${wanted}`, binary]) {
-      const version = await versionOf(candidate);
-      if (version && (version === wanted || version.startsWith(`${wanted}.`))) return candidate;
-    }
-    const found = await versionOf(binary);
-    throw new TerraformRunError(
-      'init',
-      `workspace pins terraform ${wanted} but ${binary} is ${found ?? 'not installed'}; put terraform-${wanted} on PATH`,
+  let binaryCache: Promise<BinaryCache> | undefined;
+
+  /**
+   * The engine binary this workspace needs (engine-version.ts decides which version): the default
+   * binary or `<name>-X.Y.Z` on PATH when it is that version, else a verified download from the
+   * binary cache. Reading the root's version file and required_version costs no process.
+   */
+  async function resolveBinary(workspace: WorkspaceConfig, root: string): Promise<string> {
+    const engine = workspace.engine ?? 'terraform';
+    const name = engineBinaryName(engine);
+    const defaultBinary =
+      engine === 'opentofu' ? (options.tofuBinary ?? baseEnv.DRIFTWATCH_TOFU ?? 'tofu') : binary;
+    const versionFile = await readFile(join(root, engineVersionFile(engine)), 'utf8').catch(() => undefined);
+    const requiredVersions = await readRequiredVersions(root, { tofu: engine === 'opentofu' }).catch(
+      () => [],
     );
+    const decided = versionRequest({
+      engine,
+      ...(workspace.terraformVersion !== undefined ? { registry: workspace.terraformVersion } : {}),
+      ...(versionFile !== undefined ? { versionFile } : {}),
+      requiredVersions,
+    });
+    if ('problem' in decided)
+      throw new TerraformRunError(
+        'init',
+        `${decided.problem}; correct it, or set terraformVersion in the registry`,
+      );
+    const { request } = decided;
+    if (request.kind === 'default') return defaultBinary;
+
+    let version: string;
+    if (request.kind === 'exact') {
+      version = request.version;
+      for (const candidate of [`${name}-${version}`, defaultBinary])
+        if ((await versionOf(candidate)) === version) return candidate;
+    } else {
+      const defaultVersion = await versionOf(defaultBinary);
+      const cache = await openBinaryCache();
+      const [cached, released] = await Promise.all([
+        cache.cachedVersions(engine),
+        cache.releasedVersions(engine),
+      ]);
+      const chosen = selectVersion(request, {
+        known: [...cached, ...(released ?? [])],
+        ...(defaultVersion ? { defaultVersion } : {}),
+      });
+      if (chosen === undefined)
+        throw new TerraformRunError(
+          'init',
+          `no ${engine} version satisfies ${request.label} among ${released ? 'the releases' : 'the cached versions (the release index could not be read)'} and ${defaultBinary} ${defaultVersion ?? '(not installed)'}; pin an exact terraformVersion in the registry`,
+        );
+      if (chosen === defaultVersion) return defaultBinary;
+      version = chosen;
+    }
+    const pinned =
+      request.source === 'registry'
+        ? `workspace pins ${engine} ${version}`
+        : `${request.label} selects ${engine} ${version}`;
+    try {
+      return await (await openBinaryCache()).ensure(engine, version);
+    } catch (error) {
+      const reason = error instanceof BinaryInstallError ? error.reason : (error as Error).message;
+      throw new TerraformRunError('init', `${pinned}: ${reason}`, { cause: error });
+    }
+  }
+
+  function openBinaryCache(): Promise<BinaryCache> {
+    binaryCache ??= options.binaryCache
+      ? Promise.resolve(options.binaryCache)
+      : binaryCacheOptionsFromEnv(baseEnv, pluginCacheDir, options.logger).then(createBinaryCache);
+    // A configuration error (an unreadable key file) fails each scan with its message, not once forever.
+    binaryCache.catch(() => {
+      binaryCache = undefined;
+    });
+    return binaryCache.catch((error: unknown) => {
+      throw new TerraformRunError('init', (error as Error).message, { cause: error });
+    });
   }
 
   function versionOf(candidate: string): Promise<string | undefined> {
