@@ -1,11 +1,7 @@
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { domainToASCII } from 'node:url';
-import type {
-  ModuleSourceCredentials,
-  SecretReference,
-  WorkspaceConfig,
-} from '../../core/registry/model.js';
+import type { ModuleSourceCredentials, SecretReference, WorkspaceConfig } from '../../core/registry/model.js';
 import { TerraformRunError } from '../../core/scan/ports.js';
 
 /**
@@ -225,4 +221,29 @@ function shellQuote(text: string): string {
 
 function sshQuote(text: string): string {
   return `"${text}"`;
+}
+
+/** What git prints when a host wants credentials it did not get, or refused the ones it got. */
+const GIT_ACCESS_DENIED =
+  /could not read Username for|terminal prompts disabled|Authentication failed for|Permission denied \(publickey|Host key verification failed|host key is known for/;
+/** What Terraform prints when a module registry refuses the request. */
+const REGISTRY_ACCESS_DENIED = /module registry[\s\S]*\b(401 Unauthorized|403 Forbidden)/;
+
+/**
+ * An init that failed because a private module's host refused access says which registry key gives
+ * the credentials: git's and Terraform's own words name the host but not driftwatch's settings.
+ */
+export function moduleAccessHint(reason: string): string | undefined {
+  if (GIT_ACCESS_DENIED.test(reason))
+    return 'a private git module: give its host a token or key that can read it in moduleSources (docs/private-modules.md)';
+  if (REGISTRY_ACCESS_DENIED.test(reason))
+    return 'a private module registry: give its host a token that can read the module in registries (docs/private-modules.md)';
+  return undefined;
+}
+
+/** Rethrows a failed init, with the hint of `moduleAccessHint` when it applies. */
+export function explainModuleAccess(error: unknown): never {
+  const hint = error instanceof TerraformRunError ? moduleAccessHint(error.reason) : undefined;
+  if (!hint || !(error instanceof TerraformRunError)) throw error;
+  throw new TerraformRunError(error.stage, `${error.reason} (${hint})`, { cause: error });
 }

@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  explainModuleAccess,
+  moduleAccessHint,
   prepareModuleCredentials,
   terraformTokenEnvName,
 } from '../../../functions/adapters/terraform/module-credentials.js';
@@ -272,5 +274,41 @@ describe('module credentials of one run', () => {
     expect(noResolver.reason).toBe(
       'module registry tfe.example.com (token): this runner cannot read secrets',
     );
+  });
+});
+
+describe('an init refused by a private module host names the registry key that fixes it', () => {
+  // git's and Terraform's own words, as the integration test (private-modules.test.ts) records them.
+  it.each([
+    [
+      "fatal: could not read Username for 'https://git.example.com': terminal prompts disabled",
+      'moduleSources',
+    ],
+    ["fatal: Authentication failed for 'https://git.example.com/org/mod.git/'", 'moduleSources'],
+    ['git@github.com: Permission denied (publickey).', 'moduleSources'],
+    ['Host key verification failed.', 'moduleSources'],
+    [
+      'Error: Error accessing remote module registry\n\nFailed to retrieve available versions for module "network" (main.tf:6) from\ntfe.example.com: error looking up module versions: 401 Unauthorized.',
+      'registries',
+    ],
+  ])('%s → %s', (reason, key) => {
+    expect(moduleAccessHint(reason)).toContain(`in ${key} (docs/private-modules.md)`);
+    let thrown: unknown;
+    try {
+      explainModuleAccess(new TerraformRunError('init', reason));
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as TerraformRunError).reason).toBe(`${reason} (${moduleAccessHint(reason)})`);
+    expect((thrown as TerraformRunError).stage).toBe('init');
+  });
+
+  it('other init failures pass through unchanged', () => {
+    const error = new TerraformRunError(
+      'init',
+      'Error: Failed to get existing workspaces: S3 bucket does not exist.',
+    );
+    expect(() => explainModuleAccess(error)).toThrow(error);
+    expect(moduleAccessHint('Error: Module not installed')).toBeUndefined();
   });
 });
