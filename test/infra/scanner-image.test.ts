@@ -27,6 +27,12 @@ describe('the scanner image (docker/scanner/Dockerfile)', () => {
     expect(dockerfile).toMatch(/releases\.hashicorp\.com\/terraform\/\$\{TERRAFORM_VERSION\}\//);
   });
 
+  it('carries git and OpenSSH in the final stage: Terraform runs them for git:: module sources', () => {
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(finalStage).toMatch(/^FROM public\.ecr\.aws\/lambda\/nodejs:24$/m);
+    expect(finalStage).toMatch(/^RUN dnf install -y git openssh-clients && dnf clean all$/m);
+  });
+
   it('keeps HOME, TF_DATA_DIR and the provider plugin cache under /tmp (the only writable place)', () => {
     expect(dockerfile).toMatch(/HOME=\/tmp\b/);
     expect(dockerfile).toMatch(/TF_DATA_DIR=\/tmp\//);
