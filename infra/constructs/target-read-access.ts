@@ -126,8 +126,16 @@ export class TargetReadAccess extends Construct {
         );
       // Only the secrets the registry names, as for Argo CD tokens: never secretsmanager:* on '*'.
       const variableSecrets = registry.workspaces.flatMap((workspace) =>
-        Object.values(workspace.sensitiveVars ?? {}).flatMap((reference) =>
-          'secretsManager' in reference ? [secretArn(reference.secretsManager)] : [],
+        [
+          ...Object.values(workspace.sensitiveVars ?? {}),
+          // Private module credentials (moduleSources, registries), read by the same scan for its init.
+          ...(workspace.moduleSources ?? []).flatMap((source) => [
+            source.https?.token,
+            source.ssh?.privateKey,
+          ]),
+          ...(workspace.registries ?? []).map((entry) => entry.token),
+        ].flatMap((reference) =>
+          reference && 'secretsManager' in reference ? [secretArn(reference.secretsManager)] : [],
         ),
       );
       if (variableSecrets.length > 0)
