@@ -457,6 +457,11 @@ describe('private module credentials → what terraform init sees', () => {
     // Plans run providers, never module downloads: they get none of it.
     for (const call of plans(invocations))
       expect(Object.keys(call.env).filter((name) => /^(GIT_|TF_TOKEN_)/.test(name))).toEqual([]);
+    // Nothing of it is set in this process's own environment (which the next run would inherit).
+    expect(
+      Object.keys(process.env).filter((name) => /^(GIT_CONFIG|GIT_SSH_COMMAND|TF_TOKEN_)/.test(name)),
+    ).toEqual([]);
+    expect(Object.values(process.env).some((value) => value?.includes(core))).toBe(false);
     const credentialDir = /'(.+)\/ssh_config'/.exec(initEnv.GIT_SSH_COMMAND!)![1]!;
     expect(existsSync(credentialDir)).toBe(false);
     // A workspace without them (the next run) inherits nothing of the previous one.
