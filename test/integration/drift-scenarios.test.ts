@@ -43,6 +43,7 @@ const changedPassword = canary('db-password-changed');
 let staged: StagedWorkspace;
 let registryPath: string;
 const logLines: string[] = [];
+const DB_PASSWORD_FROM_ENV = '    sensitiveVars: { db_password: { env: TF_VAR_db_password } }';
 
 beforeAll(async () => {
   staged = await stageWorkspace({
@@ -51,10 +52,11 @@ beforeAll(async () => {
     env: { TF_VAR_db_password: initialPassword },
   });
   await staged.terraform(['apply', '-auto-approve', '-input=false']);
-  // Secret variables reach the scanner through its environment, never through the registry.
+  // The secret is in the scanner's environment; the registry names it (sensitiveVars), never holds
+  // it. Terraform runs inherit no TF_VAR_ of driftwatch's environment by themselves.
   process.env.TF_VAR_db_password = initialPassword;
   registryPath = writeRegistry(join(temp.path, 'driftwatch.yaml'), [
-    { id: 'scenario-prod', dir: 'drift', owner: 'payments' },
+    { id: 'scenario-prod', dir: 'drift', owner: 'payments', extra: [DB_PASSWORD_FROM_ENV] },
   ]);
 });
 
@@ -243,6 +245,7 @@ moved {
         id: 'scenario-prod',
         dir: relative(join(REPO_ROOT, 'test/integration/terraform'), moved),
         owner: 'payments',
+        extra: [DB_PASSWORD_FROM_ENV],
       },
     ]);
     const storeDir = join(temp.path, 'cli-store');
