@@ -34,7 +34,6 @@ import { readRequiredVersions, readTerraformConfiguration } from './configuratio
 import { removeOnInterrupt } from './interrupt-cleanup.js';
 import { explainModuleAccess, prepareModuleCredentials } from './module-credentials.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
-import { inheritedVariableHint, isolateRunEnvironment, sweepPluginCache } from './run-environment.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
 export interface TerraformRunnerOptions {
@@ -115,29 +114,21 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       const run = (stage: RunStage, args: string[], stdoutFile?: string) =>
         runTerraform(terraform, args, { cwd: root, env, stdoutFile }, stage, knownSecrets);
 
-      // The workspace's lock file decides the provider versions and hashes, and stays as committed
-      // (without one, Terraform selects by the constraints and writes none).
+      // The workspace's lock file decides the provider versions and hashes, and stays as committed.
+      // Without one, Terraform selects by the constraints; readonly would then refuse the selection
+      // ("Provider dependency changes detected"), so it writes a lock file into the run's copy only.
       const initArgs = [
         'init',
         '-input=false',
         '-no-color',
-        '-lockfile=readonly',
+        ...(existsSync(join(root, '.terraform.lock.hcl')) ? ['-lockfile=readonly'] : []),
         ...backendConfigArgs(workspace),
       ];
       // The holder kills its init at the timeout, so a lock older than that (and a margin) is abandoned.
       const init = withPluginCacheLock(
         pluginCacheDir,
-        async () => {
-          // Whatever an earlier run's providers left in the shared cache besides provider packages.
-          await sweepPluginCache(pluginCacheDir);
-          return runTerraform(
-            terraform,
-            initArgs,
-            { cwd: root, env: modules.initEnv(env) },
-            'init',
-            knownSecrets,
-          );
-        },
+        () =>
+          runTerraform(terraform, initArgs, { cwd: root, env: modules.initEnv(env) }, 'init', knownSecrets),
         {
           logger: options.logger,
           maxHoldMs: timeoutMs + 60_000,
@@ -423,24 +414,15 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     workDir: string,
     root: string,
   ): Promise<NodeJS.ProcessEnv> {
-    // Nothing of driftwatch's own environment but the allowlist (run-environment.ts): no credentials,
-    // variables or tokens meant for the scanner or another workspace.
-    const env = isolateRunEnvironment(
-      await terraformEnvironment({
-        baseEnv,
-        workDir,
-        pluginCacheDir,
-        extra: workspace.env,
-        providerMirror: workspace.providerMirror,
-        registryDir: options.registryDir,
-        root,
-      }),
-      {
-        ambient: process.env,
-        keep: Object.keys(workspace.env ?? {}),
-        assumedRole: credentials !== undefined,
-      },
-    );
+    const env = await terraformEnvironment({
+      baseEnv,
+      workDir,
+      pluginCacheDir,
+      extra: workspace.env,
+      providerMirror: workspace.providerMirror,
+      registryDir: options.registryDir,
+      root,
+    });
     delete env.TF_WORKSPACE;
     if (workspace.backend.workspace) env.TF_WORKSPACE = workspace.backend.workspace;
     if (credentials) {
@@ -508,7 +490,7 @@ export async function locateVarFiles(
  */
 function withVariableHint(summary: string): string {
   if (!/No value for required variable/i.test(summary)) return summary;
-  return `${summary} (give it in the registry entry: varFiles, vars, or sensitiveVars for a secret${inheritedVariableHint(summary, process.env)})`;
+  return `${summary} (give it in the registry entry: varFiles, vars, or sensitiveVars for a secret)`;
 }
 
 /** The backend stays partial in real repositories: bucket, key and region come from the registry. */

@@ -92,11 +92,14 @@ async function initOf(setup: ReturnType<typeof setUp>, entry: ReturnType<typeof 
 }
 
 describe('provider installation of a scan', () => {
-  it('init honours the lock file and never rewrites it (-lockfile=readonly)', async () => {
+  it('init honours a lock file and never rewrites it (-lockfile=readonly); without one Terraform selects', async () => {
     const setup = setUp();
-    const init = await initOf(setup, workspace());
-    expect(init.args).toContain('-lockfile=readonly');
-    expect(init.cache).toBe(join(setup.base, 'plugin-cache'));
+    const unlocked = await initOf(setup, workspace());
+    expect(unlocked.args).not.toContain('-lockfile=readonly');
+    expect(unlocked.cache).toBe(join(setup.base, 'plugin-cache'));
+    writeFileSync(join(setup.base, 'infra', '.terraform.lock.hcl'), '');
+    const locked = await initOf(setup, workspace());
+    expect(locked.args).toContain('-lockfile=readonly');
   });
 
   it("providerMirror (top level) is every workspace's only provider source, over the machine's mirror", async () => {
