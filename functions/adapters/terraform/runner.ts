@@ -34,6 +34,7 @@ import { readRequiredVersions, readTerraformConfiguration } from './configuratio
 import { removeOnInterrupt } from './interrupt-cleanup.js';
 import { explainModuleAccess, prepareModuleCredentials } from './module-credentials.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
+import { inheritedVariableHint, isolateRunEnvironment, sweepPluginCache } from './run-environment.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
 export interface TerraformRunnerOptions {
@@ -127,8 +128,17 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       // The holder kills its init at the timeout, so a lock older than that (and a margin) is abandoned.
       const init = withPluginCacheLock(
         pluginCacheDir,
-        () =>
-          runTerraform(terraform, initArgs, { cwd: root, env: modules.initEnv(env) }, 'init', knownSecrets),
+        async () => {
+          // Whatever an earlier run's providers left in the shared cache besides provider packages.
+          await sweepPluginCache(pluginCacheDir);
+          return runTerraform(
+            terraform,
+            initArgs,
+            { cwd: root, env: modules.initEnv(env) },
+            'init',
+            knownSecrets,
+          );
+        },
         {
           logger: options.logger,
           maxHoldMs: timeoutMs + 60_000,
@@ -414,15 +424,24 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     workDir: string,
     root: string,
   ): Promise<NodeJS.ProcessEnv> {
-    const env = await terraformEnvironment({
-      baseEnv,
-      workDir,
-      pluginCacheDir,
-      extra: workspace.env,
-      providerMirror: workspace.providerMirror,
-      registryDir: options.registryDir,
-      root,
-    });
+    // Nothing of driftwatch's own environment but the allowlist (run-environment.ts): no credentials,
+    // variables or tokens meant for the scanner or another workspace.
+    const env = isolateRunEnvironment(
+      await terraformEnvironment({
+        baseEnv,
+        workDir,
+        pluginCacheDir,
+        extra: workspace.env,
+        providerMirror: workspace.providerMirror,
+        registryDir: options.registryDir,
+        root,
+      }),
+      {
+        ambient: process.env,
+        keep: Object.keys(workspace.env ?? {}),
+        assumedRole: credentials !== undefined,
+      },
+    );
     delete env.TF_WORKSPACE;
     if (workspace.backend.workspace) env.TF_WORKSPACE = workspace.backend.workspace;
     if (credentials) {
@@ -490,7 +509,7 @@ export async function locateVarFiles(
  */
 function withVariableHint(summary: string): string {
   if (!/No value for required variable/i.test(summary)) return summary;
-  return `${summary} (give it in the registry entry: varFiles, vars, or sensitiveVars for a secret)`;
+  return `${summary} (give it in the registry entry: varFiles, vars, or sensitiveVars for a secret${inheritedVariableHint(summary, process.env)})`;
 }
 
 /** The backend stays partial in real repositories: bucket, key and region come from the registry. */
