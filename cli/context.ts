@@ -47,6 +47,10 @@ Environment:
   DRIFTWATCH_TOPIC_ARN       SNS topic for owner digests (scan)
   DRIFTWATCH_TERRAFORM       terraform binary (default: terraform on PATH)
   DRIFTWATCH_PROVIDER_MIRROR provider filesystem mirror for Terraform
+  DRIFTWATCH_TOFU            tofu binary for engine: opentofu (default: tofu on PATH)
+  DRIFTWATCH_BINARY_CACHE    directory of downloaded Terraform/OpenTofu versions (S3 copy: DRIFTWATCH_BINARY_CACHE_S3)
+  DRIFTWATCH_TERRAFORM_RELEASES, DRIFTWATCH_OPENTOFU_RELEASES, DRIFTWATCH_RELEASE_KEYS
+                             a mirror of the release layout and the keys that sign it (docs/terraform-versions.md)
   DRIFTWATCH_LOG_LEVEL       debug, info, warn or error
   AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL, ...  the AWS SDK's own settings (no endpoint flags)
 
