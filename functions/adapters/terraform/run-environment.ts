@@ -1,4 +1,4 @@
-import { lstat, readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -155,7 +155,14 @@ export async function sweepPluginCache(dir: string): Promise<string[]> {
       if (level === 0 && OWN_FILES.test(name)) continue;
       const stats = await lstat(entryPath).catch(() => undefined);
       if (!stats) continue;
-      // Directories of the layout only: a symlink could point a later run's provider anywhere.
+      // Terraform itself links a package installed from an unpacked filesystem mirror (the machine's
+      // mirror, the image's warm copy) into the cache: removing that link under a running plan of
+      // another workspace fails it ("Required plugins are not installed"). Such a link is a package
+      // like any other: Terraform checks its h1 against the lock file before using it.
+      if (stats.isSymbolicLink() && level === CACHE_LEVELS.length - 1 && CACHE_LEVELS[level]!(name)) {
+        if ((await stat(entryPath).catch(() => undefined))?.isDirectory()) continue;
+      }
+      // Directories of the layout only: a symlink elsewhere could point a later run's provider anywhere.
       if (stats.isDirectory() && CACHE_LEVELS[level]!(name)) {
         if (level + 1 < CACHE_LEVELS.length) await sweep(entryPath, entryRelative, level + 1);
         // A layout directory with no package below it is someone's marker, not a provider.

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTerraformRunner } from '../../../functions/adapters/terraform/runner.js';
@@ -136,5 +136,26 @@ describe('provider installation of a scan', () => {
       /^the lock file has no checksum for \w+_\w+ of registry\.terraform\.io\/hashicorp\/aws 5\.100\.0 .*; run in the workspace: terraform providers lock -platform=\w+_\w+ /,
     );
     expect(reason).not.toContain('\n');
+  });
+});
+
+describe('the shared plugin cache keeps what Terraform links there', () => {
+  it("the sweep keeps a platform link to an unpacked mirror package (removing it fails other workspaces' running plans)", async () => {
+    const { sweepPluginCache } = await import('../../../functions/adapters/terraform/run-environment.js');
+    const base = tempDir();
+    const mirrored = join(base, 'mirror', 'registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64');
+    mkdirSync(mirrored, { recursive: true });
+    writeFileSync(join(mirrored, 'terraform-provider-aws_v5.100.0_x5'), '');
+    const cached = join(base, 'cache', 'registry.terraform.io/hashicorp/aws/5.100.0');
+    mkdirSync(cached, { recursive: true });
+    symlinkSync(mirrored, join(cached, 'linux_amd64'));
+    // A link to a file, and a link that leads nowhere, are not packages.
+    symlinkSync(join(mirrored, 'terraform-provider-aws_v5.100.0_x5'), join(cached, 'linux_arm64'));
+    symlinkSync(join(base, 'nowhere'), join(cached, 'darwin_arm64'));
+    expect((await sweepPluginCache(join(base, 'cache'))).sort()).toEqual([
+      'registry.terraform.io/hashicorp/aws/5.100.0/darwin_arm64',
+      'registry.terraform.io/hashicorp/aws/5.100.0/linux_arm64',
+    ]);
+    expect(existsSync(join(cached, 'linux_amd64', 'terraform-provider-aws_v5.100.0_x5'))).toBe(true);
   });
 });
