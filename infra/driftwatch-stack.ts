@@ -31,6 +31,7 @@ import { ScanSchedules } from './constructs/scan-schedules.js';
 import { ScanWorkflow } from './constructs/scan-workflow.js';
 import { type TargetRead, TargetReadAccess } from './constructs/target-read-access.js';
 import { FINDINGS_ACCESS, findingsGrant, HISTORY_WRITER, recordingEnvironment } from './findings-access.js';
+import { QUERY_ACCESS_VARIABLE, readQueryAccess } from './query-access-config.js';
 import { SCANNER_HANDLERS, type ScannerHandler, scannerRoleName } from './scanner-roles.js';
 import { fallbackDestinations, registryDestinations } from './subscription-filters.js';
 
@@ -42,7 +43,7 @@ export interface DriftwatchStackProps extends StackProps {
 export const SCANNER_DOCKERFILE = 'docker/scanner/Dockerfile';
 
 /** What a function uses besides the findings bucket and the registry; each brings its variable and grant. */
-type FunctionNeed = 'registry-uri' | 'hash-salt' | 'digests-topic';
+type FunctionNeed = 'registry-uri' | 'hash-salt' | 'digests-topic' | 'query-access';
 
 /**
  * Memory, time, what each function reads in the estate and what else it needs. How each uses the
@@ -131,6 +132,7 @@ const FUNCTIONS: Record<
     memoryMiB: 1024,
     timeout: Duration.seconds(29),
     readsRegistry: false,
+    needs: ['query-access'],
   },
 };
 
@@ -152,6 +154,12 @@ export class DriftwatchStack extends Stack {
     const { config } = props;
     const { registry } = config;
     this.warnAboutRegistry(registry, config);
+    const queryAccess = readQueryAccess(this.node, registry);
+    if (!queryAccess.configured)
+      Annotations.of(this).addWarningV2(
+        'driftwatch:query-access',
+        'no -c queryAccess: the findings API answers every caller 403 until admins or owners are mapped to ARN patterns (docs/security.md)',
+      );
 
     this.storage = new FindingsStorage(this, 'Findings');
     // The registry travels as a file asset: deployed to the bootstrap bucket under its content
@@ -196,6 +204,8 @@ export class DriftwatchStack extends Stack {
       { environment: Record<string, string>; grant?: (role: iam.IRole) => void }
     > = {
       'registry-uri': { environment: { REGISTRY_URI: this.registryUri } },
+      // Who sees whose findings through the API (-c queryAccess); without it, the API answers 403.
+      'query-access': { environment: { [QUERY_ACCESS_VARIABLE]: JSON.stringify(queryAccess.access) } },
       'hash-salt': {
         environment: { DRIFTWATCH_HASH_SALT_SECRET_ARN: hashSalt.secretArn },
         grant: (role) => hashSalt.grantRead(role),

@@ -12,6 +12,15 @@ const sample = JSON.parse(readFileSync(`${REPO_ROOT}/events/query-findings.json`
 const context = { awsRequestId: 'test' } as never;
 let handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>;
 
+const PAYMENTS_READER = 'arn:aws:sts::111111111111:assumed-role/payments-readers/alice';
+const ADMIN = 'arn:aws:sts::111111111111:assumed-role/platform-admin/bob';
+/** What the stack passes from -c queryAccess (plus the registry's fallback owner). */
+const ACCESS = {
+  admins: ['arn:aws:iam::111111111111:role/platform-admin'],
+  owners: { payments: ['arn:aws:iam::111111111111:role/payments-*'] },
+  fallbackOwner: 'platform',
+};
+
 const current: CurrentDocument = recordWorkspaceScan(
   undefined,
   [
@@ -30,6 +39,7 @@ const current: CurrentDocument = recordWorkspaceScan(
 beforeAll(async () => {
   vi.stubEnv('FINDINGS_BUCKET', 'findings');
   vi.stubEnv('LOG_LEVEL', 'error');
+  vi.stubEnv('DRIFTWATCH_QUERY_ACCESS', JSON.stringify(ACCESS));
   handler = (await import('../../functions/handlers/query-findings.js')).handler as never;
 });
 beforeEach(() => {
@@ -66,5 +76,60 @@ describe('query-findings handler', () => {
     const response = await handler({ ...sample, queryStringParameters: { severity: 'urgent' } }, context);
     expect(response.statusCode).toBe(400);
     expect(JSON.parse(response.body).message).toMatch(/severity must be one of/);
+  });
+});
+
+describe('query-findings scopes each caller to its owners', () => {
+  const as = (caller: string | undefined, request: { query?: Record<string, string>; id?: string } = {}) =>
+    handler(
+      {
+        ...sample,
+        requestContext: {
+          ...sample.requestContext,
+          authorizer:
+            caller === undefined
+              ? undefined
+              : { iam: { ...sample.requestContext.authorizer.iam, userArn: caller } },
+        },
+        queryStringParameters: request.query,
+        pathParameters: request.id === undefined ? undefined : { id: request.id },
+      },
+      context,
+    );
+  const owners = async (response: Promise<{ statusCode: number; body: string }>) => {
+    const answered = await response;
+    expect(answered.statusCode).toBe(200);
+    return (JSON.parse(answered.body).findings as Array<{ owner: string }>)
+      .map((finding) => finding.owner)
+      .sort();
+  };
+  const platformFinding = () => current.findings.find((finding) => finding.owner === 'platform')!;
+
+  it('lists only the caller’s owners; an admin sees every owner', async () => {
+    expect(await owners(as(PAYMENTS_READER))).toEqual(['payments']);
+    expect(await owners(as(PAYMENTS_READER, { query: { owner: 'platform' } }))).toEqual([]);
+    expect(await owners(as(ADMIN))).toEqual(['payments', 'platform']);
+  });
+
+  it('answers another owner’s finding by id exactly as an unknown one (404), not 403', async () => {
+    const hidden = platformFinding().id;
+    const other = await as(PAYMENTS_READER, { id: hidden });
+    const unknown = await as(PAYMENTS_READER, { id: 'f'.repeat(64) });
+    expect(other.statusCode).toBe(404);
+    expect(JSON.parse(other.body).message).toBe(`no open finding ${hidden}`);
+    expect(JSON.parse(unknown.body).message).toBe(`no open finding ${'f'.repeat(64)}`);
+    expect((await as(ADMIN, { id: hidden })).statusCode).toBe(200);
+  });
+
+  it('refuses a caller who matches nothing with 403 naming the caller and the setting', async () => {
+    const stranger = 'arn:aws:sts::111111111111:assumed-role/someone-else/eve';
+    const response = await as(stranger);
+    expect(response.statusCode).toBe(403);
+    expect(JSON.parse(response.body).message).toBe(
+      `${stranger} may read no owner's findings: add it (or a pattern) to queryAccess.admins or queryAccess.owners.<team> and deploy`,
+    );
+    const unsigned = await as(undefined);
+    expect(unsigned.statusCode).toBe(403);
+    expect(JSON.parse(unsigned.body).message).toMatch(/no IAM caller/);
   });
 });

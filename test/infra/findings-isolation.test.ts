@@ -196,3 +196,55 @@ describe('history immutability (bucket policy)', () => {
     expect(expiring.map((rule) => rule.Prefix)).toContain('current/');
   });
 });
+
+describe('query API scoping (-c queryAccess)', () => {
+  const queryEnvironment = (template: Synthesized['template']) => {
+    const [fn] = Object.entries(template.findResources('AWS::Lambda::Function'))
+      .filter(([id]) => id.startsWith('QueryFindingsFunction'))
+      .map(
+        ([, resource]) => resource as { Properties: { Environment: { Variables: Record<string, unknown> } } },
+      );
+    return JSON.parse(String(fn?.Properties.Environment.Variables.DRIFTWATCH_QUERY_ACCESS));
+  };
+
+  it(
+    'passes the mapping and the registry’s fallback owner to QueryFindings',
+    () => {
+      const { template } = synthesize({
+        queryAccess: {
+          admins: ['arn:aws:iam::111111111111:role/platform-admin'],
+          owners: { payments: ['arn:aws:iam::111111111111:role/payments-*'] },
+        },
+      });
+      expect(queryEnvironment(template)).toEqual({
+        admins: ['arn:aws:iam::111111111111:role/platform-admin'],
+        owners: { payments: ['arn:aws:iam::111111111111:role/payments-*'] },
+        fallbackOwner: 'platform',
+      });
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it('without the setting, the API is closed (nobody mapped) and synth warns', () => {
+    expect(queryEnvironment(synthesized.template)).toEqual({
+      admins: [],
+      owners: {},
+      fallbackOwner: 'platform',
+    });
+    const warnings = synthesized.stack.node.metadata
+      .filter((entry) => entry.type === 'aws:cdk:warning')
+      .map((entry) => String(entry.data));
+    expect(warnings.some((warning) => warning.includes('no -c queryAccess'))).toBe(true);
+  });
+
+  it('refuses owners that are not teams of the registry, and patterns that are not ARNs', () => {
+    expect(() =>
+      synthesize({ queryAccess: '{"admins":[],"owners":{"payroll":["arn:aws:iam::1:role/x"]}}' }),
+    ).toThrow(
+      '-c queryAccess: owners payroll are not teams of the registry (teams: platform, payments, data)',
+    );
+    expect(() => synthesize({ queryAccess: { admins: ['platform-admin'], owners: {} } })).toThrow(
+      "-c queryAccess: query access admins.0: an ARN pattern starts with 'arn:'",
+    );
+  });
+});

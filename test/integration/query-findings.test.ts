@@ -47,6 +47,12 @@ beforeAll(async () => {
   recorded = [...payments.history, ...platform.history];
   process.env.FINDINGS_BUCKET = BUCKET;
   process.env.LOG_LEVEL = 'error';
+  // The sample event's caller (payments-readers) sees the payments owner only.
+  process.env.DRIFTWATCH_QUERY_ACCESS = JSON.stringify({
+    admins: [],
+    owners: { payments: ['arn:aws:iam::111111111111:role/payments-readers'] },
+    fallbackOwner: 'platform',
+  });
   handler = (await import('../../functions/handlers/query-findings.js')).handler as never;
 });
 
