@@ -69,7 +69,12 @@ describe('failed scans with real terraform and moto', () => {
       },
     ]);
     const run = await runCli(['scan', '--registry', path, '--store', storeDir, '--format', 'json'], {
-      env: { DRIFTWATCH_HASH_SALT: 'integration-test-salt-0003' },
+      env: {
+        DRIFTWATCH_HASH_SALT: 'integration-test-salt-0003',
+        // 0.12.31 is not on this machine: with the releases unreachable (offline, as in CI) the pin fails at init.
+        DRIFTWATCH_TERRAFORM_RELEASES: 'http://127.0.0.1:1/terraform',
+        DRIFTWATCH_BINARY_CACHE: join(temp.path, 'binaries'),
+      },
     });
     expect(run.code).toBe(1);
     const findings = JSON.parse(run.stdout) as Finding[];
@@ -86,7 +91,7 @@ describe('failed scans with real terraform and moto', () => {
     // A workspace pinned to a Terraform version this machine lacks fails clearly before init.
     const pinned = findings.filter((finding) => finding.workspace === 'pinned');
     expect(pinned).toEqual([expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.init-failed' })]);
-    expect(pinned[0]!.detail).toContain('pins terraform 0.12.31');
+    expect(pinned[0]!.detail).toContain('pins terraform 0.12.31: could not download');
 
     const everything = [run.stdout, run.stderr, allFileText(storeDir)].join('\n');
     expect(everything).not.toContain(stderrCanary);
