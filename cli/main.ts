@@ -20,6 +20,7 @@ import { registerEvaluatePlan } from './commands/evaluate-plan.js';
 import { registerFindings } from './commands/findings.js';
 import { registerInvoke } from './commands/invoke.js';
 import { registerLocks } from './commands/locks.js';
+import { registerProviders } from './commands/providers.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
 import { registerSuppress } from './commands/suppress.js';
@@ -48,6 +49,7 @@ registerInvoke(program, setExitCode);
 registerFindings(program, setExitCode);
 registerSuppress(program, setExitCode);
 registerRoutes(program, setExitCode);
+registerProviders(program, setExitCode);
 registerDemo(program, setExitCode);
 for (const command of program.commands)
   command.addHelpText(
