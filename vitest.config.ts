@@ -16,6 +16,7 @@ export default defineConfig({
           // Fast feedback first; the integration project runs after it, two files at a time.
           sequence: { groupOrder: 0 },
           include: ['test/unit/**/*.test.ts', 'test/handlers/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          globalSetup: ['test/global-build.ts'],
           testTimeout: 20_000,
         },
       },
@@ -24,6 +25,7 @@ export default defineConfig({
           name: 'integration',
           sequence: { groupOrder: 1 },
           include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/global-build.ts'],
           testTimeout: 600_000,
           hookTimeout: 600_000,
           pool: 'forks',

@@ -67,6 +67,14 @@ exitCleanlyOnSignals();
 // leaves nothing behind either.
 exitCleanlyOnFatalErrors(reportError);
 
+// A reader that went away (`driftwatch findings | head`) is not an error of ours: stop quietly, as
+// Unix tools do, instead of reporting the broken pipe as a failure.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(exitCode);
+  });
+
 try {
   await program.parseAsync(process.argv);
   process.exitCode = exitCode;

@@ -1,18 +1,22 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, DEFAULT_STORE, resolveSalt } from '../context.js';
+import { PACKAGE_ROOT, RUNS_COMPILED } from '../package-root.js';
 
-const HANDLERS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'functions', 'handlers');
+// Compiled, the handlers are beside the CLI in dist/ (scripts/build-cli.mjs); from source, they are .ts.
+const HANDLERS_DIR = join(PACKAGE_ROOT, ...(RUNS_COMPILED ? ['dist'] : []), 'functions', 'handlers');
+const HANDLER_EXTENSION = RUNS_COMPILED ? '.js' : '.ts';
 
 /** The handlers `driftwatch invoke` can run: every entry point file under functions/handlers. */
 export function handlerNames(): string[] {
-  const helpers = new Set(['common.ts', 'env.ts', 'middleware.ts']);
+  const helpers = new Set(['common', 'env', 'middleware']);
   return readdirSync(HANDLERS_DIR)
-    .filter((file) => file.endsWith('.ts') && !helpers.has(file))
-    .map((file) => file.replace(/\.ts$/, ''))
+    .filter((file) => file.endsWith(HANDLER_EXTENSION))
+    .map((file) => file.slice(0, -HANDLER_EXTENSION.length))
+    .filter((name) => !helpers.has(name))
     .sort();
 }
 
@@ -36,7 +40,9 @@ export function registerInvoke(program: Command, run: (code: number) => void): v
       // Locally, findings go to the CLI's store and sensitive values use the CLI's salt, unless set.
       if (!process.env.FINDINGS_BUCKET) process.env.DRIFTWATCH_STORE ??= DEFAULT_STORE;
       process.env.DRIFTWATCH_HASH_SALT ??= resolveSalt();
-      const module = (await import(pathToFileURL(join(HANDLERS_DIR, `${name}.ts`)).href)) as {
+      const module = (await import(
+        pathToFileURL(join(HANDLERS_DIR, `${name}${HANDLER_EXTENSION}`)).href
+      )) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
       const result = await module.handler(event, localContext(name));

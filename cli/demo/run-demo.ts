@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   AuthorizeSecurityGroupIngressCommand,
   DescribeSecurityGroupsCommand,
@@ -21,6 +20,7 @@ import type { Team } from '../../functions/core/registry/model.js';
 import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { renderFindings } from '../output.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { createOwnerInboxes, renderDigest } from './chat-inbox.js';
 import { motoEnvironment, startMoto } from './moto.js';
 import {
@@ -30,7 +30,7 @@ import {
   stageWorkspace,
 } from './provision.js';
 
-export const ESTATE_DIR = fileURLToPath(new URL('../../examples/estate/', import.meta.url));
+export const ESTATE_DIR = `${join(PACKAGE_ROOT, 'examples', 'estate')}/`;
 
 /** The out-of-band changes the demo makes, and the finding each one must produce. */
 export const DEMO_CHANGES = [

@@ -101,9 +101,9 @@ async function leftovers(marker: string): Promise<RunProcess[]> {
   return processesOf(marker);
 }
 
-/** What the run left in its TMPDIR, apart from tsx's compile cache (the CLI runs its sources with tsx). */
+/** What the run left in its TMPDIR (the compiled CLI writes nothing there of its own). */
 function leftInTmp(): string[] {
-  return readdirSync(runTmp).filter((entry) => !entry.startsWith('tsx-'));
+  return readdirSync(runTmp);
 }
 
 function planFiles(): string[] {

@@ -54,6 +54,12 @@ export interface TerraformRunnerOptions {
   pluginCacheDir?: string;
   /** Per Terraform command; the whole process group is killed when it fires. */
   commandTimeoutMs?: number;
+  /**
+   * When Terraform must have stopped (epoch ms): each command's timeout is cut to what is left, so
+   * the scan records its own timeout (`scan.timeout`) before its host kills it. `hint` ends the
+   * message, e.g. '; set runner: codebuild'. Without commandTimeoutMs, the deadline alone limits.
+   */
+  deadline?: { atMs: number; hint?: string; now?: () => number };
   /** Says when a stale plugin cache lock is taken over, or a live one makes the scan wait. */
   logger?: Logger;
   /** Environment Terraform inherits (PATH, proxies, AWS_ENDPOINT_URL, the default credential chain). */
@@ -86,7 +92,23 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   const baseEnv = options.baseEnv ?? process.env;
   const workRoot = options.workRoot ?? tmpdir();
   const pluginCacheDir = options.pluginCacheDir ?? defaultPluginCacheDir(baseEnv);
-  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.commandTimeoutMs ?? (options.deadline ? Number.POSITIVE_INFINITY : DEFAULT_TIMEOUT_MS);
+  const clock = options.deadline?.now ?? Date.now;
+  const budgetMs = options.deadline ? options.deadline.atMs - clock() : undefined;
+
+  /** The next command's timeout: the per-command limit, or what is left of the scan's time budget. */
+  function nextLimit(): { ms: number; budget: boolean } {
+    if (!options.deadline) return { ms: timeoutMs, budget: false };
+    const left = Math.max(0, options.deadline.atMs - clock());
+    return left < timeoutMs ? { ms: left, budget: true } : { ms: timeoutMs, budget: false };
+  }
+
+  function timedOut(stage: RunStage, limit: { ms: number; budget: boolean }): TerraformRunError {
+    const reason = limit.budget
+      ? `${stage} exceeded ${Math.round((budgetMs ?? 0) / 60_000)} min${options.deadline?.hint ?? ''}`
+      : `timed out after ${limit.ms / 1000}s`;
+    return new TerraformRunError(stage, reason, { timedOut: true });
+  }
   const versions = new Map<string, Promise<string | undefined>>();
 
   async function prepare(
@@ -141,7 +163,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         },
         {
           logger: options.logger,
-          maxHoldMs: timeoutMs + 60_000,
+          maxHoldMs: Math.min(timeoutMs, budgetMs ?? timeoutMs) + 60_000,
         },
       );
       // Modules are fetched by init alone: their credentials are gone before any plan runs a provider.
@@ -166,13 +188,15 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               '-detailed-exitcode',
               ...variableArgs,
             ];
+            const limit = nextLimit();
+            if (limit.ms <= 0) throw timedOut('plan', limit);
             const planned = await runProcess(terraform, [...args, `-out=${planFile}`], {
               cwd: root,
               env,
-              timeoutMs,
+              timeoutMs: limit.ms,
             });
             const errorSummary = summarizeTerraformErrors(planned.stderr, knownSecrets);
-            if (planned.timedOut) throw new TerraformRunError('plan', `timed out after ${timeoutMs / 1000}s`);
+            if (planned.timedOut) throw timedOut('plan', limit);
             // Exit code 2 means "changes" even for a refresh-only plan with no drift, and an errored
             // plan may still be saved: only the plan JSON decides (DESIGN.md principle 2).
             if (!existsSync(planFile)) {
@@ -228,14 +252,16 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     stage: RunStage,
     knownSecrets: string[],
   ): Promise<ProcessResult> {
-    const result = await runProcess(terraform, args, { ...processOptions, timeoutMs }).catch(
+    const limit = nextLimit();
+    if (limit.ms <= 0) throw timedOut(stage, limit);
+    const result = await runProcess(terraform, args, { ...processOptions, timeoutMs: limit.ms }).catch(
       (error: unknown) => {
         throw new TerraformRunError(stage, `could not run ${terraform}: ${(error as Error).message}`, {
           cause: error,
         });
       },
     );
-    if (result.timedOut) throw new TerraformRunError(stage, `timed out after ${timeoutMs / 1000}s`);
+    if (result.timedOut) throw timedOut(stage, limit);
     if (result.exitCode !== 0) {
       const summary = summarizeTerraformErrors(result.stderr, knownSecrets);
       const lockHint =
