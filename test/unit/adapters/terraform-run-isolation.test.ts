@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   isolateRunEnvironment,
@@ -216,6 +216,18 @@ describe('each Terraform run starts from an empty environment', () => {
       ]),
     );
     expect(await sweepPluginCache(cache)).toEqual([]);
+    // A package Terraform linked in from an unpacked filesystem mirror stays; a dangling link does not.
+    const mirrored = join(dirname(cache), 'mirror', 'linux_amd64');
+    mkdirSync(mirrored, { recursive: true });
+    writeFileSync(join(mirrored, 'terraform-provider-null_v3.2.4_x5'), 'provider');
+    const nullPackage = join(cache, 'registry.terraform.io/hashicorp/null/3.2.4');
+    mkdirSync(nullPackage, { recursive: true });
+    symlinkSync(mirrored, join(nullPackage, 'linux_amd64'));
+    symlinkSync(join(mirrored, 'gone'), join(nullPackage, 'darwin_arm64'));
+    expect(await sweepPluginCache(cache)).toEqual([
+      'registry.terraform.io/hashicorp/null/3.2.4/darwin_arm64',
+    ]);
+    expect(existsSync(join(nullPackage, 'linux_amd64', 'terraform-provider-null_v3.2.4_x5'))).toBe(true);
     expect(existsSync(join(cache, 'registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64'))).toBe(true);
     // A link is removed, never what it points to.
     expect(existsSync(join(dump, 'b-plan.env'))).toBe(true);
