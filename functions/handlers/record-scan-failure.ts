@@ -4,9 +4,11 @@ import * as z from 'zod/mini';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import type { Check } from '../core/findings/model.js';
 import { redactText } from '../core/redaction/secrets.js';
-import { SAFE_ID } from '../core/registry/model.js';
+import { SAFE_ID, WORKSPACE_RUNNERS } from '../core/registry/model.js';
 import { bucketOwnership, bucketScope } from '../core/routing/scopes.js';
+import { SCAN_TIMEOUT_RULE_ID } from '../core/scan/runner-plan.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
+import { isTimeoutFailure, timeoutFailureReason } from '../core/scan/timeout-failure.js';
 import { scanFailedFinding } from '../core/terraform/index.js';
 import { findingsObjectStore, handlerLogger, scannerFindingsStore } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
@@ -25,6 +27,8 @@ export const recordScanFailureEvent = z.object({
   workspace: z.optional(z.string().check(z.regex(SAFE_ID))),
   bucket: z.optional(z.string().check(z.minLength(3))),
   cluster: z.optional(z.string().check(z.regex(SAFE_ID))),
+  /** The ScanTerraform item's runner, when it has one: the advice of a timeout finding. */
+  runner: z.optional(z.enum(WORKSPACE_RUNNERS)),
   /** What Step Functions caught: `{ Error, Cause }`. */
   error: z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) }),
 });
@@ -58,7 +62,17 @@ export const handler = middy<RecordScanFailureEvent>()
     const reason = redactText(
       `${event.stage} failed: ${event.error.Error ?? 'Error'}: ${event.error.Cause ?? 'no cause given'}`,
     ).slice(0, 2000);
-    const draft = scanFailedFinding(context, reason, { stage: event.stage }, { ruleId: 'scan.stage-failed' });
+    // A host timeout of a Terraform scan is the same finding as Terraform's own: LoadRegistry moves the
+    // workspace to CodeBuild on it.
+    const timedOut = event.stage === 'ScanTerraform' && isTimeoutFailure(event.error);
+    const draft = timedOut
+      ? scanFailedFinding(
+          context,
+          timeoutFailureReason(event.stage, event.error, event.runner ?? 'lambda'),
+          { stage: event.stage, timedOut: true },
+          { ruleId: SCAN_TIMEOUT_RULE_ID },
+        )
+      : scanFailedFinding(context, reason, { stage: event.stage }, { ruleId: 'scan.stage-failed' });
     const check: Check = STAGE_CHECKS[event.stage];
     const scan = { ...scanRefOf(event), now: new Date() };
     await store.recordWorkspace(scan, { workspace: scope, check, outcome: 'failed' }, [draft]);

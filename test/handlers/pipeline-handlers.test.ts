@@ -19,7 +19,7 @@ describe('pipeline stage handlers', () => {
     const result = await invoke('load-registry');
     expect(result).toMatchObject({
       scanId: '20261129T020000Z-sample',
-      counts: { workspaces: 3, buckets: 1, clusters: 0 },
+      counts: { workspaces: 3, accounts: 1, codebuild: 0, buckets: 1, clusters: 0 },
       items: { workspaces: { key: 'scratch/scan=20261129T020000Z-sample/workspaces.json' } },
     });
     expect(Date.parse(result.confirmAt)).toBeGreaterThan(Date.now() + 10 * 60_000);
@@ -29,6 +29,10 @@ describe('pipeline stage handlers', () => {
       startedAt: '2026-11-29T02:00:00.000Z',
       registry: 'examples/estate/driftwatch.yaml',
       workspace: 'payments-prod',
+      account: 'default',
+      runner: 'lambda',
+      timeoutSeconds: null,
+      buildTimeoutMinutes: null,
     });
     const buckets = JSON.parse(readFileSync(join(store, result.items.buckets.key), 'utf8'));
     expect(buckets.map((item: { bucket: string }) => item.bucket)).toEqual(['driftwatch-demo-tfstate']);
@@ -41,12 +45,14 @@ describe('pipeline stage handlers', () => {
     expect(current.findings).toEqual([
       expect.objectContaining({
         kind: 'scan-failed',
-        ruleId: 'scan.stage-failed',
+        // The sample's error is a Lambda timeout: the finding LoadRegistry moves to CodeBuild on.
+        ruleId: 'scan.timeout',
         owner: 'payments',
         status: 'new',
       }),
     ]);
     expect(current.findings[0].detail).toContain('States.Timeout');
+    expect(current.findings[0].detail).toContain('set runner: codebuild');
   });
 
   it('record-findings writes the scan summary from the history files', async () => {
@@ -89,7 +95,7 @@ describe('pipeline stage handlers, deployed recording (DRIFTWATCH_RECORDING=defe
     expect(recorded).toMatchObject({ workspaces: { failed: 1 }, findings: 1 });
     const current = JSON.parse(readFileSync(join(deferredStore, 'current/payments-prod.json'), 'utf8'));
     expect(current.findings).toEqual([
-      expect.objectContaining({ ruleId: 'scan.stage-failed', status: 'new' }),
+      expect.objectContaining({ ruleId: 'scan.timeout', status: 'new' }),
     ]);
   });
 

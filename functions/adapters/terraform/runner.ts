@@ -92,7 +92,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   const baseEnv = options.baseEnv ?? process.env;
   const workRoot = options.workRoot ?? tmpdir();
   const pluginCacheDir = options.pluginCacheDir ?? defaultPluginCacheDir(baseEnv);
-  const timeoutMs = options.commandTimeoutMs ?? (options.deadline ? Number.POSITIVE_INFINITY : DEFAULT_TIMEOUT_MS);
+  const timeoutMs =
+    options.commandTimeoutMs ?? (options.deadline ? Number.POSITIVE_INFINITY : DEFAULT_TIMEOUT_MS);
   const clock = options.deadline?.now ?? Date.now;
   const budgetMs = options.deadline ? options.deadline.atMs - clock() : undefined;
 

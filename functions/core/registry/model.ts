@@ -103,17 +103,6 @@ export interface WorkspaceConfig {
   /** Per-workspace stale-lock thresholds (ms), over the registry's `locks.staleAfter`. */
   locks?: { staleAfterMs: Partial<LockSettings['staleAfterMs']> };
   /**
-   * Where the deployed scan runs: `lambda` (default, up to Lambda's 15 minutes) or `codebuild` (the
-   * same image and entrypoint in CodeBuild, for plans that take longer). Locally every scan runs in
-   * process. A workspace whose Lambda plan timed out recently runs in CodeBuild on its own.
-   */
-  runner?: WorkspaceRunner;
-  /**
-   * The scan's time budget (ms): in Lambda, Terraform is stopped at this or at the invocation's
-   * remaining time, whichever comes first; in CodeBuild, the build timeout (default 2 h).
-   */
-  timeout?: number;
-  /**
    * Where Terraform installs providers from: the registry's top-level `providerMirror` (an https URL
    * of a provider network mirror, or a filesystem mirror directory), set on every workspace by the
    * parser. Absent: the origin registries (or this machine's own mirror, see cli-config.ts).
@@ -126,6 +115,17 @@ export interface WorkspaceConfig {
   moduleSources?: ModuleSourceCredentials[];
   /** Tokens for private module registries (`TF_TOKEN_<host>` during init): the workspace's list, else the top-level one. */
   registries?: RegistryCredentials[];
+  /**
+   * Where the deployed scan runs: `lambda` (default, up to Lambda's 15 minutes) or `codebuild` (the
+   * same image and entrypoint in CodeBuild, for plans that take longer). Locally every scan runs in
+   * process. A workspace whose Lambda plan timed out recently runs in CodeBuild on its own.
+   */
+  runner?: WorkspaceRunner;
+  /**
+   * The scan's time budget (ms): in Lambda, Terraform is stopped at this or at the invocation's
+   * remaining time, whichever comes first; in CodeBuild, the build timeout (default 2 h).
+   */
+  timeout?: number;
 }
 
 export const WORKSPACE_RUNNERS = ['lambda', 'codebuild'] as const;

@@ -17,12 +17,6 @@ import {
 } from './cluster-formats.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
 import {
-  gitUsernameProblem,
-  knownHostsCoverHost,
-  knownHostsProblem,
-  moduleHostProblem,
-} from './module-formats.js';
-import {
   bucketNameProblem,
   cronProblem,
   emailProblem,
@@ -51,23 +45,33 @@ import {
 import {
   type ClusterConfig,
   DEFAULT_CLUSTER_POLICIES,
+  DEFAULT_GIT_TOKEN_USERNAME,
   DEFAULT_LOCK_SETTINGS,
   DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_POLICIES,
   DEFAULT_SCAN_ALERT_AFTER_MS,
   DEFAULT_SUPPRESSION_SETTINGS,
-  DEFAULT_GIT_TOKEN_USERNAME,
   type LockSettings,
-  type ModuleSourceCredentials,
-  type RegistryCredentials,
+  MAX_WORKSPACE_TIMEOUT_MS,
   type ManifestSource,
+  MIN_WORKSPACE_TIMEOUT_MS,
+  type ModuleSourceCredentials,
   type NotificationSettings,
   type Policies,
+  type RegistryCredentials,
   type ScheduleSettings,
   type SecretReference,
   type SuppressionSettings,
+  WORKSPACE_RUNNERS,
+  WORKSPACE_TIMEOUT_RANGE,
   type WorkspaceSource,
 } from './model.js';
+import {
+  gitUsernameProblem,
+  knownHostsCoverHost,
+  knownHostsProblem,
+  moduleHostProblem,
+} from './module-formats.js';
 
 /** Marks the issue raised for a key the schema does not know; issues.ts adds "did you mean". */
 export interface UnknownKeyParams {
@@ -393,6 +397,17 @@ const workspaceSchema = strictObject({
     z.pipe(
       strictObject({ staleAfter: z.optional(staleAfterSchema) }),
       z.transform((locks) => ({ staleAfterMs: { ...locks.staleAfter } })),
+    ),
+  ),
+  runner: z.optional(z.enum(WORKSPACE_RUNNERS, { error: `expected ${WORKSPACE_RUNNERS.join(' or ')}` })),
+  timeout: z.optional(
+    z.pipe(
+      durationSchema,
+      z.transform((ms, payload) => {
+        if (ms >= MIN_WORKSPACE_TIMEOUT_MS && ms <= MAX_WORKSPACE_TIMEOUT_MS) return ms;
+        payload.issues.push({ code: 'custom', message: WORKSPACE_TIMEOUT_RANGE, input: ms });
+        return z.NEVER;
+      }),
     ),
   ),
 }).check(envNamesCheck, variableNamesCheck);

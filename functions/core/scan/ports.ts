@@ -27,11 +27,15 @@ export class TerraformRunError extends Error {
     readonly stage: RunStage,
     /** Already redacted: safe to log and store. */
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; timedOut?: boolean },
   ) {
     super(`${stage} failed: ${reason}`, options);
     this.name = 'TerraformRunError';
+    this.timedOut = options?.timedOut ?? false;
   }
+
+  /** Terraform was stopped by the scan's time budget (recorded as `scan.timeout`). */
+  readonly timedOut: boolean;
 }
 
 export interface PlanRun {

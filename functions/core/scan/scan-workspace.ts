@@ -16,6 +16,7 @@ import {
   TerraformRunError,
   type WorkspaceCredentials,
 } from './ports.js';
+import { SCAN_TIMEOUT_RULE_ID } from './runner-plan.js';
 
 export type WorkspaceScanStatus = 'ok' | 'failed' | 'busy';
 
@@ -206,8 +207,15 @@ export async function scanWorkspace(
     }
     if (error instanceof TerraformRunError) {
       // An unreadable plan file is the same finding whether it came from a scan or evaluate-plan.
-      const ruleId = error.stage === 'evaluate' ? 'scan.plan-invalid' : `scan.${error.stage}-failed`;
-      return fail(ruleId, error.reason, { stage: error.stage });
+      const ruleId = error.timedOut
+        ? SCAN_TIMEOUT_RULE_ID
+        : error.stage === 'evaluate'
+          ? 'scan.plan-invalid'
+          : `scan.${error.stage}-failed`;
+      return fail(ruleId, error.reason, {
+        stage: error.stage,
+        ...(error.timedOut ? { timedOut: true } : {}),
+      });
     }
     return fail('scan.failed', messageOf(error));
   }
