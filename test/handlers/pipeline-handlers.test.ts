@@ -94,9 +94,7 @@ describe('pipeline stage handlers, deployed recording (DRIFTWATCH_RECORDING=defe
     const recorded = await run('record-findings');
     expect(recorded).toMatchObject({ workspaces: { failed: 1 }, findings: 1 });
     const current = JSON.parse(readFileSync(join(deferredStore, 'current/payments-prod.json'), 'utf8'));
-    expect(current.findings).toEqual([
-      expect.objectContaining({ ruleId: 'scan.timeout', status: 'new' }),
-    ]);
+    expect(current.findings).toEqual([expect.objectContaining({ ruleId: 'scan.timeout', status: 'new' })]);
   });
 
   it('refuses an unknown recording mode at cold start, naming the variable', async () => {

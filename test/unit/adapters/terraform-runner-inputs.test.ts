@@ -211,7 +211,8 @@ const USED_ELSEWHERE: Record<string, string> = {
   routes: 'owner overrides per address or tag (routing)',
   locks: 'stale-lock thresholds (ObserveLocks/ConfirmLocks)',
   'backend.requireKms': 'backend policy rule backend.kms',
-  runner: 'where the deployed scan runs: LoadRegistry → the ScanTerraform runner Choice (test/unit/core/scan/runner-plan.test.ts, test/infra/long-plans-and-reporting.test.ts)',
+  runner:
+    'where the deployed scan runs: LoadRegistry → the ScanTerraform runner Choice (test/unit/core/scan/runner-plan.test.ts, test/infra/long-plans-and-reporting.test.ts)',
   timeout:
     'the time budget: the deadline of every Terraform command (test/unit/adapters/terraform-runner-deadline.test.ts) and the CodeBuild build timeout',
 };
