@@ -102,7 +102,7 @@ function setUp(
   const bin = join(base, 'bin');
   mkdirSync(join(base, 'work'));
   mkdirSync(bin);
-  for (const name of ['terraform', 'terraform-1.9.8'])
+  for (const name of ['terraform', 'terraform-1.9.8', 'tofu'])
     writeFileSync(join(bin, name), FAKE_TERRAFORM, { mode: 0o755 });
   // Two sources that differ, each with a Terraform root inside `stack/` and var files.
   for (const source of ['infra/payments', 'infra/other']) {
@@ -196,6 +196,7 @@ const REACHES_TERRAFORM = [
   'roleArn',
   'externalId',
   'terraformVersion',
+  'engine',
   'varFiles',
   'vars',
   'sensitiveVars',
@@ -405,6 +406,14 @@ describe('registry fields → what Terraform sees', () => {
     for (const call of pinned) expect(call.binary).toBe('terraform-1.9.8');
     const unpinned = await seen(setup, workspaceFrom());
     for (const call of unpinned) expect(call.binary).toBe('terraform');
+  });
+
+  it('engine: opentofu runs tofu (on PATH) for every command (versions: terraform-runner-versions.test.ts)', async () => {
+    const setup = setUp();
+    const tofu = await seen(setup, workspaceFrom('engine: opentofu'));
+    expect(tofu.length).toBeGreaterThan(0);
+    for (const call of tofu) expect(call.binary).toBe('tofu');
+    for (const call of await seen(setup, workspaceFrom())) expect(call.binary).toBe('terraform');
   });
 
   it('env and allowProxyEnv: allowed variables reach every command; a proxy only with allowProxyEnv', async () => {
