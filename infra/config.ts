@@ -22,6 +22,11 @@ export interface DriftwatchConfig {
    * or the deployment fails.
    */
   chatbot: boolean;
+  /**
+   * A provider network mirror (private bucket + CloudFront over HTTPS) that ScanTerraform installs
+   * providers from, for accounts without internet egress (`-c providerMirror=true`; docs/providers.md).
+   */
+  providerMirror: boolean;
 }
 
 export interface ScanSettings {
@@ -68,6 +73,7 @@ export function readConfig(node: Node): DriftwatchConfig {
     },
     logRetentionDays: logRetention(node),
     chatbot: boolContext(node, 'chatbot', false),
+    providerMirror: boolContext(node, 'providerMirror', false),
   };
 }
 

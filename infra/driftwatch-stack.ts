@@ -27,6 +27,7 @@ import { FindingsStorage } from './constructs/findings-storage.js';
 import { NotificationTopics } from './constructs/notification-topics.js';
 import { OperationalAlarms } from './constructs/operational-alarms.js';
 import { OwnerSubscriptions } from './constructs/owner-subscriptions.js';
+import { ProviderMirror } from './constructs/provider-mirror.js';
 import { ScanSchedules } from './constructs/scan-schedules.js';
 import { ScanWorkflow } from './constructs/scan-workflow.js';
 import { type TargetRead, TargetReadAccess } from './constructs/target-read-access.js';
@@ -43,7 +44,7 @@ export interface DriftwatchStackProps extends StackProps {
 export const SCANNER_DOCKERFILE = 'docker/scanner/Dockerfile';
 
 /** What a function uses besides the findings bucket and the registry; each brings its variable and grant. */
-type FunctionNeed = 'registry-uri' | 'hash-salt' | 'digests-topic' | 'query-access';
+type FunctionNeed = 'registry-uri' | 'hash-salt' | 'digests-topic' | 'query-access' | 'provider-mirror';
 
 /**
  * Memory, time, what each function reads in the estate and what else it needs. How each uses the
@@ -94,7 +95,7 @@ const FUNCTIONS: Record<
     memoryMiB: 3072,
     timeout: Duration.minutes(15),
     reads: ['state', 'sources'],
-    needs: ['hash-salt'],
+    needs: ['hash-salt', 'provider-mirror'],
     image: { dockerfile: SCANNER_DOCKERFILE, ephemeralStorageMiB: 10_240 },
   },
   'scan-cluster': {
@@ -198,12 +199,21 @@ export class DriftwatchStack extends Stack {
         })
       : undefined;
 
+    // Accounts without internet egress: providers from the stack's own mirror (the registry's
+    // providerMirror still wins). Without it, Terraform installs from the registries.
+    const providerMirror = config.providerMirror
+      ? new ProviderMirror(this, 'ProviderMirror', { accessLogs: this.storage.accessLogs })
+      : undefined;
+
     // Each need is an environment variable and the grant that goes with it.
     const needs: Record<
       FunctionNeed,
       { environment: Record<string, string>; grant?: (role: iam.IRole) => void }
     > = {
       'registry-uri': { environment: { REGISTRY_URI: this.registryUri } },
+      'provider-mirror': {
+        environment: providerMirror ? { DRIFTWATCH_PROVIDER_MIRROR: providerMirror.url } : {},
+      },
       // Who sees whose findings through the API (-c queryAccess); without it, the API answers 403.
       'query-access': { environment: { [QUERY_ACCESS_VARIABLE]: JSON.stringify(queryAccess.access) } },
       'hash-salt': {

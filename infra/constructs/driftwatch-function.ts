@@ -48,10 +48,14 @@ export interface DriftwatchFunctionProps {
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __driftwatchCreateRequire } from 'node:module'; const require = __driftwatchCreateRequire(import.meta.url);";
 const NODE_TARGET = 'node24';
+/** The Terraform image's architecture (and Platform.LINUX_AMD64 for its build): see the class comment. */
+export const IMAGE_ARCHITECTURE = lambda.Architecture.X86_64;
 
 /**
- * Every Lambda of driftwatch, one way: Node 24 on ARM64 (cheaper per GB-second, and the Terraform
- * AWS provider ships for it), ESM bundled by the local esbuild (no Docker at synth), its own role
+ * Every Lambda of driftwatch, one way: Node 24 on ARM64 (cheaper per GB-second), except the
+ * Terraform image, which runs on x86_64: lock files made in CI carry h1 checksums for linux_amd64
+ * only, and the image's warm provider copy and the plugin cache can be checked by h1 alone
+ * (docs/providers.md#why-x86_64), ESM bundled by the local esbuild (no Docker at synth), its own role
  * and log group with retention, X-Ray tracing. The role is created here, not by Lambda's default,
  * so it carries no managed policy: logs go to this function's log group only.
  */
@@ -77,7 +81,7 @@ export class DriftwatchFunction extends Construct {
 
     const common = {
       description: props.description,
-      architecture: lambda.Architecture.ARM_64,
+      architecture: props.image ? IMAGE_ARCHITECTURE : lambda.Architecture.ARM_64,
       memorySize: props.memoryMiB,
       timeout: props.timeout,
       role: this.role,
@@ -94,7 +98,7 @@ export class DriftwatchFunction extends Construct {
           ...common,
           code: lambda.DockerImageCode.fromImageAsset(
             stageImageContext(this, props.handler, props.image.dockerfile),
-            { platform: Platform.LINUX_ARM64 },
+            { platform: Platform.LINUX_AMD64 },
           ),
           ephemeralStorageSize: Size.mebibytes(props.image.ephemeralStorageMiB),
         })

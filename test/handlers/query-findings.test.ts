@@ -133,3 +133,19 @@ describe('query-findings scopes each caller to its owners', () => {
     expect(JSON.parse(unsigned.body).message).toMatch(/no IAM caller/);
   });
 });
+
+describe('query-findings configuration', () => {
+  it('fails its cold start naming DRIFTWATCH_QUERY_ACCESS when the access mapping is missing or bad', async () => {
+    vi.resetModules();
+    vi.stubEnv('DRIFTWATCH_QUERY_ACCESS', '');
+    await expect(import('../../functions/handlers/query-findings.js')).rejects.toThrow(
+      'DRIFTWATCH_QUERY_ACCESS: environment variable DRIFTWATCH_QUERY_ACCESS is required',
+    );
+    vi.resetModules();
+    vi.stubEnv('DRIFTWATCH_QUERY_ACCESS', '{"admins":["root"],"owners":{},"fallbackOwner":"platform"}');
+    await expect(import('../../functions/handlers/query-findings.js')).rejects.toThrow(
+      "DRIFTWATCH_QUERY_ACCESS: query access admins.0: an ARN pattern starts with 'arn:'",
+    );
+    vi.stubEnv('DRIFTWATCH_QUERY_ACCESS', JSON.stringify(ACCESS));
+  });
+});

@@ -128,3 +128,20 @@ describe('deferred recording (deployed scanners)', () => {
     expect(objects.objects.get('scratch/scan=scan-2/records/README.txt')).toBe('not a record');
   });
 });
+
+describe('a read-only reader of history (NotifyOwners, deployed)', () => {
+  it('uses the replacement of a corrupt history file without writing it (its role may not write history)', async () => {
+    const objects = memoryObjectStore();
+    await objects.put(HISTORY, '{"id":"trunc');
+    const { store, written } = recording(objects);
+    const files = await createFindingsStore(store, { readOnly: true }).scanHistoryFiles(scan);
+    expect(files).toEqual([
+      expect.objectContaining({
+        scope: 'payments-prod',
+        findings: [expect.objectContaining({ ruleId: 'store.corrupt-object' })],
+      }),
+    ]);
+    expect(written).toEqual([]);
+    expect(objects.objects.get(HISTORY)).toBe('{"id":"trunc');
+  });
+});
