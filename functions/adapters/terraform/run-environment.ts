@@ -82,11 +82,30 @@ const DRIFTWATCH_SETTINGS = [
   'TMPDIR',
 ];
 
+/**
+ * The operator's own additions: `DRIFTWATCH_PASS_ENV=SSH_AUTH_SOCK,OTHER` in driftwatch's
+ * environment names variables every run inherits too (a local SSH agent for module sources, a
+ * test's stand-in). Explicit and global: every workspace's modules can use what it names.
+ */
+export const PASS_ENV_VARIABLE = 'DRIFTWATCH_PASS_ENV';
+
+export function passedNames(ambient: NodeJS.ProcessEnv): string[] {
+  return (ambient[PASS_ENV_VARIABLE] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
+
 /** Whether a variable of driftwatch's own environment may reach a Terraform run. */
-export function mayInherit(name: string, options: { assumedRole: boolean }): boolean {
+export function mayInherit(
+  name: string,
+  options: { assumedRole: boolean; passed?: readonly string[] },
+): boolean {
+  // With a role, the run has that role's credentials and no road to any other.
+  if (CREDENTIAL_CHAIN.includes(name)) return !options.assumedRole;
   if ([...SYSTEM, ...NETWORK, ...AWS_SETTINGS, ...DRIFTWATCH_SETTINGS].includes(name)) return true;
   if ([...SYSTEM_PREFIXES, ...AWS_SETTING_PREFIXES].some((prefix) => name.startsWith(prefix))) return true;
-  return !options.assumedRole && CREDENTIAL_CHAIN.includes(name);
+  return options.passed?.includes(name) ?? false;
 }
 
 /**
@@ -100,11 +119,12 @@ export function isolateRunEnvironment(
   options: { ambient: NodeJS.ProcessEnv; keep?: Iterable<string>; assumedRole: boolean },
 ): NodeJS.ProcessEnv {
   const keep = new Set(options.keep ?? []);
+  const rules = { assumedRole: options.assumedRole, passed: passedNames(options.ambient) };
   const isolated: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     const inherited = options.ambient[name] === value;
-    if (inherited && !keep.has(name) && !mayInherit(name, options)) continue;
+    if (inherited && !keep.has(name) && !mayInherit(name, rules)) continue;
     isolated[name] = value;
   }
   return isolated;

@@ -285,6 +285,22 @@ describe('the inheritance allowlist', () => {
       expect(mayInherit(name, { assumedRole: false }), name).toBe(false);
   });
 
+  it('passes what the operator names in DRIFTWATCH_PASS_ENV, but never a credential beside an assumed role', () => {
+    const ambient = {
+      DRIFTWATCH_PASS_ENV: 'SSH_AUTH_SOCK, AWS_PROFILE',
+      SSH_AUTH_SOCK: '/run/agent.sock',
+      AWS_PROFILE: 'dev',
+      OTHER: 'x',
+    };
+    expect(isolateRunEnvironment({ ...ambient }, { ambient, assumedRole: true })).toEqual({
+      SSH_AUTH_SOCK: '/run/agent.sock',
+    });
+    expect(isolateRunEnvironment({ ...ambient }, { ambient, assumedRole: false })).toEqual({
+      SSH_AUTH_SOCK: '/run/agent.sock',
+      AWS_PROFILE: 'dev',
+    });
+  });
+
   it('keeps what the run itself set, even with the parent’s value, and what the workspace asked for', () => {
     const ambient = { TF_VAR_region: 'eu-west-1', TF_VAR_other: 'x', PATH: '/bin', SECRET: 's' };
     const env = { ...ambient, TF_VAR_mine: 'y', TF_DATA_DIR: '/w/.terraform-data' };
