@@ -46,7 +46,7 @@ Environment:
   DRIFTWATCH_HASH_SALT       salt for hashes of sensitive values (16+ characters; default: a per-user salt)
   DRIFTWATCH_TOPIC_ARN       SNS topic for owner digests (scan)
   DRIFTWATCH_TERRAFORM       terraform binary (default: terraform on PATH)
-  DRIFTWATCH_PROVIDER_MIRROR provider filesystem mirror for Terraform
+  DRIFTWATCH_PROVIDER_MIRROR providers from this directory or https mirror only (empty: the registries)
   DRIFTWATCH_TOFU            tofu binary for engine: opentofu (default: tofu on PATH)
   DRIFTWATCH_BINARY_CACHE    directory of downloaded Terraform/OpenTofu versions (S3 copy: DRIFTWATCH_BINARY_CACHE_S3)
   DRIFTWATCH_TERRAFORM_RELEASES, DRIFTWATCH_OPENTOFU_RELEASES, DRIFTWATCH_RELEASE_KEYS
