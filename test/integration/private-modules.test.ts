@@ -364,6 +364,8 @@ beforeAll(async () => {
         PRIVATE_REGISTRY_TOKEN: registryToken,
         DEPLOY_KEY: scenario.privateKey,
         FAKE_SSH_LOG: sshLog,
+        // Runs inherit nothing of driftwatch's environment unless named: the stand-in ssh's log.
+        DRIFTWATCH_PASS_ENV: 'FAKE_SSH_LOG',
         PATH: `${bin}:${process.env.PATH}`,
         SSL_CERT_FILE: join(base, 'registry-cert.pem'),
         // The runs' private directories go here, so the test can see that nothing is left.
