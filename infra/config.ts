@@ -14,6 +14,9 @@ export interface DriftwatchConfig {
   registryPath: string;
   registry: Registry;
   scan: ScanSettings;
+  alarms: AlarmSettings;
+  /** Where the scanners (Lambda and CodeBuild) run when the estate's endpoints are private. */
+  vpc?: VpcPlacement;
   /** CloudWatch Logs retention of every log group of the stack, in days. */
   logRetentionDays: number;
   /**
@@ -30,8 +33,13 @@ export interface DriftwatchConfig {
 }
 
 export interface ScanSettings {
-  /** Workspaces scanned at once (Distributed Map MaxConcurrency of ScanTerraform). */
+  /**
+   * Workspaces scanned at once, at most: ScanTerraform maps over accounts, terraformConcurrency /
+   * accountConcurrency accounts at a time, each with at most accountConcurrency scans.
+   */
   terraformConcurrency: number;
+  /** Workspaces of one AWS account scanned at once, so one account's throttling stays its own. */
+  accountConcurrency: number;
   /** State buckets checked at once (CheckBackend, ObserveLocks, ConfirmLocks). */
   backendConcurrency: number;
   /** Clusters scanned at once (ScanCluster). */
@@ -43,6 +51,21 @@ export interface ScanSettings {
   toleratedFailurePercentage: number;
   /** The whole scan; the ExecutionsTimedOut alarm fires after it. */
   timeoutHours: number;
+}
+
+export interface AlarmSettings {
+  /** Alarm when more than this share of the workspaces failed in one scan. */
+  failedWorkspacesPercent: number;
+  /** Alarm when no scan succeeded (workspaces scanned, failures within the share above) for this long. */
+  successfulScanWithinHours: number;
+  /** An extra subscriber of the alarm topic (besides the fallback owner's destinations). */
+  email?: string;
+}
+
+export interface VpcPlacement {
+  vpcId: string;
+  subnetIds: string[];
+  securityGroupIds: string[];
 }
 
 export const DEFAULT_REGISTRY_PATH = 'examples/estate/driftwatch.yaml';
@@ -70,7 +93,15 @@ export function readConfig(node: Node): DriftwatchConfig {
       clusterConcurrency: intContext(node, 'clusterConcurrency', 5, 1, 10_000),
       toleratedFailurePercentage: intContext(node, 'toleratedFailurePercentage', 10, 0, 100),
       timeoutHours: intContext(node, 'scanTimeoutHours', 8, 1, 23),
+      accountConcurrency: intContext(node, 'accountConcurrency', 5, 1, 1_000),
     },
+    alarms: {
+      failedWorkspacesPercent: intContext(node, 'failedWorkspacesAlarmPercent', 20, 0, 99),
+      // CloudWatch evaluates at most 7 days.
+      successfulScanWithinHours: intContext(node, 'successfulScanWithinHours', 26, 1, 168),
+      ...optional('email', stringContext(node, 'alarmEmail')),
+    },
+    ...optional('vpc', vpcPlacement(node)),
     logRetentionDays: logRetention(node),
     chatbot: boolContext(node, 'chatbot', false),
     providerMirror: boolContext(node, 'providerMirror', false),
@@ -86,6 +117,37 @@ export function loadRegistry(path: string): Registry {
     throw new ConfigError(`cannot read the registry ${path} (-c registry=…): ${(error as Error).message}`);
   }
   return parseRegistry(text, { fileName: path });
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+/** `-c vpcId=vpc-… -c vpcSubnetIds=subnet-a,subnet-b -c vpcSecurityGroupIds=sg-…`: all three or none. */
+function vpcPlacement(node: Node): VpcPlacement | undefined {
+  const list = (name: string) =>
+    stringContext(node, name)
+      ?.split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
+  const vpcId = stringContext(node, 'vpcId');
+  const subnetIds = list('vpcSubnetIds');
+  const securityGroupIds = list('vpcSecurityGroupIds');
+  const given = [vpcId, subnetIds, securityGroupIds].filter((value) => value !== undefined).length;
+  if (given === 0) return undefined;
+  if (!vpcId || !subnetIds?.length || !securityGroupIds?.length)
+    throw new ConfigError(
+      'VPC placement needs all of -c vpcId=vpc-… -c vpcSubnetIds=subnet-a,subnet-b -c vpcSecurityGroupIds=sg-…',
+    );
+  const bad = [
+    ...(/^vpc-([0-9a-f]{8}|[0-9a-f]{17})$/.test(vpcId) ? [] : [`vpcId ${vpcId}`]),
+    ...subnetIds.filter((id) => !/^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/.test(id)).map((id) => `subnet ${id}`),
+    ...securityGroupIds
+      .filter((id) => !/^sg-([0-9a-f]{8}|[0-9a-f]{17})$/.test(id))
+      .map((id) => `security group ${id}`),
+  ];
+  if (bad.length > 0) throw new ConfigError(`not an AWS id: ${bad.join(', ')} (vpc-…, subnet-…, sg-…)`);
+  return { vpcId, subnetIds, securityGroupIds };
 }
 
 function stringContext(node: Node, name: string): string | undefined {

@@ -11,11 +11,13 @@ import {
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import type { Registry } from '../functions/core/registry/model.js';
 import { scanAlertAfterMs } from '../functions/core/registry/model.js';
 import { DEFAULT_SCHEDULE, type DriftwatchConfig } from './config.js';
 import { ChatChannels } from './constructs/chat-channels.js';
+import { CodeBuildRunner } from './constructs/codebuild-runner.js';
 import {
   DriftwatchFunction,
   type DriftwatchFunctionProps,
@@ -28,8 +30,10 @@ import { NotificationTopics } from './constructs/notification-topics.js';
 import { OperationalAlarms } from './constructs/operational-alarms.js';
 import { OwnerSubscriptions } from './constructs/owner-subscriptions.js';
 import { ProviderMirror } from './constructs/provider-mirror.js';
+import { ScanMetricsAlarms } from './constructs/scan-metrics-alarms.js';
 import { ScanSchedules } from './constructs/scan-schedules.js';
 import { ScanWorkflow } from './constructs/scan-workflow.js';
+import { ScannerPlacement } from './constructs/scanner-placement.js';
 import { type TargetRead, TargetReadAccess } from './constructs/target-read-access.js';
 import { FINDINGS_ACCESS, findingsGrant, HISTORY_WRITER, recordingEnvironment } from './findings-access.js';
 import { QUERY_ACCESS_VARIABLE, readQueryAccess } from './query-access-config.js';
@@ -273,6 +277,28 @@ export class DriftwatchStack extends Stack {
 
     this.storage.protectHistory(functions[HISTORY_WRITER].role);
 
+    // Long plans: the scan-terraform image, role and environment in CodeBuild, for the Map's runner Choice.
+    const scanTerraform = functions['scan-terraform'];
+    const longPlans = new CodeBuildRunner(this, 'LongPlans', {
+      handler: 'scan-terraform',
+      dockerfile: SCANNER_DOCKERFILE,
+      scanner: scanTerraform.function,
+      role: scanTerraform.role,
+      environment: scanTerraform.environment,
+      logRetentionDays: config.logRetentionDays,
+      projectName: `${this.stackName}-scan-terraform`,
+    });
+    functions['load-registry'].function.addEnvironment(
+      'ACCOUNT_CONCURRENCY',
+      String(config.scan.accountConcurrency),
+    );
+    if (config.vpc)
+      new ScannerPlacement(this, 'ScannerPlacement', {
+        vpc: config.vpc,
+        functions: SCANNER_HANDLERS.map((handler) => functions[handler]),
+        codebuild: longPlans.project,
+      });
+
     this.workflow = new ScanWorkflow(this, 'Scan', {
       functions: {
         LoadRegistry: functions['load-registry'].function,
@@ -288,6 +314,7 @@ export class DriftwatchStack extends Stack {
       findingsBucket: this.storage.bucket,
       scan: config.scan,
       logRetentionDays: config.logRetentionDays,
+      scanProject: longPlans.project,
     });
 
     const schedule = registry.schedule ?? DEFAULT_SCHEDULE;
@@ -319,6 +346,14 @@ export class DriftwatchStack extends Stack {
       alertAfter: Duration.millis(scanAlertAfterMs(registry)),
       topic: this.topics.alarms,
     });
+    new ScanMetricsAlarms(this, 'ScanAlarms', {
+      topic: this.topics.alarms,
+      settings: config.alarms,
+      subscribers: alarmSubscriberCount(registry, config),
+      fallbackOwner: registry.owners.fallback,
+    });
+    if (config.alarms.email)
+      this.topics.alarms.addSubscription(new subscriptions.EmailSubscription(config.alarms.email));
 
     const outputs: Record<string, { value: string; description: string }> = {
       FindingsBucket: {
@@ -370,6 +405,17 @@ export class DriftwatchStack extends Stack {
         `chatbot-slack destinations of ${[...new Set(chatOnly.map(({ team }) => team.id))].join(', ')} are not deployed: add -c chatbot=true once the Slack workspace is authorised in AWS Chatbot`,
       );
   }
+}
+
+/** Subscriptions the alarm topic gets: the fallback owner's deployed destinations and the alarmEmail. */
+export function alarmSubscriberCount(
+  registry: Registry,
+  config: Pick<DriftwatchConfig, 'chatbot' | 'alarms'>,
+): number {
+  const deployed = fallbackDestinations(registry).filter(
+    ({ destination }) => destination.type !== 'chatbot-slack' || config.chatbot,
+  );
+  return deployed.length + (config.alarms.email ? 1 : 0);
 }
 
 function isScanner(handler: HandlerName): handler is ScannerHandler {

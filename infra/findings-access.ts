@@ -32,7 +32,7 @@ export interface FindingsAccess {
  * What each function does with the findings bucket, read from its code path (handlers/ → core/):
  *
  * - Scanning stages read `current/` (the previous document for their result, a cluster's previous
- *   state) and write only the scan's `scratch/` (pending records, run records); ObserveLocks also
+ *   state) and write only the scan's `scratch/` (pending records, run records); ObserveLocks only
  *   stores its observation under `locks/`, which ConfirmLocks reads. None may write `current/`,
  *   `scans/` or `notifications/`, and none deletes: ScanTerraform and ScanCluster run Terraform
  *   providers, modules and cluster clients that can reach their credentials.
@@ -49,12 +49,8 @@ export interface FindingsAccess {
 export const FINDINGS_ACCESS: Record<HandlerName, FindingsAccess> = {
   'load-registry': { read: ['current'], write: ['scratch'], delete: [] },
   'check-backend': { read: ['current'], write: ['scratch'], delete: [], deferredRecording: true },
-  'observe-locks': {
-    read: ['current'],
-    write: ['scratch', 'locks'],
-    delete: [],
-    deferredRecording: true,
-  },
+  // Stores its observation for ConfirmLocks and records nothing itself.
+  'observe-locks': { read: [], write: ['locks'], delete: [], deferredRecording: true },
   'confirm-locks': {
     read: ['current', 'locks'],
     write: ['scratch'],

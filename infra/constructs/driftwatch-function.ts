@@ -63,9 +63,12 @@ export class DriftwatchFunction extends Construct {
   readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
+  /** The function's environment as given (plain values): another runner of the same image reuses it. */
+  readonly environment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: DriftwatchFunctionProps) {
     super(scope, id);
+    this.environment = { ...props.environment };
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays });
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
@@ -162,8 +165,29 @@ export function stageImageContext(scope: Construct, handler: HandlerName, docker
     logLevel: 'error',
   });
   for (const name of RUNTIME_PACKAGES[handler] ?? []) copyPackageTree(name, REPO_ROOT, join(dir, 'handler'));
+  for (const [file, entry] of Object.entries(CONTAINER_ENTRYPOINTS[handler] ?? {})) {
+    // A few lines that import the Lambda's own index.mjs at run time: one copy of the handler code.
+    buildSync({
+      entryPoints: [join(REPO_ROOT, entry)],
+      outfile: join(dir, 'handler', file),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: NODE_TARGET,
+      // The entrypoint imports ./index.mjs by a computed name at run time: esbuild leaves it alone.
+      logLevel: 'error',
+    });
+  }
   return dir;
 }
+
+/**
+ * Scripts beside the handler in its image, for runners other than Lambda: CodeBuild runs
+ * `node /var/task/runner-entrypoint.mjs` (infra/constructs/codebuild-runner.ts).
+ */
+export const CONTAINER_ENTRYPOINTS: Partial<Record<HandlerName, Record<string, string>>> = {
+  'scan-terraform': { 'runner-entrypoint.mjs': 'functions/entrypoints/scan-terraform-container.ts' },
+};
 
 /**
  * Packages a handler loads at run time instead of from its bundle: they read files beside their own

@@ -1,4 +1,6 @@
-import { Duration, Fn, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, Stack } from 'aws-cdk-lib';
+import type * as codebuild from 'aws-cdk-lib/aws-codebuild';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -19,6 +21,8 @@ export interface ScanWorkflowProps {
   findingsBucket: s3.IBucket;
   scan: ScanSettings;
   logRetentionDays: number;
+  /** Runs ScanTerraform items whose runner is `codebuild` (infra/constructs/codebuild-runner.ts). */
+  scanProject: codebuild.IProject;
 }
 
 /**
@@ -36,7 +40,7 @@ export const TRANSIENT_LAMBDA_ERRORS = [
 
 /** The lists LoadRegistry writes, by the Map that reads them. */
 type ItemList = 'workspaces' | 'buckets' | 'clusters';
-type MapStage = 'CheckBackend' | 'ObserveLocks' | 'ScanTerraform' | 'ScanCluster' | 'ConfirmLocks';
+export type MapStage = 'CheckBackend' | 'ObserveLocks' | 'ScanTerraform' | 'ScanCluster' | 'ConfirmLocks';
 
 /** What a Map stage reads and what its Catch records the failure against. */
 const MAP_STAGES: Record<MapStage, { items: ItemList; scope: 'workspace' | 'bucket' | 'cluster' }> = {
@@ -50,6 +54,26 @@ const MAP_STAGES: Record<MapStage, { items: ItemList; scope: 'workspace' | 'buck
 /** Name of the Wait between ObserveLocks and ConfirmLocks (a helper state, not a stage). */
 export const LOCK_CONFIRMATION_WAIT = 'WaitForLockConfirmation';
 
+/** The states inside ScanTerraform: per account, then per workspace a Choice of Lambda or CodeBuild. */
+export const TERRAFORM_STATES = {
+  account: 'ScanTerraformAccount',
+  runner: 'ScanTerraformRunner',
+  lambda: 'ScanTerraformItem',
+  codebuild: 'ScanTerraformBuild',
+  failure: 'RecordScanTerraformFailure',
+} as const;
+
+/** StartBuild's throttling: worth a retry with backoff, like Lambda's. */
+export const TRANSIENT_CODEBUILD_ERRORS = [
+  'CodeBuild.AccountLimitExceededException',
+  'CodeBuild.ThrottlingException',
+];
+
+/** Where a Map's Catch leaves its error for RecordFindings (LoadRegistry starts it as `{}`). */
+export function failurePath(stage: MapStage): string {
+  return `$.failures.${stage}`;
+}
+
 /**
  * The nightly scan as a Standard state machine, built from PIPELINE_STAGES (the list the local
  * runner executes), one builder per stage. The state carries only LoadRegistry's result — scan id,
@@ -62,27 +86,39 @@ export class ScanWorkflow extends Construct {
 
   constructor(scope: Construct, id: string, props: ScanWorkflowProps) {
     super(scope, id);
-    const builders: Record<PipelineStage, () => sfn.IChainable> = {
-      LoadRegistry: () => this.loadRegistry(props),
+    const builders: Record<PipelineStage, () => Part> = {
+      LoadRegistry: () => ({ chain: this.loadRegistry(props) }),
       CheckBackend: () => this.itemMap('CheckBackend', props, props.scan.backendConcurrency),
       ObserveLocks: () => this.itemMap('ObserveLocks', props, props.scan.backendConcurrency),
-      ScanTerraform: () => this.itemMap('ScanTerraform', props, props.scan.terraformConcurrency),
+      ScanTerraform: () => this.terraformMap(props),
       ScanCluster: () => this.itemMap('ScanCluster', props, props.scan.clusterConcurrency),
       // The scans in between usually outlast the confirmation window, so this Wait is often zero.
-      ConfirmLocks: () =>
-        sfn.Chain.start(
-          new sfn.Wait(this, LOCK_CONFIRMATION_WAIT, {
-            comment: 'until the lock confirmation window of LoadRegistry has passed',
-            time: sfn.WaitTime.timestampPath('$.confirmAt'),
-          }),
-        ).next(this.itemMap('ConfirmLocks', props, props.scan.backendConcurrency)),
-      RecordFindings: () => this.scanTask('RecordFindings', props.functions.RecordFindings),
-      NotifyOwners: () => this.scanTask('NotifyOwners', props.functions.NotifyOwners),
+      ConfirmLocks: () => {
+        const part = this.itemMap('ConfirmLocks', props, props.scan.backendConcurrency);
+        const wait = new sfn.Wait(this, LOCK_CONFIRMATION_WAIT, {
+          comment: 'until the lock confirmation window of LoadRegistry has passed',
+          time: sfn.WaitTime.timestampPath('$.confirmAt'),
+        });
+        return { chain: sfn.Chain.start(wait).next(part.chain), map: part.map };
+      },
+      RecordFindings: () => ({ chain: this.recordFindings(props.functions.RecordFindings) }),
+      NotifyOwners: () => ({ chain: this.scanTask('NotifyOwners', props.functions.NotifyOwners) }),
     };
     let definition: sfn.Chain | undefined;
+    // A Map that fails as a whole (tolerated failures exceeded, an item whose Catch failed too) is
+    // caught: its error goes to `failures`, and the scan goes on with the next stage, so RecordFindings
+    // and NotifyOwners always run and report what finished and, as scan-failed, what did not.
+    let uncaught: { stage: MapStage; map: sfn.DistributedMap } | undefined;
     for (const stage of PIPELINE_STAGES) {
       const part = builders[stage]();
-      definition = definition ? definition.next(part) : sfn.Chain.start(part);
+      if (uncaught) {
+        uncaught.map.addCatch(part.chain.startState, {
+          errors: [sfn.Errors.ALL],
+          resultPath: failurePath(uncaught.stage),
+        });
+      }
+      uncaught = part.map ? { stage: stage as MapStage, map: part.map } : undefined;
+      definition = definition ? definition.next(part.chain) : sfn.Chain.start(part.chain);
     }
     if (!definition) throw new Error('PIPELINE_STAGES is empty');
 
@@ -99,6 +135,7 @@ export class ScanWorkflow extends Construct {
     });
     // CDK grants the S3 side of ItemReader and ResultWriter; the bucket's key is for us to grant.
     props.findingsBucket.encryptionKey?.grant(this.stateMachine, 'kms:Decrypt', 'kms:GenerateDataKey');
+    this.grantCodeBuild(props.scanProject);
     this.acknowledgeGeneratedWildcards(props);
   }
 
@@ -163,18 +200,35 @@ export class ScanWorkflow extends Construct {
     return withTransientRetry(task);
   }
 
-  /**
-   * A Distributed Map over one of LoadRegistry's lists: each item is a complete event for the stage's
-   * handler; a failed item (after its retries) goes to RecordScanFailure with the stage and the error,
-   * so it becomes a scan-failed finding and the scan goes on.
-   */
-  private itemMap(stage: MapStage, props: ScanWorkflowProps, maxConcurrency: number): sfn.DistributedMap {
-    const { items, scope } = MAP_STAGES[stage];
-    const map = new sfn.DistributedMap(this, stage, {
-      comment: `${stage}: one item per ${scope} of the registry`,
+  /** RecordFindings also gets the Maps' failures (their scopes become scan-failed) and the filter. */
+  private recordFindings(fn: lambda.IFunction): sfn.IChainable {
+    const task = new tasks.LambdaInvoke(this, 'RecordFindings', {
+      lambdaFunction: fn,
+      payload: sfn.TaskInput.fromObject({
+        ...scanContext(),
+        failures: sfn.JsonPath.objectAt('$.failures'),
+        filter: sfn.JsonPath.objectAt('$.filter'),
+      }),
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: false,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    return withTransientRetry(task);
+  }
+
+  /** The Distributed Map settings every Map stage shares: items from S3, results to S3, none in the state. */
+  private distributedMap(
+    stage: MapStage,
+    props: ScanWorkflowProps,
+    list: string,
+    maxConcurrency: number,
+    comment: string,
+  ) {
+    return new sfn.DistributedMap(this, stage, {
+      comment,
       itemReader: new sfn.S3JsonItemReader({
         bucket: props.findingsBucket,
-        key: sfn.JsonPath.stringAt(`$.items.${items}.key`),
+        key: sfn.JsonPath.stringAt(`$.items.${list}.key`),
       }),
       maxConcurrency,
       toleratedFailurePercentage: props.scan.toleratedFailurePercentage,
@@ -186,6 +240,22 @@ export class ScanWorkflow extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
       label: stage,
     });
+  }
+
+  /**
+   * A Distributed Map over one of LoadRegistry's lists: each item is a complete event for the stage's
+   * handler; a failed item (after its retries) goes to RecordScanFailure with the stage and the error,
+   * so it becomes a scan-failed finding and the scan goes on.
+   */
+  private itemMap(stage: MapStage, props: ScanWorkflowProps, maxConcurrency: number): Part {
+    const { items, scope } = MAP_STAGES[stage];
+    const map = this.distributedMap(
+      stage,
+      props,
+      items,
+      maxConcurrency,
+      `${stage}: one item per ${scope} of the registry`,
+    );
     const task = withTransientRetry(
       new tasks.LambdaInvoke(this, `${stage}Item`, {
         lambdaFunction: props.functions[stage],
@@ -194,12 +264,26 @@ export class ScanWorkflow extends Construct {
         resultPath: sfn.JsonPath.DISCARD,
       }),
     );
-    const recordFailure = withTransientRetry(
+    task.addCatch(this.recordFailure(stage, scope, props), {
+      errors: [sfn.Errors.ALL],
+      resultPath: '$.error',
+    });
+    map.itemProcessor(task);
+    return { chain: sfn.Chain.start(map), map };
+  }
+
+  private recordFailure(
+    stage: MapStage,
+    scope: 'workspace' | 'bucket' | 'cluster',
+    props: ScanWorkflowProps,
+  ) {
+    return withTransientRetry(
       new tasks.LambdaInvoke(this, `Record${stage}Failure`, {
         lambdaFunction: props.functions.RecordScanFailure,
         payload: sfn.TaskInput.fromObject({
           ...scanContext(),
           [scope]: sfn.JsonPath.stringAt(`$.${scope}`),
+          ...(stage === 'ScanTerraform' ? { runner: sfn.JsonPath.stringAt('$.runner') } : {}),
           stage,
           error: sfn.JsonPath.objectAt('$.error'),
         }),
@@ -208,10 +292,116 @@ export class ScanWorkflow extends Construct {
         resultPath: sfn.JsonPath.DISCARD,
       }),
     );
-    task.addCatch(recordFailure, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
-    map.itemProcessor(task);
-    return map;
   }
+
+  /**
+   * ScanTerraform: a Distributed Map over AWS accounts (LoadRegistry's `accounts` list: each item an
+   * account's workspaces), a few accounts at a time; inside, an inline Map over the account's
+   * workspaces with the account's own cap (MaxConcurrencyPath), so one throttled account keeps its
+   * retries to itself. Each workspace goes to Lambda or, for `runner: codebuild`, to a CodeBuild
+   * build of the same image, started and awaited by the `.sync` integration.
+   */
+  private terraformMap(props: ScanWorkflowProps): Part {
+    const accountsAtOnce = Math.max(
+      1,
+      Math.floor(props.scan.terraformConcurrency / props.scan.accountConcurrency),
+    );
+    const map = this.distributedMap(
+      'ScanTerraform',
+      props,
+      'accounts',
+      accountsAtOnce,
+      'ScanTerraform: one child execution per AWS account, its workspaces capped per account',
+    );
+    const item = (field: string) => sfn.JsonPath.stringAt(`$$.Map.Item.Value.${field}`);
+    const perAccount = new sfn.Map(this, TERRAFORM_STATES.account, {
+      comment: "one account's workspaces, at most the account's cap at once",
+      itemsPath: '$.workspaces',
+      maxConcurrencyPath: '$.maxConcurrency',
+      itemSelector: {
+        ...scanContext(),
+        account: sfn.JsonPath.stringAt('$.account'),
+        workspace: item('workspace'),
+        runner: item('runner'),
+        timeoutSeconds: item('timeoutSeconds'),
+        buildTimeoutMinutes: item('buildTimeoutMinutes'),
+      },
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    const failure = this.recordFailure('ScanTerraform', 'workspace', props);
+    const inLambda = withTransientRetry(
+      new tasks.LambdaInvoke(this, TERRAFORM_STATES.lambda, {
+        lambdaFunction: props.functions.ScanTerraform,
+        payloadResponseOnly: true,
+        retryOnServiceExceptions: false,
+        resultPath: sfn.JsonPath.DISCARD,
+      }),
+    );
+    inLambda.addCatch(failure, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    const inCodeBuild = new sfn.CustomState(this, TERRAFORM_STATES.codebuild, {
+      stateJson: {
+        Type: 'Task',
+        Comment: 'the same image and entrypoint in CodeBuild, for plans longer than Lambda allows',
+        Resource: `arn:${Aws.PARTITION}:states:::codebuild:startBuild.sync`,
+        Parameters: {
+          ProjectName: props.scanProject.projectName,
+          'TimeoutInMinutesOverride.$': '$.buildTimeoutMinutes',
+          // The Map item is the event, as Lambda would get it (functions/adapters/container-entrypoint.ts).
+          EnvironmentVariablesOverride: [
+            { Name: 'DRIFTWATCH_EVENT', Type: 'PLAINTEXT', 'Value.$': 'States.JsonToString($)' },
+          ],
+        },
+        ResultPath: null,
+      },
+    });
+    inCodeBuild.addRetry({
+      errors: TRANSIENT_CODEBUILD_ERRORS,
+      interval: Duration.seconds(5),
+      backoffRate: 2,
+      maxAttempts: 6,
+      maxDelay: Duration.seconds(120),
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    inCodeBuild.addCatch(failure, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    perAccount.itemProcessor(
+      new sfn.Choice(this, TERRAFORM_STATES.runner, {
+        comment: 'the runner LoadRegistry chose for the workspace',
+      })
+        .when(sfn.Condition.stringEquals('$.runner', 'codebuild'), inCodeBuild)
+        .otherwise(inLambda),
+    );
+    map.itemProcessor(perAccount);
+    return { chain: sfn.Chain.start(map), map };
+  }
+
+  /** `.sync` CodeBuild: start, poll, stop on abort, and the managed rule Step Functions uses to hear back. */
+  private grantCodeBuild(project: codebuild.IProject): void {
+    const stack = Stack.of(this);
+    this.stateMachine.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['codebuild:StartBuild', 'codebuild:StopBuild', 'codebuild:BatchGetBuilds'],
+        resources: [project.projectArn],
+      }),
+    );
+    this.stateMachine.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+        resources: [
+          stack.formatArn({
+            service: 'events',
+            resource: 'rule',
+            resourceName: 'StepFunctionsGetEventForCodeBuildStartBuildRule',
+          }),
+        ],
+      }),
+    );
+  }
+}
+
+/** What a stage builder returns: its states, and its Distributed Map when it has one (for the Catch). */
+interface Part {
+  chain: sfn.IChainable;
+  map?: sfn.DistributedMap;
 }
 
 /** The fields every stage after LoadRegistry gets (LoadRegistry's result is the state). */
@@ -223,7 +413,7 @@ function scanContext() {
   };
 }
 
-function withTransientRetry(task: tasks.LambdaInvoke): tasks.LambdaInvoke {
+function withTransientRetry<T extends tasks.LambdaInvoke>(task: T): T {
   task.addRetry({
     errors: TRANSIENT_LAMBDA_ERRORS,
     interval: Duration.seconds(2),

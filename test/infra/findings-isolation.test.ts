@@ -100,7 +100,7 @@ describe('findings bucket grants, per function and prefix', () => {
   it('the scanners, which run Terraform providers and modules, write only the scan scratch space (and locks/)', () => {
     for (const handler of ['scan-terraform', 'scan-cluster', 'check-backend', 'confirm-locks'] as const)
       expect(grantedPatterns(handler, 's3:PutObject'), handler).toEqual(['scratch/*']);
-    expect(grantedPatterns('observe-locks', 's3:PutObject')).toEqual(['locks/*', 'scratch/*']);
+    expect(grantedPatterns('observe-locks', 's3:PutObject')).toEqual(['locks/*']);
   });
 
   it('the query API only reads current/', () => {

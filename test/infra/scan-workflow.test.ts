@@ -47,16 +47,17 @@ describe('the scan state machine', () => {
     expect(definition.TimeoutSeconds).toBe(6 * 3600);
   });
 
-  it('reads the workspace list from S3 in a Distributed Map, with the configured concurrency and tolerance', () => {
+  it('reads the per-account workspace groups from S3 in a Distributed Map, accounts × per-account cap within the configured concurrency', () => {
     const map = state('ScanTerraform');
     expect(map.Type).toBe('Map');
     expect(map.ItemProcessor?.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
     expect(map.ItemReader).toEqual({
       Resource: 'arn:aws:states:::s3:getObject',
       ReaderConfig: { InputType: 'JSON' },
-      Parameters: { Bucket: expect.stringMatching(/^findingsbucket/), 'Key.$': '$.items.workspaces.key' },
+      Parameters: { Bucket: expect.stringMatching(/^findingsbucket/), 'Key.$': '$.items.accounts.key' },
     });
-    expect(map.MaxConcurrency).toBe(40);
+    // 40 workspaces at once: 8 accounts at a time, each at most 5 (accountConcurrency's default).
+    expect(map.MaxConcurrency).toBe(8);
     expect(map.ToleratedFailurePercentage).toBe(5);
   });
 
@@ -64,7 +65,7 @@ describe('the scan state machine', () => {
     const lists = {
       CheckBackend: 'buckets',
       ObserveLocks: 'buckets',
-      ScanTerraform: 'workspaces',
+      ScanTerraform: 'accounts',
       ScanCluster: 'clusters',
       ConfirmLocks: 'buckets',
     };
@@ -88,9 +89,14 @@ describe('the scan state machine', () => {
       ConfirmLocks: 'bucket',
     };
     for (const stage of MAP_STAGES) {
-      const processor = state(stage).ItemProcessor;
+      // ScanTerraform's items are one level down, inside the per-account Map.
+      const processor =
+        stage === 'ScanTerraform'
+          ? state(stage).ItemProcessor?.States.ScanTerraformAccount?.ItemProcessor
+          : state(stage).ItemProcessor;
+      const start = stage === 'ScanTerraform' ? 'ScanTerraformRunner' : `${stage}Item`;
       const item = processor?.States[`${stage}Item`];
-      expect(processor?.StartAt, stage).toBe(`${stage}Item`);
+      expect(processor?.StartAt, stage).toBe(start);
       expect(item?.Retry, stage).toEqual([
         {
           ErrorEquals: TRANSIENT_LAMBDA_ERRORS,
@@ -112,6 +118,7 @@ describe('the scan state machine', () => {
         'startedAt.$': '$.startedAt',
         'registry.$': '$.registry',
         [`${scopes[stage]}.$`]: `$.${scopes[stage]}`,
+        ...(stage === 'ScanTerraform' ? { 'runner.$': '$.runner' } : {}),
         stage,
         'error.$': '$.error',
       });
@@ -125,6 +132,8 @@ describe('the scan state machine', () => {
         'scanId.$': '$.scanId',
         'startedAt.$': '$.startedAt',
         'registry.$': '$.registry',
+        // RecordFindings also records what failed Maps left undone, and knows a re-scan from a night.
+        ...(name === 'RecordFindings' ? { 'failures.$': '$.failures', 'filter.$': '$.filter' } : {}),
       });
     }
     expect(state('LoadRegistry').Resource).toMatch(/function:LoadRegistryFunction/);
