@@ -72,7 +72,8 @@ export function createDeferredFindingsStore(objects: ObjectStore): FindingsStore
 
 /**
  * RecordFindings: applies every pending record of the scan to its scope's current document and
- * history (compare-and-swap, as a scanner recording directly would). A record that is not valid, or
+ * history (compare-and-swap, as a scanner recording directly would), once: a scope whose current
+ * document already records this scan for the check is skipped (a retried RecordFindings). A record that is not valid, or
  * whose content names another scope or check than its key, is quarantined and its scope recorded as
  * failed with a `store.corrupt-object` finding: nothing of that scope is resolved on its word.
  */
@@ -80,12 +81,13 @@ export async function applyPendingRecords(
   store: FindingsStore,
   objects: ObjectStore,
   scan: ScanRef,
-): Promise<{ applied: number; corrupt: CorruptObject[] }> {
+): Promise<{ applied: number; alreadyApplied: number; corrupt: CorruptObject[] }> {
   const prefix = pendingRecordsPrefix(scan.scanId);
   const keys: string[] = [];
   for await (const object of objects.list(prefix)) if (object.key.endsWith('.json')) keys.push(object.key);
   const corrupt: CorruptObject[] = [];
   let applied = 0;
+  let alreadyApplied = 0;
   await mapConcurrently(keys, APPLY_CONCURRENCY, async (key) => {
     const named = parseRecordKey(key.slice(prefix.length));
     const stored = await objects.get(key);
@@ -100,6 +102,13 @@ export async function applyPendingRecords(
         : undefined;
     if (parsed.ok && problem === undefined) {
       const record = parsed.value;
+      // A retried RecordFindings must not apply a record twice: the second pass would turn this
+      // scan's new findings into ongoing ones, and the digest would stay silent about them.
+      const current = await store.readCurrent(record.workspace);
+      if (current?.document.checks?.[record.check]?.scanId === scan.scanId) {
+        alreadyApplied++;
+        return;
+      }
       await store.recordWorkspace(
         { ...scan, now: validDate(record.now) ?? scan.startedAt },
         { workspace: record.workspace, check: record.check, outcome: record.outcome },
@@ -119,7 +128,7 @@ export async function applyPendingRecords(
       [corruptObjectFinding(quarantined, named.workspace, objects.location)],
     );
   });
-  return { applied, corrupt };
+  return { applied, alreadyApplied, corrupt };
 }
 
 /** `<scope>@<check>.json`, both parts valid; anything else is not a record of ours and is left alone. */

@@ -73,11 +73,30 @@ describe('deferred recording (deployed scanners)', () => {
     );
     expect(objects.objects.has('current/payments-prod.json')).toBe(false);
     const result = await applyPendingRecords(createFindingsStore(objects), objects, scan);
-    expect(result).toEqual({ applied: 1, corrupt: [] });
+    expect(result).toEqual({ applied: 1, alreadyApplied: 0, corrupt: [] });
     expect(objects.objects.get('current/payments-prod.json')).toBe(
       direct.objects.get('current/payments-prod.json'),
     );
     expect(objects.objects.get(HISTORY)).toBe(direct.objects.get(HISTORY));
+  });
+
+  it('a retried RecordFindings applies nothing twice: this scan’s new findings stay new', async () => {
+    const objects = memoryObjectStore();
+    await createDeferredFindingsStore(objects).recordWorkspace(
+      { ...scan, now: finished },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft()],
+    );
+    const store = createFindingsStore(objects);
+    await applyPendingRecords(store, objects, scan);
+    const again = await applyPendingRecords(store, objects, scan);
+    expect(again).toEqual({ applied: 0, alreadyApplied: 1, corrupt: [] });
+    const history = objects.objects
+      .get(HISTORY)!
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(history.map((finding: { status: string }) => finding.status)).toEqual(['new']);
   });
 
   it('a record that names another scope than its key is quarantined and its scope recorded as failed, nothing resolved', async () => {
