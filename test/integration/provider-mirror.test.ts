@@ -167,12 +167,12 @@ beforeAll(async () => {
   const certificate = selfSignedCertificate(temp.path);
   state.network = await serveNetworkMirror(providers, certificate);
 
-  // pinned-first / pinned-second: exact versions with lock files; unlocked: no lock file, a range;
+  // pinned-first / pinned-second: exact versions with lock files (a workspace without one is what every
+  // other integration file scans);
   // foreign-lock: a lock file made for another platform only (its h1 is of no package here).
   const dirs = {
     'pinned-first': workspaceDir('pinned-first', state.version),
     'pinned-second': workspaceDir('pinned-second', state.second),
-    unlocked: workspaceDir('unlocked', `~> ${major}.${minor}.0`),
     'foreign-lock': workspaceDir('foreign-lock', state.version),
   };
   const lock = (dir: string) =>
@@ -180,7 +180,7 @@ beforeAll(async () => {
   await Promise.all([
     lock(dirs['pinned-first']),
     lock(dirs['pinned-second']),
-    ...['pinned-first', 'pinned-second', 'unlocked', 'foreign-lock'].map(writeEmptyState),
+    ...['pinned-first', 'pinned-second', 'foreign-lock'].map(writeEmptyState),
   ]);
   writeFileSync(
     join(dirs['foreign-lock'], '.terraform.lock.hcl'),
@@ -200,12 +200,9 @@ beforeAll(async () => {
   // package it installs comes over HTTPS). The network scan also has the local provider as a warm
   // copy: the lock file pinned to that version takes it from there, the other from the mirror.
   [state.fsScan, state.networkScan] = await Promise.all([
-    scan(
-      registry('fs.yaml', state.mirrorDir, ['pinned-first', 'pinned-second', 'unlocked', 'foreign-lock']),
-      {
-        TF_PLUGIN_CACHE_DIR: join(temp.path, 'fs-cache'),
-      },
-    ),
+    scan(registry('fs.yaml', state.mirrorDir, ['pinned-first', 'pinned-second', 'foreign-lock']), {
+      TF_PLUGIN_CACHE_DIR: join(temp.path, 'fs-cache'),
+    }),
     scan(registry('network.yaml', state.network.url, ['pinned-first', 'pinned-second']), {
       TF_PLUGIN_CACHE_DIR: join(temp.path, 'network-cache'),
       SSL_CERT_FILE: certificate.caFile,
@@ -220,8 +217,6 @@ describe('providers: whatever the lock file selects (real terraform, local mirro
     const { findings, run } = state.fsScan;
     expect(of(state.fsScan, 'pinned-first'), run.stderr).toEqual([]);
     expect(of(state.fsScan, 'pinned-second'), run.stderr).toEqual([]);
-    // Without a lock file Terraform selects by the constraint: the newest version the mirror has.
-    expect(of(state.fsScan, 'unlocked'), run.stderr).toEqual([]);
     expect(
       findings.filter((finding) => finding.kind === 'scan-failed').map((finding) => finding.workspace),
     ).toEqual(['foreign-lock']);
@@ -237,10 +232,9 @@ describe('providers: whatever the lock file selects (real terraform, local mirro
     expect(state.fsScan.run.code).toBe(1);
   });
 
-  it('lock files are honoured, never rewritten, and a workspace without one gets none', () => {
+  it('lock files are honoured and never rewritten', () => {
     for (const [name, hash] of Object.entries(state.lockHashes))
       expect(sha256(join(temp.path, 'workspaces', name, '.terraform.lock.hcl'))).toBe(hash);
-    expect(existsSync(join(temp.path, 'workspaces', 'unlocked', '.terraform.lock.hcl'))).toBe(false);
   });
 
   it('a network mirror over HTTPS with a self-signed CA serves what the warm copy does not hold', () => {
