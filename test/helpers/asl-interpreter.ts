@@ -24,12 +24,14 @@ export interface AslError {
 }
 
 export class StatesError extends Error {
-  constructor(
-    readonly error: string,
-    readonly cause: string,
-  ) {
+  readonly error: string;
+  override readonly cause: string;
+
+  constructor(error: string, cause: string) {
     super(`${error}: ${cause}`);
     this.name = 'StatesError';
+    this.error = error;
+    this.cause = cause;
   }
 }
 
@@ -94,7 +96,7 @@ async function run(
   let name: string | undefined = machine.StartAt;
   let data = input;
   while (name !== undefined) {
-    const state = machine.States[name];
+    const state: StateDef | undefined = machine.States[name];
     if (!state) throw new Error(`no state ${name}`);
     const entry: TraceEntry = { state: name, input: structuredClone(data) };
     trace.push(entry);
