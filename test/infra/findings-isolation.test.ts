@@ -131,6 +131,23 @@ describe('findings bucket grants, per function and prefix', () => {
   });
 });
 
+describe('long plans in CodeBuild', () => {
+  it('record through pending records too, with the ScanTerraform role (which may not write current/)', () => {
+    const projects = Object.values(synthesized.template.findResources('AWS::CodeBuild::Project')) as Array<{
+      Properties: {
+        ServiceRole: unknown;
+        Environment: { EnvironmentVariables: Array<{ Name: string; Value: unknown }> };
+      };
+    }>;
+    expect(projects).toHaveLength(1);
+    const [project] = projects;
+    expect(JSON.stringify(project!.Properties.ServiceRole)).toMatch(/ScanTerraformRole/);
+    expect(project!.Properties.Environment.EnvironmentVariables).toContainEqual(
+      expect.objectContaining({ Name: 'DRIFTWATCH_RECORDING', Value: 'deferred' }),
+    );
+  });
+});
+
 describe('history immutability (bucket policy)', () => {
   const bucketStatements = () =>
     Object.values(synthesized.template.findResources('AWS::S3::BucketPolicy'))
