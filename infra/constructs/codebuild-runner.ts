@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { acknowledgeWildcardResource, logicalId } from '../nag.js';
+import { acknowledgeWildcardResource, nagFlatten } from '../nag.js';
 import { type HandlerName, stageImageContext } from './driftwatch-function.js';
 
 export interface CodeBuildRunnerProps {
@@ -93,16 +93,17 @@ export class CodeBuildRunner extends Construct {
       logging: { cloudWatch: { logGroup: this.logGroup } },
     });
     image.repository.grantPull(props.role);
-    // What CodeBuild's L2 grants its role on the project's own names, known only once it exists.
-    const project = `<${logicalId(this.project)}>`;
+    // What CodeBuild's L2 grants its role on the project's own names, flattened as cdk-nag prints them.
+    const named = (service: string, rest: string) =>
+      nagFlatten(this, `arn:${stack.partition}:${service}:${stack.region}:${stack.account}:${rest}`);
     acknowledgeWildcardResource(
       props.role,
-      `arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/codebuild/${project}:*`,
+      named('logs', `log-group:/aws/codebuild/${this.project.projectName}:*`),
       "CodeBuild's default log group of this project (CDK grants it although the builds log to the project's own group); its streams are named per build.",
     );
     acknowledgeWildcardResource(
       props.role,
-      `arn:<AWS::Partition>:codebuild:<AWS::Region>:<AWS::AccountId>:report-group/${project}-*`,
+      named('codebuild', `report-group/${this.project.projectName}-*`),
       "Test report groups of this project (CDK's default grant); the build publishes none.",
     );
     Validations.of(this.project).acknowledge(
