@@ -55,15 +55,23 @@ describe('pipeline stage handlers', () => {
     expect(current.findings[0].detail).toContain('set runner: codebuild');
   });
 
-  it('record-findings writes the scan summary from the history files', async () => {
+  it('record-findings writes the scan summary from the history files; workspaces of the scan left without a record fail', async () => {
     const result = await invoke('record-findings');
+    // load-registry listed three workspaces; only payments-prod was recorded (by record-scan-failure):
+    // the other two were lost on the way, and say so instead of counting as skipped.
     expect(result).toMatchObject({
       summaryKey: 'scans/dt=2026-11-29/scan=20261129T020000Z-sample/summary.json',
-      workspaces: { total: 3, scanned: 0, failed: 1, busy: 0, skipped: 2 },
-      findings: 1,
+      workspaces: { total: 3, scanned: 0, failed: 3, busy: 0, skipped: 0 },
+      findings: 3,
     });
     const summary = JSON.parse(readFileSync(join(store, result.summaryKey), 'utf8'));
-    expect(summary.failures).toEqual([expect.objectContaining({ workspace: 'payments-prod' })]);
+    expect(summary.failures.map((failure: { workspace: string }) => failure.workspace).sort()).toEqual([
+      'payments-prod',
+      'payments-staging',
+      'platform-prod',
+    ]);
+    const lost = JSON.parse(readFileSync(join(store, 'current/platform-prod.json'), 'utf8'));
+    expect(lost.findings[0].detail).toContain('ScanTerraform left no record of this workspace');
   });
 });
 

@@ -31,9 +31,17 @@ export interface UnfinishedScope {
 }
 
 /**
- * The scopes a failed Map never recorded (it stopped, or exceeded its tolerated failures, before
- * their items ran or while their Catch failed): one `scan-failed` finding each, so a night whose Map
- * broke still reports every blind spot by name and resolves nothing it did not see.
+ * Stages whose handler records every item it runs (a Terraform or cluster scan always leaves its
+ * record, failed or not): a scope of theirs without one was lost on the way even when the Map as a
+ * whole succeeded, e.g. an account's child execution that failed within the tolerated share.
+ */
+const ALWAYS_RECORDED: readonly MapStage[] = ['ScanTerraform', 'ScanCluster'];
+
+/**
+ * The scopes a Map never recorded: every scope of a failed Map's list (it stopped, or exceeded its
+ * tolerated failures, before their items ran or while their Catch failed), and any workspace or
+ * cluster without a record at all. One `scan-failed` finding each, so a night whose Map broke still
+ * reports every blind spot by name and resolves nothing it did not see.
  */
 export function unfinishedScopes(
   registry: Registry,
@@ -43,8 +51,11 @@ export function unfinishedScopes(
 ): UnfinishedScope[] {
   const unfinished: UnfinishedScope[] = [];
   const seen = new Set<string>();
-  for (const [stage, failure] of Object.entries(failures)) {
-    if (!failure || !(stage in MAP_STAGE_LISTS)) continue;
+  const stages = [...new Set([...Object.keys(failures), ...ALWAYS_RECORDED])];
+  for (const stage of stages) {
+    if (!(stage in MAP_STAGE_LISTS)) continue;
+    const failure = failures[stage];
+    if (!failure && !ALWAYS_RECORDED.includes(stage as MapStage)) continue;
     const { list, check } = MAP_STAGE_LISTS[stage as MapStage];
     for (const item of lists[list] ?? []) {
       const target = scopeOf(registry, item);
@@ -52,13 +63,16 @@ export function unfinishedScopes(
       const key = `${target.scope}@${check}`;
       if (recorded.has(key) || seen.has(key)) continue;
       seen.add(key);
+      const done = check === 'terraform' ? 'scanned' : 'checked';
       const reason = redactText(
-        `${stage} stopped before this ${target.kind} was ${check === 'terraform' ? 'scanned' : 'checked'}: ${failure.Error ?? 'Error'}: ${failure.Cause ?? 'no cause given'}`,
+        failure
+          ? `${stage} stopped before this ${target.kind} was ${done}: ${failure.Error ?? 'Error'}: ${failure.Cause ?? 'no cause given'}`
+          : `${stage} left no record of this ${target.kind}: its run was lost (a child execution that failed or was stopped); see the execution's Map run`,
       ).slice(0, 2000);
       const draft = scanFailedFinding(
         { workspace: target.scope, owner: target.owner, environment: target.environment },
         reason,
-        { stage, mapFailed: true },
+        { stage, ...(failure ? { mapFailed: true } : { noRecord: true }) },
         { ruleId: 'scan.stage-failed' },
       );
       unfinished.push({ stage: stage as MapStage, scope: target.scope, check, draft });
@@ -102,8 +116,8 @@ function scopeOf(
 }
 
 /**
- * RecordFindings, before the summary: when a Map failed, records a scan-failed finding for every
- * scope of its list that has no history in this scan. Nothing is read when no Map failed.
+ * RecordFindings, before the summary: records a scan-failed finding for every scope a Map left
+ * without history in this scan (see unfinishedScopes), from the scan's own lists in scratch/.
  */
 export async function recordUnfinishedScopes(
   registry: Registry,
@@ -111,7 +125,6 @@ export async function recordUnfinishedScopes(
   deps: { store: FindingsStore; objects: ObjectStore },
   scan: ScanRef & { now: Date },
 ): Promise<UnfinishedScope[]> {
-  if (!failures || Object.keys(failures).length === 0) return [];
   const lists: Partial<Record<'workspaces' | 'buckets' | 'clusters', Array<Record<string, unknown>>>> = {};
   for (const name of ['workspaces', 'buckets', 'clusters'] as const) {
     const object = await deps.objects.get(`${scratchPrefix(scan.scanId)}${name}.json`);
@@ -124,7 +137,7 @@ export async function recordUnfinishedScopes(
     const [scope, check = 'terraform'] = listed.key.slice(prefix.length, -'.jsonl'.length).split('@');
     recorded.add(`${scope}@${check}`);
   }
-  const unfinished = unfinishedScopes(registry, failures, lists, recorded);
+  const unfinished = unfinishedScopes(registry, failures ?? {}, lists, recorded);
   for (const { scope, check, draft } of unfinished) {
     await deps.store.recordWorkspace(scan, { workspace: scope, check, outcome: 'failed' }, [draft]);
   }

@@ -61,12 +61,21 @@ describe('scopes a failed Map never recorded', () => {
     );
   });
 
+  it('a workspace or cluster without any record fails even when no Map failed (a lost child execution); buckets only with a failed Map', () => {
+    const unfinished = unfinishedScopes(registry, {}, lists, new Set(['pay@terraform']));
+    expect(unfinished.map(({ stage, scope, check }) => [stage, scope, check])).toEqual([
+      ['ScanTerraform', 'shop', 'terraform'],
+    ]);
+    expect(unfinished[0]!.draft.detail).toContain('ScanTerraform left no record of this workspace');
+    expect(unfinished[0]!.draft.evidence).toMatchObject({ noRecord: true });
+  });
+
   it('covers state buckets of the backend and lock stages, once per scope and check', () => {
     const unfinished = unfinishedScopes(
       registry,
       { ObserveLocks: mapFailed, ConfirmLocks: mapFailed, CheckBackend: mapFailed },
       lists,
-      new Set(),
+      new Set(['pay@terraform', 'shop@terraform']),
     );
     expect(unfinished.map(({ stage, scope, check }) => [stage, scope, check])).toEqual([
       ['ObserveLocks', bucketScope('tfstate-a'), 'locks'],
@@ -74,7 +83,7 @@ describe('scopes a failed Map never recorded', () => {
     ]);
   });
 
-  it('RecordFindings records them from the scan’s own lists and history, and reads nothing when no Map failed', async () => {
+  it('RecordFindings records them from the scan’s own lists and history, once', async () => {
     const dir = tempDir();
     const objects = createFsObjectStore(dir);
     const store = createFindingsStore(objects);
@@ -86,17 +95,7 @@ describe('scopes a failed Map never recorded', () => {
     await objects.put(`${scratchPrefix('scan-1')}workspaces.json`, JSON.stringify(lists.workspaces));
     await store.recordWorkspace(scan, { workspace: 'pay', check: 'terraform', outcome: 'ok' }, []);
 
-    const reads: string[] = [];
-    const watched = {
-      ...objects,
-      get: async (key: string) => {
-        reads.push(key);
-        return objects.get(key);
-      },
-    };
-    expect(await recordUnfinishedScopes(registry, {}, { store, objects: watched }, scan)).toEqual([]);
-    expect(reads).toEqual([]);
-
+    // ScanTerraform failed as a whole: shop, without a record, gets one; pay keeps its own.
     const recorded = await recordUnfinishedScopes(
       registry,
       { ScanTerraform: mapFailed },
@@ -104,6 +103,8 @@ describe('scopes a failed Map never recorded', () => {
       scan,
     );
     expect(recorded.map((entry) => entry.scope)).toEqual(['shop']);
+    // Recorded once: the next pass finds nothing left.
+    expect(await recordUnfinishedScopes(registry, {}, { store, objects }, scan)).toEqual([]);
     const history = readFileSync(join(dir, scanHistoryKey(scan.startedAt, 'scan-1', 'shop')), 'utf8');
     expect(JSON.parse(history.split('\n')[0]!)).toMatchObject({
       kind: 'scan-failed',
