@@ -45,8 +45,9 @@ export interface ScanSettings {
   /** Clusters scanned at once (ScanCluster). */
   clusterConcurrency: number;
   /**
-   * Items of a Map that may fail (after their Catch also failed) before the scan fails. Every item
-   * has a Catch that records a scan-failed finding, so this only counts failures to record one.
+   * Items of a Map that may fail (after their Catch also failed) before the Map fails. Every item has
+   * a Catch that records a scan-failed finding, so this only counts failures to record one; a failed
+   * Map is caught too, and RecordFindings records what it left (docs/operations.md).
    */
   toleratedFailurePercentage: number;
   /** The whole scan; the ExecutionsTimedOut alarm fires after it. */
