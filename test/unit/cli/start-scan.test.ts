@@ -73,3 +73,24 @@ describe('driftwatch invoke --workspace/--account', () => {
     ).rejects.toThrow(`could not start ${ARN}: AccessDeniedException: User is not authorized`);
   });
 });
+
+describe('the invoke command', () => {
+  it('takes --workspace without a handler and says what it needs; a handler still needs --event', async () => {
+    const { runCli } = await import('../../helpers/integration.js');
+    const noArn = await runCli(['invoke', '--workspace', 'payments-prod'], {
+      env: { [STATE_MACHINE_ENV]: '' },
+    });
+    expect(noArn.code).toBe(1);
+    expect(noArn.stderr.trim()).toBe(
+      `driftwatch: pass --state-machine <arn> or set ${STATE_MACHINE_ENV} (the stack output StateMachineArn)`,
+    );
+    const mixed = await runCli(['invoke', 'load-registry', '--workspace', 'payments-prod']);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toContain(
+      '--workspace/--account start the deployed scan: pass no handler and no --event',
+    );
+    const noEvent = await runCli(['invoke', 'load-registry']);
+    expect(noEvent.code).toBe(1);
+    expect(noEvent.stderr).toContain('pass <handler> --event <file>, or --workspace <id> / --account <id>');
+  }, 60_000);
+});
