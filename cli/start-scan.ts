@@ -1,6 +1,6 @@
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SAFE_ID } from '../functions/core/registry/model.js';
-import type { ScanFilter } from '../functions/core/scan/runner-plan.js';
+import { RESCAN_PREFIX, type ScanFilter } from '../functions/core/scan/runner-plan.js';
 import { CliError } from './context.js';
 
 /** The deployed state machine's ARN: the stack output StateMachineArn. */
@@ -51,15 +51,16 @@ export async function startRescan(options: {
     );
   const now = (options.now ?? (() => new Date()))();
   const what = 'workspace' in options.filter ? options.filter.workspace : `account-${options.filter.account}`;
-  // Execution names are unique per state machine for 90 days: the time makes a repeat possible.
-  const name = `rescan-${what}-${now.toISOString().replace(/[-:.]/g, '')}`.slice(0, 80);
+  // Execution names are unique per state machine for 90 days: the time makes a repeat possible. The
+  // name is also the scan id, whose prefix keeps the health check from taking it for a night.
+  const name = `${RESCAN_PREFIX}${what}-${now.toISOString().replace(/[-:.]/g, '')}`.slice(0, 80);
   const client = options.client ?? new SFNClient({});
   try {
     const started = await client.send(
       new StartExecutionCommand({
         stateMachineArn: arn,
         name,
-        input: JSON.stringify({ filter: options.filter }),
+        input: JSON.stringify({ scanId: name, filter: options.filter }),
       }),
     );
     return {

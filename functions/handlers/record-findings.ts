@@ -79,14 +79,16 @@ export const handler = middy<RecordFindingsEvent>()
     const summaryKey = await store.writeSummary(scan, summary);
     // Quarantined history files are already in the summary as store.corrupt-object findings.
     for (const corrupt of store.takeCorruptions()) logger.warn('corrupt object quarantined', { ...corrupt });
-    emitMetric(METRICS_NAMESPACE, SCAN_COMPLETED_METRIC, 1);
-    if (!event.filter)
+    // A re-scan of one workspace or account is no night: it must not quiet the night's alarms.
+    if (!event.filter) {
+      emitMetric(METRICS_NAMESPACE, SCAN_COMPLETED_METRIC, 1);
       emitMetrics(METRICS_NAMESPACE, {
         [WORKSPACE_METRICS.scanned]: summary.workspaces.scanned,
         [WORKSPACE_METRICS.failed]: summary.workspaces.failed,
         [WORKSPACE_METRICS.timedOut]: timedOutWorkspaces(outcomes),
         [WORKSPACE_METRICS.total]: summary.workspaces.total,
       });
+    }
     logger.info('scan recorded', {
       scanId: event.scanId,
       ...summary.workspaces,

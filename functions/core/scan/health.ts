@@ -1,5 +1,6 @@
 import type { ScanSummary } from '../findings/findings-store.js';
 import type { FindingDraft } from '../findings/model.js';
+import { RESCAN_PREFIX } from './runner-plan.js';
 
 export interface ScanHealth {
   /** The most recent scan that finished, if any. */
@@ -12,7 +13,10 @@ export interface ScanHealth {
 
 /** Judges the nightly scans from their summaries (DESIGN.md principle 8: a scan that did not run is an alert). */
 export function scanHealth(summaries: readonly ScanSummary[], now: Date, alertAfterMs: number): ScanHealth {
-  const lastCompleted = [...summaries].sort((a, b) => b.finishedAt.localeCompare(a.finishedAt))[0];
+  // A re-scan on demand (`driftwatch invoke --workspace/--account`) covers part of the estate: not a night.
+  const lastCompleted = summaries
+    .filter((summary) => !summary.scanId.startsWith(RESCAN_PREFIX))
+    .sort((a, b) => b.finishedAt.localeCompare(a.finishedAt))[0];
   if (!lastCompleted) return { missing: true };
   const sinceMs = now.getTime() - Date.parse(lastCompleted.finishedAt);
   return { lastCompleted, missing: sinceMs > alertAfterMs, sinceMs };

@@ -22,6 +22,9 @@ export const AUTO_CODEBUILD_DAYS = 30;
 /** Restricts a scan to one workspace or to the workspaces of one AWS account (`driftwatch invoke`). */
 export type ScanFilter = { workspace: string } | { account: string };
 
+/** Scan ids of re-scans on demand start with this: the health check does not take them for a night. */
+export const RESCAN_PREFIX = 'rescan-';
+
 /** The account a workspace is scanned in: its role's account, or the scanner's own (`default`). */
 export const DEFAULT_ACCOUNT = 'default';
 

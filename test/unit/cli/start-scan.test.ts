@@ -24,7 +24,7 @@ describe('driftwatch invoke --workspace/--account', () => {
     expect(call?.args[0].input).toEqual({
       stateMachineArn: ARN,
       name: 'rescan-payments-prod-20261202T091500123Z',
-      input: '{"filter":{"workspace":"payments-prod"}}',
+      input: '{"scanId":"rescan-payments-prod-20261202T091500123Z","filter":{"workspace":"payments-prod"}}',
     });
     expect(started).toEqual({
       executionArn: expect.stringContaining(':execution:'),
@@ -41,7 +41,8 @@ describe('driftwatch invoke --workspace/--account', () => {
     });
     expect(sfn.commandCalls(StartExecutionCommand)[1]?.args[0].input).toMatchObject({
       name: 'rescan-account-222222222222-20261202T091500123Z',
-      input: '{"filter":{"account":"222222222222"}}',
+      input:
+        '{"scanId":"rescan-account-222222222222-20261202T091500123Z","filter":{"account":"222222222222"}}',
     });
   });
 

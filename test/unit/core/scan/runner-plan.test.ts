@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { ScanSummary } from '../../../../functions/core/findings/findings-store.js';
 import { findingId } from '../../../../functions/core/findings/fingerprint.js';
 import type { CurrentDocument } from '../../../../functions/core/findings/lifecycle.js';
 import type { Finding } from '../../../../functions/core/findings/model.js';
 import { parseRegistry } from '../../../../functions/core/registry/parse.js';
 import { RECORD_MARGIN_MS, scanDeadline } from '../../../../functions/core/scan/deadline.js';
+import { scanHealth } from '../../../../functions/core/scan/health.js';
 import {
   accountOf,
   groupByAccount,
   MAX_GROUP_WORKSPACES,
   planWorkspace,
+  RESCAN_PREFIX,
   SCAN_TIMEOUT_RULE_ID,
   selectWorkspaces,
   timedOutRecently,
@@ -207,5 +210,24 @@ describe('the scan deadline', () => {
       hint: '; raise the workspace timeout (at most 8h)',
     });
     expect(scanDeadline({ nowMs: 5, remainingMs: 1_000, runner: 'lambda' }).atMs).toBe(5);
+  });
+});
+
+describe('re-scans on demand and the health check', () => {
+  it('a re-scan’s summary does not count as the night’s scan', () => {
+    const summary = (scanId: string, finishedAt: string) =>
+      ({ scanId, finishedAt }) as unknown as ScanSummary;
+    const at = new Date('2026-12-03T09:00:00Z');
+    const day = 24 * 3600_000;
+    const nights = [summary('20261201T020000Z-a', '2026-12-01T02:30:00Z')];
+    expect(scanHealth(nights, at, day).missing).toBe(true);
+    const withRescan = [
+      ...nights,
+      summary(`${RESCAN_PREFIX}payments-prod-20261203T080000Z`, '2026-12-03T08:10:00Z'),
+    ];
+    expect(scanHealth(withRescan, at, day)).toMatchObject({
+      missing: true,
+      lastCompleted: { scanId: '20261201T020000Z-a' },
+    });
   });
 });
