@@ -79,11 +79,13 @@ function setUp(options: { released?: string[]; cached?: string[]; installFails?:
     } finally {
       await prepared.close();
     }
-    return readFileSync(record, 'utf8')
-      .trim()
-      .split('\n')
-      // A binary found on PATH shows as its name, one from the cache as its path.
-      .map((line) => line.replace(`${base}/bin/`, '').replace(base, '<base>'));
+    return (
+      readFileSync(record, 'utf8')
+        .trim()
+        .split('\n')
+        // A binary found on PATH shows as its name, one from the cache as its path.
+        .map((line) => line.replace(`${base}/bin/`, '').replace(base, '<base>'))
+    );
   }
   return { base, runner, cache, commands, root: join(base, 'root') };
 }
