@@ -16,6 +16,7 @@ import type { Construct } from 'constructs';
 import type { Registry } from '../functions/core/registry/model.js';
 import { scanAlertAfterMs } from '../functions/core/registry/model.js';
 import { DEFAULT_SCHEDULE, type DriftwatchConfig } from './config.js';
+import { BinaryCache } from './constructs/binary-cache.js';
 import { ChatChannels } from './constructs/chat-channels.js';
 import { CodeBuildRunner } from './constructs/codebuild-runner.js';
 import {
@@ -48,7 +49,13 @@ export interface DriftwatchStackProps extends StackProps {
 export const SCANNER_DOCKERFILE = 'docker/scanner/Dockerfile';
 
 /** What a function uses besides the findings bucket and the registry; each brings its variable and grant. */
-type FunctionNeed = 'registry-uri' | 'hash-salt' | 'digests-topic' | 'query-access' | 'provider-mirror';
+type FunctionNeed =
+  | 'registry-uri'
+  | 'hash-salt'
+  | 'digests-topic'
+  | 'query-access'
+  | 'provider-mirror'
+  | 'binary-cache';
 
 /**
  * Memory, time, what each function reads in the estate and what else it needs. How each uses the
@@ -93,13 +100,13 @@ const FUNCTIONS: Record<
     reads: ['backend'],
   },
   // ~0.8 GB for the AWS provider alone, plus Terraform, Node and the plan JSON; more memory is also
-  // more CPU for the refresh. Lambda's maximum duration: longer plans belong on Fargate/CodeBuild.
+  // more CPU for the refresh. Lambda's maximum duration: longer plans run in CodeBuild (runner: codebuild).
   'scan-terraform': {
     description: 'ScanTerraform: refresh-only plan of one workspace (container: Terraform)',
     memoryMiB: 3072,
     timeout: Duration.minutes(15),
     reads: ['state', 'sources'],
-    needs: ['hash-salt', 'provider-mirror'],
+    needs: ['hash-salt', 'provider-mirror', 'binary-cache'],
     image: { dockerfile: SCANNER_DOCKERFILE, ephemeralStorageMiB: 10_240 },
   },
   'scan-cluster': {
@@ -209,6 +216,11 @@ export class DriftwatchStack extends Stack {
       ? new ProviderMirror(this, 'ProviderMirror', { accessLogs: this.storage.accessLogs })
       : undefined;
 
+    // Terraform/OpenTofu versions other than the image's, shared by every scanner container.
+    const binaryCache = new BinaryCache(this, 'TerraformBinaryCache', {
+      accessLogs: this.storage.accessLogs,
+    });
+
     // Each need is an environment variable and the grant that goes with it.
     const needs: Record<
       FunctionNeed,
@@ -217,6 +229,10 @@ export class DriftwatchStack extends Stack {
       'registry-uri': { environment: { REGISTRY_URI: this.registryUri } },
       'provider-mirror': {
         environment: providerMirror ? { DRIFTWATCH_PROVIDER_MIRROR: providerMirror.url } : {},
+      },
+      'binary-cache': {
+        environment: { DRIFTWATCH_BINARY_CACHE_S3: binaryCache.uri },
+        grant: (role) => binaryCache.grantReadWrite(role),
       },
       // Who sees whose findings through the API (-c queryAccess); without it, the API answers 403.
       'query-access': { environment: { [QUERY_ACCESS_VARIABLE]: JSON.stringify(queryAccess.access) } },

@@ -105,3 +105,39 @@ describe('providers in the deployed scanner', () => {
     expect(violations).toEqual([]);
   });
 });
+
+describe('Terraform binaries in the deployed scanner', () => {
+  type Statement = { Sid?: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+  it('shares downloaded versions through a bucket of their own, which only ScanTerraform reads and writes, under its prefix', () => {
+    const cacheBuckets = Object.keys(
+      plain.template.findResources('AWS::S3::Bucket', {
+        Properties: { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 180 })] } },
+      }),
+    ).filter((id) => id.startsWith('TerraformBinaryCache'));
+    expect(cacheBuckets).toHaveLength(1);
+    const bucket = cacheBuckets[0]!;
+    expect(JSON.stringify(scanTerraform(plain).Environment.Variables.DRIFTWATCH_BINARY_CACHE_S3)).toContain(
+      bucket,
+    );
+
+    const policies = Object.entries(plain.template.findResources('AWS::IAM::Policy')) as Array<
+      [string, { Properties: { PolicyDocument: { Statement: Statement[] }; Roles: Array<{ Ref: string }> } }]
+    >;
+    const touching = policies.flatMap(([, policy]) =>
+      policy.Properties.PolicyDocument.Statement.filter((statement) =>
+        JSON.stringify(statement.Resource).includes(bucket),
+      ).map((statement) => ({ roles: policy.Properties.Roles.map((role) => role.Ref), statement })),
+    );
+    expect(touching.length).toBeGreaterThan(0);
+    for (const { roles } of touching)
+      expect(roles.every((role) => role.startsWith('ScanTerraformRole'))).toBe(true);
+    const objects = touching.find(
+      ({ statement }) => statement.Sid === 'TerraformBinaryCacheObjects',
+    )!.statement;
+    expect(objects.Action).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(JSON.stringify(objects.Resource)).toContain('/terraform-binaries/*');
+    const list = touching.find(({ statement }) => statement.Sid === 'TerraformBinaryCacheList')!.statement;
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['terraform-binaries/*'] } });
+  });
+});
