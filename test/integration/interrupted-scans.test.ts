@@ -43,12 +43,18 @@ beforeAll(() => {
 
 const lockFile = () => join(pluginCache, '.driftwatch-init.lock');
 
-/** Every run gets a marker in its environment; the processes carrying one are this file's. */
+/**
+ * Every run gets a marker in its environment; the processes carrying one are this file's. Terraform
+ * runs inherit only an allowlist of driftwatch's environment, so the CLI is told to pass it on.
+ */
 const markers: string[] = [];
 function newMarker(): { marker: string; env: Record<string, string> } {
   const value = randomBytes(6).toString('hex');
   markers.push(`DRIFTWATCH_TEST_RUN=${value}`);
-  return { marker: `DRIFTWATCH_TEST_RUN=${value}`, env: { DRIFTWATCH_TEST_RUN: value } };
+  return {
+    marker: `DRIFTWATCH_TEST_RUN=${value}`,
+    env: { DRIFTWATCH_TEST_RUN: value, DRIFTWATCH_PASS_ENV: 'DRIFTWATCH_TEST_RUN' },
+  };
 }
 
 interface RunProcess {
