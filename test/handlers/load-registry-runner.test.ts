@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { findingId } from '../../functions/core/findings/fingerprint.js';
 import { SCAN_TIMEOUT_RULE_ID } from '../../functions/core/scan/runner-plan.js';
 
@@ -13,9 +13,12 @@ import { SCAN_TIMEOUT_RULE_ID } from '../../functions/core/scan/runner-plan.js';
 const store = mkdtempSync(join(tmpdir(), 'driftwatch-load-registry-'));
 afterAll(() => rmSync(store, { recursive: true, force: true }));
 const base = { registry: 'examples/estate/driftwatch.yaml', startedAt: '2026-12-02T02:00:00.000Z' };
-process.env.DRIFTWATCH_STORE = store;
-process.env.ACCOUNT_CONCURRENCY = '2';
-delete process.env.FINDINGS_BUCKET;
+// Unit files share their worker's modules (vitest.config.ts): load the handlers afresh with our
+// environment (test/unit-setup.ts gives it back after the file).
+vi.stubEnv('DRIFTWATCH_STORE', store);
+vi.stubEnv('ACCOUNT_CONCURRENCY', '2');
+vi.stubEnv('FINDINGS_BUCKET', undefined);
+vi.resetModules();
 const { handler } = await import('../../functions/handlers/load-registry.js');
 const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'test' } as unknown as Context;
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { entrypointEvent } from '../../functions/adapters/container-entrypoint.js';
 import { PIPELINE_STAGES } from '../../functions/core/scan/stages.js';
 import { execute, type Interpreter, type TraceEntry } from '../helpers/asl-interpreter.js';
@@ -15,9 +15,12 @@ import { SYNTH_TIMEOUT_MS, synthesize } from './synth.js';
  */
 const store = mkdtempSync(join(tmpdir(), 'driftwatch-execution-'));
 afterAll(() => rmSync(store, { recursive: true, force: true }));
-process.env.DRIFTWATCH_STORE = store;
-process.env.ACCOUNT_CONCURRENCY = '3';
-delete process.env.FINDINGS_BUCKET;
+// Unit files share their worker's modules (vitest.config.ts): load the handlers afresh with our
+// environment (test/unit-setup.ts gives it back after the file).
+vi.stubEnv('DRIFTWATCH_STORE', store);
+vi.stubEnv('ACCOUNT_CONCURRENCY', '3');
+vi.stubEnv('FINDINGS_BUCKET', undefined);
+vi.resetModules();
 const registryFile = join(store, 'driftwatch.yaml');
 writeFileSync(
   registryFile,
