@@ -61,13 +61,15 @@ let cachedMirror: string | null | undefined;
 /**
  * The provider mirror of this machine: `DRIFTWATCH_PROVIDER_MIRROR` first (a directory or an https
  * URL; an empty string means none), then well-known locations, then a bounded search. Cached for the
- * life of the process. A mirror found here is used exclusively, like a configured one: it is how an
- * offline machine (ours, CI) scans at all, since Terraform asks the origin registry for the list of
- * versions even when the lock file and the plugin cache already hold the provider.
+ * life of the process.
  */
 export function findProviderMirror(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const configured = env.DRIFTWATCH_PROVIDER_MIRROR;
   if (configured !== undefined) return configured === '' ? undefined : configured;
+  return searchedMirror();
+}
+
+function searchedMirror(): string | undefined {
   if (cachedMirror === undefined) {
     cachedMirror =
       MIRROR_CANDIDATES.find((dir) => mirroredProviders(dir).length > 0) ??
@@ -83,8 +85,12 @@ export type ProviderSource =
   | { kind: 'direct' }
   /** Terraform's provider network mirror protocol over HTTPS (URL ending in '/'). */
   | { kind: 'network'; url: string }
-  /** A directory in Terraform's filesystem mirror layout (packed or unpacked). */
-  | { kind: 'filesystem'; path: string };
+  /**
+   * A directory in Terraform's filesystem mirror layout (packed or unpacked). With `only`, the mirror
+   * was found on this machine rather than configured: it serves the providers it holds and the origin
+   * registries serve the rest, as Terraform treats its own implied local mirror directories.
+   */
+  | { kind: 'filesystem'; path: string; only?: readonly string[] };
 
 /** A mirror given as text (registry `providerMirror`, DRIFTWATCH_PROVIDER_MIRROR): https URL or directory. */
 export function parseProviderSource(mirror: string | undefined, baseDir = process.cwd()): ProviderSource {
@@ -96,7 +102,11 @@ export function parseProviderSource(mirror: string | undefined, baseDir = proces
 
 /**
  * The source of one run: the registry's `providerMirror` (relative paths against the registry's
- * directory), else this machine's mirror (findProviderMirror), else direct installation.
+ * directory), else DRIFTWATCH_PROVIDER_MIRROR, each the only source (an offline estate scans only so:
+ * Terraform asks the origin registry for the list of versions even when the lock file and the plugin
+ * cache already hold the provider); else a mirror found on this machine, for the providers it holds
+ * only (a partial mirror in ~/.terraform.d/plugins must not cut a workspace off its other providers);
+ * else direct installation.
  */
 export function resolveProviderSource(options: {
   configured?: string;
@@ -104,7 +114,10 @@ export function resolveProviderSource(options: {
   env: NodeJS.ProcessEnv;
 }): ProviderSource {
   if (options.configured) return parseProviderSource(options.configured, options.registryDir);
-  return parseProviderSource(findProviderMirror(options.env));
+  if (options.env.DRIFTWATCH_PROVIDER_MIRROR !== undefined)
+    return parseProviderSource(options.env.DRIFTWATCH_PROVIDER_MIRROR);
+  const found = searchedMirror();
+  return found ? { kind: 'filesystem', path: found, only: mirroredProviders(found) } : { kind: 'direct' };
 }
 
 /** Terraform's name for this machine's platform, e.g. linux_amd64. */
@@ -189,7 +202,18 @@ export function providerInstallationConfig(
     );
   }
   const exclude = warmProviders ? [`    exclude = ${JSON.stringify(warmProviders)}`] : [];
-  if (source.kind === 'direct') lines.push('  direct {', ...exclude, '  }');
+  if (source.kind === 'filesystem' && source.only) {
+    const served = source.only.filter((provider) => !warmProviders?.includes(provider));
+    if (served.length > 0)
+      lines.push(
+        '  filesystem_mirror {',
+        `    path    = ${JSON.stringify(source.path)}`,
+        `    include = ${JSON.stringify(served)}`,
+        '  }',
+      );
+    const local = [...(warmProviders ?? []), ...served];
+    lines.push('  direct {', ...(local.length > 0 ? [`    exclude = ${JSON.stringify(local)}`] : []), '  }');
+  } else if (source.kind === 'direct') lines.push('  direct {', ...exclude, '  }');
   else if (source.kind === 'network')
     lines.push('  network_mirror {', `    url = ${JSON.stringify(source.url)}`, ...exclude, '  }');
   else lines.push('  filesystem_mirror {', `    path = ${JSON.stringify(source.path)}`, ...exclude, '  }');

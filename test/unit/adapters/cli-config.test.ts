@@ -80,6 +80,32 @@ describe('where providers come from', () => {
     expect(filesystem).not.toContain('direct');
   });
 
+  it("a mirror found on this machine serves the providers it holds and the registries serve the rest, as Terraform's own implied mirrors do", () => {
+    const config = providerInstallationConfig({
+      kind: 'filesystem',
+      path: '/home/me/.terraform.d/plugins',
+      only: ['registry.terraform.io/hashicorp/aws'],
+    });
+    expect(config).toBe(
+      [
+        'provider_installation {',
+        '  filesystem_mirror {',
+        '    path    = "/home/me/.terraform.d/plugins"',
+        '    include = ["registry.terraform.io/hashicorp/aws"]',
+        '  }',
+        '  direct {',
+        '    exclude = ["registry.terraform.io/hashicorp/aws"]',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    // This machine's mirror (the one the integration tests use) is found, not configured.
+    const found = resolveProviderSource({ env: {} });
+    expect(found).toMatchObject({ kind: 'filesystem', path: findProviderMirror({}) });
+    expect((found as { only?: string[] }).only).toContain('registry.terraform.io/hashicorp/aws');
+  });
+
   it('a warm copy serves only the providers it matched, which the source then excludes for this run', () => {
     const text = providerInstallationConfig(
       { kind: 'network', url: 'https://m.example/' },
