@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import { parseRegistry } from '../../../../functions/core/registry/parse.js';
+import {
+  guessEnvironment,
+  PLACEHOLDER_SOURCE_DIR,
+  PLACEHOLDER_TEAM,
+  placeholderProblems,
+  renderStarterRegistry,
+  sanitizeId,
+  workspaceIdFor,
+  workspacesFromKeys,
+} from '../../../../functions/core/registry/starter.js';
+import { stateObjectKey } from '../../../../functions/core/registry/state-key.js';
+import { HEADER, WORKSPACE, yaml } from './helpers.js';
+
+describe('workspacesFromKeys', () => {
+  it('makes one workspace per state object, with ids and environments from the keys', () => {
+    const workspaces = workspacesFromKeys([
+      'payments/prod.tfstate',
+      'payments/prod.tfstate.tflock',
+      'network/terraform.tfstate',
+      'network/terraform.tfstate.backup',
+      'notes/readme.txt',
+      'folder/',
+    ]);
+    expect(workspaces).toEqual([
+      {
+        id: 'network',
+        environment: 'TODO-environment',
+        key: 'network/terraform.tfstate',
+        stateKey: 'network/terraform.tfstate',
+        lockFile: false,
+      },
+      {
+        id: 'payments-prod',
+        environment: 'prod',
+        key: 'payments/prod.tfstate',
+        stateKey: 'payments/prod.tfstate',
+        lockFile: true,
+      },
+    ]);
+  });
+
+  it('reads env:/<workspace>/<key> as a CLI workspace of that backend key', () => {
+    const [blue, plain] = workspacesFromKeys([
+      'env:/blue/network/terraform.tfstate',
+      'network/terraform.tfstate',
+    ]);
+    expect(blue).toMatchObject({
+      id: 'network-blue',
+      key: 'network/terraform.tfstate',
+      workspace: 'blue',
+      workspaceKeyPrefix: 'env:',
+      stateKey: 'env:/blue/network/terraform.tfstate',
+    });
+    expect(plain).toMatchObject({ id: 'network', key: 'network/terraform.tfstate' });
+    expect(plain?.workspace).toBeUndefined();
+    // The registry computes the same object key back from backend.key, workspace and prefix.
+    expect(stateObjectKey({ backend: { bucket: 'b', region: 'eu-west-1', ...blue! } })).toBe(blue?.stateKey);
+  });
+
+  it('counts a key a lock names as a state, whatever its name', () => {
+    const [state] = workspacesFromKeys(['apps/current', 'apps/current.tflock']);
+    expect(state).toMatchObject({ key: 'apps/current', lockFile: true, id: 'apps-current' });
+  });
+
+  it('keeps states under the prefix, also below env:/<workspace>/', () => {
+    const keys = [
+      'team-a/app.tfstate',
+      'team-b/app.tfstate',
+      'env:/dev/team-a/app.tfstate',
+      'env:/dev/team-b/x.tfstate',
+    ];
+    expect(workspacesFromKeys(keys, { prefix: 'team-a/' }).map((workspace) => workspace.stateKey)).toEqual([
+      'env:/dev/team-a/app.tfstate',
+      'team-a/app.tfstate',
+    ]);
+  });
+
+  it('gives unique, valid ids when keys collide after sanitising', () => {
+    const workspaces = workspacesFromKeys([
+      'Payments/Prod.tfstate',
+      'payments/prod.tfstate',
+      'payments_/prod.tfstate',
+    ]);
+    const ids = workspaces.map((workspace) => workspace.id);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(/^[a-z0-9][a-z0-9\-_.]{0,62}$/);
+  });
+
+  it('keeps ids within 63 characters, suffix included', () => {
+    const long = `${'a'.repeat(80)}/x.tfstate`;
+    const ids = workspacesFromKeys([long, `${'a'.repeat(80)}/X.tfstate`]).map((workspace) => workspace.id);
+    expect(ids[0]?.length).toBe(63);
+    expect(ids[1]).toMatch(/-2$/);
+    expect(ids[1]?.length).toBeLessThanOrEqual(63);
+  });
+});
+
+describe('ids and environments', () => {
+  it.each([
+    ['payments/prod.tfstate', undefined, 'payments-prod'],
+    ['network/terraform.tfstate', undefined, 'network'],
+    ['terraform.tfstate', undefined, 'terraform'],
+    ['terraform.tfstate', 'blue', 'terraform-blue'],
+    ['Team A/ünïcode state.tfstate', undefined, 'team-a-n-code-state'],
+    ['.tfstate', undefined, 'state'],
+    ['__/--.tfstate', undefined, 'state'],
+  ])('%s (workspace %s) → %s', (key, workspace, id) => {
+    expect(workspaceIdFor(key, workspace)).toBe(id);
+  });
+
+  it('sanitises to the registry id charset', () => {
+    expect(sanitizeId('-Foo..Bar_baz!')).toBe('foo..bar_baz');
+  });
+
+  it('guesses the environment from the last part that names one', () => {
+    expect(guessEnvironment(['payments', 'production.tfstate'])).toBe('prod');
+    expect(guessEnvironment(['stg-eu', 'app.tfstate'])).toBe('staging');
+    expect(guessEnvironment(['contest', 'app.tfstate'])).toBe('TODO-environment');
+  });
+});
+
+describe('renderStarterRegistry', () => {
+  const workspaces = workspacesFromKeys([
+    'payments/prod.tfstate',
+    'payments/prod.tfstate.tflock',
+    'env:/blue/network/terraform.tfstate',
+    'yes.tfstate',
+    '0123.tfstate',
+  ]);
+  const text = renderStarterRegistry({
+    bucket: 'tfstate-prod',
+    region: 'eu-west-1',
+    workspaces,
+    origin: 's3://tfstate-prod',
+  });
+
+  it('parses with the real registry parser, backends filled in', () => {
+    const registry = parseRegistry(text);
+    expect(registry.owners).toEqual({
+      fallback: PLACEHOLDER_TEAM,
+      teams: [{ id: PLACEHOLDER_TEAM, destinations: [{ type: 'email', address: 'todo-team@example.com' }] }],
+    });
+    expect(registry.workspaces.map((workspace) => [workspace.id, workspace.backend])).toEqual([
+      ['0123', { bucket: 'tfstate-prod', key: '0123.tfstate', region: 'eu-west-1' }],
+      [
+        'network-blue',
+        {
+          bucket: 'tfstate-prod',
+          key: 'network/terraform.tfstate',
+          region: 'eu-west-1',
+          workspace: 'blue',
+          workspaceKeyPrefix: 'env:',
+        },
+      ],
+      ['payments-prod', { bucket: 'tfstate-prod', key: 'payments/prod.tfstate', region: 'eu-west-1' }],
+      ['yes', { bucket: 'tfstate-prod', key: 'yes.tfstate', region: 'eu-west-1' }],
+    ]);
+    expect(registry.workspaces.map((workspace) => workspace.source)).toEqual(
+      workspaces.map(() => ({ dir: PLACEHOLDER_SOURCE_DIR })),
+    );
+  });
+
+  it('explains the TODOs, the lock file and the lock table it cannot see in comments', () => {
+    expect(text).toMatch(/^# driftwatch\.yaml: a starter registry/);
+    expect(text).toContain('routes --check');
+    expect(text).toContain(
+      '# payments/prod.tfstate.tflock was listed: this backend locks with use_lockfile.',
+    );
+    expect(text).toContain('DynamoDB lock table');
+    expect(text).toContain('source: { dir: TODO-path-to-the-terraform-root } # TODO:');
+  });
+
+  it('writes a known root and a lock table as given', () => {
+    const rendered = renderStarterRegistry({
+      bucket: 'b-state',
+      region: 'us-east-1',
+      origin: 'the backend block of infra',
+      workspaces: [
+        {
+          id: 'infra',
+          environment: 'dev',
+          key: 'a: b.tfstate',
+          stateKey: 'a: b.tfstate',
+          lockFile: false,
+          sourceDir: '../infra',
+          lockTable: 'locks',
+        },
+      ],
+    });
+    const [workspace] = parseRegistry(rendered).workspaces;
+    expect(workspace?.source).toEqual({ dir: '../infra' });
+    expect(workspace?.backend).toMatchObject({ key: 'a: b.tfstate', lockTable: 'locks' });
+  });
+});
+
+describe('placeholderProblems', () => {
+  it('lists every TODO of a starter with the path to fill and what belongs there', () => {
+    const text = renderStarterRegistry({
+      bucket: 'tfstate',
+      region: 'eu-west-1',
+      workspaces: workspacesFromKeys(['network/terraform.tfstate']),
+      origin: 's3://tfstate',
+    });
+    const problems = placeholderProblems(parseRegistry(text));
+    expect(problems.map((problem) => [problem.scope, problem.path.join('.')])).toEqual([
+      ['owners', 'owners.fallback'],
+      ['owners', 'owners.teams.0.id'],
+      ['owners', 'owners.teams.0.destinations.0.address'],
+      ['network', 'workspaces.0.owner'],
+      ['network', 'workspaces.0.environment'],
+      ['network', 'workspaces.0.source.dir'],
+    ]);
+    expect(problems[5]?.fix).toContain('Terraform root');
+  });
+
+  it('finds none in a filled-in registry (words that merely contain todo are not placeholders)', () => {
+    const filled = yaml(
+      ...HEADER,
+      'workspaces:',
+      ...WORKSPACE.map((row) => row.replace('infra/payments', 'infra/mastodon-todos')),
+    );
+    expect(placeholderProblems(parseRegistry(filled))).toEqual([]);
+  });
+});
