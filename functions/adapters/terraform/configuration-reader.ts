@@ -24,7 +24,7 @@ export interface ConfigurationReading {
   problems: string[];
 }
 
-interface HclModule {
+export interface HclModule {
   parse(filename: string, contents: string): Promise<Record<string, unknown>>;
   getExpressionAst(filename: string, expression: string): Promise<ExpressionNode | null>;
 }
@@ -44,7 +44,7 @@ let hcl: Promise<HclModule> | undefined;
  * from its own directory, so it must be installed beside the code (node_modules), not inlined into a
  * bundle. Where it is missing, reading fails with a clear reason and the scan goes on without facts.
  */
-function loadHcl(): Promise<HclModule> {
+export function loadHcl(): Promise<HclModule> {
   const specifier = '@cdktn/hcl2json';
   hcl ??= (import(specifier) as Promise<Partial<HclModule> & { default?: HclModule }>).then((module) => {
     const api = module.parse ? (module as HclModule) : module.default;

@@ -1,0 +1,90 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadHcl } from './configuration-reader.js';
+
+/** The settings of a root module's `backend "s3"` block that a registry entry needs. */
+export interface S3BackendBlock {
+  /** The file that holds the block, relative to the root. */
+  file: string;
+  bucket?: string;
+  key?: string;
+  region?: string;
+  workspaceKeyPrefix?: string;
+  dynamodbTable?: string;
+  useLockfile?: boolean;
+}
+
+export type BackendBlockReading =
+  | { found: 's3'; block: S3BackendBlock }
+  /** A root with another backend (`remote`, `gcs`, `local`): driftwatch reads S3 backends only. */
+  | { found: 'other'; type: string; file: string }
+  | { found: 'none'; files: number };
+
+/**
+ * The `terraform { backend "…" { … } }` block of a Terraform root (its `.tf` and `.tf.json` files,
+ * not modules: a backend is only valid in the root), read with HashiCorp's HCL parser. A setting
+ * left out (partial configuration given to `terraform init -backend-config`) is undefined, as is
+ * an interpolation, which Terraform does not allow in a backend block anyway. Throws when the
+ * directory cannot be read or a file does not parse (Terraform would refuse it too).
+ */
+export async function readBackendBlock(rootDir: string): Promise<BackendBlockReading> {
+  const info = await stat(rootDir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new Error(`${rootDir} is not a directory`);
+  const files = (await readdir(rootDir))
+    .filter((file) => file.endsWith('.tf') || file.endsWith('.tf.json'))
+    .sort();
+  if (files.length === 0) return { found: 'none', files: 0 };
+  const parser = await loadHcl();
+  for (const file of files) {
+    const text = await readFile(join(rootDir, file), 'utf8');
+    let body: Record<string, unknown>;
+    try {
+      body = file.endsWith('.json')
+        ? (JSON.parse(text) as Record<string, unknown>)
+        : await parser.parse(file, text);
+    } catch (error) {
+      const detail = ((error as Error).message ?? String(error)).split('\n', 1)[0];
+      throw new Error(`${file} does not parse as Terraform configuration: ${detail}`);
+    }
+    for (const terraform of bodies(body.terraform)) {
+      const backends = terraform.backend;
+      if (!isRecord(backends)) continue;
+      for (const [type, settings] of Object.entries(backends)) {
+        if (type !== 's3') return { found: 'other', type, file };
+        const [values] = bodies(settings);
+        return { found: 's3', block: s3Block(file, values ?? {}) };
+      }
+    }
+  }
+  return { found: 'none', files: files.length };
+}
+
+function s3Block(file: string, values: Record<string, unknown>): S3BackendBlock {
+  const literal = (name: string) => {
+    const value = values[name];
+    return typeof value === 'string' && value !== '' && !value.includes('${') ? value : undefined;
+  };
+  const block: S3BackendBlock = { file };
+  const bucket = literal('bucket');
+  const key = literal('key');
+  const region = literal('region');
+  const workspaceKeyPrefix = literal('workspace_key_prefix');
+  const dynamodbTable = literal('dynamodb_table');
+  if (bucket) block.bucket = bucket;
+  if (key) block.key = key;
+  if (region) block.region = region;
+  if (workspaceKeyPrefix) block.workspaceKeyPrefix = workspaceKeyPrefix;
+  if (dynamodbTable) block.dynamodbTable = dynamodbTable;
+  if (typeof values.use_lockfile === 'boolean') block.useLockfile = values.use_lockfile;
+  return block;
+}
+
+/** hcl2json gives each block as a list of bodies; Terraform's JSON syntax allows one body or a list. */
+function bodies(value: unknown): Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.filter(isRecord);
+  return isRecord(value) ? [value] : [];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readBackendBlock } from '../../../functions/adapters/terraform/backend-block.js';
+
+const base = mkdtempSync(join(tmpdir(), 'driftwatch-backend-block-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+function root(name: string, files: Record<string, string>): string {
+  const dir = join(base, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+describe('readBackendBlock', () => {
+  it('reads the backend "s3" block of a root with HCL comments and other blocks around it', async () => {
+    const dir = root('s3', {
+      'main.tf': 'resource "aws_sqs_queue" "q" { name = "q" }\n',
+      'versions.tf': `# state in S3
+terraform {
+  required_version = ">= 1.5"
+  backend "s3" {
+    bucket         = "tfstate-prod" # shared
+    key            = "payments/terraform.tfstate"
+    region         = "eu-west-1"
+    use_lockfile   = true
+    dynamodb_table = "tf-locks"
+    workspace_key_prefix = "workspaces"
+  }
+}
+`,
+    });
+    expect(await readBackendBlock(dir)).toEqual({
+      found: 's3',
+      block: {
+        file: 'versions.tf',
+        bucket: 'tfstate-prod',
+        key: 'payments/terraform.tfstate',
+        region: 'eu-west-1',
+        useLockfile: true,
+        dynamodbTable: 'tf-locks',
+        workspaceKeyPrefix: 'workspaces',
+      },
+    });
+  });
+
+  it('leaves out what partial configuration supplies at init', async () => {
+    const dir = root('partial', {
+      'backend.tf': 'terraform {\n  backend "s3" {\n    key = "app.tfstate"\n  }\n}\n',
+    });
+    expect(await readBackendBlock(dir)).toEqual({
+      found: 's3',
+      block: { file: 'backend.tf', key: 'app.tfstate' },
+    });
+  });
+
+  it('reads .tf.json roots', async () => {
+    const dir = root('json', {
+      'main.tf.json': JSON.stringify({
+        terraform: { backend: { s3: { bucket: 'b-1', key: 'k', region: 'us-east-1' } } },
+      }),
+    });
+    expect(await readBackendBlock(dir)).toMatchObject({
+      found: 's3',
+      block: { bucket: 'b-1', region: 'us-east-1' },
+    });
+  });
+
+  it('names another backend type, and says when there is none', async () => {
+    const remote = root('remote', {
+      'main.tf': 'terraform {\n  backend "remote" {\n    organization = "x"\n  }\n}\n',
+    });
+    expect(await readBackendBlock(remote)).toEqual({ found: 'other', type: 'remote', file: 'main.tf' });
+    const none = root('none', { 'main.tf': 'resource "aws_sqs_queue" "q" {}\n' });
+    expect(await readBackendBlock(none)).toEqual({ found: 'none', files: 1 });
+    expect(await readBackendBlock(root('empty', {}))).toEqual({ found: 'none', files: 0 });
+  });
+
+  it('fails on a missing directory and on a file that does not parse', async () => {
+    await expect(readBackendBlock(join(base, 'missing'))).rejects.toThrow('is not a directory');
+    const broken = root('broken', { 'main.tf': 'terraform {\n  backend "s3" {\n' });
+    await expect(readBackendBlock(broken)).rejects.toThrow(/^main\.tf does not parse/);
+  });
+});
