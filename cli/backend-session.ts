@@ -1,4 +1,3 @@
-import { type Command, InvalidArgumentError } from 'commander';
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
 import { freshScanId } from '../functions/adapters/scan-id.js';
 import { classifyReadFailure } from '../functions/core/backend/failure-cause.js';
@@ -7,13 +6,16 @@ import type { BackendStageDeps } from '../functions/core/backend/stages.js';
 import { createFindingsStore, type ScanRef } from '../functions/core/findings/findings-store.js';
 import type { Finding } from '../functions/core/findings/model.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
-import { parseDuration } from '../functions/core/registry/duration.js';
 import { BUCKET_SHAPE } from '../functions/core/registry/formats.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
-import { loadRegistryFile, openObjectStore, STORE_OPTION_HELP, storedAt, UsageError } from './context.js';
-import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from './output.js';
+import { loadRegistryFile, openObjectStore, storedAt, UsageError } from './context.js';
+import type { BucketCommandOptions } from './options.js';
+import { exitCodeFor, type OutputFormat, renderFindings } from './output.js';
+
+// The option parsers moved to options.ts (light enough for the registrations); kept importable here.
+export { type BucketCommandOptions, collect, durationOption, withBucketOptions } from './options.js';
 
 /** What `check-backend` and `locks` share: a scan id of their own, and the store the scan uses. */
 export function startBackendSession(store: ObjectStore): { scan: ScanRef; deps: BackendStageDeps } {
@@ -35,22 +37,6 @@ export function assertBucketName(bucket: string): string {
   if (!BUCKET_SHAPE.test(bucket))
     throw new UsageError(`--bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not '${bucket}'`);
   return bucket;
-}
-
-/** Commander parser for `--stale-after 2h`, `--confirm-after 10m`. */
-export function durationOption(value: string): number {
-  try {
-    const ms = parseDuration(value);
-    if (ms <= 0) throw new Error('must be longer than zero');
-    return ms;
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-}
-
-/** Commander collector for repeatable options (`--key a --key b`). */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 /**
@@ -84,26 +70,6 @@ export function reportPreflight(bucket: string, failure: ReadFailure | undefined
 
 export function storedIn(store: ObjectStore, scan: ScanRef): string {
   return `findings stored in ${storedAt(store)} (scan ${scan.scanId})`;
-}
-
-/** What `check-backend` and `locks` both take, besides their own options. */
-export interface BucketCommandOptions {
-  bucket: string;
-  lockTable: string[];
-  region?: string;
-  registry?: string;
-  store?: string;
-  format: OutputFormat;
-}
-
-export function withBucketOptions(command: Command, registryHelp: string): Command {
-  return command
-    .requiredOption('--bucket <bucket>', 'the state bucket')
-    .option('--lock-table <table>', 'a legacy DynamoDB lock table, dynamodb_table (repeatable)', collect, [])
-    .option('--region <region>', "the bucket's region (default: the registry's, else the SDK's)")
-    .option('--registry <file>', registryHelp)
-    .option('--store <location>', STORE_OPTION_HELP)
-    .option('--format <format>', 'table or json', parseFormat, 'table');
 }
 
 /** Checks the shared options before anything is read or written. */

@@ -2,9 +2,12 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SAFE_ID } from '../functions/core/registry/model.js';
 import { RESCAN_PREFIX, type ScanFilter } from '../functions/core/scan/runner-plan.js';
 import { CliError } from './context.js';
+import { STATE_MACHINE_ENV } from './usage.js';
+
+// Defined in usage.ts: `driftwatch invoke --help` names it without loading the Step Functions client.
+export { STATE_MACHINE_ENV } from './usage.js';
 
 /** The deployed state machine's ARN: the stack output StateMachineArn. */
-export const STATE_MACHINE_ENV = 'DRIFTWATCH_STATE_MACHINE_ARN';
 const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/;
 
 /** `--workspace` or `--account` (exactly one) as the scan's filter, checked before anything is called. */

@@ -1,18 +1,7 @@
 import type { Command } from 'commander';
-import { checkAndRecordBackend } from '../../functions/core/backend/stages.js';
-import { adhocTarget } from '../../functions/core/backend/target.js';
-import {
-  type BucketCommandOptions,
-  collect,
-  openBucketCommand,
-  reportPreflight,
-  reportRuns,
-  startBackendSession,
-  storedIn,
-  withBucketOptions,
-} from '../backend-session.js';
+import { type BucketCommandOptions, collect, withBucketOptions } from '../options.js';
 
-interface CheckBackendOptions extends BucketCommandOptions {
+export interface CheckBackendOptions extends BucketCommandOptions {
   key: string[];
 }
 
@@ -28,22 +17,8 @@ export function registerCheckBackend(program: Command, run: (code: number) => vo
     command,
     "driftwatch.yaml: the bucket's workspaces give owners, states and KMS expectation",
   ).action(async (options: CheckBackendOptions) => {
-    const { bucket, registry, store } = openBucketCommand(options);
-    const target = adhocTarget(
-      { bucket, region: options.region, keys: options.key, lockTables: options.lockTable },
-      registry,
-    );
-    const { scan, deps } = startBackendSession(store);
-    const { outcomes, result } = await checkAndRecordBackend(target, deps, scan);
-    reportRuns(outcomes, options.format, run);
-    reportPreflight(bucket, result.preflight);
-    for (const key of result.missingStateKeys)
-      process.stderr.write(
-        `driftwatch: no state object at s3://${bucket}/${key} (never applied, or a typo)\n`,
-      );
-    const seen = result.preflight
-      ? 'not checked'
-      : `${result.stateObjects} state object(s), ${result.locks} lock file(s)`;
-    process.stderr.write(`check-backend s3://${bucket}: ${seen}; ${storedIn(store, scan)}\n`);
+    // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
+    const { checkBackendAction } = await import('./check-backend-action.js');
+    await checkBackendAction(run, options);
   });
 }

@@ -1,19 +1,7 @@
 import type { Command } from 'commander';
-import { readPlanFile, readPlanStream } from '../../functions/adapters/plan-file.js';
-import { readTerraformConfiguration } from '../../functions/adapters/terraform/configuration-reader.js';
-import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
-import type { FindingDraft } from '../../functions/core/findings/model.js';
-import { DEFAULT_POLICIES, type Policies } from '../../functions/core/registry/model.js';
-import {
-  evaluateCompactPlan,
-  PlanFormatError,
-  scanFailedFinding,
-} from '../../functions/core/terraform/index.js';
-import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
-import { exitCodeFor, type OutputFormat, parseFormat, renderFindings } from '../output.js';
+import { type OutputFormat, parseFormat } from '../output.js';
 
-interface EvaluatePlanOptions {
+export interface EvaluatePlanOptions {
   workspace: string;
   environment?: string;
   owner?: string;
@@ -42,98 +30,8 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
     )
     .option('--format <format>', 'table or json', parseFormat, 'table')
     .action(async (planPath: string, options: EvaluatePlanOptions) => {
-      let policies: Policies = DEFAULT_POLICIES;
-      let { environment, owner } = options;
-      if (options.registry) {
-        const { registry } = loadRegistryFile(options.registry);
-        policies = registry.policies;
-        const entry = registry.workspaces.find((workspace) => workspace.id === options.workspace);
-        environment ??= entry?.environment;
-        owner ??= entry?.owner;
-      }
-      const configuration = options.config ? await readConfiguration(options.config) : undefined;
-      const context = {
-        workspace: options.workspace,
-        owner,
-        environment,
-        policies,
-        now: new Date(),
-        ...(configuration ? { configuration } : {}),
-      };
-      const hashSensitive = resolveHasher();
-      let drafts: FindingDraft[];
-      try {
-        const plan =
-          planPath === '-'
-            ? await readPlanStream(process.stdin, { hashSensitive })
-            : await readPlanFile(planPath, { hashSensitive });
-        drafts = evaluateCompactPlan(plan, context).findings;
-      } catch (error) {
-        const reason = unreadablePlanReason(error);
-        if (reason === undefined) throw error;
-        // The scan-failed finding keeps the output contract (a failed scan is printed); the line on
-        // stderr says what the input is and what was expected.
-        const label = planPath === '-' ? 'stdin' : planPath;
-        process.stderr.write(
-          `driftwatch: ${stripForTerminal(`${label}: ${reason}${expectedPlan(reason)}`)}\n`,
-        );
-        drafts = [
-          scanFailedFinding(
-            context,
-            `cannot read ${label}: ${reason}`,
-            { plan: label },
-            { ruleId: 'scan.plan-invalid' },
-          ),
-        ];
-      }
-      const { history } = recordWorkspaceScan(undefined, drafts, {
-        workspace: options.workspace,
-        scanId: 'evaluate-plan',
-        now: context.now,
-        outcome: 'ok',
-        check: 'terraform',
-      });
-      process.stdout.write(renderFindings(history, options.format));
-      run(exitCodeFor(history));
+      // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
+      const { evaluatePlanAction } = await import('./evaluate-plan-action.js');
+      await evaluatePlanAction(run, planPath, options);
     });
-}
-
-/** Why the input is not a plan we can read, or undefined for an error that is not about the input. */
-function unreadablePlanReason(error: unknown): string | undefined {
-  if (error instanceof PlanFormatError) return error.message;
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return 'no such file';
-    case 'EISDIR':
-      return 'is a directory, not a plan file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    default:
-      return undefined;
-  }
-}
-
-function expectedPlan(reason: string): string {
-  // Reasons about a plan that is one (a newer action, a limit) or that already say what to run.
-  if (/terraform show|UTF-16|unknown action|driftwatch's limit|larger than/.test(reason)) return '';
-  if (reason.startsWith('unsupported format_version'))
-    return ': driftwatch reads format_version 0.x and 1.x (`terraform show -json` of Terraform 0.12 to 1.x)';
-  return '; expected the JSON that `terraform show -json <planfile>` prints';
-}
-
-/** `--config DIR`: a file the parser rejects is a warning (its rules are not applied), not a failure. */
-async function readConfiguration(dir: string) {
-  const reading = await readTerraformConfiguration(dir).catch((error: unknown) => {
-    throw new CliError(
-      `cannot read the configuration in ${dir} (${(error as Error).message}): pass the root module directory of the plan, or leave out --config`,
-      { cause: error },
-    );
-  });
-  for (const problem of reading.problems)
-    process.stderr.write(
-      `warning: ${problem}: its lifecycle.ignore_changes and removed blocks are not applied\n`,
-    );
-  return reading.facts;
 }

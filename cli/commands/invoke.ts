@@ -1,13 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, DEFAULT_STORE, resolveSalt } from '../context.js';
 import { PACKAGE_ROOT, RUNS_COMPILED } from '../package-root.js';
-import { rescanFilter, STATE_MACHINE_ENV, startRescan } from '../start-scan.js';
+import { STATE_MACHINE_ENV } from '../usage.js';
 
-interface InvokeOptions {
+export interface InvokeOptions {
   event?: string;
   workspace?: string;
   account?: string;
@@ -15,8 +12,8 @@ interface InvokeOptions {
 }
 
 // Compiled, the handlers are beside the CLI in dist/ (scripts/build-cli.mjs); from source, they are .ts.
-const HANDLERS_DIR = join(PACKAGE_ROOT, ...(RUNS_COMPILED ? ['dist'] : []), 'functions', 'handlers');
-const HANDLER_EXTENSION = RUNS_COMPILED ? '.js' : '.ts';
+export const HANDLERS_DIR = join(PACKAGE_ROOT, ...(RUNS_COMPILED ? ['dist'] : []), 'functions', 'handlers');
+export const HANDLER_EXTENSION = RUNS_COMPILED ? '.js' : '.ts';
 
 /** The handlers `driftwatch invoke` can run: every entry point file under functions/handlers. */
 export function handlerNames(): string[] {
@@ -48,47 +45,8 @@ export function registerInvoke(program: Command, run: (code: number) => void): v
     )
     .option('--state-machine <arn>', `the deployed state machine (default: $${STATE_MACHINE_ENV})`)
     .action(async (name: string | undefined, options: InvokeOptions) => {
-      if (options.workspace !== undefined || options.account !== undefined) {
-        if (name !== undefined || options.event !== undefined)
-          throw new CliError('--workspace/--account start the deployed scan: pass no handler and no --event');
-        const started = await startRescan({
-          filter: rescanFilter(options),
-          ...(options.stateMachine ? { stateMachineArn: options.stateMachine } : {}),
-        });
-        process.stdout.write(`${jsonForTerminal(started)}\n`);
-        run(0);
-        return;
-      }
-      if (name === undefined || options.event === undefined)
-        throw new CliError('pass <handler> --event <file>, or --workspace <id> / --account <id>');
-      const names = handlerNames();
-      if (!names.includes(name))
-        throw new CliError(`unknown handler '${name}'; handlers: ${names.join(', ')}`);
-      let event: unknown;
-      try {
-        event = JSON.parse(readFileSync(options.event, 'utf8'));
-      } catch (error) {
-        throw new CliError(`cannot read event ${options.event}: ${(error as Error).message}`);
-      }
-      // Locally, findings go to the CLI's store and sensitive values use the CLI's salt, unless set.
-      if (!process.env.FINDINGS_BUCKET) process.env.DRIFTWATCH_STORE ??= DEFAULT_STORE;
-      process.env.DRIFTWATCH_HASH_SALT ??= resolveSalt();
-      const module = (await import(
-        pathToFileURL(join(HANDLERS_DIR, `${name}${HANDLER_EXTENSION}`)).href
-      )) as {
-        handler: (event: unknown, context: unknown) => Promise<unknown>;
-      };
-      const result = await module.handler(event, localContext(name));
-      process.stdout.write(`${jsonForTerminal(result)}\n`);
-      run(0);
+      // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
+      const { invokeAction } = await import('./invoke-action.js');
+      await invokeAction(run, name, options);
     });
-}
-
-function localContext(name: string) {
-  return {
-    functionName: `driftwatch-${name}`,
-    awsRequestId: `local-${Date.now()}`,
-    getRemainingTimeInMillis: () => 15 * 60_000,
-    callbackWaitsForEmptyEventLoop: false,
-  };
 }

@@ -1,20 +1,7 @@
 import type { Command } from 'commander';
-import { confirmAndRecordLocks, observeAndStoreLocks } from '../../functions/core/backend/stages.js';
-import { adhocTarget } from '../../functions/core/backend/target.js';
-import { durationText } from '../../functions/core/locks/duration-text.js';
-import {
-  type BucketCommandOptions,
-  durationOption,
-  openBucketCommand,
-  reportPreflight,
-  reportRuns,
-  startBackendSession,
-  storedIn,
-  withBucketOptions,
-} from '../backend-session.js';
-import { waitWithProgress } from '../wait.js';
+import { type BucketCommandOptions, durationOption, withBucketOptions } from '../options.js';
 
-interface LocksOptions extends BucketCommandOptions {
+export interface LocksOptions extends BucketCommandOptions {
   prefix?: string;
   staleAfter?: number;
   confirmAfter?: number;
@@ -48,37 +35,8 @@ export function registerLocks(program: Command, run: (code: number) => void): vo
     command,
     "driftwatch.yaml: the bucket's workspaces give owners and per-workspace thresholds",
   ).action(async (options: LocksOptions) => {
-    const { bucket, registry, store } = openBucketCommand(options);
-    const target = adhocTarget(
-      {
-        bucket,
-        region: options.region,
-        prefix: options.prefix,
-        lockTables: options.lockTable,
-        staleAfterMs: options.staleAfter,
-        confirmAfterMs: options.confirmAfter,
-      },
-      registry,
-    );
-    const { scan, deps } = startBackendSession(store);
-    const { observation } = await observeAndStoreLocks(target, deps, scan);
-    const seen = observation.preflight
-      ? `s3://${bucket}/${target.prefix} not checked`
-      : `${observation.locks.length} lock(s) in s3://${bucket}/${target.prefix}`;
-    await waitWithProgress(Date.parse(observation.confirmAt) - Date.now(), (remainingMs) =>
-      process.stderr.write(`locks: ${seen}; confirming in ${durationText(remainingMs)}\n`),
-    );
-    const { outcomes, confirmation } = await confirmAndRecordLocks(target, deps, scan);
-    reportRuns(outcomes, options.format, run);
-    reportPreflight(bucket, confirmation.preflight);
-    const verdicts = countBy(confirmation.verdicts.map((entry) => entry.verdict));
-    process.stderr.write(`locks: ${seen}${verdicts ? ` (${verdicts})` : ''}; ${storedIn(store, scan)}\n`);
+    // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
+    const { locksAction } = await import('./locks-action.js');
+    await locksAction(run, options);
   });
-}
-
-/** `stale 1, young 2` */
-function countBy(values: readonly string[]): string {
-  const counts = new Map<string, number>();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts].map(([value, count]) => `${value} ${count}`).join(', ');
 }

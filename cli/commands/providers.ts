@@ -1,10 +1,7 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { type Command, InvalidArgumentError } from 'commander';
 import { platformProblem } from '../../functions/core/terraform/provider-mirror-index.js';
-import { CliError, loadRegistryFile } from '../context.js';
-import { describeTarget, mirrorProviders } from '../providers-mirror.js';
 
-interface MirrorCommandOptions {
+export interface MirrorCommandOptions {
   registry: string;
   to: string;
   platform: string[];
@@ -36,27 +33,9 @@ export function registerProviders(program: Command, run: (code: number) => void)
     )
     .option('--workspace <id...>', 'only these workspaces')
     .action(async (options: MirrorCommandOptions) => {
-      const loaded = loadRegistryFile(options.registry);
-      const unknown = (options.workspace ?? []).filter(
-        (id) => !loaded.registry.workspaces.some((workspace) => workspace.id === id),
-      );
-      if (unknown.length > 0) throw new CliError(`no workspace ${unknown.join(', ')} in ${options.registry}`);
-      const result = await mirrorProviders({
-        loaded,
-        to: options.to,
-        platforms: options.platform ?? DEFAULT_MIRROR_PLATFORMS,
-        workspaces: options.workspace,
-        s3: () => new S3Client({}),
-        log: (line) => process.stderr.write(`${line}\n`),
-      });
-      process.stderr.write(
-        `${describeTarget(options.to)}: ${result.written.length} files written for ${result.mirrored.length} workspaces` +
-          (result.failed.length > 0
-            ? `; ${result.failed.length} failed (${result.failed.map((f) => f.workspace).join(', ')})`
-            : '') +
-          '\n',
-      );
-      run(result.failed.length > 0 ? 1 : 0);
+      // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
+      const { providersMirrorAction } = await import('./providers-action.js');
+      await providersMirrorAction(run, options);
     });
 }
 

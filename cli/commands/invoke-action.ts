@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
+import { CliError, DEFAULT_STORE, resolveSalt } from '../context.js';
+import { rescanFilter, startRescan } from '../start-scan.js';
+import { HANDLER_EXTENSION, HANDLERS_DIR, handlerNames, type InvokeOptions } from './invoke.js';
+
+/** The action of `cli/commands/invoke.ts` (loaded on use: main.ts registers commands without their implementations). */
+export async function invokeAction(
+  run: (code: number) => void,
+  name: string | undefined,
+  options: InvokeOptions,
+): Promise<void> {
+  if (options.workspace !== undefined || options.account !== undefined) {
+    if (name !== undefined || options.event !== undefined)
+      throw new CliError('--workspace/--account start the deployed scan: pass no handler and no --event');
+    const started = await startRescan({
+      filter: rescanFilter(options),
+      ...(options.stateMachine ? { stateMachineArn: options.stateMachine } : {}),
+    });
+    process.stdout.write(`${jsonForTerminal(started)}\n`);
+    run(0);
+    return;
+  }
+  if (name === undefined || options.event === undefined)
+    throw new CliError('pass <handler> --event <file>, or --workspace <id> / --account <id>');
+  const names = handlerNames();
+  if (!names.includes(name)) throw new CliError(`unknown handler '${name}'; handlers: ${names.join(', ')}`);
+  let event: unknown;
+  try {
+    event = JSON.parse(readFileSync(options.event, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read event ${options.event}: ${(error as Error).message}`);
+  }
+  // Locally, findings go to the CLI's store and sensitive values use the CLI's salt, unless set.
+  if (!process.env.FINDINGS_BUCKET) process.env.DRIFTWATCH_STORE ??= DEFAULT_STORE;
+  process.env.DRIFTWATCH_HASH_SALT ??= resolveSalt();
+  const module = (await import(pathToFileURL(join(HANDLERS_DIR, `${name}${HANDLER_EXTENSION}`)).href)) as {
+    handler: (event: unknown, context: unknown) => Promise<unknown>;
+  };
+  const result = await module.handler(event, localContext(name));
+  process.stdout.write(`${jsonForTerminal(result)}\n`);
+  run(0);
+}
+
+function localContext(name: string) {
+  return {
+    functionName: `driftwatch-${name}`,
+    awsRequestId: `local-${Date.now()}`,
+    getRemainingTimeInMillis: () => 15 * 60_000,
+    callbackWaitsForEmptyEventLoop: false,
+  };
+}

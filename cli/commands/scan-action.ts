@@ -1,0 +1,33 @@
+import { SNSClient } from '@aws-sdk/client-sns';
+import type { ScanOptions } from './scan.js';
+import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
+import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
+import { loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
+import { runLocalScan } from '../local-runner.js';
+import { exitCodeFor, renderFindings } from '../output.js';
+
+/** The action of `cli/commands/scan.ts` (loaded on use: main.ts registers commands without their implementations). */
+export async function scanAction(run: (code: number) => void, options: ScanOptions): Promise<void> {
+  // Validate everything before the first write: an invalid registry writes nothing.
+  const loaded = loadRegistryFile(options.registry);
+  const store = openObjectStore(options.store);
+  const topic = options.topic ?? process.env.DRIFTWATCH_TOPIC_ARN;
+  const logger = createLogger({ format: 'text', level: logLevelFrom(process.env.DRIFTWATCH_LOG_LEVEL) });
+  const result = await runLocalScan({
+    loaded,
+    store,
+    hashSensitive: resolveHasher(),
+    logger,
+    workspaces: options.workspace,
+    concurrency: options.concurrency,
+    publisher: topic ? createSnsPublisher(new SNSClient({}), { topicArn: topic }) : undefined,
+  });
+  process.stdout.write(renderFindings(result.findings, options.format));
+  const { workspaces } = result.summary;
+  process.stderr.write(
+    `scan ${result.scanId}: ${workspaces.scanned} scanned, ${workspaces.failed} failed, ${workspaces.busy} busy; ` +
+      `findings stored in ${storedAt(store, result.summaryKey.replace(/summary\.json$/, ''))}\n`,
+  );
+  // A failed check of any kind (a workspace, a bucket, a cluster) makes the scan a failed one.
+  run(result.summary.failures.length > 0 ? 1 : exitCodeFor(result.findings));
+}

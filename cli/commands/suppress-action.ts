@@ -1,0 +1,53 @@
+import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
+import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
+import { CliError, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
+import { SHORT_ID_LENGTH } from '../finding-ids.js';
+import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
+import { parseUntil } from '../since.js';
+import type { SuppressOptions } from './suppress.js';
+
+/** The action of `cli/commands/suppress.ts` (loaded on use: main.ts registers commands without their implementations). */
+export async function suppressAction(
+  run: (code: number) => void,
+  findingId: string,
+  options: SuppressOptions,
+): Promise<void> {
+  const now = new Date();
+  const maxDurationMs = options.registry
+    ? loadRegistryFile(options.registry).registry.suppressions.maxDurationMs
+    : DEFAULT_SUPPRESSION_SETTINGS.maxDurationMs;
+  // A malformed id is a usage error before anything else is read.
+  assertFindingIdShape(findingId);
+  if (!options.reason.trim()) throw new UsageError('--reason must say why');
+  if (!options.by.trim()) throw new UsageError('--by must say who decided');
+  const until = parseUntil(options.until);
+  if (until.getTime() <= now.getTime()) throw new UsageError(`--until ${options.until} is not in the future`);
+  const latest = new Date(now.getTime() + maxDurationMs);
+  if (until.getTime() > latest.getTime()) {
+    throw new UsageError(
+      `--until ${options.until} is too far: suppressions last at most ${Math.round(maxDurationMs / 86_400_000)} days (until ${latest.toISOString().slice(0, 10)})`,
+    );
+  }
+  const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }));
+  const suppression = {
+    reason: options.reason.trim(),
+    by: options.by.trim(),
+    until: until.toISOString(),
+    at: now.toISOString(),
+  };
+  // A unique prefix is enough, as for git: the table's ID column is what people copy.
+  const id = resolveFindingId(
+    findingId,
+    (await store.openFindings()).map((open) => open.id),
+    store.location,
+    'open finding',
+  );
+  const finding = await store.suppress(id, suppression);
+  if (!finding) throw new CliError(`no open finding ${id} in ${store.location}`);
+  // The title is data from a plan or a cluster.
+  process.stdout.write(
+    `${stripForTerminal(`suppressed ${id.slice(0, SHORT_ID_LENGTH)} (${finding.title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
+  );
+  run(0);
+}

@@ -1,0 +1,64 @@
+// How the CLI reports an error: loaded when a command runs or fails (main.ts), not at start-up, since
+// recognising the expected errors means importing their modules from the whole tree.
+import { CommanderError, InvalidArgumentError } from 'commander';
+import { describeAwsError } from '../functions/adapters/aws-error.js';
+import { LockObservationMissingError } from '../functions/core/backend/stages.js';
+import { UnknownStateBucketError } from '../functions/core/backend/target.js';
+import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
+import { redactText } from '../functions/core/redaction/secrets.js';
+import { RegistryError } from '../functions/core/registry/parse.js';
+import { PlanFormatError } from '../functions/core/terraform/plan-error.js';
+import { stripForTerminal } from '../functions/core/text/sanitize.js';
+import { ConfigurationError } from '../functions/handlers/env.js';
+import { InvalidEventError } from '../functions/handlers/middleware.js';
+import { MotoUnavailableError } from './demo/moto.js';
+import { CliError, EXIT_RUNTIME_ERROR, EXIT_USAGE } from './usage.js';
+
+/**
+ * Every error is one line (a registry's problems: one line each) with the cause and the fix; a stack
+ * trace only with --debug. Exit codes: 64 for a usage error, 1 for anything else (README, docs/cli.md).
+ */
+export function reportError(error: unknown, debug: boolean): number {
+  if (error instanceof CommanderError) {
+    // Commander already printed the problem (or the help / version text).
+    return error.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+  const expected = [
+    RegistryError,
+    CliError,
+    InvalidArgumentError,
+    InvalidEventError,
+    ConfigurationError,
+    MotoUnavailableError,
+    UnknownStateBucketError,
+    ConfirmationTooEarlyError,
+    LockObservationMissingError,
+    PlanFormatError,
+  ];
+  if (expected.some((type) => error instanceof type)) {
+    // Messages quote data (ids, keys, names, endpoints from stores and AWS errors): printed inert and
+    // without credentials (an endpoint or store URL may carry a password).
+    const message = redactText((error as Error).message);
+    process.stderr.write(`driftwatch: ${stripForTerminal(message, { multiline: true })}\n`);
+    if (debug) printStack(error);
+    return error instanceof CliError ? error.exitCode : EXIT_RUNTIME_ERROR;
+  }
+  // The AWS line is built from error names, codes and hosts; an unexpected message may quote anything.
+  const line =
+    describeAwsError(error, { env: process.env }) ??
+    `unexpected error: ${redactText(oneLine(error))} (run with --debug for the stack trace, and report it if it persists)`;
+  process.stderr.write(`driftwatch: ${stripForTerminal(line)}\n`);
+  if (debug) printStack(error);
+  return EXIT_RUNTIME_ERROR;
+}
+
+function oneLine(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const firstLine = error.message.split('\n', 1)[0] ?? '';
+  return `${error.name}: ${firstLine}`;
+}
+
+function printStack(error: unknown): void {
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`${stripForTerminal(redactText(stack), { multiline: true })}\n`);
+}
