@@ -33,8 +33,10 @@ export interface StarterWorkspace {
   workspaceKeyPrefix?: string;
   /** The state object's full key in the bucket. */
   stateKey: string;
-  /** A `<state key>.tflock` was listed: the backend uses `use_lockfile`. */
+  /** The backend uses `use_lockfile` (a `<state key>.tflock` was listed, or the block says so). */
   lockFile: boolean;
+  /** The comment above the backend when it locks with lock files (default: the `.tflock` was listed). */
+  lockComment?: string;
   /** The Terraform root, relative to the registry file; a placeholder when unknown. */
   sourceDir?: string;
   lockTable?: string;
@@ -155,6 +157,8 @@ export interface StarterInput {
   workspaces: readonly StarterWorkspace[];
   /** Says where the workspaces came from, for the header: `s3://tfstate`, `the backend block of infra/`. */
   origin: string;
+  /** From a bucket listing, which cannot show DynamoDB lock tables: the header says so. */
+  listed?: boolean;
 }
 
 /**
@@ -165,14 +169,18 @@ export function renderStarterRegistry(input: StarterInput): string {
   const { workspaces } = input;
   const lines = [
     '# driftwatch.yaml: a starter registry written by `driftwatch init`',
-    `# from ${input.origin}: ${workspaces.length} state object${workspaces.length === 1 ? '' : 's'}, one workspace each.`,
+    `# from ${input.origin}: ${workspaces.length} workspace${workspaces.length === 1 ? '' : 's'}, one per state object.`,
     '#',
     '# Replace every TODO before the first scan; `driftwatch routes --check` lists the ones left:',
     '#   - owners: your team id and where its findings go (email, chatbot-slack, https or sqs).',
     "#   - each workspace's source.dir: the Terraform root that writes this state, relative to this file.",
     "#   - each workspace's owner and environment (guessed from the key where it names one).",
-    '# A DynamoDB lock table (dynamodb_table) cannot be seen from the bucket: if a workspace uses one,',
-    '# add `lockTable: <table>` to its backend so stale locks in it are checked too.',
+    ...(input.listed
+      ? [
+          '# A DynamoDB lock table (dynamodb_table) cannot be seen from the bucket: if a workspace uses one,',
+          '# add `lockTable: <table>` to its backend so stale locks in it are checked too.',
+        ]
+      : []),
     '# Reference: docs/configuration.md; next: driftwatch scan --registry <this file>.',
     'version: 1',
     'owners:',
@@ -209,7 +217,7 @@ export function renderStarterRegistry(input: StarterInput): string {
     ];
     if (workspace.lockFile)
       lines.push(
-        `    # ${workspace.stateKey}${LOCK_SUFFIX} was listed: this backend locks with use_lockfile.`,
+        `    # ${workspace.lockComment ?? `${workspace.stateKey}${LOCK_SUFFIX} was listed: this backend locks with use_lockfile`}`,
       );
     lines.push(`    backend: { ${backend.join(', ')} }`);
   }

@@ -1,5 +1,7 @@
 import type { FindingDraft, FindingKind } from '../findings/model.js';
 import type { Destination, Registry, RouteConfig, WorkspaceConfig } from '../registry/model.js';
+import { formatPath } from '../registry/problems.js';
+import { placeholderProblems } from '../registry/starter.js';
 import { createGlobMatcher } from '../terraform/glob.js';
 import { bucketOwnership } from './scopes.js';
 
@@ -129,5 +131,17 @@ export function checkRoutes(registry: Registry): RouteProblem[] {
     }
   }
   require('(scan health)', registry.owners.fallback, undefined, ['scan-failed']);
+  // A starter registry (`driftwatch init`) routes everything to a placeholder team at a placeholder
+  // address: routable on paper, read by nobody. Each placeholder left is a problem, with its place.
+  for (const placeholder of placeholderProblems(registry)) {
+    const workspace = registry.workspaces.find((candidate) => candidate.id === placeholder.scope);
+    problems.push({
+      scope: placeholder.scope,
+      ...(workspace ? { environment: workspace.environment } : {}),
+      kinds: [],
+      owner: workspace?.owner ?? registry.owners.fallback,
+      problem: `placeholder at ${formatPath(placeholder.path)} (${placeholder.value}): replace it with ${placeholder.fix}`,
+    });
+  }
   return problems;
 }

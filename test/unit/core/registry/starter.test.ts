@@ -11,6 +11,7 @@ import {
   workspacesFromKeys,
 } from '../../../../functions/core/registry/starter.js';
 import { stateObjectKey } from '../../../../functions/core/registry/state-key.js';
+import { checkRoutes } from '../../../../functions/core/routing/routes.js';
 import { HEADER, WORKSPACE, yaml } from './helpers.js';
 
 describe('workspacesFromKeys', () => {
@@ -134,6 +135,7 @@ describe('renderStarterRegistry', () => {
     region: 'eu-west-1',
     workspaces,
     origin: 's3://tfstate-prod',
+    listed: true,
   });
 
   it('parses with the real registry parser, backends filled in', () => {
@@ -166,7 +168,7 @@ describe('renderStarterRegistry', () => {
     expect(text).toMatch(/^# driftwatch\.yaml: a starter registry/);
     expect(text).toContain('routes --check');
     expect(text).toContain(
-      '# payments/prod.tfstate.tflock was listed: this backend locks with use_lockfile.',
+      '# payments/prod.tfstate.tflock was listed: this backend locks with use_lockfile',
     );
     expect(text).toContain('DynamoDB lock table');
     expect(text).toContain('source: { dir: TODO-path-to-the-terraform-root } # TODO:');
@@ -189,6 +191,7 @@ describe('renderStarterRegistry', () => {
         },
       ],
     });
+    expect(rendered).not.toContain('DynamoDB lock table');
     const [workspace] = parseRegistry(rendered).workspaces;
     expect(workspace?.source).toEqual({ dir: '../infra' });
     expect(workspace?.backend).toMatchObject({ key: 'a: b.tfstate', lockTable: 'locks' });
@@ -222,5 +225,25 @@ describe('placeholderProblems', () => {
       ...WORKSPACE.map((row) => row.replace('infra/payments', 'infra/mastodon-todos')),
     );
     expect(placeholderProblems(parseRegistry(filled))).toEqual([]);
+  });
+});
+
+describe('routes --check on a starter', () => {
+  it('reports each placeholder left, with its path, although the placeholder team is routable', () => {
+    const text = renderStarterRegistry({
+      bucket: 'tfstate',
+      region: 'eu-west-1',
+      workspaces: workspacesFromKeys(['payments/prod.tfstate']),
+      origin: 's3://tfstate',
+    });
+    const problems = checkRoutes(parseRegistry(text));
+    expect(problems.map((problem) => problem.problem)).toEqual([
+      'placeholder at owners.fallback (todo-team): replace it with the id of the team that receives what no route claims',
+      "placeholder at owners.teams[0].id (todo-team): replace it with your team's id",
+      'placeholder at owners.teams[0].destinations[0].address (todo-team@example.com): replace it with a real destination of this team',
+      'placeholder at workspaces[0].owner (todo-team): replace it with the id of the team that owns this workspace',
+      'placeholder at workspaces[0].source.dir (TODO-path-to-the-terraform-root): replace it with the Terraform root that writes this state, relative to the registry',
+    ]);
+    expect(problems[4]).toMatchObject({ scope: 'payments-prod', environment: 'prod', owner: 'todo-team' });
   });
 });

@@ -1,0 +1,177 @@
+import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { bucketRegion, listStateBucketKeys } from '../../functions/adapters/backend/state-listing.js';
+import { readBackendBlock } from '../../functions/adapters/terraform/backend-block.js';
+import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
+import { BackendReadError, type ReadFailure } from '../../functions/core/backend/ports.js';
+import { bucketNameProblem, regionProblem } from '../../functions/core/registry/formats.js';
+import { parseRegistry } from '../../functions/core/registry/parse.js';
+import {
+  guessEnvironment,
+  renderStarterRegistry,
+  type StarterInput,
+  type StarterWorkspace,
+  workspaceIdFor,
+  workspacesFromKeys,
+} from '../../functions/core/registry/starter.js';
+import { CliError, UsageError } from '../context.js';
+import type { InitOptions } from './init.js';
+
+export async function initAction(run: (code: number) => void, options: InitOptions): Promise<void> {
+  if (options.bucket === undefined && options.root === undefined)
+    throw new UsageError(
+      'init needs --bucket <state-bucket> (list its state objects) or --root <dir> (read a Terraform root)',
+    );
+  // Checked here rather than by commander parsers: registrations load at every start, formats do not.
+  const badBucket = options.bucket === undefined ? undefined : bucketNameProblem(options.bucket);
+  if (badBucket) throw new UsageError(`--bucket: ${badBucket}`);
+  const badRegion = options.region === undefined ? undefined : regionProblem(options.region);
+  if (badRegion) throw new UsageError(`--region: ${badRegion}`);
+  const out = resolve(options.out);
+  // Before any AWS call: a file someone edited is never replaced by a starter without --force.
+  if (!options.force && existsSync(out)) throw alreadyExists(options.out);
+
+  const input =
+    options.bucket !== undefined ? await fromBucket(options.bucket, options) : await fromRoot(out, options);
+  const text = renderStarterRegistry(input);
+  // The starter must be a registry the other commands accept; a failure here is a bug of ours, and
+  // the parser's file:line:col problems say where.
+  parseRegistry(text, { fileName: options.out });
+  writeAtomically(out, text, options);
+
+  const count = input.workspaces.length;
+  const locked = input.workspaces.filter((workspace) => workspace.lockFile).length;
+  const shown = options.out;
+  process.stdout.write(
+    [
+      `Wrote ${shown}: ${count} workspace${count === 1 ? '' : 's'} from ${input.origin} (${input.region})` +
+        (locked > 0 ? `, ${locked} locking with use_lockfile.` : '.'),
+      'Replace its TODOs (owners, destinations, source.dir, environment); this lists the ones left:',
+      `  npx driftwatch routes --check --registry ${shown}`,
+      'Then scan:',
+      `  npx driftwatch scan --registry ${shown}`,
+      '',
+    ].join('\n'),
+  );
+  run(0);
+}
+
+async function fromBucket(bucket: string, options: InitOptions): Promise<StarterInput> {
+  const prefix = options.prefix ?? '';
+  // The SDK's own settings (AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL): no endpoint flags.
+  const configured = options.region ?? (await new S3Client({}).config.region().catch(() => undefined));
+  const s3 = new S3Client({ region: configured ?? 'us-east-1', followRegionRedirects: true });
+  let keys: string[];
+  try {
+    keys = await listStateBucketKeys(s3, bucket, prefix);
+  } catch (error) {
+    if (error instanceof BackendReadError) throw listingError(bucket, error.failure);
+    throw error;
+  }
+  const workspaces = workspacesFromKeys(keys, { prefix });
+  const where = `s3://${bucket}/${prefix}`;
+  if (workspaces.length === 0)
+    throw new CliError(
+      `no Terraform state objects (*.tfstate) in ${where} (${keys.length} other objects): check --bucket and --prefix`,
+    );
+  const region = options.region ?? (await bucketRegion(s3, bucket)) ?? configured;
+  if (region === undefined || regionProblem(region) !== undefined)
+    throw new UsageError(`cannot tell the region of s3://${bucket}: pass --region (e.g. --region eu-west-1)`);
+  return { bucket, region, workspaces, origin: where, listed: true };
+}
+
+async function fromRoot(out: string, options: InitOptions): Promise<StarterInput> {
+  const root = options.root ?? '.';
+  let reading: Awaited<ReturnType<typeof readBackendBlock>>;
+  try {
+    reading = await readBackendBlock(root);
+  } catch (error) {
+    throw new CliError(`cannot read the Terraform root ${root}: ${(error as Error).message}`);
+  }
+  if (reading.found === 'none')
+    throw new CliError(
+      `no backend "s3" block in ${root} (${reading.files} .tf files): driftwatch scans states kept in S3; pass the root that has it, or list a bucket with --bucket`,
+    );
+  if (reading.found === 'other')
+    throw new CliError(
+      `${root}/${reading.file} uses backend "${reading.type}": driftwatch reads S3 backends only`,
+    );
+  const { block } = reading;
+  const missing = (setting: string) =>
+    new CliError(
+      `${root}/${block.file}: backend "s3" sets no ${setting} (partial configuration, given at terraform init?): add it there, or use driftwatch init --bucket <state-bucket>`,
+    );
+  if (!block.bucket) throw missing('bucket');
+  if (!block.key) throw missing('key');
+  const bucketProblem = bucketNameProblem(block.bucket);
+  if (bucketProblem) throw new CliError(`${root}/${block.file}: backend "s3": ${bucketProblem}`);
+  const region = block.region ?? options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (region === undefined || regionProblem(region) !== undefined)
+    throw new UsageError(
+      `${root}/${block.file}: backend "s3" sets no region: pass --region (e.g. --region eu-west-1)`,
+    );
+  const sourceDir = relative(dirname(out), resolve(root)) || '.';
+  const workspace: StarterWorkspace = {
+    id: workspaceIdFor(block.key),
+    environment: guessEnvironment([basename(resolve(root)), ...block.key.split('/')]),
+    key: block.key,
+    stateKey: block.key,
+    lockFile: block.useLockfile === true,
+    lockComment: `${block.file} sets use_lockfile = true: driftwatch checks its lock files for stale locks`,
+    sourceDir,
+  };
+  if (block.dynamodbTable) workspace.lockTable = block.dynamodbTable;
+  return {
+    bucket: block.bucket,
+    region,
+    workspaces: [workspace],
+    origin: `the backend block of ${root}/${block.file}`,
+  };
+}
+
+/** The cause in the words the backend checks use, with the fix for someone running init. */
+function listingError(bucket: string, failure: ReadFailure): CliError {
+  const cause = classifyReadFailure(failure);
+  const fix =
+    cause.kind === 'no-such-bucket'
+      ? 'check the name given to --bucket, the account the credentials belong to (`aws sts get-caller-identity`) and AWS_ENDPOINT_URL'
+      : cause.kind === 'access-denied'
+        ? `init lists the bucket: use credentials (AWS_PROFILE) allowed s3:ListBucket on arn:aws:s3:::${bucket}`
+        : cause.advice.replace(/\.$/, '');
+  return new CliError(`cannot list s3://${bucket}: ${cause.summary}: ${fix}`);
+}
+
+function alreadyExists(shown: string): CliError {
+  return new CliError(
+    `${shown} already exists: pass --force to overwrite it, or --out <file> to write another`,
+  );
+}
+
+/**
+ * Written whole or not at all: a temporary file beside it, then renamed over it (--force) or linked
+ * to its name, which fails if the name was taken meanwhile (never a half-written registry).
+ */
+function writeAtomically(out: string, text: string, options: InitOptions): void {
+  const temporary = `${out}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(temporary, text, { flag: 'wx' });
+    if (options.force) renameSync(temporary, out);
+    else {
+      try {
+        linkSync(temporary, out);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw alreadyExists(options.out);
+        throw error;
+      }
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new CliError(
+      `cannot write ${options.out} (${code}): check that its directory exists and is writable`,
+    );
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
