@@ -1,18 +1,8 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { describeAwsError } from '../functions/adapters/aws-error.js';
+import { Command, CommanderError } from 'commander';
 import {
   exitCleanlyOnFatalErrors,
   exitCleanlyOnSignals,
 } from '../functions/adapters/terraform/interrupt-cleanup.js';
-import { LockObservationMissingError } from '../functions/core/backend/stages.js';
-import { UnknownStateBucketError } from '../functions/core/backend/target.js';
-import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
-import { redactText } from '../functions/core/redaction/secrets.js';
-import { RegistryError } from '../functions/core/registry/parse.js';
-import { PlanFormatError } from '../functions/core/terraform/plan-error.js';
-import { stripForTerminal } from '../functions/core/text/sanitize.js';
-import { ConfigurationError } from '../functions/handlers/env.js';
-import { InvalidEventError } from '../functions/handlers/middleware.js';
 import { registerCheckBackend } from './commands/check-backend.js';
 import { registerClusterDiff } from './commands/cluster-diff.js';
 import { registerDemo } from './commands/demo.js';
@@ -25,8 +15,7 @@ import { registerProviders } from './commands/providers.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
 import { registerSuppress } from './commands/suppress.js';
-import { CliError, EXIT_RUNTIME_ERROR, EXIT_USAGE, HELP_EXIT_CODES_AND_ENVIRONMENT } from './context.js';
-import { MotoUnavailableError } from './demo/moto.js';
+import { EXIT_USAGE, HELP_EXIT_CODES_AND_ENVIRONMENT } from './usage.js';
 
 /** Commands set the exit code through this, so `main` decides when the process ends. */
 let exitCode = 0;
@@ -66,8 +55,13 @@ for (const command of program.commands)
 exitCleanlyOnSignals();
 
 // An error raised outside the command's promise (a stream's 'error' event) is still one line, and
-// leaves nothing behind either.
-exitCleanlyOnFatalErrors(reportError);
+// leaves nothing behind either. The reporter (error types from the whole tree) loads before any
+// command runs, not at start-up: `--help` and usage errors never need it.
+let reporter: typeof import('./report-error.js') | undefined;
+program.hook('preAction', async () => {
+  reporter = await import('./report-error.js');
+});
+exitCleanlyOnFatalErrors((error) => (reporter ? reportError(error) : fallbackReport(error)));
 
 // A reader that went away (`driftwatch findings | head`) is not an error of ours: stop quietly, as
 // Unix tools do, instead of reporting the broken pipe as a failure.
@@ -81,60 +75,28 @@ try {
   await program.parseAsync(process.argv);
   process.exitCode = exitCode;
 } catch (error) {
-  process.exitCode = reportError(error);
+  // Commander already printed the problem (or the help / version text).
+  if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+  else {
+    reporter ??= await import('./report-error.js');
+    process.exitCode = reportError(error);
+  }
 }
 
-/**
- * Every error is one line (a registry's problems: one line each) with the cause and the fix; a stack
- * trace only with --debug. Exit codes: 64 for a usage error, 1 for anything else (README, docs/cli.md).
- */
 function reportError(error: unknown): number {
-  if (error instanceof CommanderError) {
-    // Commander already printed the problem (or the help / version text).
-    return error.exitCode === 0 ? 0 : EXIT_USAGE;
-  }
-  const expected = [
-    RegistryError,
-    CliError,
-    InvalidArgumentError,
-    InvalidEventError,
-    ConfigurationError,
-    MotoUnavailableError,
-    UnknownStateBucketError,
-    ConfirmationTooEarlyError,
-    LockObservationMissingError,
-    PlanFormatError,
-  ];
-  const debug = debugRequested();
-  if (expected.some((type) => error instanceof type)) {
-    // Messages quote data (ids, keys, names, endpoints from stores and AWS errors): printed inert and
-    // without credentials (an endpoint or store URL may carry a password).
-    const message = redactText((error as Error).message);
-    process.stderr.write(`driftwatch: ${stripForTerminal(message, { multiline: true })}\n`);
-    if (debug) printStack(error);
-    return error instanceof CliError ? error.exitCode : EXIT_RUNTIME_ERROR;
-  }
-  // The AWS line is built from error names, codes and hosts; an unexpected message may quote anything.
-  const line =
-    describeAwsError(error, { env: process.env }) ??
-    `unexpected error: ${redactText(oneLine(error))} (run with --debug for the stack trace, and report it if it persists)`;
-  process.stderr.write(`driftwatch: ${stripForTerminal(line)}\n`);
-  if (debug) printStack(error);
-  return EXIT_RUNTIME_ERROR;
+  return reporter!.reportError(error, debugRequested());
+}
+
+/** Only reachable if something fails before any command started: one line, no data quoted. */
+function fallbackReport(error: unknown): number {
+  process.stderr.write(
+    `driftwatch: unexpected error: ${error instanceof Error ? error.name : typeof error} (run with --debug for the stack trace)\n`,
+  );
+  if (debugRequested()) process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  return 1;
 }
 
 /** From the parsed options, or from argv when parsing itself failed before it got there. */
 function debugRequested(): boolean {
   return program.opts().debug === true || process.argv.includes('--debug');
-}
-
-function oneLine(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const firstLine = error.message.split('\n', 1)[0] ?? '';
-  return `${error.name}: ${firstLine}`;
-}
-
-function printStack(error: unknown): void {
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`${stripForTerminal(redactText(stack), { multiline: true })}\n`);
 }
