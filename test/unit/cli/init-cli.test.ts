@@ -1,0 +1,241 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRegistry } from '../../../functions/core/registry/parse.js';
+import { runCli } from '../../helpers/integration.js';
+
+/**
+ * `driftwatch init` as a user runs it. The bucket side talks to a small local S3 stand-in that
+ * answers ListObjectsV2 and GetBucketLocation, or refuses with NoSuchBucket / AccessDenied, so every
+ * error path is real SDK parsing of a real HTTP answer (the moto run is test/integration/init.test.ts).
+ */
+const dir = mkdtempSync(join(tmpdir(), 'driftwatch-init-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const KEYS = [
+  'payments/prod.tfstate',
+  'payments/prod.tfstate.tflock',
+  'env:/blue/network/terraform.tfstate',
+  'readme.md',
+];
+const requests: string[] = [];
+let server: Server;
+let env: Record<string, string>;
+
+function s3Error(code: string, status: number): [number, string] {
+  return [
+    status,
+    `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`,
+  ];
+}
+
+function answer(method: string, url: URL): [number, string] {
+  const bucket = url.pathname.split('/')[1];
+  if (method !== 'GET') return s3Error('MethodNotAllowed', 405);
+  if (bucket === 'missing-bucket') return s3Error('NoSuchBucket', 404);
+  if (bucket === 'denied-bucket') return s3Error('AccessDenied', 403);
+  if (bucket === 'empty-bucket')
+    return [
+      200,
+      '<ListBucketResult><Name>empty-bucket</Name><KeyCount>0</KeyCount><IsTruncated>false</IsTruncated></ListBucketResult>',
+    ];
+  if (url.searchParams.has('location'))
+    return [
+      200,
+      '<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">eu-central-1</LocationConstraint>',
+    ];
+  const contents = KEYS.map((key) => `<Contents><Key>${key}</Key><Size>1</Size></Contents>`).join('');
+  return [
+    200,
+    `<ListBucketResult><Name>${bucket}</Name><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`,
+  ];
+}
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    requests.push(`${request.method} ${url.pathname}${url.search}`);
+    const [status, body] = answer(request.method ?? 'GET', url);
+    response.writeHead(status, { 'content-type': 'application/xml' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  env = {
+    AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
+    AWS_ACCESS_KEY_ID: 'init-test',
+    AWS_SECRET_ACCESS_KEY: 'init-test-secret',
+    AWS_REGION: 'eu-west-1',
+    AWS_PROFILE: '',
+  };
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function workdir(name: string): string {
+  const path = join(dir, name);
+  mkdirSync(path, { recursive: true });
+  return path;
+}
+
+const init = (args: string[], cwd: string) => runCli(['init', ...args], { cwd, env });
+
+describe('driftwatch init --bucket', () => {
+  it('writes one workspace per state object, with the bucket region, and only reads', async () => {
+    const cwd = workdir('bucket');
+    const run = await init(['--bucket', 'tfstate'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      'Wrote driftwatch.yaml: 2 workspaces from s3://tfstate/ (eu-central-1), 1 locking with use_lockfile.',
+    );
+    expect(run.stdout).toContain('npx driftwatch routes --check --registry driftwatch.yaml');
+    expect(run.stdout).toContain('npx driftwatch scan --registry driftwatch.yaml');
+    const registry = parseRegistry(readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8'));
+    expect(registry.workspaces.map((workspace) => [workspace.id, workspace.backend])).toEqual([
+      [
+        'network-blue',
+        {
+          bucket: 'tfstate',
+          key: 'network/terraform.tfstate',
+          region: 'eu-central-1',
+          workspace: 'blue',
+          workspaceKeyPrefix: 'env:',
+        },
+      ],
+      ['payments-prod', { bucket: 'tfstate', key: 'payments/prod.tfstate', region: 'eu-central-1' }],
+    ]);
+    expect(requests.every((request) => request.startsWith('GET '))).toBe(true);
+    // Written whole, nothing left beside it.
+    expect(readdirSync(cwd)).toEqual(['driftwatch.yaml']);
+  });
+
+  it('--region wins over the bucket location', async () => {
+    const cwd = workdir('region');
+    const run = await init(['--bucket', 'tfstate', '--region', 'us-west-2', '--out', 'estate.yaml'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseRegistry(readFileSync(join(cwd, 'estate.yaml'), 'utf8')).workspaces[0]?.backend.region).toBe(
+      'us-west-2',
+    );
+  });
+
+  it('refuses to overwrite an existing file (exit 1, one line), and --force overwrites it', async () => {
+    const cwd = workdir('exists');
+    writeFileSync(join(cwd, 'driftwatch.yaml'), 'hand-edited\n');
+    const refused = await init(['--bucket', 'tfstate'], cwd);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'driftwatch: driftwatch.yaml already exists: pass --force to overwrite it, or --out <file> to write another\n',
+    );
+    expect(readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8')).toBe('hand-edited\n');
+    const forced = await init(['--bucket', 'tfstate', '--force'], cwd);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8')).toContain('key: payments/prod.tfstate');
+    expect(readdirSync(cwd)).toEqual(['driftwatch.yaml']);
+  });
+
+  it.each([
+    [
+      'missing-bucket',
+      /^driftwatch: cannot list s3:\/\/missing-bucket: the bucket does not exist \(NoSuchBucket\): check the name given to --bucket/,
+    ],
+    [
+      'denied-bucket',
+      /^driftwatch: cannot list s3:\/\/denied-bucket: AccessDenied on s3:ListBucket: init lists the bucket: use credentials \(AWS_PROFILE\) allowed s3:ListBucket on arn:aws:s3:::denied-bucket\n$/,
+    ],
+    [
+      'empty-bucket',
+      /^driftwatch: no Terraform state objects \(\*\.tfstate\) in s3:\/\/empty-bucket\/ \(0 other objects\): check --bucket and --prefix\n$/,
+    ],
+  ])('%s: one line with the fix, exit 1, no file', async (bucket, line) => {
+    const cwd = workdir(bucket);
+    const run = await init(['--bucket', bucket], cwd);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(line);
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(existsSync(join(cwd, 'driftwatch.yaml'))).toBe(false);
+  });
+});
+
+describe('driftwatch init --root', () => {
+  it('fills the backend from the root and points source.dir at it, relative to the file', async () => {
+    const cwd = workdir('root');
+    mkdirSync(join(cwd, 'infra', 'payments'), { recursive: true });
+    writeFileSync(
+      join(cwd, 'infra', 'payments', 'backend.tf'),
+      'terraform {\n  backend "s3" {\n    bucket = "tfstate-prod"\n    key = "payments/terraform.tfstate"\n    region = "eu-west-1"\n    dynamodb_table = "tf-locks"\n  }\n}\n',
+    );
+    mkdirSync(join(cwd, 'config'));
+    const run = await init(['--root', 'infra/payments', '--out', 'config/driftwatch.yaml'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    const [workspace] = parseRegistry(
+      readFileSync(join(cwd, 'config', 'driftwatch.yaml'), 'utf8'),
+    ).workspaces;
+    expect(workspace).toMatchObject({
+      id: 'payments',
+      source: { dir: '../infra/payments' },
+      backend: {
+        bucket: 'tfstate-prod',
+        key: 'payments/terraform.tfstate',
+        region: 'eu-west-1',
+        lockTable: 'tf-locks',
+      },
+    });
+  });
+
+  it('says what is missing from a partial backend block or a root without one', async () => {
+    const cwd = workdir('partial');
+    mkdirSync(join(cwd, 'app'));
+    writeFileSync(
+      join(cwd, 'app', 'main.tf'),
+      'terraform {\n  backend "s3" {\n    key = "app.tfstate"\n  }\n}\n',
+    );
+    const partial = await init(['--root', 'app'], cwd);
+    expect(partial.code).toBe(1);
+    expect(partial.stderr).toMatch(
+      /^driftwatch: app\/main\.tf: backend "s3" sets no bucket \(partial configuration/,
+    );
+    mkdirSync(join(cwd, 'none'));
+    writeFileSync(join(cwd, 'none', 'main.tf'), 'resource "aws_sqs_queue" "q" {}\n');
+    const none = await init(['--root', 'none'], cwd);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^driftwatch: no backend "s3" block in none \(1 \.tf files\)/);
+  });
+});
+
+describe('driftwatch init usage and routes --check on its output', () => {
+  it.each([
+    [[]],
+    [['--bucket', 'a-bucket', '--root', 'x']],
+    [['--root', 'x', '--prefix', 'p/']],
+    [['--bucket', 'Not_A_Bucket']],
+    [['--bucket', 'a-bucket', '--region', 'Europe']],
+  ])('%j is a usage error (64)', async (args) => {
+    const cwd = workdir('usage');
+    const run = await init(args, cwd);
+    expect(run.code, run.stderr).toBe(64);
+    expect(existsSync(join(cwd, 'driftwatch.yaml'))).toBe(false);
+  });
+
+  it('routes --check lists every TODO of a fresh starter and exits 1', async () => {
+    const cwd = workdir('routes');
+    expect((await init(['--bucket', 'tfstate'], cwd)).code).toBe(0);
+    const check = await runCli(['routes', '--check'], { cwd });
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(
+      'placeholder at owners.teams[0].destinations[0].address (todo-team@example.com)',
+    );
+    expect(check.stdout).toContain(
+      'placeholder at workspaces[1].source.dir (TODO-path-to-the-terraform-root)',
+    );
+    expect(check.stdout).toContain('placeholder at workspaces[0].environment (TODO-environment)');
+  });
+});
