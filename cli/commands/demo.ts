@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
 
+/** The demo's last lines: from the demo to a scan of one's own bucket (docs/getting-started.md). */
+export const DEMO_NEXT_STEP =
+  'Next, your own estate (docs/getting-started.md):\n  npx driftwatch init --bucket <your-state-bucket>';
+
 /** `driftwatch demo` (npm start). Exits 0 when the demo ran as planned: its drift is staged and expected. */
 export function registerDemo(program: Command, run: (code: number) => void): void {
   program
@@ -13,6 +17,8 @@ export function registerDemo(program: Command, run: (code: number) => void): voi
         storeDir: options.store,
         print: (line) => process.stdout.write(`${line}\n`),
       });
+      // Last, after moto has stopped: what a newcomer runs next, on their own estate.
+      if (result.asPlanned) process.stdout.write(`\n${DEMO_NEXT_STEP}\n`);
       run(result.asPlanned ? 0 : 1);
     });
 }

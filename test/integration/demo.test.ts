@@ -42,6 +42,11 @@ describe('driftwatch demo', () => {
       /┌─ email payments-oncall@example.com \(payments\)\n│ 🔴 driftwatch for payments: 3 new/,
     );
     expect(run.stdout).not.toContain('rotated-by-hand');
+    // It ends with the next command to run, on one's own estate.
+    expect(run.stdout.trimEnd().split('\n').slice(-2)).toEqual([
+      'Next, your own estate (docs/getting-started.md):',
+      '  npx driftwatch init --bucket <your-state-bucket>',
+    ]);
     const endpoint = /http:\/\/127\.0\.0\.1:\d+/.exec(run.stdout)?.[0];
     expect(endpoint).toBeDefined();
     expect(await isListening(endpoint!)).toBe(false);
