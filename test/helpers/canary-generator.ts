@@ -61,7 +61,7 @@ export function newCore(): string {
 }
 
 function pad(core: string, length: number): string {
-  return (core + 'x9Y8w7V6u5T4s3R2q1P0o9N8m7L6k5J4i3H2g1F0').slice(0, Math.max(length, core.length));
+  return `${core}x9Y8w7V6u5T4s3R2q1P0o9N8m7L6k5J4i3H2g1F0`.slice(0, Math.max(length, core.length));
 }
 
 export interface PlantedPlan {
