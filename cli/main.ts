@@ -15,6 +15,7 @@ import { registerProviders } from './commands/providers.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
 import { registerSuppress } from './commands/suppress.js';
+import { packageVersion } from './package-root.js';
 import { EXIT_USAGE, HELP_EXIT_CODES_AND_ENVIRONMENT } from './usage.js';
 
 /** Commands set the exit code through this, so `main` decides when the process ends. */
@@ -25,6 +26,7 @@ const setExitCode = (code: number) => {
 
 const program = new Command('driftwatch')
   .description('read-only drift and policy scanner for Terraform estates on AWS')
+  .version(packageVersion(), '-V, --version', 'print the version of driftwatch (from its package.json)')
   .option('--debug', 'print the stack trace of an unexpected error (errors are one line otherwise)')
   .showHelpAfterError()
   .exitOverride()

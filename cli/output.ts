@@ -3,6 +3,9 @@ import { changeSummary, resourceLabel, truncate } from '../functions/core/findin
 import type { Finding } from '../functions/core/findings/model.js';
 import { isAboveInfo, severityRank } from '../functions/core/findings/model.js';
 import { jsonForTerminal, stripForTerminal } from '../functions/core/text/sanitize.js';
+import { shortIdLength } from './finding-ids.js';
+import { fitWidths, truncateCell } from './table-fit.js';
+import { paintSeverity, type TerminalStyle, terminalFor } from './terminal.js';
 
 export type OutputFormat = 'table' | 'json';
 
@@ -33,11 +36,22 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
   );
 }
 
-export function renderFindings(findings: readonly Finding[], format: OutputFormat, now = new Date()): string {
+/**
+ * Findings as a table for people (coloured by severity and fitted to the terminal when `style` says
+ * so: by default, what stdout is) or as JSON (never coloured, never cut).
+ */
+export function renderFindings(
+  findings: readonly Finding[],
+  format: OutputFormat,
+  now = new Date(),
+  style: TerminalStyle = terminalFor(),
+): string {
   const sorted = sortFindings(findings);
   if (format === 'json') return `${jsonForTerminal(sorted)}\n`;
   if (sorted.length === 0) return 'No findings.\n';
+  const idLength = shortIdLength(sorted.map((finding) => finding.id));
   const rows = sorted.map((finding) => [
+    finding.id.slice(0, idLength),
     finding.severity.toUpperCase(),
     finding.status,
     finding.workspace,
@@ -46,23 +60,50 @@ export function renderFindings(findings: readonly Finding[], format: OutputForma
     truncate(changeSummary(finding), 70),
     age(finding.firstSeenAt, now),
   ]);
-  return renderTable(['SEVERITY', 'STATUS', 'WORKSPACE', 'RULE', 'RESOURCE', 'WHAT CHANGED', 'AGE'], rows);
+  return renderTable(
+    ['ID', 'SEVERITY', 'STATUS', 'WORKSPACE', 'RULE', 'RESOURCE', 'WHAT CHANGED', 'AGE'],
+    rows,
+    {
+      style,
+      // Ids (a prefix is what commands take), severities, statuses and ages are short and never cut.
+      fixed: [0, 1, 2, 7],
+      paint: (cell, row, column) => (column === 1 ? paintSeverity(cell, sorted[row]!.severity, style) : cell),
+    },
+  );
 }
 
-/** Every cell is data (addresses, titles, values, names): stripped before it is measured and printed. */
-export function renderTable(header: string[], rawRows: string[][]): string {
+export interface TableOptions {
+  /** Colour and width; default: what stdout is (terminalFor). */
+  style?: TerminalStyle;
+  /** Columns never shrunk to fit the width (ids, severities). */
+  fixed?: readonly number[];
+  /** Colours one cell, given its cleaned, fitted text; padding is added outside the colour. */
+  paint?: (cell: string, row: number, column: number) => string;
+}
+
+/**
+ * Every cell is data (addresses, titles, values, names): stripped before it is measured and printed.
+ * Colour is added after that, around the cleaned cell, so data can never bring its own.
+ */
+export function renderTable(header: string[], rawRows: string[][], options: TableOptions = {}): string {
+  const style = options.style ?? terminalFor();
   const rows = rawRows.map((row) => row.map((cell) => stripForTerminal(cell)));
   // A loop, not Math.max(...cells): spreading 150k rows into arguments overflows the stack.
-  const widths = header.map((title) => title.length);
+  const natural = header.map((title) => title.length);
   for (const row of rows)
-    for (let column = 0; column < widths.length; column++)
-      widths[column] = Math.max(widths[column]!, (row[column] ?? '').length);
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column]!))
+    for (let column = 0; column < natural.length; column++)
+      natural[column] = Math.max(natural[column]!, (row[column] ?? '').length);
+  const widths = fitWidths(natural, style.width, { fixed: new Set(options.fixed ?? []) });
+  const line = (cells: string[], row?: number) =>
+    widths
+      .map((width, column) => {
+        const cell = truncateCell(cells[column] ?? '', width);
+        const shown = row === undefined || !options.paint ? cell : options.paint(cell, row, column);
+        return shown + ' '.repeat(width - cell.length);
+      })
       .join('  ')
       .trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+  return `${[line(header), ...rows.map((row, index) => line(row, index))].join('\n')}\n`;
 }
 
 /** How long a finding has been open: "3d", "5h", "12m", "now". */

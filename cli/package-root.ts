@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,3 +21,12 @@ export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.ur
 
 /** Whether this code runs compiled (dist/*.js) rather than from the TypeScript sources. */
 export const RUNS_COMPILED = !import.meta.url.endsWith('.ts');
+
+/**
+ * The version in the package.json of the installed package, read when asked (not compiled in), so
+ * the build can never print another version than the package it ships in.
+ */
+export function packageVersion(root: string = PACKAGE_ROOT): string {
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof version === 'string' ? version : 'unknown';
+}

@@ -15,6 +15,7 @@ import {
 } from '../context.js';
 import { exitCodeFor, type OutputFormat, parseFormat, renderFindings, renderTable } from '../output.js';
 import { parseSince } from '../since.js';
+import { registerFindingsShow } from './findings-show.js';
 
 interface FindingsOptions {
   owner?: string;
@@ -30,7 +31,7 @@ interface FindingsOptions {
 
 /** `driftwatch findings`: open findings (or recently resolved ones) from the store, filtered. */
 export function registerFindings(program: Command, run: (code: number) => void): void {
-  program
+  const findings = program
     .command('findings')
     .description('list findings from the store: open ones by default, with their age')
     .option('--owner <team>', 'only this owner')
@@ -94,6 +95,7 @@ export function registerFindings(program: Command, run: (code: number) => void):
         process.stdout.write(renderFindings(selected, options.format, now));
       run(corrupt ? EXIT_RUNTIME_ERROR : exitCodeFor(selected));
     });
+  registerFindingsShow(findings, run);
 }
 
 /**

@@ -344,11 +344,19 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
       return files;
     },
 
-    /** History lines of the scans started in the last `days` days (to list resolved findings). */
-    async recentHistory(now: Date, days: number): Promise<Finding[]> {
+    /**
+     * History lines of the scans started in the last `days` days (to list resolved findings); with
+     * `scope`, only that scope's files (all its checks), so one finding's history reads one file per
+     * scan instead of every workspace's.
+     */
+    async recentHistory(now: Date, days: number, scope?: string): Promise<Finding[]> {
+      const ofScope = (key: string) => {
+        const name = key.slice(key.lastIndexOf('/') + 1, -'.jsonl'.length);
+        return name === scope || name.startsWith(`${scope}@`);
+      };
       const objects = await readAllValid(
         recentDays(now, days),
-        (key) => key.endsWith('.jsonl'),
+        (key) => key.endsWith('.jsonl') && (scope === undefined || ofScope(key)),
         STORED.history,
       );
       return objects.flatMap((object) => object.value);

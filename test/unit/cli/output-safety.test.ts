@@ -128,7 +128,8 @@ describe('the driftwatch command', () => {
       '--by',
       'b',
     ]);
-    expect(run.code).toBe(1);
+    // Not an id at all (nor a prefix of one): a usage error.
+    expect(run.code).toBe(64);
     expect(run.stderr).toContain('is not a finding id');
     expectInert(run.stderr);
   });
