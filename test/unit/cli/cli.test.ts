@@ -117,7 +117,7 @@ describe('driftwatch evaluate-plan exit codes and formats', () => {
     const plan = file('drift.json', refreshOnly([tagDrift]));
     const table = await runCli(['evaluate-plan', plan, '--workspace', 'payments-prod'], { env });
     expect(table.code).toBe(2);
-    expect(table.stdout).toMatch(/^SEVERITY\s+STATUS\s+WORKSPACE/);
+    expect(table.stdout).toMatch(/^ID\s+SEVERITY\s+STATUS\s+WORKSPACE/);
     expect(table.stdout).toContain('tags.Owner: x → y');
     const json = await runCli(['evaluate-plan', plan, '--format', 'json'], { env });
     expect(json.code).toBe(2);
