@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { openStoreAt, parseStoreLocation } from '../functions/adapters/object-store/location.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
-import { createSensitiveHasher, type SensitiveHasher } from '../functions/core/redaction/secrets.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import { parseRegistry } from '../functions/core/registry/parse.js';
 import { CliError, DEFAULT_STORE, UsageError } from './usage.js';
@@ -66,33 +63,8 @@ function assertStoreDirectory(dir: string, fromOption: boolean): void {
     );
 }
 
-/**
- * The salt for hashes of sensitive values. DRIFTWATCH_HASH_SALT in production (the same salt as
- * the deployed scanner, so local and nightly hashes agree); otherwise a random per-user salt kept
- * in ~/.config/driftwatch/salt with mode 0600.
- */
-export function resolveSalt(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.DRIFTWATCH_HASH_SALT;
-  if (configured) return configured;
-  const path = join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'driftwatch', 'salt');
-  if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-  }
-  return readFileSync(path, 'utf8').trim();
-}
-
-export function resolveHasher(env: NodeJS.ProcessEnv = process.env): SensitiveHasher {
-  const salt = resolveSalt(env);
-  try {
-    return createSensitiveHasher(salt);
-  } catch (error) {
-    // Only the configured salt can be rejected (ours is 64 hex characters); its value is never shown.
-    throw new CliError(
-      `DRIFTWATCH_HASH_SALT is not usable: ${(error as Error).message}; set it to a long random value (openssl rand -hex 32) or unset it`,
-    );
-  }
-}
+// Salt and hasher live in hasher.ts (evaluate-plan loads them without the SDK and registry parser).
+export { resolveHasher, resolveSalt } from './hasher.js';
 
 export interface LoadedRegistry {
   registry: Registry;

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import {
-  exitCleanlyOnFatalErrors,
+  cleanUpInterruptedRun,
   exitCleanlyOnSignals,
 } from '../functions/adapters/terraform/interrupt-cleanup.js';
 import { registerCheckBackend } from './commands/check-backend.js';
@@ -57,13 +57,17 @@ for (const command of program.commands)
 exitCleanlyOnSignals();
 
 // An error raised outside the command's promise (a stream's 'error' event) is still one line, and
-// leaves nothing behind either. The reporter (error types from the whole tree) loads before any
-// command runs, not at start-up: `--help` and usage errors never need it.
+// leaves nothing behind either. The reporter (it knows the error types of the whole tree, so it
+// imports their modules) loads only when there is an error to report: commands start without it.
 let reporter: typeof import('./report-error.js') | undefined;
-program.hook('preAction', async () => {
-  reporter = await import('./report-error.js');
-});
-exitCleanlyOnFatalErrors((error) => (reporter ? reportError(error) : fallbackReport(error)));
+for (const event of ['uncaughtException', 'unhandledRejection'] as const)
+  process.on(event, (error: unknown) => {
+    cleanUpInterruptedRun();
+    void loadReporter().then(
+      () => process.exit(reportError(error)),
+      () => process.exit(fallbackReport(error)),
+    );
+  });
 
 // A reader that went away (`driftwatch findings | head`) is not an error of ours: stop quietly, as
 // Unix tools do, instead of reporting the broken pipe as a failure.
@@ -80,16 +84,26 @@ try {
   // Commander already printed the problem (or the help / version text).
   if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
   else {
-    reporter ??= await import('./report-error.js');
-    process.exitCode = reportError(error);
+    await loadReporter().then(
+      () => {
+        process.exitCode = reportError(error);
+      },
+      () => {
+        process.exitCode = fallbackReport(error);
+      },
+    );
   }
+}
+
+async function loadReporter(): Promise<void> {
+  reporter ??= await import('./report-error.js');
 }
 
 function reportError(error: unknown): number {
   return reporter!.reportError(error, debugRequested());
 }
 
-/** Only reachable if something fails before any command started: one line, no data quoted. */
+/** If the reporter itself cannot load (a broken install): one line, no data quoted. */
 function fallbackReport(error: unknown): number {
   process.stderr.write(
     `driftwatch: unexpected error: ${error instanceof Error ? error.name : typeof error} (run with --debug for the stack trace)\n`,

@@ -1,5 +1,4 @@
 import { readPlanFile, readPlanStream } from '../../functions/adapters/plan-file.js';
-import { readTerraformConfiguration } from '../../functions/adapters/terraform/configuration-reader.js';
 import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
 import type { FindingDraft } from '../../functions/core/findings/model.js';
 import { DEFAULT_POLICIES, type Policies } from '../../functions/core/registry/model.js';
@@ -9,8 +8,10 @@ import {
   scanFailedFinding,
 } from '../../functions/core/terraform/index.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
-import { exitCodeFor, renderFindings } from '../output.js';
+import { resolveHasher } from '../hasher.js';
+import { writeJsonArray } from '../json-stream.js';
+import { exitCodeFor, renderFindings, sortFindings } from '../output.js';
+import { CliError } from '../usage.js';
 import type { EvaluatePlanOptions } from './evaluate-plan.js';
 
 /** The action of `cli/commands/evaluate-plan.ts` (loaded on use: main.ts registers commands without their implementations). */
@@ -22,6 +23,8 @@ export async function evaluatePlanAction(
   let policies: Policies = DEFAULT_POLICIES;
   let { environment, owner } = options;
   if (options.registry) {
+    // Loaded only with --registry: the registry parser (YAML, schemas) and the store's SDK client.
+    const { loadRegistryFile } = await import('../context.js');
     const { registry } = loadRegistryFile(options.registry);
     policies = registry.policies;
     const entry = registry.workspaces.find((workspace) => workspace.id === options.workspace);
@@ -68,7 +71,9 @@ export async function evaluatePlanAction(
     outcome: 'ok',
     check: 'terraform',
   });
-  process.stdout.write(renderFindings(history, options.format));
+  // JSON is streamed: a large plan's findings are written in batches, never as one string.
+  if (options.format === 'json') await writeJsonArray(process.stdout, sortFindings(history));
+  else process.stdout.write(renderFindings(history, options.format));
   run(exitCodeFor(history));
 }
 
@@ -99,6 +104,10 @@ function expectedPlan(reason: string): string {
 
 /** `--config DIR`: a file the parser rejects is a warning (its rules are not applied), not a failure. */
 async function readConfiguration(dir: string) {
+  // Loaded only with --config: the HCL reader.
+  const { readTerraformConfiguration } = await import(
+    '../../functions/adapters/terraform/configuration-reader.js'
+  );
   const reading = await readTerraformConfiguration(dir).catch((error: unknown) => {
     throw new CliError(
       `cannot read the configuration in ${dir} (${(error as Error).message}): pass the root module directory of the plan, or leave out --config`,

@@ -1,0 +1,116 @@
+import { createFindingsStore, type ScanSummary } from '../../functions/core/findings/findings-store.js';
+import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/core/findings/model.js';
+import type { CorruptObject } from '../../functions/core/findings/quarantine.js';
+import { matchesFilter } from '../../functions/core/query/query-findings.js';
+import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
+import { scanHealth } from '../../functions/core/scan/health.js';
+import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
+import { EXIT_RUNTIME_ERROR, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
+import { exitCodeFor, renderFindings, renderTable } from '../output.js';
+import { parseSince } from '../since.js';
+import type { FindingsOptions } from './findings.js';
+
+/** The action of `cli/commands/findings.ts` (loaded on use: main.ts registers commands without their implementations). */
+export async function findingsAction(run: (code: number) => void, options: FindingsOptions): Promise<void> {
+  const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }), {
+    readOnly: true,
+  });
+  const now = new Date();
+  if (options.health) {
+    const alertAfterMs = scanAlertAfterMs(
+      options.registry ? loadRegistryFile(options.registry).registry : undefined,
+    );
+    const summaries = await store.recentSummaries(now);
+    const health = scanHealth(summaries, now, alertAfterMs);
+    process.stdout.write(
+      options.format === 'json'
+        ? `${jsonForTerminal({ ...health, summaries })}\n`
+        : renderHealth(summaries, health.missing, alertAfterMs),
+    );
+    const corrupt = reportCorruptions(store.takeCorruptions());
+    run(health.missing || corrupt ? 1 : 0);
+    return;
+  }
+  if (options.kind && !(FINDING_KINDS as readonly string[]).includes(options.kind)) {
+    throw new UsageError(`--kind must be one of ${FINDING_KINDS.join(', ')}`);
+  }
+  if (options.status && !(FINDING_STATUSES as readonly string[]).includes(options.status)) {
+    throw new UsageError(`--status must be one of ${FINDING_STATUSES.join(', ')}`);
+  }
+  const since = options.since ? parseSince(options.since, now) : undefined;
+  const historyDays = since ? daysBack(since, now) : 7;
+  if (options.status === 'resolved' && historyDays > MAX_HISTORY_DAYS)
+    throw new UsageError(
+      `--status resolved reads at most ${MAX_HISTORY_DAYS} days of scan history, not ${historyDays}: give a later --since, or query older history with Athena`,
+    );
+  const findings =
+    options.status === 'resolved'
+      ? latestResolved(await store.recentHistory(now, historyDays))
+      : await store.openFindings();
+  const { owner, workspace, kind, status } = options;
+  const selected = findings.filter((finding) =>
+    matchesFilter(finding, { owner, workspace, kind, status, since }),
+  );
+  const corrupt = reportCorruptions(store.takeCorruptions());
+  // "No findings." would be wrong when some could not be read: the stderr lines say why.
+  if (!(corrupt && selected.length === 0 && options.format === 'table'))
+    process.stdout.write(renderFindings(selected, options.format, now));
+  run(corrupt ? EXIT_RUNTIME_ERROR : exitCodeFor(selected));
+}
+
+/**
+ * A listing leaves corrupt objects in place for the next scan to quarantine and report as
+ * `store.corrupt-object`; until then each is one stderr line, and the command fails instead of
+ * reporting fewer findings as if that were all.
+ */
+function reportCorruptions(corruptions: readonly CorruptObject[]): boolean {
+  for (const corrupt of corruptions) {
+    const where = corrupt.quarantinedAs
+      ? `${corrupt.removed ? 'moved' : 'copied'} to ${corrupt.quarantinedAs}`
+      : 'left in place';
+    process.stderr.write(
+      `driftwatch: ${stripForTerminal(`${corrupt.key} in the findings store is not a valid ${corrupt.what} (${corrupt.reason}), ${where}: the findings in it are not listed; restore a good version of it, or let the next scan write it again`)}\n`,
+    );
+  }
+  return corruptions.length > 0;
+}
+
+/** A finding resolved several times in the window appears once, as of its latest resolution. */
+function latestResolved(history: readonly Finding[]): Finding[] {
+  const latest = new Map<string, Finding>();
+  for (const finding of history) {
+    if (finding.status !== 'resolved') continue;
+    const known = latest.get(finding.id);
+    if (!known || (finding.resolvedAt ?? '') > (known.resolvedAt ?? '')) latest.set(finding.id, finding);
+  }
+  return [...latest.values()];
+}
+
+/** One listing per day of history: a window this long is already ~400 listings (older: Athena). */
+const MAX_HISTORY_DAYS = 400;
+
+function daysBack(since: Date, now: Date): number {
+  return Math.max(1, Math.ceil((now.getTime() - since.getTime()) / (24 * 60 * 60_000)) + 1);
+}
+
+function renderHealth(summaries: readonly ScanSummary[], missing: boolean, alertAfterMs: number): string {
+  const rows = summaries
+    .slice(0, 10)
+    .map((summary) => [
+      summary.scanId,
+      summary.startedAt.replace(/\.\d+Z$/, 'Z'),
+      `${Math.round(summary.durationsMs.total / 1000)}s`,
+      `${summary.workspaces.scanned}/${summary.workspaces.total}`,
+      String(summary.workspaces.failed),
+      String(summary.workspaces.busy),
+      String(summary.findings.total),
+    ]);
+  const table = rows.length
+    ? renderTable(['SCAN', 'STARTED', 'DURATION', 'SCANNED', 'FAILED', 'BUSY', 'FINDINGS'], rows)
+    : 'No scans in the last 14 days.\n';
+  const hours = Math.round(alertAfterMs / 3_600_000);
+  const verdict = missing
+    ? `SCAN MISSING: no scan completed within ${hours}h; the fallback owner is alerted.\n`
+    : `OK: a scan completed within the last ${hours}h.\n`;
+  return `${table}\n${verdict}`;
+}
