@@ -45,6 +45,8 @@ Environment:
   DRIFTWATCH_TERRAFORM_RELEASES, DRIFTWATCH_OPENTOFU_RELEASES, DRIFTWATCH_RELEASE_KEYS
                              a mirror of the release layout and the keys that sign it (docs/terraform-versions.md)
   DRIFTWATCH_LOG_LEVEL       debug, info, warn or error
+  NO_COLOR, FORCE_COLOR      no colour (any value) / colour even into a pipe (FORCE_COLOR=0: never)
+  COLUMNS                    table width (default: the terminal's; none into a pipe)
   AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL, ...  the AWS SDK's own settings (no endpoint flags)
 
 Errors are one line with the cause and the fix; --debug adds the stack trace. See docs/cli.md.
