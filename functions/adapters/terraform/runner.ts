@@ -16,6 +16,7 @@ import type { ConfigurationFacts } from '../../core/terraform/configuration.js';
 import {
   engineBinaryName,
   engineVersionFile,
+  meetsRequest,
   selectVersion,
   versionRequest,
 } from '../../core/terraform/engine-version.js';
@@ -374,6 +375,9 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         if ((await versionOf(candidate)) === version) return candidate;
     } else {
       const defaultVersion = await versionOf(defaultBinary);
+      // required_version alone: the installed binary, when it satisfies, without asking the releases.
+      if (request.preferDefault && defaultVersion && meetsRequest(request, defaultVersion))
+        return defaultBinary;
       const cache = await openBinaryCache();
       const [cached, released] = await Promise.all([
         cache.cachedVersions(engine),
