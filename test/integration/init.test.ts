@@ -29,7 +29,7 @@ describe('driftwatch init against moto', () => {
     const run = await runCli(['init', '--bucket', STATE_BUCKET], { cwd: temp.path });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe(
-      `Wrote driftwatch.yaml: 3 workspaces from s3://${STATE_BUCKET}/ (${REGION}), 1 locking with use_lockfile.`,
+      `Wrote driftwatch.yaml: 3 workspaces from s3://${STATE_BUCKET} (${REGION}), 1 locking with use_lockfile.`,
     );
     expect(await bucketVersions(aws.s3, STATE_BUCKET)).toEqual(before);
 

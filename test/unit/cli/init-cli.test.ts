@@ -95,7 +95,7 @@ describe('driftwatch init --bucket', () => {
     const run = await init(['--bucket', 'tfstate'], cwd);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(
-      'Wrote driftwatch.yaml: 2 workspaces from s3://tfstate/ (eu-central-1), 1 locking with use_lockfile.',
+      'Wrote driftwatch.yaml: 2 workspaces from s3://tfstate (eu-central-1), 1 locking with use_lockfile.',
     );
     expect(run.stdout).toContain('npx driftwatch routes --check --registry driftwatch.yaml');
     expect(run.stdout).toContain('npx driftwatch scan --registry driftwatch.yaml');
@@ -153,7 +153,7 @@ describe('driftwatch init --bucket', () => {
     ],
     [
       'empty-bucket',
-      /^driftwatch: no Terraform state objects \(\*\.tfstate\) in s3:\/\/empty-bucket\/ \(0 other objects\): check --bucket and --prefix\n$/,
+      /^driftwatch: no Terraform state objects \(\*\.tfstate\) in s3:\/\/empty-bucket \(0 other objects\): check --bucket and --prefix\n$/,
     ],
   ])('%s: one line with the fix, exit 1, no file', async (bucket, line) => {
     const cwd = workdir(bucket);
