@@ -70,7 +70,7 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
     throw error;
   }
   const workspaces = workspacesFromKeys(keys, { prefix });
-  const where = prefix === "" ? `s3://${bucket}` : `s3://${bucket}/${prefix}`;
+  const where = prefix === '' ? `s3://${bucket}` : `s3://${bucket}/${prefix}`;
   if (workspaces.length === 0)
     throw new CliError(
       `no Terraform state objects (*.tfstate) in ${where} (${keys.length} other objects): check --bucket and --prefix`,

@@ -167,9 +167,7 @@ describe('renderStarterRegistry', () => {
   it('explains the TODOs, the lock file and the lock table it cannot see in comments', () => {
     expect(text).toMatch(/^# driftwatch\.yaml: a starter registry/);
     expect(text).toContain('routes --check');
-    expect(text).toContain(
-      '# payments/prod.tfstate.tflock was listed: this backend locks with use_lockfile',
-    );
+    expect(text).toContain('# payments/prod.tfstate.tflock was listed: this backend locks with use_lockfile');
     expect(text).toContain('DynamoDB lock table');
     expect(text).toContain('source: { dir: TODO-path-to-the-terraform-root } # TODO:');
   });
