@@ -1,0 +1,99 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../helpers/integration.js';
+import { runNode } from '../../helpers/processes.js';
+
+/**
+ * `driftwatch --help`, `<command> --help` and usage errors start fast because main.ts registers the
+ * commands without importing what they run (cli/commands/<x>-action.ts, the AWS SDK, zod, yaml, the
+ * error reporter). A module hook records every module the compiled CLI resolves, so an eager import
+ * slipped back into a registration module fails here (no timing is measured).
+ */
+const dir = mkdtempSync(join(tmpdir(), 'driftwatch-lazy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Runs in the loader hooks thread: appends each resolved URL to the file named by the environment.
+const HOOKS = `
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.DRIFTWATCH_TEST_LOADED, result.url + '\\n');
+  return result;
+}`;
+const hooksFile = join(dir, 'hooks.mjs');
+writeFileSync(hooksFile, HOOKS);
+const registerFile = join(dir, 'register.mjs');
+writeFileSync(
+  registerFile,
+  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooksFile).href)});\n`,
+);
+
+let runs = 0;
+async function loadedBy(args: string[]): Promise<{ code: number | null; stderr: string; loaded: string[] }> {
+  const log = join(dir, `loaded-${runs++}.txt`);
+  writeFileSync(log, '');
+  const run = await runNode(
+    ['--import', pathToFileURL(registerFile).href, join(REPO_ROOT, 'bin', 'driftwatch.js'), ...args],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        DRIFTWATCH_TEST_LOADED: log,
+        DRIFTWATCH_HASH_SALT: 'lazy-commands-test-salt-01',
+      },
+    },
+  );
+  return {
+    code: run.code,
+    stderr: run.stderr,
+    loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean),
+  };
+}
+
+/** What only running a command may load. */
+const HEAVY = [
+  /node_modules\/@aws-sdk\//,
+  /node_modules\/zod\//,
+  /node_modules\/yaml\//,
+  /-action-[A-Z0-9]+\.js$/,
+  /\/report-error-[A-Z0-9]+\.js$/,
+];
+const heavyIn = (loaded: string[]) => loaded.filter((url) => HEAVY.some((pattern) => pattern.test(url)));
+
+describe('the compiled CLI loads command implementations only when a command runs', () => {
+  for (const args of [
+    ['--help'],
+    ['evaluate-plan', '--help'],
+    ['findings', '--help'],
+    ['scan', '--no-such-option'],
+  ])
+    it(`driftwatch ${args.join(' ')} loads commander and the registrations only`, async () => {
+      const { code, loaded } = await loadedBy(args);
+      expect(code).toBe(args.includes('--help') ? 0 : 64);
+      expect(loaded.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+      expect(heavyIn(loaded)).toEqual([]);
+    });
+
+  it('running evaluate-plan loads its implementation (the hook sees what a command loads)', async () => {
+    const plan = join(dir, 'plan.json');
+    writeFileSync(
+      plan,
+      JSON.stringify({ format_version: '1.2', resource_drift: [], prior_state: {}, configuration: {} }),
+    );
+    const { code, loaded } = await loadedBy(['evaluate-plan', plan, '--format', 'json']);
+    expect(code).toBe(0);
+    expect(loaded.some((url) => /\/evaluate-plan-action-[A-Z0-9]+\.js$/.test(url))).toBe(true);
+    // Without --registry it does not load the registry parser or an SDK client either.
+    expect(loaded.filter((url) => /node_modules\/(@aws-sdk|yaml|zod)\//.test(url))).toEqual([]);
+  });
+
+  it('an error loads the reporter, which still prints one line', async () => {
+    const { code, stderr, loaded } = await loadedBy(['routes', '--registry', join(dir, 'missing.yaml')]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^driftwatch: cannot read registry .*missing\.yaml: no such file .*\n$/);
+    expect(loaded.some((url) => /\/report-error-[A-Z0-9]+\.js$/.test(url))).toBe(true);
+  });
+});
