@@ -106,7 +106,10 @@ function renderHealth(summaries: readonly ScanSummary[], missing: boolean, alert
       String(summary.findings.total),
     ]);
   const table = rows.length
-    ? renderTable(['SCAN', 'STARTED', 'DURATION', 'SCANNED', 'FAILED', 'BUSY', 'FINDINGS'], rows)
+    ? renderTable(['SCAN', 'STARTED', 'DURATION', 'SCANNED', 'FAILED', 'BUSY', 'FINDINGS'], rows, {
+        // Scan ids are ids: never cut to fit the width.
+        fixed: [0, 1],
+      })
     : 'No scans in the last 14 days.\n';
   const hours = Math.round(alertAfterMs / 3_600_000);
   const verdict = missing

@@ -27,6 +27,8 @@ export async function routesAction(
             problem.kinds.join(','),
             problem.problem,
           ]),
+          // Scopes are ids (what --workspace and the registry take): never cut to fit the width.
+          { fixed: [0] },
         ),
       );
     }
@@ -60,7 +62,10 @@ export async function routesAction(
     ]);
   }
   if (options.format === 'json') process.stdout.write(`${jsonForTerminal(rows)}\n`);
-  else process.stdout.write(renderTable(['SCOPE', 'ENVIRONMENT', 'OWNER', 'MATCH', 'DESTINATIONS'], rows));
+  else
+    process.stdout.write(
+      renderTable(['SCOPE', 'ENVIRONMENT', 'OWNER', 'MATCH', 'DESTINATIONS'], rows, { fixed: [0] }),
+    );
   run(0);
 }
 

@@ -143,6 +143,16 @@ describe('tables', () => {
     expect(first!.replace(SGR, '').indexOf('new')).toBe(second!.replace(SGR, '').indexOf('new'));
   });
 
+  it('keep fixed columns (scan ids, scopes) whole even when the rest must shrink', () => {
+    const scanId = '20261201T020000Z-0123456789abcdef';
+    const table = renderTable(['SCAN', 'NOTE'], [[scanId, 'x'.repeat(80)]], {
+      style: { colour: false, width: 50 },
+      fixed: [0],
+    });
+    expect(table).toContain(`${scanId}  ${'x'.repeat(50 - scanId.length - 3)}${ELLIPSIS}\n`);
+    for (const line of table.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(50);
+  });
+
   it('data never brings its own escape sequences, coloured or not', () => {
     const hostile = `evil${ESC}[31mred${ESC}]0;title\u0007`;
     const table = renderTable(['NAME'], [[hostile]], {
