@@ -16,7 +16,7 @@ import { CliError, EXIT_RUNTIME_ERROR, EXIT_USAGE } from './usage.js';
 
 /**
  * Every error is one line (a registry's problems: one line each) with the cause and the fix; a stack
- * trace only with --debug. Exit codes: 64 for a usage error, 1 for anything else (README, docs/cli.md).
+ * trace only with --debug. Exit codes: 64 for a usage error, 1 for anything else (docs/cli.md).
  */
 export function reportError(error: unknown, debug: boolean): number {
   if (error instanceof CommanderError) {

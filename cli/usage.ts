@@ -2,7 +2,7 @@
 // the SDK, the registry parser and the core so that `driftwatch --help` and usage errors start fast
 // (main.ts loads command implementations only when a command runs).
 
-/** Exit codes (README "CLI", docs/cli.md): findings above info are 2 (output.ts exitCodeFor). */
+/** Exit codes (docs/cli.md): findings above info are 2 (output.ts exitCodeFor). */
 export const EXIT_RUNTIME_ERROR = 1;
 /** A usage error: an unknown option, a missing argument, an option value that cannot be right (sysexits EX_USAGE). */
 export const EXIT_USAGE = 64;

@@ -3,7 +3,7 @@ import type { Destination, Registry, Team } from '../functions/core/registry/mod
 
 /**
  * The SNS filter policy of one owner's destination, over the message attributes NotifyOwners sets
- * (README "Lifecycle, routing and digests"): `owner` (String) is the team, and a destination that
+ * (docs/notifications.md): `owner` (String) is the team, and a destination that
  * lists `environments` only takes digests about one of them (`environment` is a String.Array: SNS
  * matches when any element is listed).
  */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, useTempDir } from '../helpers/integration.js';
 
 /**
- * `npm start` is the first thing a newcomer runs: it must work as the README says, stop its
+ * `npm start` is the first thing a newcomer runs: it must work as the README and docs/getting-started.md say, stop its
  * moto_server when it is done, and also when it is interrupted.
  */
 const temp = useTempDir();

@@ -17,7 +17,7 @@ interface RuleInfo {
   /** The check that runs the rule (and whose runs resolve its findings). */
   check: 'backend' | 'locks';
   severity: Severity;
-  /** One line: what the rule checks (the README's rules table). */
+  /** One line: what the rule checks (the rules table of docs/backends-and-locks.md). */
   checks: string;
   /** Why it matters; it opens the detail of every finding of the rule. */
   explanation: string;

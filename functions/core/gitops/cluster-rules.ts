@@ -5,7 +5,7 @@ import { severityOverrideFinder } from '../terraform/severity.js';
 import type { ObjectIdentity } from './kube-object.js';
 
 /**
- * The cluster finding rules (README "Cluster findings"): each rule id with its kind and base
+ * The cluster finding rules (docs/gitops.md): each rule id with its kind and base
  * severity. Severity then follows the same steps as Terraform findings: what changed, the
  * environment (non-production one level lower), and the registry's overrides. `outOfSync`: the
  * rule reports an application that is OutOfSync, so its oldest open finding dates that state.

@@ -5,7 +5,7 @@ import { isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange } from './plan-model.js';
 
 /**
- * Severity of a Terraform finding, as four table-driven steps (README "Severity rules"):
+ * Severity of a Terraform finding, as four table-driven steps (docs/findings.md, "Severity rules"):
  * base by rule → content rules over the changed paths → environment → registry overrides.
  * Each step that changes the outcome adds a reason, stored in `evidence.severityReasons`.
  */

@@ -28,8 +28,8 @@ describe('the backend rule registry', () => {
     expect(backendReadActions()).toContain('s3:ListBucket');
   });
 
-  it('is documented in the README, rule by rule: severity, check and IAM actions', () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  it('is documented in docs/backends-and-locks.md, rule by rule: severity, check and IAM actions', () => {
+    const readme = readFileSync(join(REPO_ROOT, 'docs', 'backends-and-locks.md'), 'utf8');
     for (const rule of BACKEND_RULES) {
       const row = readme.split('\n').find((line) => line.startsWith(`| \`${rule.id}\``));
       expect(row, rule.id).toBeDefined();
