@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { safeIdProblem } from '../../functions/core/registry/formats.js';
-import { STORE_OPTION_HELP } from '../usage.js';
 import { type OutputFormat, parseFormat } from '../output.js';
+import { STORE_OPTION_HELP } from '../usage.js';
 
 export interface ClusterDiffOptions {
   registry?: string;

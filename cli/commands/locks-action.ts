@@ -8,8 +8,8 @@ import {
   startBackendSession,
   storedIn,
 } from '../backend-session.js';
-import type { LocksOptions } from './locks.js';
 import { waitWithProgress } from '../wait.js';
+import type { LocksOptions } from './locks.js';
 
 /** The action of `cli/commands/locks.ts` (loaded on use: main.ts registers commands without their implementations). */
 export async function locksAction(run: (code: number) => void, options: LocksOptions): Promise<void> {

@@ -1,10 +1,10 @@
 import { SNSClient } from '@aws-sdk/client-sns';
-import type { ScanOptions } from './scan.js';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { exitCodeFor, renderFindings } from '../output.js';
+import type { ScanOptions } from './scan.js';
 
 /** The action of `cli/commands/scan.ts` (loaded on use: main.ts registers commands without their implementations). */
 export async function scanAction(run: (code: number) => void, options: ScanOptions): Promise<void> {

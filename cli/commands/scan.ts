@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { STORE_OPTION_HELP } from '../usage.js';
 import { type OutputFormat, parseFormat } from '../output.js';
+import { STORE_OPTION_HELP } from '../usage.js';
 
 export interface ScanOptions {
   registry: string;

@@ -18,7 +18,10 @@ export function registerSuppress(program: Command, run: (code: number) => void):
   program
     .command('suppress')
     .description('suppress one open finding until a date (it reopens then), with a reason')
-    .argument('<findingId>', 'the finding id or a unique prefix of it (4+ characters; the ID column of driftwatch findings)')
+    .argument(
+      '<findingId>',
+      'the finding id or a unique prefix of it (4+ characters; the ID column of driftwatch findings)',
+    )
     .requiredOption('--reason <text>', 'why this finding may be ignored for now')
     .requiredOption(
       '--until <date>',
