@@ -12,7 +12,7 @@ import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
 import { loadRegistryFile, openObjectStore, storedAt, UsageError } from './context.js';
 import type { BucketCommandOptions } from './options.js';
-import { exitCodeFor, type OutputFormat, renderFindings } from './output.js';
+import { exitCodeFor, type ListingOptions, renderFindings } from './output.js';
 
 // The option parsers moved to options.ts (light enough for the registrations); kept importable here.
 export { type BucketCommandOptions, collect, durationOption, withBucketOptions } from './options.js';
@@ -45,16 +45,16 @@ export function assertBucketName(bucket: string): string {
  */
 export function reportRuns(
   outcomes: readonly ScopeCheckOutcome[],
-  format: OutputFormat,
+  listing: ListingOptions,
   run: (code: number) => void,
 ): Finding[] {
   const findings = outcomes.flatMap((outcome) => outcome.findings);
-  process.stdout.write(renderFindings(findings, format));
+  process.stdout.write(renderFindings(findings, listing.format, undefined, undefined, listing));
   for (const outcome of outcomes.filter((candidate) => candidate.error))
     process.stderr.write(
       `driftwatch: ${stripForTerminal(`${outcome.scope}: ${outcome.error}`, { multiline: true })}\n`,
     );
-  run(outcomes.some((outcome) => outcome.error) ? 1 : exitCodeFor(findings));
+  run(outcomes.some((outcome) => outcome.error) ? 1 : exitCodeFor(findings, listing));
   return findings;
 }
 

@@ -1,8 +1,9 @@
 // Option parsers and shared option sets the command registrations use. Registrations load on every
 // start (`driftwatch --help` included), so this module imports only commander and small pure helpers.
 import { type Command, InvalidArgumentError } from 'commander';
+import { SEVERITIES } from '../functions/core/findings/model.js';
 import { parseDuration } from '../functions/core/registry/duration.js';
-import { type OutputFormat, parseFormat } from './output.js';
+import { type ListingOptions, parseListingFormat, parseSeverity } from './output.js';
 import { STORE_OPTION_HELP } from './usage.js';
 
 /** Commander parser for `--stale-after 2h`, `--confirm-after 10m`. */
@@ -22,13 +23,12 @@ export function collect(value: string, previous: string[]): string[] {
 }
 
 /** What `check-backend` and `locks` both take, besides their own options. */
-export interface BucketCommandOptions {
+export interface BucketCommandOptions extends ListingOptions {
   bucket: string;
   lockTable: string[];
   region?: string;
   registry?: string;
   store?: string;
-  format: OutputFormat;
 }
 
 export function withBucketOptions(command: Command, registryHelp: string): Command {
@@ -38,5 +38,14 @@ export function withBucketOptions(command: Command, registryHelp: string): Comma
     .option('--region <region>', "the bucket's region (default: the registry's, else the SDK's)")
     .option('--registry <file>', registryHelp)
     .option('--store <location>', STORE_OPTION_HELP)
-    .option('--format <format>', 'table or json', parseFormat, 'table');
+    .option('--format <format>', LISTING_FORMAT_HELP, parseListingFormat, 'table')
+    .option('--severity <level>', SEVERITY_HELP, parseSeverity)
+    .option('--fail-on <level>', FAIL_ON_HELP, parseSeverity);
 }
+
+// The options of every command that lists findings (findings, evaluate-plan, scan, cluster-diff,
+// check-backend, locks): same words everywhere, so --help and docs/cli.md say one thing.
+export const LISTING_FORMAT_HELP =
+  'table, json, markdown (a pull-request comment) or sarif (SARIF 2.1.0, for code scanning)';
+export const SEVERITY_HELP = `show only findings at or above this severity (${SEVERITIES.join(', ')})`;
+export const FAIL_ON_HELP = 'exit 2 only when a shown finding is at or above this severity (default: low)';

@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { changeSummary, resourceLabel, truncate } from '../functions/core/findings/describe.js';
-import type { Finding } from '../functions/core/findings/model.js';
-import { isAboveInfo, severityRank } from '../functions/core/findings/model.js';
+import type { Finding, Severity } from '../functions/core/findings/model.js';
+import { SEVERITIES, severityRank } from '../functions/core/findings/model.js';
+import type { Registry } from '../functions/core/registry/model.js';
 import { jsonForTerminal, stripForTerminal } from '../functions/core/text/sanitize.js';
 import { shortIdLength } from './finding-ids.js';
+import { renderMarkdown } from './formats/markdown.js';
+import { directoryUri, sarifLog } from './formats/sarif.js';
+import { PACKAGE_ROOT, packageVersion } from './package-root.js';
 import { fitWidths, truncateCell } from './table-fit.js';
 import { paintSeverity, type TerminalStyle, terminalFor } from './terminal.js';
 
@@ -15,14 +21,54 @@ export function parseFormat(value: string): OutputFormat {
   return value;
 }
 
+/** What the commands that list findings print: `routes` and `findings show` stay table|json. */
+export type ListingFormat = OutputFormat | 'markdown' | 'sarif';
+export const LISTING_FORMATS: readonly ListingFormat[] = ['table', 'json', 'markdown', 'sarif'];
+
+export function parseListingFormat(value: string): ListingFormat {
+  if (!(LISTING_FORMATS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`use ${LISTING_FORMATS.join(', ')}, not ${value}`);
+  return value as ListingFormat;
+}
+
+/** Commander parser for `--severity` and `--fail-on`: an invalid level is a usage error (exit 64). */
+export function parseSeverity(value: string): Severity {
+  if (!(SEVERITIES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`use one of ${SEVERITIES.join(', ')}, not ${value}`);
+  return value as Severity;
+}
+
+/** The options every listing command takes (`--format`, `--severity`, `--fail-on`). */
+export interface ListingOptions {
+  format: ListingFormat;
+  /** Show only findings at or above this severity. */
+  severity?: Severity;
+  /** Exit 2 only when a shown finding is at or above this severity (default: above info, i.e. low). */
+  failOn?: Severity;
+}
+
+export function atOrAbove(severity: Severity, minimum: Severity): boolean {
+  return severityRank(severity) <= severityRank(minimum);
+}
+
+/** The findings `--severity` lets through (all without it). */
+export function shownFindings(findings: readonly Finding[], minimum?: Severity): Finding[] {
+  return minimum ? findings.filter((finding) => atOrAbove(finding.severity, minimum)) : [...findings];
+}
+
 /**
- * Exit codes (DESIGN.md CLI contract): 1 when a scan failed (its scan-failed finding is still
- * printed), 2 when a finding above info is open, 0 otherwise.
+ * Exit codes (DESIGN.md CLI contract): 1 when a scan failed (its scan-failed finding is printed
+ * unless --severity hides it; the failure is never hidden), 2 when an open finding that is shown is
+ * at or above --fail-on (default: above info), 0 otherwise.
  */
-export function exitCodeFor(findings: readonly Finding[]): 0 | 1 | 2 {
+export function exitCodeFor(
+  findings: readonly Finding[],
+  filter: Pick<ListingOptions, 'severity' | 'failOn'> = {},
+): 0 | 1 | 2 {
   const open = findings.filter((finding) => finding.status !== 'resolved');
   if (open.some((finding) => finding.kind === 'scan-failed')) return 1;
-  if (open.some(isAboveInfo)) return 2;
+  const failOn = filter.failOn ?? 'low';
+  if (shownFindings(open, filter.severity).some((finding) => atOrAbove(finding.severity, failOn))) return 2;
   return 0;
 }
 
@@ -38,16 +84,21 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
 
 /**
  * Findings as a table for people (coloured by severity and fitted to the terminal when `style` says
- * so: by default, what stdout is) or as JSON (never coloured, never cut).
+ * so: by default, what stdout is), as JSON (never coloured, never cut), as Markdown for a pull-request
+ * comment or as a SARIF 2.1.0 log (cli/formats/). `listing.severity` keeps those at or above it.
  */
 export function renderFindings(
   findings: readonly Finding[],
-  format: OutputFormat,
+  format: ListingFormat,
   now = new Date(),
   style: TerminalStyle = terminalFor(),
+  listing: { severity?: Severity; sourceRootOf?: (workspace: string) => string | undefined } = {},
 ): string {
-  const sorted = sortFindings(findings);
+  const sorted = sortFindings(shownFindings(findings, listing.severity));
   if (format === 'json') return `${jsonForTerminal(sorted)}\n`;
+  if (format === 'sarif')
+    return `${jsonForTerminal(sarifLog(sorted, { tool: driftwatchTool(), sourceRootOf: listing.sourceRootOf }))}\n`;
+  if (format === 'markdown') return renderMarkdown(sorted, { minimum: listing.severity });
   if (sorted.length === 0) return 'No findings.\n';
   const idLength = shortIdLength(sorted.map((finding) => finding.id));
   const rows = sorted.map((finding) => [
@@ -113,4 +164,44 @@ export function age(since: string, now: Date): string {
   if (minutes < 60) return `${minutes}m`;
   if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h`;
   return `${Math.floor(minutes / (24 * 60))}d`;
+}
+
+/**
+ * The SARIF tool: version from package.json (as --version), informationUri from its `homepage` when
+ * it has one (none is made up: the log would point readers at a page that is not ours).
+ */
+function driftwatchTool(): { name: string; version: string; informationUri?: string } {
+  let homepage: unknown;
+  try {
+    ({ homepage } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+      homepage?: unknown;
+    });
+  } catch {
+    homepage = undefined;
+  }
+  return {
+    name: 'driftwatch',
+    version: packageVersion(),
+    ...(typeof homepage === 'string' && /^https:\/\//.test(homepage) ? { informationUri: homepage } : {}),
+  };
+}
+
+/**
+ * A Terraform root directory as SARIF's artifact URI: relative to the current directory, which is the
+ * repository root where code scanning runs (`infra/payments/`); none when it lies outside it.
+ */
+export function sourceRootUri(dir: string, cwd: string = process.cwd()): string | undefined {
+  return directoryUri(relative(cwd, resolve(cwd, dir)));
+}
+
+/** The source roots of a registry's workspaces (`source.dir` + `source.path`); none for S3 bundles. */
+export function registrySourceRoots(loaded: {
+  registry: Pick<Registry, 'workspaces'>;
+  dir: string;
+}): (workspace: string) => string | undefined {
+  return (id) => {
+    const source = loaded.registry.workspaces.find((workspace) => workspace.id === id)?.source;
+    if (!source || !('dir' in source)) return undefined;
+    return sourceRootUri(join(loaded.dir, source.dir, source.path ?? '.'));
+  };
 }

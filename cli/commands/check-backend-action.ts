@@ -21,7 +21,7 @@ export async function checkBackendAction(
   );
   const { scan, deps } = startBackendSession(store);
   const { outcomes, result } = await checkAndRecordBackend(target, deps, scan);
-  reportRuns(outcomes, options.format, run);
+  reportRuns(outcomes, options, run);
   reportPreflight(bucket, result.preflight);
   for (const key of result.missingStateKeys)
     process.stderr.write(`driftwatch: no state object at s3://${bucket}/${key} (never applied, or a typo)\n`);

@@ -51,7 +51,7 @@ export async function clusterDiffAction(
     { ports, store, hashSensitive: resolveHasher(), now },
     { scanId, startedAt },
   );
-  process.stdout.write(renderFindings(recorded.history, options.format));
+  process.stdout.write(renderFindings(recorded.history, options.format, undefined, undefined, options));
   logger.info('cluster diffed', {
     cluster: cluster.id,
     mode: result.mode,
@@ -59,7 +59,7 @@ export async function clusterDiffAction(
     scanned: result.scanned,
     stored: storedAt(store, recorded.historyKey),
   });
-  run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history));
+  run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history, options));
 }
 
 function resolveCluster(options: ClusterDiffOptions): {

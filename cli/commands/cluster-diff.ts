@@ -1,9 +1,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { safeIdProblem } from '../../functions/core/registry/formats.js';
-import { type OutputFormat, parseFormat } from '../output.js';
+import { FAIL_ON_HELP, LISTING_FORMAT_HELP, SEVERITY_HELP } from '../options.js';
+import { type ListingOptions, parseListingFormat, parseSeverity } from '../output.js';
 import { STORE_OPTION_HELP } from '../usage.js';
 
-export interface ClusterDiffOptions {
+export interface ClusterDiffOptions extends ListingOptions {
   registry?: string;
   cluster?: string;
   argocd?: string;
@@ -17,7 +18,6 @@ export interface ClusterDiffOptions {
   owner?: string;
   environment: string;
   store?: string;
-  format: OutputFormat;
 }
 
 /** `driftwatch cluster-diff`: one cluster's drift and ownership conflicts, recorded like a scan's. */
@@ -43,7 +43,9 @@ export function registerClusterDiff(program: Command, run: (code: number) => voi
     .option('--owner <team>', 'owner of the findings without --cluster')
     .option('--environment <name>', 'environment without --cluster, for severity', 'prod')
     .option('--store <location>', STORE_OPTION_HELP)
-    .option('--format <format>', 'table or json', parseFormat, 'table')
+    .option('--format <format>', LISTING_FORMAT_HELP, parseListingFormat, 'table')
+    .option('--severity <level>', SEVERITY_HELP, parseSeverity)
+    .option('--fail-on <level>', FAIL_ON_HELP, parseSeverity)
     .action(async (options: ClusterDiffOptions) => {
       // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
       const { clusterDiffAction } = await import('./cluster-diff-action.js');

@@ -10,7 +10,7 @@ import {
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { resolveHasher } from '../hasher.js';
 import { writeJsonArray } from '../json-stream.js';
-import { exitCodeFor, renderFindings, sortFindings } from '../output.js';
+import { exitCodeFor, renderFindings, shownFindings, sortFindings, sourceRootUri } from '../output.js';
 import { CliError } from '../usage.js';
 import type { EvaluatePlanOptions } from './evaluate-plan.js';
 
@@ -72,9 +72,19 @@ export async function evaluatePlanAction(
     check: 'terraform',
   });
   // JSON is streamed: a large plan's findings are written in batches, never as one string.
-  if (options.format === 'json') await writeJsonArray(process.stdout, sortFindings(history));
-  else process.stdout.write(renderFindings(history, options.format));
-  run(exitCodeFor(history));
+  if (options.format === 'json')
+    await writeJsonArray(process.stdout, sortFindings(shownFindings(history, options.severity)));
+  else {
+    // SARIF locates results in the root module directory when --config names it.
+    const sourceRoot = options.config ? sourceRootUri(options.config) : undefined;
+    process.stdout.write(
+      renderFindings(history, options.format, undefined, undefined, {
+        severity: options.severity,
+        sourceRootOf: () => sourceRoot,
+      }),
+    );
+  }
+  run(exitCodeFor(history, options));
 }
 
 /** Why the input is not a plan we can read, or undefined for an error that is not about the input. */

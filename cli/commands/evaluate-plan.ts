@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { type OutputFormat, parseFormat } from '../output.js';
+import { FAIL_ON_HELP, LISTING_FORMAT_HELP, SEVERITY_HELP } from '../options.js';
+import { type ListingOptions, parseListingFormat, parseSeverity } from '../output.js';
 
-export interface EvaluatePlanOptions {
+export interface EvaluatePlanOptions extends ListingOptions {
   workspace: string;
   environment?: string;
   owner?: string;
   registry?: string;
   config?: string;
-  format: OutputFormat;
 }
 
 /** `driftwatch evaluate-plan <plan.json>`: findings of one `terraform show -json` plan, nothing stored. */
@@ -28,7 +28,9 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
       '--config <dir>',
       "the plan's root module directory: its lifecycle.ignore_changes and removed blocks are applied",
     )
-    .option('--format <format>', 'table or json', parseFormat, 'table')
+    .option('--format <format>', LISTING_FORMAT_HELP, parseListingFormat, 'table')
+    .option('--severity <level>', SEVERITY_HELP, parseSeverity)
+    .option('--fail-on <level>', FAIL_ON_HELP, parseSeverity)
     .action(async (planPath: string, options: EvaluatePlanOptions) => {
       // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
       const { evaluatePlanAction } = await import('./evaluate-plan-action.js');

@@ -6,7 +6,7 @@ import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { EXIT_RUNTIME_ERROR, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
-import { exitCodeFor, renderFindings, renderTable } from '../output.js';
+import { exitCodeFor, registrySourceRoots, renderFindings, renderTable, shownFindings } from '../output.js';
 import { parseSince } from '../since.js';
 import type { FindingsOptions } from './findings.js';
 
@@ -17,6 +17,8 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   });
   const now = new Date();
   if (options.health) {
+    if (options.format === 'markdown' || options.format === 'sarif')
+      throw new UsageError('--health prints a table or json, not markdown or sarif');
     const alertAfterMs = scanAlertAfterMs(
       options.registry ? loadRegistryFile(options.registry).registry : undefined,
     );
@@ -52,10 +54,17 @@ export async function findingsAction(run: (code: number) => void, options: Findi
     matchesFilter(finding, { owner, workspace, kind, status, since }),
   );
   const corrupt = reportCorruptions(store.takeCorruptions());
+  const forPeople = options.format === 'table' || options.format === 'markdown';
   // "No findings." would be wrong when some could not be read: the stderr lines say why.
-  if (!(corrupt && selected.length === 0 && options.format === 'table'))
-    process.stdout.write(renderFindings(selected, options.format, now));
-  run(corrupt ? EXIT_RUNTIME_ERROR : exitCodeFor(selected));
+  if (!(corrupt && shownFindings(selected, options.severity).length === 0 && forPeople))
+    process.stdout.write(
+      renderFindings(selected, options.format, now, undefined, {
+        severity: options.severity,
+        // SARIF locates results in the workspaces' source directories when the registry is given.
+        sourceRootOf: options.registry ? registrySourceRoots(loadRegistryFile(options.registry)) : undefined,
+      }),
+    );
+  run(corrupt ? EXIT_RUNTIME_ERROR : exitCodeFor(selected, options));
 }
 
 /**

@@ -34,7 +34,7 @@ export async function locksAction(run: (code: number) => void, options: LocksOpt
     process.stderr.write(`locks: ${seen}; confirming in ${durationText(remainingMs)}\n`),
   );
   const { outcomes, confirmation } = await confirmAndRecordLocks(target, deps, scan);
-  reportRuns(outcomes, options.format, run);
+  reportRuns(outcomes, options, run);
   reportPreflight(bucket, confirmation.preflight);
   const verdicts = countBy(confirmation.verdicts.map((entry) => entry.verdict));
   process.stderr.write(`locks: ${seen}${verdicts ? ` (${verdicts})` : ''}; ${storedIn(store, scan)}\n`);

@@ -3,7 +3,7 @@ import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
-import { exitCodeFor, renderFindings } from '../output.js';
+import { exitCodeFor, registrySourceRoots, renderFindings } from '../output.js';
 import type { ScanOptions } from './scan.js';
 
 /** The action of `cli/commands/scan.ts` (loaded on use: main.ts registers commands without their implementations). */
@@ -22,12 +22,17 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
     concurrency: options.concurrency,
     publisher: topic ? createSnsPublisher(new SNSClient({}), { topicArn: topic }) : undefined,
   });
-  process.stdout.write(renderFindings(result.findings, options.format));
+  process.stdout.write(
+    renderFindings(result.findings, options.format, undefined, undefined, {
+      severity: options.severity,
+      sourceRootOf: registrySourceRoots(loaded),
+    }),
+  );
   const { workspaces } = result.summary;
   process.stderr.write(
     `scan ${result.scanId}: ${workspaces.scanned} scanned, ${workspaces.failed} failed, ${workspaces.busy} busy; ` +
       `findings stored in ${storedAt(store, result.summaryKey.replace(/summary\.json$/, ''))}\n`,
   );
   // A failed check of any kind (a workspace, a bucket, a cluster) makes the scan a failed one.
-  run(result.summary.failures.length > 0 ? 1 : exitCodeFor(result.findings));
+  run(result.summary.failures.length > 0 ? 1 : exitCodeFor(result.findings, options));
 }

@@ -1,14 +1,14 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type OutputFormat, parseFormat } from '../output.js';
+import { FAIL_ON_HELP, LISTING_FORMAT_HELP, SEVERITY_HELP } from '../options.js';
+import { type ListingOptions, parseListingFormat, parseSeverity } from '../output.js';
 import { STORE_OPTION_HELP } from '../usage.js';
 
-export interface ScanOptions {
+export interface ScanOptions extends ListingOptions {
   registry: string;
   store?: string;
   workspace?: string[];
   concurrency: number;
   topic?: string;
-  format: OutputFormat;
 }
 
 /** `driftwatch scan`: the nightly pipeline, in-process. */
@@ -29,7 +29,9 @@ export function registerScan(program: Command, run: (code: number) => void): voi
       '--topic <arn>',
       "SNS topic for the owners' digests (default $DRIFTWATCH_TOPIC_ARN; none: digests are only logged)",
     )
-    .option('--format <format>', 'table or json', parseFormat, 'table')
+    .option('--format <format>', LISTING_FORMAT_HELP, parseListingFormat, 'table')
+    .option('--severity <level>', SEVERITY_HELP, parseSeverity)
+    .option('--fail-on <level>', FAIL_ON_HELP, parseSeverity)
     .action(async (options: ScanOptions) => {
       // The implementation (and the SDK clients, core modules it needs) loads only when the command runs.
       const { scanAction } = await import('./scan-action.js');

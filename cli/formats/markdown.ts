@@ -1,0 +1,76 @@
+import { changeSummary, resourceLabel, truncate } from '../../functions/core/findings/describe.js';
+import { type Finding, type Severity, severityRank } from '../../functions/core/findings/model.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
+import { shortIdLength } from '../finding-ids.js';
+
+/**
+ * Findings as GitHub-flavoured Markdown for a pull-request comment: a one-line summary, then a table.
+ * Every cell is data (addresses, titles, values from plans and clusters): it is escaped so that it
+ * cannot end its cell, its row or the table, open a code span, form a link, an image, a mention or
+ * HTML. The caller passes findings already sorted (output.ts sortFindings) and filtered.
+ */
+export function renderMarkdown(findings: readonly Finding[], options: { minimum?: Severity } = {}): string {
+  if (findings.length === 0)
+    return options.minimum && options.minimum !== 'info'
+      ? `No findings at ${options.minimum} or above.\n`
+      : 'No findings.\n';
+  const idLength = shortIdLength(findings.map((finding) => finding.id));
+  const header =
+    '| ID | Severity | Workspace | Rule | Resource | What changed |\n| --- | --- | --- | --- | --- | --- |';
+  const rows = findings.map(
+    (finding) =>
+      `| ${[
+        code(finding.id.slice(0, idLength)),
+        finding.severity,
+        escapeMarkdownCell(finding.workspace),
+        code(finding.ruleId),
+        code(resourceLabel(finding)),
+        escapeMarkdownCell(truncate(changeSummary(finding), 120)),
+      ].join(' | ')} |`,
+  );
+  return `${markdownSummary(findings)}\n\n${header}\n${rows.join('\n')}\n`;
+}
+
+/** "3 findings: 1 critical, 2 medium" (severities most severe first, only those present). */
+export function markdownSummary(findings: readonly Pick<Finding, 'severity'>[]): string {
+  const counts = new Map<Severity, number>();
+  for (const finding of findings) counts.set(finding.severity, (counts.get(finding.severity) ?? 0) + 1);
+  const parts = [...counts]
+    .sort(([a], [b]) => severityRank(a) - severityRank(b))
+    .map(([severity, count]) => `${count} ${severity}`);
+  const noun = findings.length === 1 ? 'finding' : 'findings';
+  return `${findings.length} ${noun}: ${parts.join(', ')}`;
+}
+
+/**
+ * One piece of data as the text of a Markdown table cell (GitHub-flavoured): on one line (controls
+ * and bidi controls replaced as on a terminal), with `\` and every character Markdown or GitHub give a
+ * meaning escaped, so that it reads as the literal text:
+ * - `|` would end the cell; a backslash before it is GFM's own escape inside tables;
+ * - `` ` `` would open a code span, `*` `_` `~` emphasis or strike-through, `[` `]` `!` links and images;
+ * - `<` `>` `&` would start HTML or an entity (GitHub renders a subset of HTML in comments);
+ * - `@` and `#` would mention a user or team, or link an issue: an escaped one does not.
+ */
+export function escapeMarkdownCell(text: string): string {
+  return stripForTerminal(text)
+    .replace(/[\\`*_[\]!|~@#]/g, (char) => `\\${char}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
+/**
+ * Data as inline code in a cell: a code span shows its text literally (no emphasis, links, HTML or
+ * mentions), so only what would end it matters. Backticks in the data cannot be escaped inside a
+ * span: the fence is one backtick longer than the longest run in the text (CommonMark), padded with
+ * spaces when the text starts or ends with one. `|` still ends a GFM table cell inside a span unless
+ * escaped, and GitHub shows `\|` there as `|`.
+ */
+export function code(text: string): string {
+  const clean = stripForTerminal(text).replace(/\|/g, '\\|');
+  if (clean === '') return '';
+  const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((match) => match[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = clean.startsWith('`') || clean.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${clean}${pad}${fence}`;
+}
