@@ -44,13 +44,27 @@ registerRoutes(program, setExitCode);
 registerInit(program, setExitCode);
 registerProviders(program, setExitCode);
 registerDemo(program, setExitCode);
-for (const command of program.commands)
-  command.addHelpText(
-    'after',
+/** The commands whose exit code says whether findings above info were reported. */
+const REPORTING = new Set(['evaluate-plan', 'scan', 'cluster-diff', 'check-backend', 'locks', 'findings']);
+const ERRORS_LINE = 'Errors are one line; --debug adds the stack trace (driftwatch --help, docs/cli.md).';
+for (const command of program.commands) {
+  const exitCodes =
     command.name() === 'demo'
-      ? '\nExit codes: 0 the demo ran as planned, 1 it did not, 64 usage error.'
-      : '\nExit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.\nErrors are one line; --debug adds the stack trace (driftwatch --help, docs/cli.md).',
-  );
+      ? 'Exit codes: 0 the demo ran as planned, 1 it did not, 64 usage error.'
+      : REPORTING.has(command.name())
+        ? 'Exit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.'
+        : 'Exit codes: 0 done, 1 error (routes --check: something reaches no destination), 64 usage error.';
+  command.addHelpText('after', `\n${exitCodes}\n${ERRORS_LINE}`);
+}
+markRequiredOptions(program);
+
+/** Help marks the options a command cannot run without (commander lists them like the others). */
+function markRequiredOptions(command: Command): void {
+  for (const option of command.options)
+    if (option.mandatory && !option.description.endsWith('(required)'))
+      option.description = `${option.description} (required)`;
+  for (const sub of command.commands) markRequiredOptions(sub);
+}
 
 // Terraform and its providers run in their own process groups: take them down with us, and leave
 // no working directory, plan file or plugin cache lock behind (process.exit skips finally blocks).

@@ -42,4 +42,14 @@ describe('the compiled CLI', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
   });
+
+  it('help marks required options, and says which exit codes each command has', async () => {
+    const suppress = await runCli(['suppress', '--help']);
+    expect(suppress.stdout).toMatch(/--reason <text> +why this finding may be ignored for now \(required\)/);
+    expect(suppress.stdout).toMatch(/--registry <file>.*\n/);
+    expect(suppress.stdout).not.toMatch(/--registry <file>[^\n]*\(required\)/);
+    expect(suppress.stdout).toContain('Exit codes: 0 done, 1 error');
+    const findings = await runCli(['findings', '--help']);
+    expect(findings.stdout).toContain('2 findings above info');
+  });
 });
