@@ -1,6 +1,10 @@
 import { createRequire } from 'node:module';
-import Ajv, { type ValidateFunction } from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
+import ajvDraft04, { type ValidateFunction } from 'ajv-draft-04';
+import ajvFormats from 'ajv-formats';
+
+// CommonJS packages: under NodeNext their classes are the `default` of the module object.
+const Ajv = ajvDraft04.default;
+const addFormats = ajvFormats.default;
 
 /**
  * A validator for SARIF 2.1.0 logs against the OASIS schema, read from the npm package that ships it
