@@ -27,7 +27,7 @@ export const LISTING_FORMATS: readonly ListingFormat[] = ['table', 'json', 'mark
 
 export function parseListingFormat(value: string): ListingFormat {
   if (!(LISTING_FORMATS as readonly string[]).includes(value))
-    throw new InvalidArgumentError(`use ${LISTING_FORMATS.join(', ')}, not ${value}`);
+    throw new InvalidArgumentError(`use table, json, markdown or sarif, not ${value}`);
   return value as ListingFormat;
 }
 

@@ -130,7 +130,7 @@ describe('driftwatch evaluate-plan exit codes and formats', () => {
   it('rejects an unknown format as a usage error (exit 64)', async () => {
     const run = await runCli(['evaluate-plan', file('x.json', refreshOnly([])), '--format', 'yaml'], { env });
     expect(run.code).toBe(64);
-    expect(run.stderr).toContain('table or json');
+    expect(run.stderr).toContain('table, json, markdown or sarif');
   });
 });
 

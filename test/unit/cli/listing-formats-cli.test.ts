@@ -99,7 +99,7 @@ describe('evaluate-plan --format markdown|sarif, --severity, --fail-on', () => {
     expect(badLevel.stderr).toContain('critical, high, medium, low, info');
     const badFormat = await runCli(['evaluate-plan', planPath, '--format', 'yaml'], { env });
     expect(badFormat.code).toBe(64);
-    expect(badFormat.stderr).toContain('table, json, markdown, sarif');
+    expect(badFormat.stderr).toContain('table, json, markdown or sarif');
   });
 });
 
