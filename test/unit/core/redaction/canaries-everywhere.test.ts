@@ -80,6 +80,8 @@ async function everyOutput(
       findings: JSON.stringify(evaluation.findings),
       'table output': renderFindings(recorded.history, 'table', NOW),
       'json output': renderFindings(recorded.history, 'json', NOW),
+      'markdown output': renderFindings(recorded.history, 'markdown', NOW),
+      'sarif output': renderFindings(recorded.history, 'sarif', NOW),
       'stored objects': readTree(dir),
       'digest payloads': JSON.stringify(digests),
       'log lines': [...logLines, ...textLines].join('\n'),
