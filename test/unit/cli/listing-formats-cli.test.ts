@@ -136,4 +136,14 @@ describe('findings --format markdown|sarif, --severity, --fail-on', () => {
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('No findings.\n');
   });
+
+  it('markdown never says No findings. when the store could not be read (exit 1)', async () => {
+    const corruptDir = join(dir, 'corrupt');
+    mkdirSync(join(corruptDir, 'current'), { recursive: true });
+    writeFileSync(join(corruptDir, 'current', 'payments-prod.json'), '{"findings": [');
+    const run = await runCli(['findings', '--store', corruptDir, '--format', 'markdown']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('not a valid current document');
+  });
 });
