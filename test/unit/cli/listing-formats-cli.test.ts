@@ -146,4 +146,10 @@ describe('findings --format markdown|sarif, --severity, --fail-on', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('not a valid current document');
   });
+
+  it('--health prints a table or json: markdown and sarif are usage errors (exit 64)', async () => {
+    const run = await runCli(['findings', '--health', '--store', storeDir, '--format', 'sarif']);
+    expect(run.code).toBe(64);
+    expect(run.stderr).toContain('--health prints a table or json');
+  });
 });
