@@ -35,6 +35,7 @@ import {
 } from './backend-stages.js';
 import type { LoadedRegistry } from './context.js';
 import { CliError } from './context.js';
+import type { ProgressListener } from './progress.js';
 
 export interface LocalScanOptions {
   loaded: LoadedRegistry;
@@ -58,6 +59,8 @@ export interface LocalScanOptions {
   backendChecks?: boolean;
   /** Replaces the real S3 and DynamoDB readers of the state buckets. */
   backendReaders?: (scanId: string) => (target: BackendTarget) => Promise<BackendReader>;
+  /** Told of each stage and workspace step, for a progress line on a terminal. */
+  progress?: ProgressListener;
 }
 
 export interface LocalScanResult {
@@ -91,6 +94,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
   const { registry } = options.loaded;
   const store = createFindingsStore(options.store);
   const logger = options.logger.child({ scanId });
+  const progress: ProgressListener = options.progress ?? (() => {});
   const ports =
     options.ports?.(scanId) ??
     createScanPorts({
@@ -133,17 +137,25 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
       state.lockWindow = await observeLocksStage(backendTargets(), backendDeps(), scanRef, logger);
     },
     ScanTerraform: async () => {
+      progress({ type: 'workspaces', total: state.workspaces.length });
       state.outcomes = await mapConcurrently(
         state.workspaces,
         options.concurrency ?? 2,
         async (workspace) => {
           const log = logger.child({ workspace: workspace.id });
           log.info('scanning');
+          progress({ type: 'workspace-started', workspace: workspace.id });
           try {
             const { result, recorded, run } = await scanAndRecordWorkspace(
               workspace,
               registry.policies,
-              { ports: withProgress(ports, log), store, now },
+              {
+                ports: withProgress(ports, log, (stage) =>
+                  progress({ type: 'workspace-stage', workspace: workspace.id, stage }),
+                ),
+                store,
+                now,
+              },
               { scanId, startedAt },
             );
             log.info('scanned', {
@@ -151,10 +163,16 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
               findings: result.findings.length,
               plans: result.plansRun,
             });
+            progress({
+              type: 'workspace-finished',
+              workspace: workspace.id,
+              failed: result.status === 'failed',
+            });
             return { workspace: workspace.id, result, findings: recorded.history, run };
           } catch (error) {
             // One workspace's failure (the store unreachable, a bug) must not stop the others.
             log.error('workspace scan failed', { error });
+            progress({ type: 'workspace-finished', workspace: workspace.id, failed: true });
             return { workspace: workspace.id, findings: [], error: (error as Error).message };
           }
         },
@@ -223,6 +241,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
 
   for (const stage of PIPELINE_STAGES) {
     logger.debug('stage', { stage });
+    progress({ type: 'pipeline', stage });
     await stages[stage]();
   }
   return {
@@ -238,11 +257,12 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
 }
 
 /** Progress lines for a person watching the terminal; Terraform's steps take seconds each. */
-function withProgress(ports: ScanPorts, log: Logger): ScanPorts {
+function withProgress(ports: ScanPorts, log: Logger, stageChanged: (stage: string) => void): ScanPorts {
   return {
     ...ports,
     async prepare(workspace, credentials) {
       log.info('terraform init');
+      stageChanged('terraform init');
       const prepared = await ports.prepare(workspace, credentials);
       return {
         initDurationMs: prepared.initDurationMs,
@@ -251,6 +271,7 @@ function withProgress(ports: ScanPorts, log: Logger): ScanPorts {
         close: () => prepared.close(),
         async plan() {
           log.info('terraform plan -refresh-only');
+          stageChanged('terraform plan');
           return prepared.plan();
         },
       };

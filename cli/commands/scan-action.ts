@@ -4,6 +4,9 @@ import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { exitCodeFor, registrySourceRoots, renderFindings } from '../output.js';
+import { progressMode } from '../progress.js';
+import { createProgressDisplay, type ProgressDisplay } from '../progress-display.js';
+import { tableWidth } from '../terminal.js';
 import type { ScanOptions } from './scan.js';
 
 /** The action of `cli/commands/scan.ts` (loaded on use: main.ts registers commands without their implementations). */
@@ -12,16 +15,28 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
   const loaded = loadRegistryFile(options.registry);
   const store = openObjectStore(options.store);
   const topic = options.topic ?? process.env.DRIFTWATCH_TOPIC_ARN;
-  const logger = createLogger({ format: 'text', level: logLevelFrom(process.env.DRIFTWATCH_LOG_LEVEL) });
-  const result = await runLocalScan({
-    loaded,
-    store,
-    hashSensitive: resolveHasher(),
-    logger,
-    workspaces: options.workspace,
-    concurrency: options.concurrency,
-    publisher: topic ? createSnsPublisher(new SNSClient({}), { topicArn: topic }) : undefined,
+  const display = progressDisplayFor(process.stderr, process.env);
+  const logger = createLogger({
+    format: 'text',
+    level: logLevelFrom(process.env.DRIFTWATCH_LOG_LEVEL),
+    ...(display ? { write: display.line } : {}),
   });
+  let result: Awaited<ReturnType<typeof runLocalScan>>;
+  try {
+    result = await runLocalScan({
+      loaded,
+      store,
+      hashSensitive: resolveHasher(),
+      logger,
+      workspaces: options.workspace,
+      concurrency: options.concurrency,
+      publisher: topic ? createSnsPublisher(new SNSClient({}), { topicArn: topic }) : undefined,
+      progress: display?.event,
+    });
+  } finally {
+    // Cleared before anything else is written, an error included: no half status line is left.
+    display?.stop();
+  }
   process.stdout.write(
     renderFindings(result.findings, options.format, undefined, undefined, {
       severity: options.severity,
@@ -35,4 +50,16 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
   );
   // A failed check of any kind (a workspace, a bucket, a cluster) makes the scan a failed one.
   run(result.summary.failures.length > 0 ? 1 : exitCodeFor(result.findings, options));
+}
+
+/** A status line redrawn in place on a terminal; undefined: the plain log lines, as into a pipe. */
+function progressDisplayFor(
+  stream: { isTTY?: boolean; columns?: number; write(text: string): unknown },
+  env: NodeJS.ProcessEnv,
+): ProgressDisplay | undefined {
+  const isTTY = stream.isTTY === true;
+  if (progressMode({ isTTY, env }) !== 'tty') return undefined;
+  // DRIFTWATCH_PROGRESS=tty into a pipe has no columns: 80, the width terminals open with.
+  const width = tableWidth({ isTTY, columns: stream.columns, env }) ?? 80;
+  return createProgressDisplay({ write: (text) => stream.write(text), width });
 }
