@@ -129,6 +129,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
         ) ?? [];
       if (unknown.length) throw new CliError(`unknown workspace(s): ${unknown.join(', ')}`);
       state.workspaces = registry.workspaces.filter((workspace) => !wanted || wanted.includes(workspace.id));
+      progress({ type: 'workspaces', total: state.workspaces.length });
     },
     CheckBackend: async () => {
       state.checks.push(...(await checkBackendsStage(backendTargets(), backendDeps(), scanRef, logger)));
@@ -137,7 +138,6 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
       state.lockWindow = await observeLocksStage(backendTargets(), backendDeps(), scanRef, logger);
     },
     ScanTerraform: async () => {
-      progress({ type: 'workspaces', total: state.workspaces.length });
       state.outcomes = await mapConcurrently(
         state.workspaces,
         options.concurrency ?? 2,

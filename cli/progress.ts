@@ -97,17 +97,19 @@ export function renderProgress(state: ProgressState, now: number, width?: number
   const finished = state.done + state.failed;
   const counts = ` · ${state.done} done, ${state.failed} failed`;
   const [current, ...others] = state.active;
+  // No n/N before the registry is loaded (or when it has no Terraform workspace, only clusters).
+  const of = (n: number) => (state.total ? `[${n}/${state.total}] ` : '');
   let head: string;
   if (current) {
     const more = others.length ? ` +${others.length} running` : '';
     head =
-      `[${current.position}/${state.total}] ${stripForTerminal(current.workspace)}: ${current.stage} ` +
+      `${of(current.position)}${stripForTerminal(current.workspace)}: ${current.stage} ` +
       `(${formatElapsed(now - current.stageSince)})${more}`;
   } else if (state.pipeline) {
     const label = PIPELINE_LABELS[state.pipeline.stage];
-    head = `[${finished}/${state.total}] ${label} (${formatElapsed(now - state.pipeline.since)})`;
+    head = `${of(finished)}${label} (${formatElapsed(now - state.pipeline.since)})`;
   } else {
-    head = `[${finished}/${state.total}] starting`;
+    head = `${of(finished)}starting`;
   }
   return fitLine(head, counts, width);
 }

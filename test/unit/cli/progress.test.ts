@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import {
   applyProgress,
   formatElapsed,
@@ -9,6 +12,7 @@ import {
   renderProgress,
 } from '../../../cli/progress.js';
 import { createProgressDisplay } from '../../../cli/progress-display.js';
+import { runCli } from '../../helpers/integration.js';
 
 /** Applies timed events in order, as the display does with its clock. */
 function replay(events: Array<[number, ProgressEvent]>): ProgressState {
@@ -78,6 +82,11 @@ describe('renderProgress', () => {
     expect(Array.from(line)).toHaveLength(24);
   });
 
+  it('leaves n/N out while the number of workspaces is not known', () => {
+    const state = replay([[0, { type: 'pipeline', stage: 'LoadRegistry' }]]);
+    expect(renderProgress(state, 0)).toBe('loading the registry (0s) · 0 done, 0 failed');
+  });
+
   it('prints a workspace id inert: escape sequences never reach the terminal', () => {
     const state = replay([
       [0, { type: 'workspaces', total: 1 }],
@@ -139,5 +148,62 @@ describe('createProgressDisplay', () => {
     display.event({ type: 'workspace-started', workspace: 'b' });
     vi.advanceTimersByTime(5_000);
     expect(written).toHaveLength(count);
+  });
+});
+
+describe('driftwatch scan progress (no Terraform: the workspace fails at its source lookup)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'driftwatch-progress-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const registry = join(dir, 'driftwatch.yaml');
+  writeFileSync(
+    registry,
+    [
+      'version: 1',
+      'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }] }',
+      'workspaces:',
+      '  - id: payments-prod',
+      '    owner: platform',
+      '    environment: prod',
+      '    source: { dir: no-such-dir }',
+      '    backend: { bucket: some-state, key: payments/prod.tfstate, region: eu-west-1 }',
+      '',
+    ].join('\n'),
+  );
+  // AWS refuses at once (nothing listens on port 1), so the scan fails fast and offline.
+  const env = {
+    DRIFTWATCH_HASH_SALT: 'progress-test-salt-0001',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: 'eu-west-1',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:1',
+    AWS_MAX_ATTEMPTS: '1',
+    COLUMNS: '',
+  };
+  // As strings: the escape character cannot be written inside a regular expression literal.
+  const ERASE = '\u001b\\[K';
+  const CONTROLS = /[\r\u001b]/;
+  const scan = (mode: string, store: string) =>
+    runCli(['scan', '--registry', registry, '--store', join(dir, store)], {
+      env: { ...env, DRIFTWATCH_PROGRESS: mode },
+    });
+
+  it('draws the status line in place and erases every drawn line: the plain lines are what stays', async () => {
+    const run = await scan('tty', 'tty-store');
+    expect(run.code).toBe(1);
+    // The first stage draws at once (later ones may be coalesced in a run this fast).
+    expect(run.stderr).toMatch(new RegExp(`\rloading the registry \\(\\d+s\\) · 0 done, 0 failed${ERASE}`));
+    // Every drawn status line is erased again: what stays on the screen is the plain lines.
+    const onScreen = run.stderr.replace(new RegExp(`\r[^\r\n]*${ERASE}\r${ERASE}`, 'g'), '');
+    expect(onScreen).not.toMatch(CONTROLS);
+    expect(onScreen).toMatch(/^INFO {2}scanned .*workspace=payments-prod status=failed/m);
+    expect(onScreen.trimEnd().split('\n').at(-1)).toMatch(/^scan \S+: 0 scanned, 1 failed, 0 busy;/);
+    expect(run.stdout).toContain('scan.source-failed');
+  });
+
+  it('writes plain lines only into a pipe', async () => {
+    const run = await scan('', 'plain-store');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^INFO {2}scanning .*workspace=payments-prod$/m);
+    expect(run.stderr).not.toMatch(CONTROLS);
   });
 });
