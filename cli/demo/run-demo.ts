@@ -100,6 +100,10 @@ export async function runDemo(options: {
     step(
       `Provisioning examples/estate with real Terraform: ${workspaces.map((workspace) => workspace.id).join(', ')} (about a minute)`,
     );
+    // The longest silence of the demo otherwise: nothing prints until the first apply is done.
+    print(
+      `    waiting for terraform init + apply, ${workspaces.length} at once; a line as each workspace finishes`,
+    );
     await Promise.all(
       workspaces.map(async (workspace) => {
         const source = 'dir' in workspace.source ? workspace.source.dir : '';

@@ -22,6 +22,8 @@ describe('driftwatch demo', () => {
   it('finds exactly the staged changes, exits 0, and stops moto', async () => {
     const run = await runCli(['demo', '--store', join(temp.path, 'demo')]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
+    // The long provisioning wait says what it waits for before anything else prints.
+    expect(run.stdout).toMatch(/==> Provisioning .*\n {4}waiting for terraform init \+ apply, 3 at once/);
     for (const address of [
       'aws_security_group.db',
       'aws_sqs_queue.events',
