@@ -7,19 +7,9 @@ export function emitMetric(
   namespace: string,
   name: string,
   value: number,
-  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  write?: (line: string) => void,
 ): void {
-  write(
-    JSON.stringify({
-      _aws: {
-        Timestamp: Date.now(),
-        CloudWatchMetrics: [
-          { Namespace: namespace, Dimensions: [[]], Metrics: [{ Name: name, Unit: 'Count' }] },
-        ],
-      },
-      [name]: value,
-    }),
-  );
+  emitMetrics(namespace, { [name]: value }, write);
 }
 
 export const METRICS_NAMESPACE = 'Driftwatch';

@@ -136,10 +136,10 @@ export interface TestCertificate {
   key: Buffer;
 }
 
-/** A self-signed certificate for 127.0.0.1, made with openssl. */
-export function selfSignedCertificate(dir: string): TestCertificate {
-  const keyFile = join(dir, 'mirror.key');
-  const caFile = join(dir, 'mirror.pem');
+/** A self-signed certificate for 127.0.0.1, made with openssl (`<name>.key`, `<name>.pem` in `dir`). */
+export function selfSignedCertificate(dir: string, name = 'mirror'): TestCertificate {
+  const keyFile = join(dir, `${name}.key`);
+  const caFile = join(dir, `${name}.pem`);
   execFileSync(
     'openssl',
     [

@@ -18,6 +18,7 @@ import {
   useMoto,
   useTempDir,
 } from '../helpers/integration.js';
+import { selfSignedCertificate } from '../helpers/provider-mirror.js';
 
 /**
  * Private modules with real Terraform and real git: a module repository served over HTTP by
@@ -226,33 +227,8 @@ beforeAll(async () => {
   const gitHost = `127.0.0.1:${gitPort}`;
   const gitSource = `git::http://${gitHost}/mod.git?ref=v1`;
 
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(base, 'registry-key.pem'),
-      '-out',
-      join(base, 'registry-cert.pem'),
-    ],
-    { stdio: 'pipe' },
-  );
-  const tls = {
-    key: readFileSync(join(base, 'registry-key.pem')),
-    cert: readFileSync(join(base, 'registry-cert.pem')),
-  };
+  const registryCertificate = selfSignedCertificate(base, 'registry');
+  const tls = { key: registryCertificate.key, cert: registryCertificate.cert };
   const registryHost = `127.0.0.1:${await listen(registryServer(tls, registryToken, gitSource, scenario.registryRequests))}`;
 
   execFileSync('ssh-keygen', [
@@ -367,7 +343,7 @@ beforeAll(async () => {
         // Runs inherit nothing of driftwatch's environment unless named: the stand-in ssh's log.
         DRIFTWATCH_PASS_ENV: 'FAKE_SSH_LOG',
         PATH: `${bin}:${process.env.PATH}`,
-        SSL_CERT_FILE: join(base, 'registry-cert.pem'),
+        SSL_CERT_FILE: registryCertificate.caFile,
         // The runs' private directories go here, so the test can see that nothing is left.
         TMPDIR: scenario.workRoot,
       },

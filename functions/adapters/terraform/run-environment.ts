@@ -1,5 +1,6 @@
 import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PROXY_ENV_NAMES } from '../../core/registry/formats.js';
 
 /**
  * What a Terraform run inherits from driftwatch's own process environment. Everything Terraform
@@ -17,17 +18,7 @@ const SYSTEM = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'TZ'];
 const SYSTEM_PREFIXES = ['LC_'];
 
 /** Where the network is: proxies and the trust store (a TLS-inspecting egress proxy, a private mirror's CA). */
-const NETWORK = [
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'NO_PROXY',
-  'http_proxy',
-  'https_proxy',
-  'no_proxy',
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
-  'AWS_CA_BUNDLE',
-];
+const NETWORK = [...PROXY_ENV_NAMES, 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'AWS_CA_BUNDLE'];
 
 /** Where AWS is and how to call it; none of these is a credential. */
 const AWS_SETTINGS = [

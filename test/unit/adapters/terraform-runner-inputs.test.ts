@@ -107,11 +107,11 @@ function setUp(
   // Two sources that differ, each with a Terraform root inside `stack/` and var files.
   for (const source of ['infra/payments', 'infra/other']) {
     mkdirSync(join(base, source, 'stack', 'env'), { recursive: true });
-    mkdirSync(join(base, source, 'shared'), { recursive: true });
+    mkdirSync(join(base, source, 'common'), { recursive: true });
     writeFileSync(join(base, source, 'main.tf'), 'terraform {}\n');
     writeFileSync(join(base, source, 'stack', 'main.tf'), 'terraform {}\n');
     writeFileSync(join(base, source, 'stack', 'env', 'prod.tfvars'), 'region = "eu-west-1"\n');
-    writeFileSync(join(base, source, 'shared', 'common.tfvars'), 'team = "payments"\n');
+    writeFileSync(join(base, source, 'common', 'common.tfvars'), 'team = "payments"\n');
   }
   writeFileSync(join(base, 'infra/other', 'other.tf'), '\n');
   const record = join(base, 'record');
@@ -257,7 +257,7 @@ describe('registry fields → what Terraform sees', () => {
       setup,
       workspaceFrom(
         'source: { dir: infra/payments, path: stack }',
-        'varFiles: [stack/env/prod.tfvars, shared/common.tfvars]',
+        'varFiles: [stack/env/prod.tfvars, common/common.tfvars]',
       ),
     );
     for (const call of plans(base)) expect(call.args.some((arg) => arg.startsWith('-var-file'))).toBe(false);
@@ -266,7 +266,7 @@ describe('registry fields → what Terraform sees', () => {
       // Paths are relative to the plan's working directory (the Terraform root), in registry order.
       expect(call.args.filter((arg) => arg.startsWith('-var-file'))).toEqual([
         '-var-file=env/prod.tfvars',
-        '-var-file=../shared/common.tfvars',
+        '-var-file=../common/common.tfvars',
       ]);
     }
     // init takes no variables; only plan does.
