@@ -1,8 +1,9 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { acknowledgeWildcardResource, nagRef } from '../nag.js';
+import { refillableBucket } from './refillable-bucket.js';
 
 /** Where ScanTerraform keeps the Terraform/OpenTofu release files it downloaded. */
 export const BINARY_CACHE_PREFIX = 'terraform-binaries/';
@@ -27,16 +28,11 @@ export class BinaryCache extends Construct {
 
   constructor(scope: Construct, id: string, props: BinaryCacheProps) {
     super(scope, id);
-    this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      serverAccessLogsBucket: props.accessLogs,
-      serverAccessLogsPrefix: 'terraform-binaries/',
+    this.bucket = refillableBucket(this, 'Bucket', {
+      accessLogs: props.accessLogs,
+      logPrefix: BINARY_CACHE_PREFIX,
       // Versions no workspace pins any more fall out; the next scan that needs one downloads it again.
       lifecycleRules: [{ expiration: Duration.days(180) }],
-      removalPolicy: RemovalPolicy.DESTROY,
     });
     this.uri = `s3://${this.bucket.bucketName}/${BINARY_CACHE_PREFIX}`;
   }

@@ -1,8 +1,9 @@
-import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
-import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { refillableBucket } from './refillable-bucket.js';
 
 /** The bucket prefix CloudFront serves; `driftwatch providers mirror --to s3://<bucket>/provider-mirror`. */
 export const PROVIDER_MIRROR_PREFIX = 'provider-mirror';
@@ -28,16 +29,10 @@ export class ProviderMirror extends Construct {
 
   constructor(scope: Construct, id: string, props: ProviderMirrorProps) {
     super(scope, id);
-    this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      serverAccessLogsBucket: props.accessLogs,
-      serverAccessLogsPrefix: `${PROVIDER_MIRROR_PREFIX}/`,
-      // Refilled by `driftwatch providers mirror` at any time: nothing here is the only copy.
-      removalPolicy: RemovalPolicy.DESTROY,
-      autoDeleteObjects: false,
+    // Refilled by `driftwatch providers mirror` at any time.
+    this.bucket = refillableBucket(this, 'Bucket', {
+      accessLogs: props.accessLogs,
+      logPrefix: `${PROVIDER_MIRROR_PREFIX}/`,
     });
     // index.json changes when a version is added: a short TTL lets scans see it within minutes, while
     // archives (immutable, named by version and platform) are still served from the edge.
