@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
@@ -87,10 +88,7 @@ export async function readRequiredVersions(
   for (const file of files) {
     let body: Record<string, unknown>;
     try {
-      const text = await readFile(join(rootDir, file), 'utf8');
-      body = file.endsWith('.json')
-        ? (JSON.parse(text) as Record<string, unknown>)
-        : await parser.parse(file, text);
+      body = await parseFile(parser, join(rootDir, file), file);
     } catch {
       continue;
     }
@@ -100,6 +98,31 @@ export async function readRequiredVersions(
     }
   }
   return versions;
+}
+
+/**
+ * The last files parsed, by path and content: a scan reads the root's required_version before init
+ * and the whole configuration after it, and the root's files are the same both times. Bounded: a
+ * run's files are read within seconds of each other.
+ */
+const parsed = new Map<string, Promise<Record<string, unknown>>>();
+const PARSED_LIMIT = 64;
+
+/** One `.tf` (HCL) or `.tf.json` file as JSON; `shown` names it in parse errors. */
+async function parseFile(parser: HclModule, path: string, shown: string): Promise<Record<string, unknown>> {
+  const text = await readFile(path, 'utf8');
+  const key = createHash('sha256').update(path).update('\0').update(text).digest('hex');
+  let body = parsed.get(key);
+  if (!body) {
+    body = path.endsWith('.json')
+      ? Promise.resolve().then(() => JSON.parse(text) as Record<string, unknown>)
+      : parser.parse(shown, text);
+    parsed.set(key, body);
+    // A file that does not parse is not remembered: each reader reports it its own way.
+    body.catch(() => parsed.delete(key));
+    if (parsed.size > PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+  }
+  return body;
 }
 
 /** One module directory; `prefix` is its address (`module.db[*].module.cache`) as steps. */
@@ -121,10 +144,7 @@ async function readModule(
     const shown = relative(root, path);
     let body: Record<string, unknown>;
     try {
-      const text = await readFile(path, 'utf8');
-      body = file.endsWith('.json')
-        ? (JSON.parse(text) as Record<string, unknown>)
-        : await parser.parse(shown, text);
+      body = await parseFile(parser, path, shown);
     } catch (error) {
       reading.problems.push(problemOf(shown, error));
       continue;
