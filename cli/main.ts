@@ -52,7 +52,10 @@ for (const command of program.commands) {
     command.name() === 'demo'
       ? 'Exit codes: 0 the demo ran as planned, 1 it did not, 64 usage error.'
       : REPORTING.has(command.name())
-        ? 'Exit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.'
+        ? 'Exit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.\n' +
+          // output.ts exitCodeFor: --fail-on moves the threshold of 2; a failed scan is 1 whatever it says.
+          'With --fail-on <level>: 2 only when a shown finding (after --severity) is at or above <level>,\n' +
+          'else 0; an open scan-failed finding still exits 1.'
         : 'Exit codes: 0 done, 1 error (routes --check: something reaches no destination), 64 usage error.';
   command.addHelpText('after', `\n${exitCodes}\n${ERRORS_LINE}`);
 }

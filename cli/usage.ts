@@ -29,7 +29,8 @@ export class UsageError extends CliError {
 export const HELP_EXIT_CODES_AND_ENVIRONMENT = `
 Exit codes:
   0   nothing above info severity (driftwatch demo: the demo ran as planned)
-  2   findings above info severity were reported
+  2   findings above info severity were reported (with --fail-on <level>: a shown finding at or
+      above <level>; findings, evaluate-plan, scan, cluster-diff, check-backend, locks)
   1   a runtime error or a failed scan (its scan-failed finding is still printed):
       unreadable input, a missing store, AWS unreachable or refusing, an invalid registry
   64  a usage error: unknown command or option, missing argument, malformed option value

@@ -212,11 +212,19 @@ describe('usage errors and bad option values', () => {
       );
       expect(registry.stderr).not.toContain('hunter2');
       expect(help.code).toBe(0);
-      expect(help.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}2 .*\n {2}1 .*\n.*\n {2}64 /);
+      expect(help.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}2 .*\n {6}.*\n {2}1 .*\n.*\n {2}64 /);
+      expect(help.stdout).toMatch(
+        / {2}2 .*\(with --fail-on <level>: a shown finding at or\n {6}above <level>;/,
+      );
       expect(help.stdout).toContain('DRIFTWATCH_STORE');
       expect(help.stdout).toContain('--debug');
       expect(commandHelp.stdout).toContain(
         'Exit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.',
+      );
+      // --fail-on moves the threshold of exit 2 (output.ts exitCodeFor), and the help says how.
+      expect(commandHelp.stdout).toContain(
+        'With --fail-on <level>: 2 only when a shown finding (after --severity) is at or above <level>,\n' +
+          'else 0; an open scan-failed finding still exits 1.',
       );
     },
     CLI_TIMEOUT,
