@@ -221,9 +221,10 @@ const USED_ELSEWHERE: Record<string, string> = {
 function documentedWorkspaceFields(): string[] {
   const readme = readFileSync(join(import.meta.dirname, '../../../docs/configuration.md'), 'utf8');
   const fields = new Set<string>();
+  // The reference lists one key per item: "- `workspaces[].backend.bucket`, `.key`, `.region` (…): …".
   for (const row of readme.split('\n')) {
-    const key = /^\|\s*([^|]*workspaces\[\][^|]*)\|/.exec(row)?.[1];
-    if (!key) continue;
+    const key = /^- ((?:`[^`]+`(?:, )?)+)/.exec(row)?.[1];
+    if (!key?.includes('workspaces[]')) continue;
     // "`workspaces[].backend.bucket`, `.key`, `.region`" → backend.bucket, backend.key, backend.region
     const names = [...key.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
     let prefix = '';

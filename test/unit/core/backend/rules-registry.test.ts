@@ -30,13 +30,17 @@ describe('the backend rule registry', () => {
 
   it('is documented in docs/backends-and-locks.md, rule by rule: severity, check and IAM actions', () => {
     const readme = readFileSync(join(REPO_ROOT, 'docs', 'backends-and-locks.md'), 'utf8');
+    // One list item per rule: "- `id` (severity: S; check: C; IAM read actions: `a`, `b`): what",
+    // wrapped over indented lines.
+    const items = readme.split(/\n(?=- )/).map((item) => item.replace(/\n {2}/g, ' '));
     for (const rule of BACKEND_RULES) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${rule.id}\``));
-      expect(row, rule.id).toBeDefined();
-      const cells = row!.split('|').map((cell) => cell.trim());
-      expect(cells[2], rule.id).toMatch(new RegExp(`^${rule.severity}`));
-      expect(cells[3], rule.id).toBe(rule.check);
-      expect(cells[5], rule.id).toBe(rule.iamActions.map((action) => `\`${action}\``).join(', '));
+      const item = items.find((text) => text.startsWith(`- \`${rule.id}\` (`));
+      expect(item, rule.id).toBeDefined();
+      const fields = /^- `[^`]+` \(severity: (.+?); check: (\w+); IAM read actions: (.+?)\): /.exec(item!);
+      expect(fields, item).not.toBeNull();
+      expect(fields![1], rule.id).toMatch(new RegExp(`^${rule.severity}`));
+      expect(fields![2], rule.id).toBe(rule.check);
+      expect(fields![3], rule.id).toBe(rule.iamActions.map((action) => `\`${action}\``).join(', '));
     }
   });
 });
