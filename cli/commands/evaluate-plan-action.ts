@@ -1,3 +1,5 @@
+import { createWriteStream, fstatSync } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import { readPlanFile, readPlanStream } from '../../functions/adapters/plan-file.js';
 import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
 import type { FindingDraft } from '../../functions/core/findings/model.js';
@@ -73,7 +75,7 @@ export async function evaluatePlanAction(
   });
   // JSON is streamed: a large plan's findings are written in batches, never as one string.
   if (options.format === 'json')
-    await writeJsonArray(process.stdout, sortFindings(shownFindings(history, options.severity)));
+    await writeJsonOutput(sortFindings(shownFindings(history, options.severity)));
   else {
     // SARIF locates results in the root module directory when --config names it.
     const sourceRoot = options.config ? sourceRootUri(options.config) : undefined;
@@ -85,6 +87,31 @@ export async function evaluatePlanAction(
     );
   }
   run(exitCodeFor(history, options));
+}
+
+/**
+ * Node writes stdout synchronously when it is a file (`> findings.json`): each batch would wait for
+ * its copy into the file before the next is serialised. Written through a stream of its own there,
+ * the copies run on libuv's threads while the next batches are serialised (up to a few MiB ahead).
+ */
+async function writeJsonOutput(findings: readonly unknown[]): Promise<void> {
+  if (!stdoutIsFile()) return writeJsonArray(process.stdout, findings);
+  const out = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 4 * 1024 * 1024 });
+  const done = finished(out);
+  try {
+    await writeJsonArray(out, findings);
+  } finally {
+    out.end();
+  }
+  await done;
+}
+
+function stdoutIsFile(): boolean {
+  try {
+    return fstatSync(1).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Why the input is not a plan we can read, or undefined for an error that is not about the input. */

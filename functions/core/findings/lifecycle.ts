@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../redaction/secrets.js';
 import { openDays } from './describe.js';
-import { findingId } from './fingerprint.js';
+import { findingId, sha256Hex } from './fingerprint.js';
 import type { Check, Finding, FindingDraft, FindingStatus, Suppression } from './model.js';
 
 /**
@@ -70,7 +69,7 @@ export const NOTIFIED_STATUSES: ReadonlySet<FindingStatus> = new Set(['new', 'ch
  */
 export function valueHashOf(draft: Pick<FindingDraft, 'severity' | 'title' | 'drift'>): string {
   const subject = { severity: draft.severity, title: draft.title, drift: draft.drift ?? null };
-  return createHash('sha256').update(canonicalJson(subject)).digest('hex').slice(0, 16);
+  return sha256Hex(canonicalJson(subject)).slice(0, 16);
 }
 
 /**
@@ -100,6 +99,7 @@ export function recordWorkspaceScan(
       .map((record) => [record.id, record]),
   );
 
+  const ageOfNew = openDays(now, scan.now);
   const seen = new Map<string, Finding>();
   /** Open findings at an old address that a finding at the new one took over (not resolved). */
   const movedAway = new Set<string>();
@@ -129,7 +129,8 @@ export function recordWorkspaceScan(
       finding.status = 'regressed';
       finding.resolvedAt = resolved.resolvedAt;
     }
-    finding.ageDays = openDays(finding.firstSeenAt, scan.now);
+    // Every finding first seen now is 0 days old: computed once, not parsed back per finding.
+    finding.ageDays = finding.firstSeenAt === now ? ageOfNew : openDays(finding.firstSeenAt, scan.now);
     const suppression = before?.suppression ?? resolved?.suppression;
     if (suppression && Date.parse(suppression.until) > nowMs) {
       finding.status = 'suppressed';

@@ -48,9 +48,55 @@ export function redactLiterals(text: string, knownSecrets: Iterable<string>): st
 /** JSON with sorted object keys, so equal values hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  // Plan values usually arrive with their keys sorted already (Terraform writes them so): such a
+  // subtree is serialised natively, in one call, to the same text.
+  if (isCanonical(value, 0)) return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value as object)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
+  const keys = Object.keys(value as object).sort();
+  let text = '{';
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    text += `${index === 0 ? '' : ','}${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`;
+  }
+  return `${text}}`;
+}
+
+/**
+ * Whether `JSON.stringify(value)` is already its canonical form: plain objects whose keys are in
+ * sorted order, arrays without holes, and only strings, finite or not numbers, booleans and null
+ * below (no undefined, functions or objects with toJSON, which the two forms write differently).
+ * Deeper than a plan value may nest, the answer is no (and the recursive form takes over).
+ */
+function isCanonical(value: object, depth: number): boolean {
+  if (depth > 256) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (!isCanonicalMember(item, depth)) return false;
+    }
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    if (!isCanonicalMember((value as Record<string, unknown>)[key], depth)) return false;
+  }
+  return true;
+}
+
+function isCanonicalMember(member: unknown, depth: number): boolean {
+  switch (typeof member) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return true;
+    case 'object':
+      return member === null || isCanonical(member, depth + 1);
+    default:
+      return false;
+  }
 }

@@ -1,10 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateResourceAt, writePlan } from '../../../bench/evaluate-plan.js';
-import { runCli } from '../../helpers/integration.js';
+import { REPO_ROOT, runCli } from '../../helpers/integration.js';
 import { entry, plan, securityGroupValues } from '../../helpers/plan-builders.js';
 
 /**
@@ -71,6 +72,29 @@ describe('evaluate-plan --format json output is byte-identical to the one-string
       expect(output.startsWith('[\n  {\n    "kind": ')).toBe(true);
       expect(sha256(output)).toBe(EXPECTED[resources]);
     });
+
+  it('writes the same bytes when stdout is a file (`> findings.json`, written through its own stream)', async () => {
+    const path = join(dir, 'plan-file-out.json');
+    await writePlan(path, 1500, generateResourceAt);
+    const outPath = join(dir, 'findings-out.json');
+    const out = openSync(outPath, 'w');
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'bin', 'driftwatch.js'),
+        'evaluate-plan',
+        basename(path),
+        '--format',
+        'json',
+        '--environment',
+        'prod',
+      ],
+      { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', out, 'pipe'] },
+    );
+    closeSync(out);
+    expect(run.status).toBe(2);
+    expect(sha256(normalised(readFileSync(outPath, 'utf8')))).toBe(EXPECTED[1500]);
+  });
 
   it('prints the scan-failed finding of an unreadable plan as before', async () => {
     const path = join(dir, 'broken.json');

@@ -26,6 +26,29 @@ describe('sensitive value hashing', () => {
   it('canonical JSON sorts keys at every depth', () => {
     expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
   });
+  it('canonical JSON is the same text whether a subtree is already sorted or not', () => {
+    // Sorted subtrees are serialised natively (JSON.stringify); the text must be the recursive form's.
+    expect(canonicalJson({ a: { b: 1, c: [true, 'x', null] }, d: 2.5 })).toBe(
+      '{"a":{"b":1,"c":[true,"x",null]},"d":2.5}',
+    );
+    // Integer-like keys come first in property order but sort as text: "10" before "9".
+    expect(canonicalJson({ 9: 'a', 10: 'b' })).toBe('{"10":"b","9":"a"}');
+    // Where JSON.stringify would differ from the recursive form, the recursive form is kept.
+    expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"a":null,"b":1}');
+    expect(canonicalJson([undefined, 1])).toBe('[null,1]');
+    expect(canonicalJson({ a: new Date(0) })).toBe('{"a":{}}');
+    expect(canonicalJson({ a: () => 1 })).toBe('{"a":null}');
+    expect(canonicalJson({ a: Number.NaN, b: -0 })).toBe('{"a":null,"b":0}');
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.b = 1;
+    bare.a = { d: 'é\u2028', c: 0 };
+    expect(canonicalJson(bare)).toBe('{"a":{"c":0,"d":"é\u2028"},"b":1}');
+    expect(canonicalJson(undefined)).toBe('null');
+    // Deeper than a plan value may nest: still canonical, through the recursive form.
+    let deep: unknown = { b: 1, a: 2 };
+    for (let level = 0; level < 300; level++) deep = { x: deep };
+    expect(canonicalJson(deep)).toBe(`${'{"x":'.repeat(300)}{"a":2,"b":1}${'}'.repeat(300)}`);
+  });
 });
 
 describe('secret names', () => {

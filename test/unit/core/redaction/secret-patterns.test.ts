@@ -67,6 +67,16 @@ describe('credentials recognised by value', () => {
     expect(redactText(value)).toBe(value);
   });
 
+  it('tries the rules without hints on any value with a long enough run, wherever the run starts', () => {
+    // aws-secret-access-key has no literal hint: the prefilter must let such values through.
+    const key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    expect(containsCredential(key)).toBe(true);
+    expect(containsCredential(`rotated ${key}`)).toBe(true);
+    expect(containsCredential(`${key} rotated`)).toBe(true);
+    expect(containsCredential(`a b c d e f g h i j k l m n ${key}`)).toBe(true);
+    expect(containsCredential(`${key.slice(0, 20)} ${key.slice(20)}`)).toBe(false);
+  });
+
   it('every rule has an id and a global pattern (matchAll and replace rely on it)', () => {
     for (const rule of VALUE_RULES) {
       expect(rule.id).toMatch(/^[a-z0-9-]+$/);
