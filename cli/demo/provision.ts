@@ -1,5 +1,5 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   CreateBucketCommand,
@@ -10,13 +10,16 @@ import {
   PutPublicAccessBlockCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import type { Logger } from '../../functions/adapters/logger.js';
 import {
   defaultPluginCacheDir,
   terraformEnvironment,
 } from '../../functions/adapters/terraform/cli-config.js';
 import { withPluginCacheLock } from '../../functions/adapters/terraform/plugin-cache-lock.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
+import { redactText } from '../../functions/core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../functions/core/redaction/terraform-diagnostics.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 
 /**
  * Demo and test staging only: driftwatch itself never applies. This stands in for a team's
@@ -36,6 +39,8 @@ export interface StageOptions {
   backend: { bucket: string; key: string; region: string };
   env?: Record<string, string>;
   baseEnv?: NodeJS.ProcessEnv;
+  /** Hears the plugin cache lock's waits and take-overs (default: JSON lines on stderr). */
+  logger?: Logger;
 }
 
 export async function stageWorkspace(options: StageOptions): Promise<StagedWorkspace> {
@@ -67,16 +72,48 @@ export async function stageWorkspace(options: StageOptions): Promise<StagedWorks
     }
   };
   const { bucket, key, region } = options.backend;
-  await withPluginCacheLock(pluginCache, () =>
-    terraform([
-      'init',
-      '-input=false',
-      `-backend-config=bucket=${bucket}`,
-      `-backend-config=key=${key}`,
-      `-backend-config=region=${region}`,
-    ]),
+  await withPluginCacheLock(
+    pluginCache,
+    () =>
+      terraform([
+        'init',
+        '-input=false',
+        `-backend-config=bucket=${bucket}`,
+        `-backend-config=key=${key}`,
+        `-backend-config=region=${region}`,
+      ]),
+    { logger: options.logger },
   );
   return { dir, env, terraform, dispose: () => rm(root, { recursive: true, force: true }) };
+}
+
+/**
+ * The demo's status lines for what provisioning waits on, one readable line each through `print`:
+ * `waiting for the plugin cache lock (…), held by another workspace of this demo (pid 4242)`
+ * instead of a JSON log line. The holder comes from the lock file, so the line is redacted and made
+ * inert for the terminal like every log line. Debug lines are dropped.
+ */
+export function provisioningStatus(print: (line: string) => void): Logger {
+  const say = (message: string, data: Record<string, unknown> = {}) => {
+    const pid = typeof data.holderPid === 'number' ? data.holderPid : undefined;
+    const host = typeof data.holderHost === 'string' ? data.holderHost : undefined;
+    const holder =
+      pid === undefined
+        ? ''
+        : pid === process.pid && (host === undefined || host === hostname())
+          ? `, held by another workspace of this demo (pid ${pid})`
+          : `, held by pid ${pid}${host && host !== hostname() ? ` on ${host}` : ''}`;
+    const reason = typeof data.reason === 'string' ? ` (${data.reason})` : '';
+    print(stripForTerminal(redactText(`${message}${holder}${reason}`)));
+  };
+  const logger: Logger = {
+    debug: () => {},
+    info: say,
+    warn: say,
+    error: say,
+    child: () => logger,
+  };
+  return logger;
 }
 
 /** The state bucket the estate's S3 backends use: versioned, as every state bucket should be. */

@@ -26,6 +26,7 @@ import { motoEnvironment, startMoto } from './moto.js';
 import {
   createStateBucket,
   hardenStateBucketExceptTls,
+  provisioningStatus,
   type StagedWorkspace,
   stageWorkspace,
 } from './provision.js';
@@ -111,6 +112,7 @@ export async function runDemo(options: {
           source: `${ESTATE_DIR}${source}`,
           backend: workspace.backend,
           env: workspace.env,
+          logger: provisioningStatus((line) => print(`    ${workspace.id}: ${line}`)),
         });
         staged.push(stage);
         await stage.terraform(['apply', '-auto-approve', '-input=false']);
