@@ -3,15 +3,29 @@ import type { Destination, Registry, Team } from '../functions/core/registry/mod
 
 /**
  * The SNS filter policy of one owner's destination, over the message attributes NotifyOwners sets
- * (docs/notifications.md): `owner` (String) is the team, and a destination that
- * lists `environments` only takes digests about one of them (`environment` is a String.Array: SNS
- * matches when any element is listed).
+ * (docs/notifications.md): `audience` picks which of a digest's two messages it gets (people: chat
+ * and e-mail; machines: HTTPS and SQS get the finding list), `owner` (String) is the team, and a
+ * destination that lists `environments` only takes digests about one of them (`environment` is a
+ * String.Array: SNS matches when any element is listed).
  */
 export function destinationFilterPolicy(team: Team, destination: Destination): Record<string, string[]> {
   return {
+    audience: [destinationAudience(destination)],
     owner: [team.id],
     ...(destination.environments ? { environment: [...destination.environments] } : {}),
   };
+}
+
+/** Chat channels and mailboxes are read by people; HTTPS endpoints and SQS queues by programs. */
+export function destinationAudience(destination: Destination): 'people' | 'machines' {
+  switch (destination.type) {
+    case 'chatbot-slack':
+    case 'email':
+      return 'people';
+    case 'https':
+    case 'sqs':
+      return 'machines';
+  }
 }
 
 /** The same policy as CDK subscription filters (an allowlist per attribute). */

@@ -36,22 +36,33 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   if (options.kind && !(FINDING_KINDS as readonly string[]).includes(options.kind)) {
     throw new UsageError(`--kind must be one of ${FINDING_KINDS.join(', ')}`);
   }
-  if (options.status && !(FINDING_STATUSES as readonly string[]).includes(options.status)) {
-    throw new UsageError(`--status must be one of ${FINDING_STATUSES.join(', ')}`);
+  // A comma list (`new,changed,regressed`: the digests' "+N more" command) selects any of them.
+  const statuses = options.status?.split(',').map((status) => status.trim());
+  const unknownStatus = statuses?.find((status) => !(FINDING_STATUSES as readonly string[]).includes(status));
+  if (unknownStatus !== undefined) {
+    throw new UsageError(
+      `--status takes ${FINDING_STATUSES.join(', ')} or a comma list of them, not ${unknownStatus || 'an empty one'}`,
+    );
   }
+  if (statuses && statuses.length > 1 && statuses.includes('resolved'))
+    throw new UsageError(
+      '--status resolved reads the scan history: list it on its own, not with other statuses',
+    );
   const since = options.since ? parseSince(options.since, now) : undefined;
   const historyDays = since ? daysBack(since, now) : 7;
-  if (options.status === 'resolved' && historyDays > MAX_HISTORY_DAYS)
+  if (statuses?.[0] === 'resolved' && historyDays > MAX_HISTORY_DAYS)
     throw new UsageError(
       `--status resolved reads at most ${MAX_HISTORY_DAYS} days of scan history, not ${historyDays}: give a later --since, or query older history with Athena`,
     );
   const findings =
-    options.status === 'resolved'
+    statuses?.[0] === 'resolved'
       ? latestResolved(await store.recentHistory(now, historyDays))
       : await store.openFindings();
-  const { owner, workspace, kind, status } = options;
-  const selected = findings.filter((finding) =>
-    matchesFilter(finding, { owner, workspace, kind, status, since }),
+  const { owner, workspace, kind } = options;
+  const selected = findings.filter(
+    (finding) =>
+      matchesFilter(finding, { owner, workspace, kind, since }) &&
+      (!statuses || statuses.includes(finding.status)),
   );
   const corrupt = reportCorruptions(store.takeCorruptions());
   const forPeople = options.format === 'table' || options.format === 'markdown';

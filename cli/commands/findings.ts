@@ -26,7 +26,7 @@ export function registerFindings(program: Command, run: (code: number) => void):
     .option('--kind <kind>', `only this kind (${FINDING_KINDS.join(', ')})`)
     .option(
       '--status <status>',
-      `only this status (${FINDING_STATUSES.join(', ')}); resolved reads the scan history`,
+      `only this status (${FINDING_STATUSES.join(', ')}), or a comma list (new,changed,regressed); resolved reads the scan history`,
     )
     .option(
       '--since <when>',

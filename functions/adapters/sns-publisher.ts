@@ -6,23 +6,45 @@ import {
 } from '@aws-sdk/client-sns';
 import type { Digest } from '../core/notify/digest.js';
 import type { DigestPublisher } from '../core/notify/notify-owners.js';
+import { escapeJsonText } from '../core/text/sanitize.js';
 
-/** SNS allows 10 entries and 256 KiB per PublishBatch request. */
+/** SNS allows 10 entries and 256 KiB per PublishBatch request, and 256 KiB per message. */
 const MAX_BATCH_ENTRIES = 10;
 const MAX_BATCH_BYTES = 256 * 1024;
 
+/**
+ * Who a message of a digest is for, as the `audience` message attribute subscriptions filter on
+ * (infra/subscription-filters.ts, docs/notifications.md): people get the chat payload (Chatbot,
+ * through the chat relay queues) or the plain-text e-mail, picked by SNS per protocol; machines
+ * (HTTPS and SQS destinations) get the finding list.
+ */
+export type Audience = 'people' | 'machines';
+
 export interface SnsPublisherOptions {
   topicArn: string;
-  /** Attempts per digest, on top of the SDK's own retries of throttled requests. */
+  /** Attempts per message, on top of the SDK's own retries of throttled requests. */
   attempts?: number;
   /** Pause before the n-th retry: base × 2^(n-1). */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** One SNS message of a digest. */
+export interface Outgoing {
+  digest: Digest;
+  audience: Audience;
+  entry: Omit<PublishBatchRequestEntry, 'Id'>;
+}
+
 /**
- * Publishes digests to the one standard SNS topic with PublishBatch. Subscriptions (Chatbot,
- * email, HTTPS, SQS) filter on the `owner`, `severity`, `environment` and `kinds` attributes.
+ * Publishes digests to the one standard SNS topic with PublishBatch, two messages per digest:
+ * - for people, with `MessageStructure: 'json'`: `email` subscriptions get the plain-text body (and
+ *   the subject), every other protocol the `default`, the Chatbot custom notification (the chat
+ *   relay queues are SQS subscriptions, and Chatbot itself subscribes over HTTPS);
+ * - for machines: the finding list (`driftwatch.digest/v1`).
+ * Why two messages and not one per-protocol structure: docs/notifications.md. A digest counts as
+ * sent when both of its messages were accepted; a retry resends only the message that failed.
+ * Subscriptions filter on `audience`, `owner`, `severity`, `environment` and `kinds`.
  */
 export function createSnsPublisher(
   sns: SNSClient,
@@ -34,49 +56,109 @@ export function createSnsPublisher(
   const publisher = {
     requests: 0,
     async publish(digests: readonly Digest[]) {
-      const sent: string[] = [];
+      const accepted = new Set<Outgoing>();
       const failures = new Map<string, string>();
-      let remaining = [...digests];
+      const outgoing = digests.flatMap(messagesOf);
+      let remaining = outgoing;
       for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
         if (attempt > 1) await sleep(backoffMs * 2 ** (attempt - 2));
-        const retry: Digest[] = [];
+        const retry: Outgoing[] = [];
         for (const batch of batches(remaining)) {
           publisher.requests++;
           try {
             const response = await sns.send(
               new PublishBatchCommand({
                 TopicArn: options.topicArn,
-                PublishBatchRequestEntries: batch.map(toEntry),
+                PublishBatchRequestEntries: batch.map((message, index) => ({
+                  Id: `m${index}`,
+                  ...message.entry,
+                })),
               }),
             );
-            for (const entry of response.Successful ?? [])
-              if (entry.Id) sent.push(entryDigest(batch, entry.Id).digestId);
+            for (const entry of response.Successful ?? []) {
+              const message = entry.Id ? batchMessage(batch, entry.Id) : undefined;
+              if (message) accepted.add(message);
+            }
             for (const entry of response.Failed ?? []) {
-              const digest = entry.Id ? entryDigest(batch, entry.Id) : undefined;
-              if (!digest) continue;
-              failures.set(digest.digestId, `${entry.Code ?? 'Failed'}: ${entry.Message ?? ''}`.trim());
+              const message = entry.Id ? batchMessage(batch, entry.Id) : undefined;
+              if (!message) continue;
+              failures.set(
+                message.digest.digestId,
+                `${message.audience} message: ${`${entry.Code ?? 'Failed'}: ${entry.Message ?? ''}`.trim()}`,
+              );
               // Client errors (a malformed entry) will not succeed on a retry.
-              if (!entry.SenderFault) retry.push(digest);
+              if (!entry.SenderFault) retry.push(message);
             }
           } catch (error) {
-            for (const digest of batch) failures.set(digest.digestId, (error as Error).message);
+            for (const message of batch) failures.set(message.digest.digestId, (error as Error).message);
             retry.push(...batch);
           }
         }
         remaining = retry;
       }
-      const sentIds = new Set(sent);
-      const failed = [...failures.entries()]
-        .filter(([digestId]) => !sentIds.has(digestId))
-        .map(([digestId, reason]) => ({ digestId, reason }));
+      const sent: string[] = [];
+      const failed: Array<{ digestId: string; reason: string }> = [];
+      for (const digest of digests) {
+        const complete = outgoing
+          .filter((message) => message.digest === digest)
+          .every((message) => accepted.has(message));
+        if (complete) sent.push(digest.digestId);
+        else
+          failed.push({
+            digestId: digest.digestId,
+            reason: failures.get(digest.digestId) ?? 'not accepted by SNS',
+          });
+      }
       return { sent, failed };
     },
   };
   return publisher;
 }
 
-function toEntry(digest: Digest, index: number): PublishBatchRequestEntry {
+/** The messages of a digest: for people, and (unless it is an outbox digest of an older version) for machines. */
+export function messagesOf(digest: Digest): Outgoing[] {
+  const chat = JSON.stringify(digest.message);
+  const subject = digest.email?.subject ?? digest.message.metadata.summary.slice(0, 99);
+  const people: Outgoing = {
+    digest,
+    audience: 'people',
+    entry: {
+      MessageStructure: 'json',
+      // SNS requires `default`; `email` goes to e-mail subscriptions, `default` to every other protocol.
+      Message: JSON.stringify({ default: chat, ...(digest.email ? { email: digest.email.text } : {}) }),
+      Subject: subject,
+      MessageAttributes: attributesOf(digest, 'people'),
+    },
+  };
+  if (!digest.document) return [people];
+  return [
+    people,
+    {
+      digest,
+      audience: 'machines',
+      entry: {
+        Message: escapeJsonText(JSON.stringify(digest.document)),
+        Subject: subject,
+        MessageAttributes: attributesOf(digest, 'machines'),
+      },
+    },
+  ];
+}
+
+/** What each protocol receives of one digest, as SNS picks it from the messages (the demo prints these). */
+export function deliveredBodies(digest: Digest): { chat: string; email: string; machines?: string } {
+  const [people, machines] = messagesOf(digest);
+  const structure = JSON.parse(people!.entry.Message!) as { default: string; email?: string };
+  return {
+    chat: structure.default,
+    email: structure.email ?? structure.default,
+    ...(machines ? { machines: machines.entry.Message! } : {}),
+  };
+}
+
+function attributesOf(digest: Digest, audience: Audience): Record<string, MessageAttributeValue> {
   const attributes: Record<string, MessageAttributeValue> = {
+    audience: { DataType: 'String', StringValue: audience },
     owner: { DataType: 'String', StringValue: digest.attributes.owner },
     severity: { DataType: 'String', StringValue: digest.attributes.severity },
     kinds: { DataType: 'String.Array', StringValue: JSON.stringify(digest.attributes.kinds) },
@@ -89,31 +171,26 @@ function toEntry(digest: Digest, index: number): PublishBatchRequestEntry {
       StringValue: JSON.stringify(digest.attributes.environment),
     };
   }
-  return {
-    Id: `d${index}`,
-    Message: JSON.stringify(digest.message),
-    Subject: digest.message.metadata.summary.slice(0, 99),
-    MessageAttributes: attributes,
-  };
+  return attributes;
 }
 
-function entryDigest(batch: readonly Digest[], id: string): Digest {
-  return batch[Number(id.slice(1))]!;
+function batchMessage(batch: readonly Outgoing[], id: string): Outgoing | undefined {
+  return batch[Number(id.slice(1))];
 }
 
-/** Splits digests into batches within the entry and size limits (each digest is far below 256 KiB). */
-function batches(digests: readonly Digest[]): Digest[][] {
-  const result: Digest[][] = [];
-  let current: Digest[] = [];
+/** Splits messages into batches within the entry and size limits (each message is below 256 KiB). */
+function batches(messages: readonly Outgoing[]): Outgoing[][] {
+  const result: Outgoing[][] = [];
+  let current: Outgoing[] = [];
   let bytes = 0;
-  for (const digest of digests) {
-    const size = Buffer.byteLength(JSON.stringify(digest.message)) + 1024;
+  for (const message of messages) {
+    const size = Buffer.byteLength(message.entry.Message ?? '') + 1024;
     if (current.length === MAX_BATCH_ENTRIES || (current.length > 0 && bytes + size > MAX_BATCH_BYTES)) {
       result.push(current);
       current = [];
       bytes = 0;
     }
-    current.push(digest);
+    current.push(message);
     bytes += size;
   }
   if (current.length > 0) result.push(current);

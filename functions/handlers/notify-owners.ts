@@ -9,7 +9,7 @@ import { digestInput } from '../core/notify/digest.js';
 import { notifyOwners } from '../core/notify/notify-owners.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
-import { requireEnv } from './env.js';
+import { findingsStoreLocation, requireEnv } from './env.js';
 import { logErrors, validateEvent } from './middleware.js';
 
 export const notifyOwnersEvent = z.object(scanEventShape);
@@ -21,6 +21,9 @@ const objects = findingsObjectStore(s3);
 const store = createFindingsStore(objects, { readOnly: true });
 const publisher = createSnsPublisher(new SNSClient({}), { topicArn: requireEnv('TOPIC_ARN') });
 const logger = handlerLogger('notify-owners');
+// The store as the team's CLI names it, for the commands in digests: `--store s3://<findings bucket>`.
+const location = findingsStoreLocation();
+const storeOption = 'bucket' in location ? `s3://${location.bucket}` : location.dir;
 
 /** NotifyOwners stage: one digest per owner with news, from every history line the scan wrote. */
 export const handler = middy<NotifyOwnersEvent>()
@@ -29,7 +32,9 @@ export const handler = middy<NotifyOwnersEvent>()
   .handler(async (event) => {
     const { registry } = await loadRegistrySource(event.registry, s3);
     const findings = await store.scanHistory(scanRefOf(event));
-    const input = digestInput(registry, { scanId: event.scanId, now: new Date() }, findings);
+    const input = digestInput(registry, { scanId: event.scanId, now: new Date() }, findings, {
+      store: storeOption,
+    });
     const result = await notifyOwners(input, { publisher, store: objects });
     for (const failure of result.deferred) logger.warn('digest deferred to the next run', failure);
     for (const corrupt of result.quarantined) logger.warn('corrupt object quarantined', { ...corrupt });

@@ -57,7 +57,7 @@ export class OwnerSubscriptions extends Construct {
           ...common,
           protocol: sns.SubscriptionProtocol.SQS,
           endpoint: destination.queueArn,
-          // The queue gets the Chatbot-format message itself, as the demo's queues do.
+          // The queue gets the message body itself: the finding list (audience machines, docs/notifications.md).
           rawMessageDelivery: true,
           // The queue may live in another region than the stack (SNS delivers across regions).
           ...(region ? { region } : {}),

@@ -115,25 +115,29 @@ describe('notifications', () => {
     });
   });
 
-  it('generates one subscription per destination with the owner (and environment) filter of the registry', () => {
+  it('generates one subscription per destination with the audience, owner (and environment) filter of the registry', () => {
     const registry = loadRegistry(SAMPLE_REGISTRY);
     const digestTopic = { Ref: Match.stringLikeRegexp('^NotificationsDigests') };
     const expectations = [
-      { Protocol: 'email', Endpoint: 'platform-oncall@example.com', FilterPolicy: { owner: ['platform'] } },
+      {
+        Protocol: 'email',
+        Endpoint: 'platform-oncall@example.com',
+        FilterPolicy: { audience: ['people'], owner: ['platform'] },
+      },
       {
         Protocol: 'email',
         Endpoint: 'payments-oncall@example.com',
-        FilterPolicy: { owner: ['payments'], environment: ['prod'] },
+        FilterPolicy: { audience: ['people'], owner: ['payments'], environment: ['prod'] },
       },
       {
         Protocol: 'https',
         Endpoint: 'https://hooks.example.com/driftwatch',
-        FilterPolicy: { owner: ['payments'] },
+        FilterPolicy: { audience: ['machines'], owner: ['payments'] },
       },
       {
         Protocol: 'sqs',
         Endpoint: 'arn:aws:sqs:eu-west-1:222222222222:data-drift',
-        FilterPolicy: { owner: ['data'], environment: ['prod', 'staging'] },
+        FilterPolicy: { audience: ['machines'], owner: ['data'], environment: ['prod', 'staging'] },
         RawMessageDelivery: true,
         Region: 'eu-west-1',
       },
@@ -148,8 +152,11 @@ describe('notifications', () => {
     const policies = registryDestinations(registry).map(({ team, destination }) =>
       destinationFilterPolicy(team, destination),
     );
-    expect(policies).toContainEqual({ owner: ['payments'], environment: ['prod'] });
-    expect(policies).toContainEqual({ owner: ['platform'] });
+    expect(policies).toContainEqual({ audience: ['people'], owner: ['payments'], environment: ['prod'] });
+    expect(policies).toContainEqual({ audience: ['people'], owner: ['platform'] });
+    expect(policies).toContainEqual({ audience: ['machines'], owner: ['payments'] });
+    // Every destination takes exactly one of a digest's two messages.
+    for (const policy of policies) expect(policy.audience).toHaveLength(1);
   });
 
   it('sends alarms to the fallback owner’s destinations only, unfiltered', () => {
@@ -182,7 +189,8 @@ describe('notifications', () => {
     synthesized.template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'sqs',
       TopicArn: { Ref: Match.stringLikeRegexp('^NotificationsDigests') },
-      FilterPolicy: { owner: ['platform'] },
+      // The chat relay takes the message for people: SNS gives its SQS subscription the `default`, the chat payload.
+      FilterPolicy: { audience: ['people'], owner: ['platform'] },
       RawMessageDelivery: true,
     });
     synthesized.template.hasResourceProperties('AWS::Pipes::Pipe', {

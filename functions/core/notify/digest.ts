@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import { appendTo } from '../collections.js';
 import { changeSummary, openDays, resourceLabel } from '../findings/describe.js';
+import { shortId, shortIdLength } from '../findings/finding-ids.js';
 import type { Finding, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
 import type { NotificationSettings, Registry } from '../registry/model.js';
 import { chatCode, chatText, escapeForChat, limitText } from '../text/sanitize.js';
+import { type Advice, adviceFor } from './advice.js';
+import { type DigestDocument, digestDocument } from './digest-document.js';
+import { type DigestEmail, digestEmail } from './digest-email.js';
 
 /**
  * One digest per owner per scan (DESIGN.md principle 8), as an AWS Chatbot (Amazon Q Developer in
@@ -45,7 +49,12 @@ export interface Digest {
   owner: string;
   /** `<scanId>.<owner>`: a digest is sent at most once per scan and owner. */
   digestId: string;
+  /** For chat (AWS Chatbot custom notification). */
   message: ChatbotNotification;
+  /** For e-mail: a subject and a plain-text body. Absent in outbox digests of older versions. */
+  email?: DigestEmail;
+  /** For HTTPS and SQS consumers: the finding list (docs/notifications.md). Absent in older outbox digests. */
+  document?: DigestDocument;
   attributes: DigestAttributes;
   counts: {
     new: number;
@@ -64,13 +73,23 @@ export interface DigestInput {
   findings: readonly Finding[];
   fallbackOwner: string;
   settings: NotificationSettings;
+  /**
+   * The findings store as the team's CLI names it (`s3://<findings bucket>` deployed): the commands
+   * in a digest carry it as `--store`, so they work as printed. Unset: commands without `--store`.
+   */
+  store?: string | undefined;
+  /** AWS region of each workspace (its backend's), for the CloudTrail lookups in advice. */
+  regions?: Readonly<Record<string, string>>;
+  /** A link to each owner's report (by owner id): one more next step in every body when present. */
+  reportUrls?: Readonly<Record<string, string>>;
 }
 
 /** The digest input of a scan: its findings, with the registry's fallback owner and notification settings. */
 export function digestInput(
-  registry: Pick<Registry, 'owners' | 'notifications'>,
+  registry: Pick<Registry, 'owners' | 'notifications'> & Partial<Pick<Registry, 'workspaces'>>,
   scan: { scanId: string; now: Date },
   findings: readonly Finding[],
+  options: { store?: string | undefined; reportUrls?: Readonly<Record<string, string>> } = {},
 ): DigestInput {
   return {
     scanId: scan.scanId,
@@ -78,7 +97,74 @@ export function digestInput(
     findings,
     fallbackOwner: registry.owners.fallback,
     settings: registry.notifications,
+    store: options.store,
+    regions: Object.fromEntries(
+      (registry.workspaces ?? []).map((workspace) => [workspace.id, workspace.backend.region]),
+    ),
+    ...(options.reportUrls ? { reportUrls: options.reportUrls } : {}),
   };
+}
+
+/**
+ * One finding as every body of a digest lists it: the facts, the rule's advice and the commands
+ * to go further. Plain data: each body escapes it for its reader.
+ */
+export interface DigestItem {
+  id: string;
+  /** The id as `driftwatch findings` shows it (12 characters, more when ids of the scan collide). */
+  shortId: string;
+  /** Why it is in the digest: new, changed, regressed, or a reminder of an ongoing one. */
+  section: 'new' | 'changed' | 'regressed' | 'reminder';
+  severity: Severity;
+  kind: Finding['kind'];
+  ruleId: string;
+  title: string;
+  /** The resource as tables show it: a Terraform address, s3://bucket/key, Kind/namespace/name. */
+  resource: string;
+  workspace: string;
+  environment?: string;
+  /** What changed, short (values are redacted in findings already). */
+  what: string;
+  openDays: number;
+  advice: Advice;
+  /** `driftwatch findings show <id>`, and `driftwatch remediate <id>` where there is a revert or adopt. */
+  commands: string[];
+}
+
+/** What every body is rendered from. */
+export interface DigestContent {
+  owner: string;
+  scanId: string;
+  digestId: string;
+  severity: Severity;
+  /** Counts by section; `notListed` by the digest's item limit (a body may list fewer still). */
+  counts: Digest['counts'];
+  /** Reported findings, most severe first within each section, at most `maxFindingsPerDigest`. */
+  items: DigestItem[];
+  resolved: Array<Pick<DigestItem, 'id' | 'shortId' | 'resource' | 'workspace'>>;
+  /** Lists everything reported, for the "+N more" line: runs as printed. */
+  moreCommand: string;
+  /** How many findings `moreCommand` lists, when it lists exactly the reported ones. */
+  moreCommandExact: boolean;
+  reportUrl?: string;
+}
+
+/** Kinds `driftwatch remediate` prepares a revert or adopt for (Terraform and cluster drift). */
+const REMEDIABLE_KINDS: ReadonlySet<Finding['kind']> = new Set([
+  'terraform-drift',
+  'pending-change',
+  'cluster-drift',
+]);
+
+/** A command line: words that need no quoting as they are, the others in single quotes. */
+export function shellCommand(words: readonly string[]): string {
+  return words
+    .map((word) => (/^[\w./:=@+,%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
+}
+
+function storeWords(store: string | undefined): string[] {
+  return store ? ['--store', store] : [];
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -102,6 +188,11 @@ export const DIGEST_LIMITS = {
   /** One piece of data inside a line: an address, a workspace, what changed. */
   label: 200,
   what: 160,
+  /** An item's advice paragraph, and each command after it (a command cut short would not run: see the e-mail or the finding). */
+  advice: 400,
+  command: 300,
+  /** A presigned report link is long; cut, it would not open. */
+  reportUrl: 2000,
 } as const;
 const SEVERITY_ICONS: Record<Severity, string> = {
   critical: ':red_circle:',
@@ -112,6 +203,7 @@ const SEVERITY_ICONS: Record<Severity, string> = {
 };
 
 export function buildDigests(input: DigestInput): Digest[] {
+  const idLength = shortIdLength(input.findings.map((finding) => finding.id));
   const byOwner = new Map<string, Finding[]>();
   for (const finding of input.findings) {
     const owner = finding.owner ?? input.fallbackOwner;
@@ -119,7 +211,7 @@ export function buildDigests(input: DigestInput): Digest[] {
   }
   const digests: Digest[] = [];
   for (const [owner, findings] of [...byOwner.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    const digest = buildDigest(owner, findings, input);
+    const digest = buildDigest(owner, findings, input, idLength);
     if (digest) digests.push(digest);
   }
   return digests;
@@ -133,7 +225,12 @@ export function isReminderDue(finding: Finding, now: Date, remindEveryMs: number
   return days >= periodDays && days % periodDays === 0;
 }
 
-function buildDigest(owner: string, findings: readonly Finding[], input: DigestInput): Digest | undefined {
+function buildDigest(
+  owner: string,
+  findings: readonly Finding[],
+  input: DigestInput,
+  idLength: number,
+): Digest | undefined {
   const bySeverity = (a: Finding, b: Finding) => severityRank(a.severity) - severityRank(b.severity);
   const pick = (status: Finding['status']) =>
     findings.filter((finding) => finding.status === status).sort(bySeverity);
@@ -153,23 +250,57 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
     (worst, finding) => maxSeverity(worst, finding.severity),
     'info',
   );
-  const listed = { remaining: input.settings.maxFindingsPerDigest, notListed: 0 };
-  const sections = [
-    section('New', fresh, listed, input.now),
-    section('Changed', changed, listed, input.now),
-    section('Regressed (resolved before, back now)', regressed, listed, input.now),
-    section(
-      `Still open (reminder every ${Math.round(input.settings.remindEveryMs / DAY_MS)}d)`,
-      reminders,
-      listed,
-      input.now,
-    ),
-    resolvedSummary(resolved),
-  ].filter((text) => text !== '');
-  const more = `+${listed.notListed} more — ${chatCode(`driftwatch findings --owner ${owner}`)}`;
-  const description = boundDescription(sections, listed.notListed > 0 ? more : undefined, owner);
+  const item = (finding: Finding, section: DigestItem['section']) =>
+    digestItem(finding, section, input, idLength);
+  const sectioned: DigestItem[] = [
+    ...fresh.map((finding) => item(finding, 'new')),
+    ...changed.map((finding) => item(finding, 'changed')),
+    ...regressed.map((finding) => item(finding, 'regressed')),
+    ...reminders.map((finding) => item(finding, 'reminder')),
+  ];
+  const items = sectioned.slice(0, input.settings.maxFindingsPerDigest);
+  const notListed = sectioned.length - items.length;
+  // Right after the scan the store's open findings of the owner with these statuses are exactly the
+  // news; reminders are `ongoing` like every other open finding, so with reminders the command
+  // lists all open findings of the owner (the reported ones among them).
+  const exact = reminders.length === 0;
+  const moreCommand = shellCommand([
+    'driftwatch',
+    'findings',
+    ...storeWords(input.store),
+    '--owner',
+    owner,
+    ...(exact ? ['--status', 'new,changed,regressed'] : []),
+  ]);
+  const counts = {
+    new: fresh.length,
+    changed: changed.length,
+    regressed: regressed.length,
+    resolved: resolved.length,
+    reminders: reminders.length,
+    notListed,
+  };
+  const reportUrl = input.reportUrls?.[owner];
+  const content: DigestContent = {
+    owner,
+    scanId: input.scanId,
+    digestId,
+    severity,
+    counts,
+    items,
+    resolved: resolved.map((finding) => ({
+      id: finding.id,
+      shortId: shortId(finding.id, idLength),
+      resource: resourceLabel(finding),
+      workspace: finding.workspace,
+    })),
+    moreCommand,
+    moreCommandExact: exact,
+    ...(reportUrl ? { reportUrl } : {}),
+  };
 
-  const counts = [
+  const description = chatDescription(content, input.settings.remindEveryMs);
+  const countsText = [
     fresh.length && `${fresh.length} new`,
     changed.length && `${changed.length} changed`,
     regressed.length && `${regressed.length} regressed`,
@@ -178,7 +309,7 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
   ].filter(Boolean);
   // The owner is data (registry ids are checked, but this is the last place before chat).
   const summary = limitText(
-    escapeForChat(`driftwatch for ${owner}: ${counts.join(', ')}`),
+    escapeForChat(`driftwatch for ${owner}: ${countsText.join(', ')}`),
     DIGEST_LIMITS.summary,
   );
   const workspaces = [...new Set(findings.map((finding) => finding.workspace))].sort();
@@ -202,7 +333,7 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
           DIGEST_LIMITS.title,
         ),
         description,
-        nextSteps: nextSteps(reported, resolved),
+        nextSteps: nextSteps(reported, resolved, content),
         keywords: [...new Set([severity, ...kinds, ...workspaces])]
           .slice(0, DIGEST_LIMITS.keywords)
           .map((keyword) => chatText(keyword, DIGEST_LIMITS.keyword)),
@@ -222,44 +353,101 @@ function buildDigest(owner: string, findings: readonly Finding[], input: DigestI
         },
       },
     },
+    email: digestEmail(content, input.settings.remindEveryMs),
+    document: digestDocument(content),
     attributes: { owner, severity, environment: environments, kinds, digestId },
-    counts: {
-      new: fresh.length,
-      changed: changed.length,
-      regressed: regressed.length,
-      resolved: resolved.length,
-      reminders: reminders.length,
-      notListed: listed.notListed,
-    },
+    counts,
   };
 }
 
-function section(
-  heading: string,
-  findings: readonly Finding[],
-  listed: { remaining: number; notListed: number },
-  now: Date,
-): string {
-  if (findings.length === 0) return '';
-  const lines: string[] = [];
-  for (const finding of findings) {
-    if (listed.remaining <= 0) {
-      listed.notListed++;
-      continue;
-    }
-    listed.remaining--;
-    lines.push(findingLine(finding, now));
-  }
-  return [`*${heading}* (${findings.length})`, ...lines].join('\n');
+function digestItem(
+  finding: Finding,
+  section: DigestItem['section'],
+  input: DigestInput,
+  idLength: number,
+): DigestItem {
+  const id = shortId(finding.id, idLength);
+  const store = storeWords(input.store);
+  return {
+    id: finding.id,
+    shortId: id,
+    section,
+    severity: finding.severity,
+    kind: finding.kind,
+    ruleId: finding.ruleId,
+    title: finding.title,
+    resource: resourceLabel(finding),
+    workspace: finding.workspace,
+    ...(finding.environment ? { environment: finding.environment } : {}),
+    what: changeSummary(finding, 2, 40),
+    openDays: Math.max(0, openDays(finding.firstSeenAt, input.now)),
+    advice: adviceFor(finding, { region: input.regions?.[finding.workspace] }),
+    commands: [
+      shellCommand(['driftwatch', 'findings', 'show', id, ...store]),
+      ...(REMEDIABLE_KINDS.has(finding.kind)
+        ? [shellCommand(['driftwatch', 'remediate', id, ...store])]
+        : []),
+    ],
+  };
 }
 
-/** Our markup (bullet, icon, code span, italics) around data escaped piece by piece. */
-function findingLine(finding: Finding, now: Date): string {
-  const where = finding.environment ? `${finding.workspace} (${finding.environment})` : finding.workspace;
-  const age = openDays(finding.firstSeenAt, now);
-  const open = age > 0 ? `, open ${age}d` : '';
-  const what = chatText(changeSummary(finding, 2, 40), DIGEST_LIMITS.what);
-  return `• ${SEVERITY_ICONS[finding.severity]} ${label(finding)} in ${chatText(where, DIGEST_LIMITS.label)}: ${what} — _${escapeForChat(finding.ruleId)}${open}_`;
+export const SECTION_HEADINGS: Readonly<Record<DigestItem['section'], string>> = {
+  new: 'New',
+  changed: 'Changed',
+  regressed: 'Regressed (resolved before, back now)',
+  reminder: 'Still open',
+};
+
+/**
+ * The chat description: per section a heading and per item two lines (the finding; its advice and
+ * commands), whole items while they fit the limit, then "+N more" with a command that lists them.
+ * Our markup (bullet, icon, code span, italics) goes around data escaped piece by piece.
+ */
+function chatDescription(content: DigestContent, remindEveryMs: number): string {
+  const more = (count: number) => `+${count} more — ${chatCode(content.moreCommand)}`;
+  const resolved = resolvedSummary(content);
+  // Room for the longest "+N more" line and the resolved summary, which always show.
+  const reserve = more(content.counts.notListed + content.items.length).length + resolved.length + 8;
+  const blocks: string[] = [];
+  let length = 0;
+  let shown = 0;
+  let heading: DigestItem['section'] | undefined;
+  for (const item of content.items) {
+    const lines = [chatItem(item)];
+    if (item.section !== heading) {
+      heading = item.section;
+      const total = content.counts[item.section === 'reminder' ? 'reminders' : item.section];
+      const label =
+        item.section === 'reminder'
+          ? `${SECTION_HEADINGS.reminder} (reminder every ${Math.round(remindEveryMs / DAY_MS)}d)`
+          : SECTION_HEADINGS[item.section];
+      lines.unshift(`${blocks.length ? '\n' : ''}*${label}* (${total})`);
+    }
+    const block = lines.join('\n');
+    if (length + block.length + 1 + reserve > DIGEST_LIMITS.description) break;
+    blocks.push(block);
+    length += block.length + 1;
+    shown++;
+  }
+  const notShown = content.counts.notListed + content.items.length - shown;
+  const text = [blocks.join('\n'), notShown > 0 ? more(notShown) : '', resolved]
+    .filter((part) => part !== '')
+    .join('\n\n');
+  // Each piece of data has its own budget; the cut is a last guard.
+  return limitText(text, DIGEST_LIMITS.description);
+}
+
+function chatItem(item: DigestItem): string {
+  const where = item.environment ? `${item.workspace} (${item.environment})` : item.workspace;
+  const open = item.openDays > 0 ? `, open ${item.openDays}d` : '';
+  const what = chatText(item.what, DIGEST_LIMITS.what);
+  const commands = [...item.advice.commands, ...item.commands]
+    .map((command) => chatCode(command, DIGEST_LIMITS.command))
+    .join(' · ');
+  return [
+    `• ${SEVERITY_ICONS[item.severity]} ${chatCode(item.resource, DIGEST_LIMITS.label)} in ${chatText(where, DIGEST_LIMITS.label)}: ${what} — _${escapeForChat(item.ruleId)}${open}_ · id ${chatCode(item.shortId)}`,
+    `    ↳ ${chatText(item.advice.text, DIGEST_LIMITS.advice)}${commands ? ` ${commands}` : ''}`,
+  ].join('\n');
 }
 
 /** A finding's resource as inline code: escaped, and short enough to leave room for the rest of its line. */
@@ -267,36 +455,30 @@ function label(finding: Finding): string {
   return chatCode(resourceLabel(finding), DIGEST_LIMITS.label);
 }
 
-function resolvedSummary(resolved: readonly Finding[]): string {
+function resolvedSummary(content: DigestContent): string {
+  const { resolved } = content;
   if (resolved.length === 0) return '';
   const names = resolved
     .slice(0, 5)
-    .map((finding) => `${label(finding)} (${chatText(finding.workspace, DIGEST_LIMITS.label)})`);
+    .map(
+      (entry) =>
+        `${chatCode(entry.resource, DIGEST_LIMITS.label)} (${chatText(entry.workspace, DIGEST_LIMITS.label)})`,
+    );
   const rest = resolved.length > 5 ? ` and ${resolved.length - 5} more` : '';
   return `*Resolved* (${resolved.length}): ${names.join(', ')}${rest}`;
-}
-
-/** Keeps whole lines while the description fits, then says how many findings were left out. */
-function boundDescription(sections: string[], more: string | undefined, owner: string): string {
-  const text = [...sections, more].filter(isString).join('\n\n');
-  if (text.length <= DIGEST_LIMITS.description) return text;
-  const tail = `\n\n… — ${chatCode(`driftwatch findings --owner ${owner}`)}`;
-  const lines = text.split('\n');
-  let kept = '';
-  for (const line of lines) {
-    if (kept.length + line.length + 1 + tail.length > DIGEST_LIMITS.description) break;
-    kept += `${kept ? '\n' : ''}${line}`;
-  }
-  // Lines are short (each piece of data has its own budget); the cut is a last guard.
-  return limitText(`${kept}${tail}`, DIGEST_LIMITS.description);
 }
 
 /**
  * Reviewed paths only: revert through the pipeline or adopt in configuration (drift, per workspace),
  * recreate or remove (deletions), and for other checks their own remediation (unlock after checking
- * the holder is gone, fix the backend...). Most severe first, at most five.
+ * the holder is gone, fix the backend...). The owner's report first when there is one; most severe
+ * first, at most five.
  */
-function nextSteps(reported: readonly Finding[], resolved: readonly Finding[]): string[] {
+function nextSteps(
+  reported: readonly Finding[],
+  resolved: readonly Finding[],
+  content: DigestContent,
+): string[] {
   const groups = new Map<string, { build: (names: string[]) => string; names: Set<string> }>();
   for (const finding of reported) {
     const name = label(finding);
@@ -322,12 +504,24 @@ function nextSteps(reported: readonly Finding[], resolved: readonly Finding[]): 
     group.names.add(name);
     groups.set(key, group);
   }
-  const steps = [...groups.values()]
-    .slice(0, DIGEST_LIMITS.nextSteps)
-    .map((group) => limitText(group.build([...group.names]), DIGEST_LIMITS.nextStep));
-  if (steps.length === 0 && resolved.length > 0)
+  const report = content.reportUrl ? [`Report: ${reportLink(content.reportUrl)}`] : [];
+  const steps = [
+    ...report,
+    ...[...groups.values()]
+      .slice(0, DIGEST_LIMITS.nextSteps - report.length)
+      .map((group) => limitText(group.build([...group.names]), DIGEST_LIMITS.nextStep)),
+  ];
+  if (steps.length === report.length && resolved.length > 0)
     steps.push('Nothing to do: these findings were fixed since the last scan.');
   return steps;
+}
+
+/**
+ * The report link as a chat client shows it: escaped like data (a presigned URL holds `&`), and
+ * bare, so the client links it showing its own target.
+ */
+function reportLink(url: string): string {
+  return limitText(escapeForChat(url), DIGEST_LIMITS.reportUrl, '');
 }
 
 /** Chat threads per owner and workspace; a digest spanning workspaces threads on their set. */

@@ -8,8 +8,7 @@ import {
   STORE_SCOPE,
 } from '../findings/quarantine.js';
 import { STORED } from '../findings/stored-schemas.js';
-import type { NotificationSettings } from '../registry/model.js';
-import { buildDigests, type Digest } from './digest.js';
+import { buildDigests, type Digest, type DigestInput } from './digest.js';
 
 /** Publishes digests; reports per digest which were accepted, after the publisher's own retries. */
 export interface DigestPublisher {
@@ -60,13 +59,7 @@ type ClaimOutcome = { claimed: true; etag: string } | { claimed: false; state: '
  * expired; subscribers can deduplicate on the `digestId` message attribute.)
  */
 export async function notifyOwners(
-  input: {
-    scanId: string;
-    now: Date;
-    findings: readonly Finding[];
-    fallbackOwner: string;
-    settings: NotificationSettings;
-  },
+  input: DigestInput,
   ports: { publisher: DigestPublisher; store: ObjectStore },
 ): Promise<NotifyResult> {
   const { store } = ports;
@@ -156,6 +149,8 @@ export async function notifyOwners(
 
   const digests = buildDigests({
     ...input,
+    // The commands in a digest name the store this run reads, unless the caller named it.
+    store: input.store ?? storeArgument(store.location),
     findings: [...input.findings, ...storeFindings(result, input, store)],
   });
   const pending: Array<{ digest: Digest; etag: string }> = [];
@@ -193,4 +188,9 @@ function storeFindings(
       lastSeenAt: at,
     };
   });
+}
+
+/** A store's location as `--store` takes it: `s3://bucket` (no trailing slash) or the directory. */
+export function storeArgument(location: string): string {
+  return location.startsWith('s3://') ? location.replace(/\/+$/, '') : location;
 }

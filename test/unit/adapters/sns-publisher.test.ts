@@ -1,83 +1,124 @@
-import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
+import { PublishBatchCommand, type PublishBatchRequestEntry, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createSnsPublisher } from '../../../functions/adapters/sns-publisher.js';
-import type { Digest } from '../../../functions/core/notify/digest.js';
+import { createSnsPublisher, deliveredBodies } from '../../../functions/adapters/sns-publisher.js';
+import { buildDigests, type Digest } from '../../../functions/core/notify/digest.js';
+import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../functions/core/registry/model.js';
+import { storedFinding } from '../../helpers/findings.js';
 
 const sns = mockClient(SNSClient);
 beforeEach(() => sns.reset());
 
-function digest(owner: string, environment: string[] = ['prod']): Digest {
-  return {
-    owner,
-    digestId: `scan-1.${owner}`,
-    message: { metadata: { summary: `driftwatch for ${owner}: 1 new` } } as Digest['message'],
-    attributes: {
-      owner,
-      severity: 'high',
-      environment,
-      kinds: ['terraform-drift'],
-      digestId: `scan-1.${owner}`,
-    },
-    counts: { new: 1, changed: 0, regressed: 0, resolved: 0, reminders: 0, notListed: 0 },
-  };
+/** A real digest of one new finding for `owner` (environment prod unless told; null: none). */
+function digest(owner: string, environment: string | null = 'prod'): Digest {
+  const [built] = buildDigests({
+    scanId: 'scan-1',
+    now: new Date('2026-11-29T03:00:00Z'),
+    findings: [storedFinding({ owner, severity: 'high', environment: environment ?? undefined })],
+    fallbackOwner: 'platform',
+    settings: DEFAULT_NOTIFICATION_SETTINGS,
+    store: 's3://findings-bucket',
+  });
+  return built!;
 }
 const publisher = () =>
   createSnsPublisher(new SNSClient({ region: 'eu-west-1' }), {
     topicArn: 'arn:aws:sns:eu-west-1:111111111111:driftwatch',
     sleep: async () => {},
   });
+const entriesOf = (call: number): PublishBatchRequestEntry[] =>
+  sns.commandCalls(PublishBatchCommand)[call]!.args[0].input.PublishBatchRequestEntries!;
+const acceptAll = (input: { PublishBatchRequestEntries: Array<{ Id: string }> }) => ({
+  Successful: input.PublishBatchRequestEntries.map((entry) => ({ Id: entry.Id })),
+});
 
 describe('SNS digest publisher', () => {
-  it('publishes in batches of ten with the attributes subscriptions filter on', async () => {
-    sns.on(PublishBatchCommand).callsFake((input: { PublishBatchRequestEntries: Array<{ Id: string }> }) => ({
-      Successful: input.PublishBatchRequestEntries.map((entry) => ({ Id: entry.Id })),
-    }));
+  it('publishes two messages per digest in batches of ten, with the attributes subscriptions filter on', async () => {
+    sns.on(PublishBatchCommand).callsFake(acceptAll);
     const owners = Array.from({ length: 12 }, (_, index) => `team-${index}`);
     const sns_ = publisher();
     const result = await sns_.publish(owners.map((owner) => digest(owner)));
-    expect(result.sent).toHaveLength(12);
-    expect(sns_.requests).toBe(2);
-    expect(sns).toHaveReceivedNthCommandWith(PublishBatchCommand, 1, {
-      TopicArn: 'arn:aws:sns:eu-west-1:111111111111:driftwatch',
-      PublishBatchRequestEntries: expect.arrayContaining([
-        expect.objectContaining({
-          MessageAttributes: {
-            owner: { DataType: 'String', StringValue: 'team-0' },
-            severity: { DataType: 'String', StringValue: 'high' },
-            kinds: { DataType: 'String.Array', StringValue: '["terraform-drift"]' },
-            environment: { DataType: 'String.Array', StringValue: '["prod"]' },
-            digestId: { DataType: 'String', StringValue: 'scan-1.team-0' },
-          },
-        }),
-      ]),
+    expect(result).toEqual({ sent: owners.map((owner) => `scan-1.${owner}`), failed: [] });
+    expect(sns_.requests).toBe(3);
+    const [people, machines] = entriesOf(0);
+    const attributes = {
+      owner: { DataType: 'String', StringValue: 'team-0' },
+      severity: { DataType: 'String', StringValue: 'high' },
+      kinds: { DataType: 'String.Array', StringValue: '["terraform-drift"]' },
+      environment: { DataType: 'String.Array', StringValue: '["prod"]' },
+      digestId: { DataType: 'String', StringValue: 'scan-1.team-0' },
+    };
+    expect(people!.MessageAttributes).toEqual({
+      ...attributes,
+      audience: { DataType: 'String', StringValue: 'people' },
     });
+    expect(machines!.MessageAttributes).toEqual({
+      ...attributes,
+      audience: { DataType: 'String', StringValue: 'machines' },
+    });
+    expect(people!.Subject).toBe('driftwatch for team-0: 1 new');
   });
 
-  it('retries failed entries and throttled requests, then reports what still failed', async () => {
+  it('gives people a structure per protocol (e-mail text, chat payload by default) and machines the finding list', async () => {
+    sns.on(PublishBatchCommand).callsFake(acceptAll);
+    const built = digest('payments');
+    await publisher().publish([built]);
+    const [people, machines] = entriesOf(0);
+    expect(people!.MessageStructure).toBe('json');
+    const structure = JSON.parse(people!.Message!) as Record<string, string>;
+    // SNS requires `default`; the chat relay queues (SQS) and Chatbot (HTTPS) take it.
+    expect(Object.keys(structure).sort()).toEqual(['default', 'email']);
+    expect(JSON.parse(structure.default!)).toEqual(built.message);
+    expect(structure.email).toBe(built.email!.text);
+    expect(machines!.MessageStructure).toBeUndefined();
+    expect(JSON.parse(machines!.Message!)).toEqual(built.document);
+    expect(deliveredBodies(built)).toEqual({
+      chat: structure.default,
+      email: structure.email,
+      machines: machines!.Message,
+    });
+    for (const entry of [people!, machines!])
+      expect(Buffer.byteLength(entry.Message!)).toBeLessThan(256 * 1024);
+  });
+
+  it('retries only the message that failed, and reports a digest sent only when both of its messages were', async () => {
     sns
       .on(PublishBatchCommand)
       .rejectsOnce(new Error('Throttling'))
       .resolvesOnce({
-        Successful: [{ Id: 'd0' }],
-        Failed: [{ Id: 'd1', Code: 'InternalError', SenderFault: false }],
+        Successful: [{ Id: 'm0' }, { Id: 'm1' }, { Id: 'm2' }],
+        Failed: [{ Id: 'm3', Code: 'InternalError', SenderFault: false }],
       })
-      .resolves({ Failed: [{ Id: 'd0', Code: 'InternalError', SenderFault: false }] });
+      .resolves({ Failed: [{ Id: 'm0', Code: 'InternalError', SenderFault: false }] });
     const result = await publisher().publish([digest('a'), digest('b')]);
     expect(result.sent).toEqual(['scan-1.a']);
-    expect(result.failed).toEqual([{ digestId: 'scan-1.b', reason: 'InternalError:' }]);
+    expect(result.failed).toEqual([{ digestId: 'scan-1.b', reason: 'machines message: InternalError:' }]);
     expect(sns).toHaveReceivedCommandTimes(PublishBatchCommand, 3);
+    // The third request resends b's message for machines alone: b's chat and e-mail went out once.
+    expect(entriesOf(2).map((entry) => entry.MessageAttributes?.audience?.StringValue)).toEqual(['machines']);
+    expect(entriesOf(2)[0]!.MessageAttributes?.owner?.StringValue).toBe('b');
   });
 
-  it('does not retry an entry SNS rejected as malformed, and leaves out an empty environment list', async () => {
-    sns
-      .on(PublishBatchCommand)
-      .resolves({ Failed: [{ Id: 'd0', Code: 'InvalidParameter', SenderFault: true, Message: 'bad' }] });
-    const result = await publisher().publish([digest('a', [])]);
-    expect(result.failed).toEqual([{ digestId: 'scan-1.a', reason: 'InvalidParameter: bad' }]);
+  it('does not retry a message SNS rejected as malformed, and leaves out an empty environment list', async () => {
+    sns.on(PublishBatchCommand).resolves({
+      Successful: [{ Id: 'm1' }],
+      Failed: [{ Id: 'm0', Code: 'InvalidParameter', SenderFault: true, Message: 'bad' }],
+    });
+    const result = await publisher().publish([digest('a', null)]);
+    expect(result.failed).toEqual([
+      { digestId: 'scan-1.a', reason: 'people message: InvalidParameter: bad' },
+    ]);
     expect(sns).toHaveReceivedCommandTimes(PublishBatchCommand, 1);
-    const entry = sns.commandCalls(PublishBatchCommand)[0]!.args[0].input.PublishBatchRequestEntries![0]!;
-    expect(entry.MessageAttributes?.environment).toBeUndefined();
+    expect(entriesOf(0)[0]!.MessageAttributes?.environment).toBeUndefined();
+  });
+
+  it('publishes an outbox digest of an older version (chat payload only) as one message for people', async () => {
+    sns.on(PublishBatchCommand).callsFake(acceptAll);
+    const { email: _email, document: _document, ...older } = digest('a');
+    const result = await publisher().publish([older]);
+    expect(result.sent).toEqual(['scan-1.a']);
+    expect(entriesOf(0)).toHaveLength(1);
+    expect(JSON.parse(entriesOf(0)[0]!.Message!)).toEqual({ default: JSON.stringify(older.message) });
   });
 });

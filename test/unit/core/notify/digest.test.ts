@@ -95,20 +95,32 @@ describe('owner digests', () => {
     const many = Array.from({ length: 40 }, () => finding({ owner: 'payments' }));
     const [digest] = digests(many, { ...DEFAULT_NOTIFICATION_SETTINGS, maxFindingsPerDigest: 10 });
     expect(digest!.counts).toMatchObject({ new: 40, notListed: 30 });
-    expect(digest!.message.content.description).toContain(
-      '+30 more — `driftwatch findings --owner payments`',
+    // Chat lists whole items while they fit (fewer than ten here) and counts the rest into "+N more".
+    const description = digest!.message.content.description;
+    const shown = description.split('\n').filter((line) => line.startsWith('• ')).length;
+    expect(shown).toBeGreaterThan(0);
+    expect(description).toContain(
+      `+${40 - shown} more — \`driftwatch findings --owner payments --status new,changed,regressed\``,
     );
     expect(digest!.message.content.description.length).toBeLessThanOrEqual(3500);
     expect(Buffer.byteLength(JSON.stringify(digest!.message))).toBeLessThan(256 * 1024);
   });
 
-  it('cuts an over-long description at a line and points at the CLI', () => {
+  it('keeps an over-long description to whole items and counts the others into "+N more"', () => {
     const long = Array.from({ length: 40 }, () =>
       finding({ owner: 'payments', title: 'x'.repeat(400), drift: undefined }),
     );
     const [digest] = digests(long, { ...DEFAULT_NOTIFICATION_SETTINGS, maxFindingsPerDigest: 40 });
-    expect(digest!.message.content.description.length).toBeLessThanOrEqual(3500);
-    expect(digest!.message.content.description).toMatch(/… — `driftwatch findings --owner payments`$/);
+    const description = digest!.message.content.description;
+    expect(description.length).toBeLessThanOrEqual(3000);
+    const items = description.split('\n').filter((line) => line.startsWith('• '));
+    const advice = description.split('\n').filter((line) => line.startsWith('    ↳ '));
+    expect(advice).toHaveLength(items.length);
+    expect(description).toMatch(
+      new RegExp(
+        `\\+${40 - items.length} more — \`driftwatch findings --owner payments --status new,changed,regressed\`$`,
+      ),
+    );
   });
 
   it('reminds of findings open a whole number of periods, on that day only', () => {
