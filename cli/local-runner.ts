@@ -18,6 +18,7 @@ import {
 } from '../functions/core/notify/notify-owners.js';
 import type { SensitiveHasher } from '../functions/core/redaction/secrets.js';
 import type { WorkspaceConfig } from '../functions/core/registry/model.js';
+import { type NightlyReports, writeNightlyReports } from '../functions/core/report/nightly-reports.js';
 import { mapConcurrently } from '../functions/core/scan/map-concurrently.js';
 import type { ScanPorts } from '../functions/core/scan/ports.js';
 import { scanAndRecordWorkspace } from '../functions/core/scan/scan-and-record.js';
@@ -72,6 +73,7 @@ export interface LocalScanResult {
   outcomes: WorkspaceOutcome[];
   checks: ScopeCheckOutcome[];
   notified?: NotifyResult;
+  reports?: NightlyReports;
 }
 
 /** What the stages hand each other. */
@@ -82,6 +84,8 @@ interface ScanState {
   summary?: ScanSummary;
   summaryKey?: string;
   notified?: NotifyResult;
+  /** Written by WriteReports (undefined when it failed). */
+  reports?: NightlyReports;
   /** Set by ObserveLocks: when ConfirmLocks may take its second look. */
   lockWindow?: LockWindow;
 }
@@ -215,6 +219,15 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
       );
       state.summaryKey = await store.writeSummary({ scanId, startedAt }, state.summary);
     },
+    WriteReports: async () => {
+      // As deployed: a report that cannot be written costs the scan nothing but the report.
+      try {
+        state.reports = await writeNightlyReports(options.store, scanId);
+        for (const failure of state.reports.failed) logger.warn('owner report not written', failure);
+      } catch (error) {
+        logger.warn('reports not written', { reason: (error as Error).message });
+      }
+    },
     NotifyOwners: async () => {
       const findings = [...state.outcomes, ...state.checks].flatMap((outcome) => outcome.findings);
       const input = digestInput(registry, { scanId, now: now() }, findings);
@@ -253,6 +266,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     outcomes: state.outcomes,
     checks: state.checks,
     notified: state.notified,
+    ...(state.reports ? { reports: state.reports } : {}),
   };
 }
 

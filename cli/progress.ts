@@ -45,6 +45,7 @@ const PIPELINE_LABELS: Record<PipelineStage, string> = {
   ScanCluster: 'scanning clusters',
   ConfirmLocks: 'confirming state locks',
   RecordFindings: 'recording findings',
+  WriteReports: 'writing reports',
   NotifyOwners: 'notifying owners',
 };
 

@@ -29,6 +29,7 @@ import { FindingsApi } from './constructs/findings-api.js';
 import { FindingsStorage } from './constructs/findings-storage.js';
 import { NotificationTopics } from './constructs/notification-topics.js';
 import { OperationalAlarms } from './constructs/operational-alarms.js';
+import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { OwnerSubscriptions } from './constructs/owner-subscriptions.js';
 import { ProviderMirror } from './constructs/provider-mirror.js';
 import { ScanMetricsAlarms } from './constructs/scan-metrics-alarms.js';
@@ -125,6 +126,13 @@ const FUNCTIONS: Record<
     description: 'RecordFindings: the scan summary and the heartbeat metric',
     memoryMiB: 1024,
     timeout: Duration.minutes(5),
+  },
+  // Renders every owner's report from one read of the findings; 10,000 findings take a few seconds.
+  'write-reports': {
+    description: 'WriteReports: HTML reports of the scan, for everybody and per owner',
+    memoryMiB: 1024,
+    timeout: Duration.minutes(5),
+    readsRegistry: false,
   },
   'notify-owners': {
     description: 'NotifyOwners: one digest per owner with news',
@@ -324,6 +332,7 @@ export class DriftwatchStack extends Stack {
         ScanCluster: functions['scan-cluster'].function,
         ConfirmLocks: functions['confirm-locks'].function,
         RecordFindings: functions['record-findings'].function,
+        WriteReports: functions['write-reports'].function,
         NotifyOwners: functions['notify-owners'].function,
         RecordScanFailure: functions['record-scan-failure'].function,
       },
@@ -368,6 +377,12 @@ export class DriftwatchStack extends Stack {
       subscribers: alarmSubscriberCount(registry, config),
       fallbackOwner: registry.owners.fallback,
     });
+    const dashboard = new OperationsDashboard(this, 'Operations', {
+      dashboardName: `${this.stackName}-operations`,
+      stateMachine: this.workflow.stateMachine,
+      digests: this.topics.digests,
+      recordFindingsLogs: functions['record-findings'].logGroup,
+    });
     if (config.alarms.email)
       this.topics.alarms.addSubscription(new subscriptions.EmailSubscription(config.alarms.email));
 
@@ -384,6 +399,10 @@ export class DriftwatchStack extends Stack {
         description: 'Athena workgroup with the named queries',
       },
       GlueDatabase: { value: analytics.databaseName, description: 'Glue database of the findings table' },
+      Dashboard: {
+        value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards/dashboard/${dashboard.dashboard.dashboardName}`,
+        description: 'scans, failures, findings by severity, digests, scan times',
+      },
       DigestTopicArn: { value: this.topics.digests.topicArn, description: 'owner digests' },
       AlarmTopicArn: {
         value: this.topics.alarms.topicArn,

@@ -8,6 +8,7 @@ export const FINDINGS_ACCESS_PREFIXES = {
   scratch: FINDINGS_PREFIXES.scratch,
   locks: FINDINGS_PREFIXES.locks,
   notifications: FINDINGS_PREFIXES.notifications,
+  reports: FINDINGS_PREFIXES.reports,
   /** Where RecordFindings moves a corrupt current document, history file or pending record. */
   quarantine: FINDINGS_PREFIXES.quarantine,
   /** Where the notification functions move a corrupt outbox entry or sent marker (and only there). */
@@ -44,6 +45,9 @@ export interface FindingsAccess {
  * - NotifyOwners and CheckHealth read history and summaries (`scans/`) and own `notifications/`:
  *   claims and sent markers are released and outbox entries removed once a digest went out — the one
  *   prefix whose life cycle needs deletes. Their corrupt objects go to `quarantine/notifications/`.
+ * - WriteReports reads `current/` and history and writes only `reports/` (no deletes: old reports
+ *   expire by the bucket's life cycle). NotifyOwners reads `reports/` to link each digest to its
+ *   owner's report (a presigned GET works only as far as its signer may read).
  * - QueryFindings reads `current/` only.
  */
 export const FINDINGS_ACCESS: Record<HandlerName, FindingsAccess> = {
@@ -65,8 +69,9 @@ export const FINDINGS_ACCESS: Record<HandlerName, FindingsAccess> = {
     write: ['current', 'scans', 'quarantine'],
     delete: [],
   },
+  'write-reports': { read: ['current', 'scans'], write: ['reports'], delete: [] },
   'notify-owners': {
-    read: ['scans', 'notifications'],
+    read: ['scans', 'notifications', 'reports'],
     write: ['notifications', 'notificationQuarantine'],
     delete: ['notifications'],
   },

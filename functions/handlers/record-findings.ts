@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import {
   emitMetric,
   emitMetrics,
+  emitNightMetrics,
   METRICS_NAMESPACE,
   SCAN_COMPLETED_METRIC,
   WORKSPACE_METRICS,
@@ -88,6 +89,7 @@ export const handler = middy<RecordFindingsEvent>()
         [WORKSPACE_METRICS.timedOut]: timedOutWorkspaces(outcomes),
         [WORKSPACE_METRICS.total]: summary.workspaces.total,
       });
+      emitNightMetrics(summary);
     }
     logger.info('scan recorded', {
       scanId: event.scanId,

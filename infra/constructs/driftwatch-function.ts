@@ -21,6 +21,7 @@ export type HandlerName =
   | 'scan-cluster'
   | 'record-scan-failure'
   | 'record-findings'
+  | 'write-reports'
   | 'notify-owners'
   | 'check-health'
   | 'query-findings';

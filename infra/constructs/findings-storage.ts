@@ -22,6 +22,8 @@ export const FINDINGS_PREFIXES = {
   notifications: 'notifications/',
   quarantine: 'quarantine/',
   suppressions: 'suppressions/',
+  /** The nightly HTML reports (WriteReports), linked from the digests; they expire. */
+  reports: 'reports/',
 } as const;
 
 /** What one function may do with the findings bucket, prefix by prefix (infra/findings-access.ts). */
@@ -35,6 +37,7 @@ export interface FindingsGrant {
 const HISTORY_TO_INFREQUENT_ACCESS = Duration.days(30);
 const HISTORY_TO_GLACIER_INSTANT = Duration.days(180);
 const NONCURRENT_VERSIONS_KEPT = Duration.days(30);
+const REPORTS_KEPT = Duration.days(35);
 /** Every prefix but history: their old versions expire. */
 const NONCURRENT_EXPIRING = Object.values(FINDINGS_PREFIXES).filter(
   (prefix) => prefix !== FINDINGS_PREFIXES.scans,
@@ -110,6 +113,8 @@ export class FindingsStorage extends Construct {
           ],
         },
         { id: 'expire-scratch', prefix: FINDINGS_PREFIXES.scratch, expiration: Duration.days(1) },
+        // A digest links to its night's report for hours; a month of reports is plenty to look back.
+        { id: 'expire-reports', prefix: FINDINGS_PREFIXES.reports, expiration: REPORTS_KEPT },
         {
           id: 'expire-athena-results',
           prefix: FINDINGS_PREFIXES.athenaResults,

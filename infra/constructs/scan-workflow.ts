@@ -102,22 +102,30 @@ export class ScanWorkflow extends Construct {
         return { chain: sfn.Chain.start(wait).next(part.chain), map: part.map };
       },
       RecordFindings: () => ({ chain: this.recordFindings(props.functions.RecordFindings) }),
+      WriteReports: () => {
+        const task = this.scanTask('WriteReports', props.functions.WriteReports);
+        return { chain: task, optional: { task, errorPath: REPORT_FAILURE_PATH } };
+      },
       NotifyOwners: () => ({ chain: this.scanTask('NotifyOwners', props.functions.NotifyOwners) }),
     };
     let definition: sfn.Chain | undefined;
     // A Map that fails as a whole (tolerated failures exceeded, an item whose Catch failed too) is
     // caught: its error goes to `failures`, and the scan goes on with the next stage, so RecordFindings
     // and NotifyOwners always run and report what finished and, as scan-failed, what did not.
-    let uncaught: { stage: MapStage; map: sfn.DistributedMap } | undefined;
+    let uncaught: { state: sfn.DistributedMap | tasks.LambdaInvoke; errorPath: string } | undefined;
     for (const stage of PIPELINE_STAGES) {
       const part = builders[stage]();
       if (uncaught) {
-        uncaught.map.addCatch(part.chain.startState, {
+        uncaught.state.addCatch(part.chain.startState, {
           errors: [sfn.Errors.ALL],
-          resultPath: failurePath(uncaught.stage),
+          resultPath: uncaught.errorPath,
         });
       }
-      uncaught = part.map ? { stage: stage as MapStage, map: part.map } : undefined;
+      uncaught = part.map
+        ? { state: part.map, errorPath: failurePath(stage as MapStage) }
+        : part.optional
+          ? { state: part.optional.task, errorPath: part.optional.errorPath }
+          : undefined;
       definition = definition ? definition.next(part.chain) : sfn.Chain.start(part.chain);
     }
     if (!definition) throw new Error('PIPELINE_STAGES is empty');
@@ -188,8 +196,8 @@ export class ScanWorkflow extends Construct {
     return withTransientRetry(task);
   }
 
-  /** RecordFindings and NotifyOwners: the scan's context in, the state left as it was. */
-  private scanTask(stage: 'RecordFindings' | 'NotifyOwners', fn: lambda.IFunction): sfn.IChainable {
+  /** WriteReports and NotifyOwners: the scan's context in, the state left as it was. */
+  private scanTask(stage: 'WriteReports' | 'NotifyOwners', fn: lambda.IFunction): tasks.LambdaInvoke {
     const task = new tasks.LambdaInvoke(this, stage, {
       lambdaFunction: fn,
       payload: sfn.TaskInput.fromObject(scanContext()),
@@ -402,7 +410,12 @@ export class ScanWorkflow extends Construct {
 interface Part {
   chain: sfn.IChainable;
   map?: sfn.DistributedMap;
+  /** A stage whose failure must not stop the scan: caught, its error kept at this path. */
+  optional?: { task: tasks.LambdaInvoke; errorPath: string };
 }
+
+/** Where WriteReports' Catch leaves its error: NotifyOwners still runs, its digests without a link. */
+export const REPORT_FAILURE_PATH = '$.reportFailure';
 
 /** The fields every stage after LoadRegistry gets (LoadRegistry's result is the state). */
 function scanContext() {

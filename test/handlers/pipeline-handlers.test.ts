@@ -75,6 +75,24 @@ describe('pipeline stage handlers', () => {
   });
 });
 
+describe('write-reports (after record-findings of the same store)', () => {
+  it('writes the report for everybody and one per owner with only that owner’s findings, under the scan’s key', async () => {
+    const result = await invoke('write-reports');
+    const scan = 'reports/scan=20261129T020000Z-sample/';
+    expect(result).toEqual({ everyone: `${scan}everyone.html`, owners: 2, failed: [] });
+    const everyone = readFileSync(join(store, scan, 'everyone.html'), 'utf8');
+    const payments = readFileSync(join(store, scan, 'owners/payments.html'), 'utf8');
+    const platform = readFileSync(join(store, scan, 'owners/platform.html'), 'utf8');
+    for (const report of [everyone, payments, platform]) expect(report).toMatch(/^<!doctype html>/i);
+    // payments-prod's finding is in the report for everybody and in payments', not in platform's.
+    expect(everyone).toContain('payments-prod');
+    expect(payments).toContain('payments-prod');
+    expect(payments).not.toContain('platform-prod');
+    expect(platform).toContain('platform-prod');
+    expect(platform).not.toContain('payments-prod');
+  });
+});
+
 describe('pipeline stage handlers, deployed recording (DRIFTWATCH_RECORDING=deferred)', () => {
   const deferredStore = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-deferred-'));
   afterAll(() => rmSync(deferredStore, { recursive: true, force: true }));

@@ -64,7 +64,7 @@ describe('schedules', () => {
 describe('functions', () => {
   it('run Node 24 on ARM64 with X-Ray tracing and a log group with retention, bundled as ESM', () => {
     const zips = [...functionsByPrefix()].filter(([, fn]) => fn.Properties.PackageType !== 'Image');
-    expect(zips.length).toBe(10);
+    expect(zips.length).toBe(11);
     for (const [id, fn] of zips) {
       expect(fn.Properties, id).toMatchObject({
         Runtime: 'nodejs24.x',

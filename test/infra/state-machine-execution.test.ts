@@ -42,6 +42,7 @@ writeFileSync(
 
 const { handler: loadRegistry } = await import('../../functions/handlers/load-registry.js');
 const { handler: recordFindings } = await import('../../functions/handlers/record-findings.js');
+const { handler: writeReports } = await import('../../functions/handlers/write-reports.js');
 const lambdaContext = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'local' } as unknown as Context;
 
 let definition: AslDefinition;
@@ -72,6 +73,10 @@ function interpreter(overrides: Interpreter['tasks'] = {}): { interpreter: Inter
     RecordFindings: async (input) => {
       note('RecordFindings', input);
       return recordFindings(input as never, lambdaContext);
+    },
+    WriteReports: async (input) => {
+      note('WriteReports', input);
+      return writeReports(input as never, lambdaContext);
     },
   };
   for (const name of [
@@ -170,8 +175,12 @@ describe('a local execution of the scan state machine definition', () => {
       'WaitForLockConfirmation',
       'ConfirmLocks',
       'RecordFindings',
+      'WriteReports',
       'NotifyOwners',
     ]);
+    // The night's report shows what failed (and the digests link to it).
+    const report = readFileSync(join(store, 'reports/scan=night-2/everyone.html'), 'utf8');
+    expect(report).toContain('w-a2');
     expect((output as { failures: Record<string, { Error: string }> }).failures).toEqual({
       ScanTerraform: expect.objectContaining({ Error: 'States.ExceedToleratedFailureThreshold' }),
     });
@@ -186,6 +195,25 @@ describe('a local execution of the scan state machine definition', () => {
       expect(current.findings[0].detail).toContain('ScanTerraform stopped before this workspace was scanned');
     }
     expect(calls.NotifyOwners).toHaveLength(1);
+  });
+
+  it('a report that cannot be written costs the night nothing else: NotifyOwners still runs, the error is kept', async () => {
+    const { interpreter: run, calls } = interpreter({
+      WriteReports: () => {
+        throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied' });
+      },
+    });
+    const { output, trace } = await execute(definition, start('night-reports'), run);
+    const path = topLevel(trace);
+    expect(path.slice(path.indexOf('RecordFindings'))).toEqual([
+      'RecordFindings',
+      'WriteReports',
+      'NotifyOwners',
+    ]);
+    expect(calls.NotifyOwners).toHaveLength(1);
+    expect((output as { reportFailure: { Error: string } }).reportFailure).toMatchObject({
+      Error: 'AccessDenied',
+    });
   });
 
   it('an item failure within tolerance goes to RecordScanFailure with its runner, and the Map does not fail', async () => {

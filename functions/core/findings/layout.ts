@@ -80,6 +80,18 @@ export function lockObservationKey(scanId: string, scope: string): string {
   return `${LOCKS_PREFIX}scan=${assertScanId(scanId)}/${assertWorkspaceId(scope)}.json`;
 }
 
+/**
+ * The HTML reports of one scan (WriteReports): one for everybody and one per owner with only that
+ * owner's findings. Under `owners/` so that no owner id can name the report for everybody.
+ */
+export function reportKey(scanId: string, owner?: string): string {
+  const scan = `${REPORTS_PREFIX}scan=${assertScanId(scanId)}/`;
+  if (owner === undefined) return `${scan}everyone.html`;
+  if (!SAFE_ID.test(owner)) throw new InvalidKeyPartError('owner id', owner);
+  return `${scan}owners/${owner}.html`;
+}
+
+export const REPORTS_PREFIX = 'reports/';
 export const LOCKS_PREFIX = 'locks/';
 export const CURRENT_PREFIX = 'current/';
 export const SCANS_PREFIX = 'scans/';

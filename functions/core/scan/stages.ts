@@ -12,6 +12,8 @@ export const PIPELINE_STAGES = [
   'ScanCluster',
   'ConfirmLocks',
   'RecordFindings',
+  // The night's HTML reports, before the digests that link to them.
+  'WriteReports',
   'NotifyOwners',
 ] as const;
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
