@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import type { JsonValue } from '../findings/model.js';
 import { REDACTED, redactCredentials } from './secret-values.js';
 
@@ -14,8 +14,10 @@ export const SENSITIVE_MARKER = /^\(sensitive:[0-9a-f]{8}\)$/;
 
 export function createSensitiveHasher(salt: string): SensitiveHasher {
   if (salt.length < 16) throw new Error('the sensitive-value salt must be at least 16 characters');
+  // The key prepared once (createHmac would otherwise prepare it again for every value hashed).
+  const key = createSecretKey(Buffer.from(salt, 'utf8'));
   return (value) => {
-    const digest = createHmac('sha256', salt).update(canonicalJson(value)).digest('hex');
+    const digest = createHmac('sha256', key).update(canonicalJson(value)).digest('hex');
     return `(sensitive:${digest.slice(0, 8)})`;
   };
 }
@@ -48,9 +50,12 @@ export function redactLiterals(text: string, knownSecrets: Iterable<string>): st
 /** JSON with sorted object keys, so equal values hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  // Plan values usually arrive with their keys sorted already (Terraform writes them so): such a
-  // subtree is serialised natively, in one call, to the same text.
-  if (isCanonical(value, 0)) return JSON.stringify(value);
+  // Plan values usually arrive with their keys sorted already (Terraform writes them so), and the
+  // objects of findings differ only in key order: either is serialised natively, in one call, as
+  // itself or as a copy with sorted keys, to the same text.
+  const sorted = sortedForJson(value, 0);
+  if (sorted !== undefined) return JSON.stringify(sorted);
+  // What a copy cannot express (undefined members, holes, integer-like keys out of order...).
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const keys = Object.keys(value as object).sort();
   let text = '{';
@@ -86,6 +91,51 @@ function isCanonical(value: object, depth: number): boolean {
     if (!isCanonicalMember((value as Record<string, unknown>)[key], depth)) return false;
   }
   return true;
+}
+
+/**
+ * `value` when JSON.stringify writes it canonically, else a copy whose keys are inserted in sorted
+ * order (JSON.stringify writes them in that order), else undefined: a member JSON.stringify writes
+ * differently from the recursive form (see isCanonical), or a key a copy cannot place in order (an
+ * integer-like key, which objects always list first, or `__proto__`).
+ */
+function sortedForJson(value: object, depth: number): object | undefined {
+  if (isCanonical(value, depth)) return value;
+  if (depth > 256) return undefined;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    for (let index = 0; index < value.length; index++) {
+      const member = sortedMember(value[index], depth);
+      if (member === undefined) return undefined;
+      copy.push(member);
+    }
+    return copy;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  const keys = Object.keys(value).sort();
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (key === '__proto__' || INTEGER_LIKE.test(key)) return undefined;
+    const member = sortedMember((value as Record<string, unknown>)[key], depth);
+    if (member === undefined) return undefined;
+    copy[key] = member;
+  }
+  return copy;
+}
+const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+function sortedMember(member: unknown, depth: number): unknown {
+  switch (typeof member) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return member;
+    case 'object':
+      return member === null ? null : sortedForJson(member, depth + 1);
+    default:
+      return undefined;
+  }
 }
 
 function isCanonicalMember(member: unknown, depth: number): boolean {

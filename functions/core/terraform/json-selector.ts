@@ -155,7 +155,7 @@ export function createJsonSelector(
     capturing = decision !== 'skip';
     if (capturing) {
       captureStart = position;
-      captureParts = [];
+      if (captureParts.length > 0) captureParts = [];
       capturedBytes = 0;
     }
   }
@@ -206,7 +206,7 @@ export function createJsonSelector(
     if (capturedBytes + end - captureStart > maxCaptureBytes) tooLarge();
     capturedBytes = 0;
     const text = decode(bytesFrom(captureParts, captureStart, end), end);
-    captureParts = [];
+    if (captureParts.length > 0) captureParts = [];
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -318,7 +318,8 @@ export function createJsonSelector(
     stringIsNavKey = isKey && regionDepth < 0;
     stringStart = position + 1;
     trailingBackslashes = 0;
-    keyParts = [];
+    // Millions of strings start here: a new (empty) array each time is garbage to collect.
+    if (keyParts.length > 0) keyParts = [];
     if (!isKey) beginValue(position, false);
     return scanString(position + 1);
   }

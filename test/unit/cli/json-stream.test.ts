@@ -61,6 +61,7 @@ describe('writeJsonArray', () => {
     ['ASCII only', 'plain "quoted" \\ back\ttab \u0001 control'],
     ['Latin-1 letters', 'café Ünïcode ÿ'],
     ['characters beyond Latin-1', 'naïve € 日本 😀'],
+    ['DEL, the one ASCII character it escapes', 'del \u007f only'],
     ['DEL and C1 controls', 'del \u007f csi \u009b nbsp \u00a0'],
   ] as const)
     it(`writes the UTF-8 bytes of jsonForTerminal(array) for text with ${name}`, async () => {

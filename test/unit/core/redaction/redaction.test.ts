@@ -44,10 +44,60 @@ describe('sensitive value hashing', () => {
     bare.a = { d: 'é\u2028', c: 0 };
     expect(canonicalJson(bare)).toBe('{"a":{"c":0,"d":"é\u2028"},"b":1}');
     expect(canonicalJson(undefined)).toBe('null');
+    // A copy cannot hold `__proto__` as a key, nor put "9" after "10": the recursive form does.
+    expect(canonicalJson(JSON.parse('{"b":1,"__proto__":{"y":1,"x":2}}'))).toBe(
+      '{"__proto__":{"x":2,"y":1},"b":1}',
+    );
+    expect(canonicalJson({ b: { 9: 'a', 10: 'b' }, a: 1 })).toBe('{"a":1,"b":{"10":"b","9":"a"}}');
+    // Holes are written as nothing, as the recursive form always wrote them.
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the case under test
+    expect(canonicalJson({ b: [1, , 2], a: 0 })).toBe('{"a":0,"b":[1,,2]}');
     // Deeper than a plan value may nest: still canonical, through the recursive form.
     let deep: unknown = { b: 1, a: 2 };
     for (let level = 0; level < 300; level++) deep = { x: deep };
     expect(canonicalJson(deep)).toBe(`${'{"x":'.repeat(300)}{"a":2,"b":1}${'}'.repeat(300)}`);
+  });
+});
+
+describe('canonical JSON against the recursive definition', () => {
+  /** The definition: keys sorted at every level, built recursively (what the hashes were made with). */
+  function reference(value: unknown): string {
+    if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${reference((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  /** A small deterministic generator (xorshift), so a failure reproduces. */
+  function generator(seed: number) {
+    let state = seed;
+    const next = () => {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) / 4294967296;
+    };
+    const keys = ['a', 'b', 'Z', '_x', '10', '9', '0', 'é', 'key with space', 'toJSON', 'path', 'after'];
+    const scalar = () =>
+      [null, true, false, 0, -1.5, 1e21, Number.NaN, 'text', '\u2028', undefined][Math.floor(next() * 10)];
+    const value = (depth: number): unknown => {
+      const pick = next();
+      if (depth > 3 || pick < 0.4) return scalar();
+      if (pick < 0.65) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      const object: Record<string, unknown> = {};
+      for (let count = Math.floor(next() * 5); count > 0; count--)
+        object[keys[Math.floor(next() * keys.length)]!] = value(depth + 1);
+      return object;
+    };
+    return value;
+  }
+  it('gives the same text for generated values (key orders, integer-like keys, undefined, NaN)', () => {
+    const value = generator(0x5eed);
+    for (let round = 0; round < 5000; round++) {
+      const sample = value(0);
+      expect(canonicalJson(sample)).toBe(reference(sample));
+    }
   });
 });
 
