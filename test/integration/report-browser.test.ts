@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's Locator.innerText (the text a person sees, hidden parts left out), not the DOM property.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -139,7 +140,9 @@ describe('the report in chromium', () => {
     const fields = ['owner', 'environment', 'severity', 'status', 'kind'] as const;
     for (const field of fields) {
       const values = await page.$$eval(`#filter-${field} option`, (options) =>
-        options.map((option) => (option as HTMLOptionElement).value).filter((value) => value !== ''),
+        options
+          .map((option) => (option as unknown as { value: string }).value)
+          .filter((value) => value !== ''),
       );
       expect(values.length, field).toBeGreaterThan(
         field === 'kind' || field === 'owner' || field === 'status' ? 2 : 1,
@@ -211,11 +214,12 @@ describe('the report in chromium', () => {
 
   it('works from the keyboard: Tab to the search, type, Tab to a row, Enter opens, Escape closes', async () => {
     const page = await openReport();
+    // Expressions evaluated in the page (this file is compiled without the DOM's types).
     const focused = () =>
-      page.evaluate(() => {
-        const element = document.activeElement;
-        return element?.id || element?.tagName.toLowerCase() || '';
-      });
+      page.evaluate<string>(
+        "document.activeElement?.id || document.activeElement?.tagName.toLowerCase() || ''",
+      );
+    const focusedRow = () => page.evaluate<string | undefined>('document.activeElement?.dataset.i');
     // The search is the second stop: after the trend chart's "as a table" disclosure.
     const stops: string[] = [];
     while ((await focused()) !== 'search' && stops.length < 3) {
@@ -227,7 +231,7 @@ describe('the report in chromium', () => {
     let tabs = 0;
     while ((await focused()) !== 'tr' && tabs++ < 10) await page.keyboard.press('Tab');
     expect(await focused()).toBe('tr');
-    expect(await page.evaluate(() => document.activeElement?.textContent ?? '')).toContain(
+    expect(await page.evaluate<string>("document.activeElement?.textContent ?? ''")).toContain(
       'aws_s3_bucket.ledger',
     );
     await page.keyboard.press('Enter');
@@ -241,11 +245,9 @@ describe('the report in chromium', () => {
     await page.fill('#search', '');
     await page.locator('#findings tbody tr').first().focus();
     await page.keyboard.press('ArrowDown');
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.i)).toBe('1');
+    expect(await focusedRow()).toBe('1');
     await page.keyboard.press('End');
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.i)).toBe(
-      String(expected.shown.length - 1),
-    );
+    expect(await focusedRow()).toBe(String(expected.shown.length - 1));
     mkdirSync(ARTEFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTEFACTS, 'report.png'), fullPage: true });
     await page.close();
