@@ -98,6 +98,8 @@ async function writeJsonOutput(findings: readonly unknown[]): Promise<void> {
   if (!stdoutIsFile()) return writeJsonArray(process.stdout, findings);
   const out = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 4 * 1024 * 1024 });
   const done = finished(out);
+  // A write error rejects `done` while batches are still being written: awaited below, not unhandled.
+  done.catch(() => undefined);
   try {
     await writeJsonArray(out, findings);
   } finally {
