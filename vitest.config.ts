@@ -32,6 +32,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/global-build.ts'],
+          // Expected error logs and lock waits of in-process runs stay out of the output, as in unit.
+          setupFiles: ['test/quiet-logs.ts'],
           testTimeout: 600_000,
           hookTimeout: 600_000,
           pool: 'forks',
