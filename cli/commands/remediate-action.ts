@@ -136,8 +136,9 @@ function terraformContext(
   if (entry && loaded) {
     Object.assign(context, workspaceContext(entry));
     if ('dir' in entry.source) {
-      sourceRoot = join(loaded.dir, entry.source.dir);
-      context.rootDir = join(sourceRoot, entry.source.path ?? '.');
+      // source.dir is relative to the registry file, or absolute.
+      sourceRoot = resolve(loaded.dir, entry.source.dir);
+      context.rootDir = resolve(sourceRoot, entry.source.path ?? '.');
       context.rootFrom = `registry ${loaded.path}`;
     }
   }
@@ -149,7 +150,7 @@ function terraformContext(
     const root = context.rootDir;
     // var files are relative to the workspace source (its dir), and kept inside it by the registry parser.
     if (entry?.varFiles.length && sourceRoot !== undefined)
-      context.varFiles = entry.varFiles.map((file) => relative(root, join(sourceRoot, file)) || '.');
+      context.varFiles = entry.varFiles.map((file) => relative(root, resolve(sourceRoot, file)) || '.');
     context.rootDir = shownPath(root);
     if (mode === 'adopt') context.location = locateResource(root, finding);
   } else if (entry && 's3' in entry.source && mode === 'adopt') {

@@ -301,7 +301,7 @@ describe('cluster drift: kubectl/argocd diff for revert, YAML of the live fields
     spec: { ports: { targetPort: number }[] };
   };
   const live = structuredClone(target);
-  live.spec.ports[0].targetPort = 9000;
+  live.spec.ports[0]!.targetPort = 9000;
   live.metadata.labels['team.example.com/owner'] = 'payments';
   const planted = 'canary-secret-ZX81-never-print';
   const secretTarget = {

@@ -1,0 +1,219 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
+import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
+import type { FindingDraft } from '../../../functions/core/findings/model.js';
+import { evaluatePlan } from '../../../functions/core/terraform/evaluate.js';
+import { runCli } from '../../helpers/integration.js';
+import {
+  bucketValues,
+  context,
+  entry,
+  hashSensitive,
+  plan,
+  ssmMask,
+  ssmParameterValues,
+} from '../../helpers/plan-builders.js';
+
+/**
+ * `driftwatch remediate` as a user runs it, against a store of findings the real evaluator made from
+ * a plan with planted secrets (a SecureString parameter, a database password), a hostile tag, a
+ * backend finding and a cluster finding.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'driftwatch-remediate-cli-'));
+const storeDir = join(dir, 'store');
+const configDir = join(dir, 'infra');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const PLANTED = ['canary-ssm-Q7v1-before', 'canary-ssm-Q7v1-after', 'canary-db-K2p9-live'];
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
+const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const HOSTILE_VALUE = 'fin\u001b[2Jance\u202e$(id)';
+
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  const raw = plan({
+    drift: [
+      entry('aws_ssm_parameter.db_password', {
+        before: ssmParameterValues(PLANTED[0]!),
+        after: ssmParameterValues(PLANTED[1]!),
+        beforeSensitive: ssmMask,
+        afterSensitive: ssmMask,
+      }),
+      entry('aws_s3_bucket.data', {
+        before: bucketValues({ tags: { Owner: 'payments' }, tags_all: { Owner: 'payments' } }),
+        after: bucketValues({ tags: { Owner: HOSTILE_VALUE }, tags_all: { Owner: HOSTILE_VALUE } }),
+      }),
+      entry('aws_db_instance.main', {
+        before: { identifier: 'main', password: 'configured-one', allocated_storage: 20 },
+        after: { identifier: 'main', password: PLANTED[2], allocated_storage: 50 },
+        beforeSensitive: { password: true },
+        afterSensitive: { password: true },
+      }),
+    ],
+  });
+  const drafts = evaluatePlan(raw, { ...context(), hashSensitive }).findings;
+  const backend: FindingDraft = {
+    kind: 'backend-policy',
+    ruleId: 'backend.versioning',
+    severity: 'high',
+    workspace: 'payments-prod',
+    resource: { bucket: 'tfstate' },
+    title: 'State bucket tfstate has no versioning',
+    detail: 'Without versioning a corrupted state cannot be restored.',
+    evidence: {},
+    remediation: {
+      summary: 'Enable versioning on tfstate.',
+      steps: ['Turn on versioning in the bucket’s stack.'],
+    },
+  };
+  const store = createFindingsStore(createFsObjectStore(storeDir));
+  const now = new Date();
+  await store.recordWorkspace(
+    { scanId: 'scan-1', startedAt: now, now },
+    { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+    drafts,
+  );
+  await store.recordWorkspace(
+    { scanId: 'scan-1', startedAt: now, now },
+    { workspace: 's3.tfstate', check: 'backend', outcome: 'ok' },
+    [{ ...backend, workspace: 's3.tfstate' }],
+  );
+  for (const finding of await store.openFindings()) {
+    const resource = finding.resource;
+    ids[resource && 'address' in resource ? resource.address : finding.kind] = finding.id.slice(0, 12);
+  }
+  mkdirSync(join(configDir, 'modules', 'db'), { recursive: true });
+  writeFileSync(
+    join(configDir, 'main.tf'),
+    '# the data bucket\n\nresource "aws_s3_bucket" "data" {\n  bucket = "payments-data"\n}\n',
+  );
+  writeFileSync(
+    join(dir, 'driftwatch.yaml'),
+    [
+      'version: 1',
+      'owners:',
+      '  fallback: payments',
+      '  teams: [{ id: payments, destinations: [{ type: email, address: p@example.com }] }]',
+      'workspaces:',
+      '  - id: payments-prod',
+      '    owner: payments',
+      '    environment: prod',
+      '    source: { dir: infra }',
+      '    backend: { bucket: tfstate, key: payments/terraform.tfstate, region: eu-west-1 }',
+      '    vars: { region: eu-west-1, note: "it\'s" }',
+      '',
+    ].join('\n'),
+  );
+});
+
+const remediate = (args: string[], cwd?: string) =>
+  runCli(['remediate', ...args, '--store', storeDir], cwd ? { cwd } : {});
+
+describe('driftwatch remediate', () => {
+  it('premise: the evaluator made the findings this test needs', () => {
+    expect(Object.keys(ids).sort()).toEqual([
+      'aws_db_instance.main',
+      'aws_s3_bucket.data',
+      'aws_ssm_parameter.db_password',
+      'backend-policy',
+    ]);
+  });
+
+  it('--revert prints the targeted plan, run in the registry’s source dir with its vars and backend', async () => {
+    const run = await remediate([ids['aws_s3_bucket.data']!, '--revert'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Run through the team's pipeline, in infra (from registry ");
+    expect(run.stdout).toContain(
+      "  terraform plan -input=false -target='aws_s3_bucket.data' -var region=eu-west-1 -var 'note=it'\\''s' -out=driftwatch-revert.tfplan\n",
+    );
+    expect(run.stdout).toContain(
+      '  terraform init -input=false -backend-config=bucket=tfstate -backend-config=key=payments/terraform.tfstate -backend-config=region=eu-west-1\n',
+    );
+    expect(run.stdout).toContain('tags.Owner: "fin\\u001b[2Jance\\u202e$(id)" → "payments"');
+    expect(run.stdout).toContain('driftwatch never runs terraform apply');
+    expect(run.stdout).not.toMatch(ACTIVE);
+  });
+
+  it('--adopt prints HCL of the live values and the file and line of the resource block', async () => {
+    const run = await remediate([ids['aws_s3_bucket.data']!, '--adopt', '--config', configDir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Edit .*infra\/main\.tf:3:/);
+    expect(run.stdout).toContain('    Owner = "fin\\u001b[2Jance\\u202e$(id)"\n');
+    expect(run.stdout).not.toMatch(ACTIVE);
+    const json = JSON.parse(
+      (await remediate([ids['aws_s3_bucket.data']!, '--adopt', '--config', configDir, '--format', 'json']))
+        .stdout,
+    );
+    expect(json).toMatchObject({ mode: 'adopt', system: 'terraform', line: 3, variables: [] });
+    expect(json.file).toMatch(/infra\/main\.tf$/);
+    expect(json.hcl).toContain('resource "aws_s3_bucket" "data" {');
+  });
+
+  it('says when the resource block is not in the configuration', async () => {
+    const run = await remediate([ids['aws_db_instance.main']!, '--adopt', '--config', configDir]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'The resource block was not located: no resource "aws_db_instance" "main" block',
+    );
+  });
+
+  it('canary: planted secrets of sensitive changes appear in no output, text or json, either mode', async () => {
+    const outputs: string[] = [];
+    for (const address of ['aws_ssm_parameter.db_password', 'aws_db_instance.main'])
+      for (const mode of ['--revert', '--adopt'])
+        for (const format of ['text', 'json']) {
+          const run = await remediate([ids[address]!, mode, '--format', format]);
+          expect(run.code, run.stderr).toBe(0);
+          outputs.push(run.stdout, run.stderr);
+        }
+    const everything = outputs.join('\n');
+    for (const secret of PLANTED) expect(everything).not.toContain(secret);
+    expect(everything).toContain('value = var.db_password_value');
+    expect(everything).toMatch(/\n {2}password += var\.main_password\n/);
+    expect(everything).toMatch(/\n {2}allocated_storage += 50\n/);
+    expect(everything).toContain('variable "main_password" {\n  sensitive = true\n}');
+  });
+
+  it('a backend finding: its own steps, a one-line reason and exit 64', async () => {
+    const run = await remediate([ids['backend-policy']!, '--revert']);
+    expect(run.code).toBe(64);
+    expect(run.stdout).toContain('Turn on versioning in the bucket’s stack.');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^driftwatch: --revert applies to terraform-drift, pending-change and cluster-drift findings, not to backend-policy/,
+      ),
+    ]);
+    const json = JSON.parse(
+      (await remediate([ids['backend-policy']!, '--adopt', '--format', 'json'])).stdout,
+    );
+    expect(json).toMatchObject({ mode: 'adopt', steps: ['Turn on versioning in the bucket’s stack.'] });
+  });
+
+  it('usage errors are one line with exit 64; an unknown id is exit 1', async () => {
+    const neither = await remediate([ids['aws_s3_bucket.data']!]);
+    expect(neither.code).toBe(64);
+    expect(neither.stderr).toContain('give --revert');
+    const both = await remediate([ids['aws_s3_bucket.data']!, '--revert', '--adopt']);
+    expect(both.code).toBe(64);
+    expect((await remediate(['xyz!', '--revert'])).code).toBe(64);
+    expect((await remediate([ids['aws_s3_bucket.data']!, '--adopt', '--format', 'yaml'])).code).toBe(64);
+    const unknown = await remediate(['abcdef012345', '--revert']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no finding abcdef012345');
+    const missing = await remediate([ids['aws_s3_bucket.data']!, '--adopt', '--config', join(dir, 'nope')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no such directory');
+    for (const run of [neither, both, unknown, missing]) expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--help says it never applies', async () => {
+    const help = await runCli(['remediate', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('never applies');
+    expect(help.stdout).toContain('does not run terraform apply, kubectl apply or argocd app sync');
+  });
+});
