@@ -105,15 +105,16 @@ export const REPORT_SCRIPT = `
   const findings = data.findings;
   const meta = data.meta;
   const tbody = document.querySelector('#findings tbody');
-  const rows = Array.from(tbody.rows);
-  const rowById = new Map(rows.map((row) => [findings[Number(row.dataset.i)].id, row]));
+  const indexById = new Map(findings.map((finding, index) => [finding.id, index]));
   const search = document.getElementById('search');
   const filters = Array.from(document.querySelectorAll('select[data-filter]'));
   const shownCount = document.getElementById('shown-count');
+  const showMore = document.getElementById('show-more');
   const dialog = document.getElementById('detail');
   const dialogTitle = document.getElementById('detail-title');
   const dialogBody = document.getElementById('detail-body');
   const NONE = meta.none;
+  const PAGE = meta.pageSize;
   const short = (id) => id.slice(0, meta.idLength);
   const haystacks = findings.map((f) =>
     [f.id, f.title, f.detail, f.workspace, f.owner, f.environment, f.kind, f.ruleId, f.resource, f.status, f.severity]
@@ -122,45 +123,8 @@ export const REPORT_SCRIPT = `
       .join('\\n')
       .toLowerCase(),
   );
-
-  function applyFilters() {
-    const query = search.value.trim().toLowerCase();
-    const active = filters.filter((select) => select.value !== '').map((select) => [select.dataset.filter, select.value]);
-    let shown = 0;
-    let first = null;
-    for (const row of rows) {
-      const index = Number(row.dataset.i);
-      const finding = findings[index];
-      const visible =
-        active.every(([field, value]) => (finding[field] === undefined ? NONE : finding[field]) === value) &&
-        (query === '' || haystacks[index].includes(query));
-      row.hidden = !visible;
-      row.tabIndex = -1;
-      if (visible) {
-        shown++;
-        if (!first) first = row;
-      }
-    }
-    if (first) first.tabIndex = 0;
-    shownCount.textContent = shown + ' of ' + rows.length + ' findings shown';
-  }
-
-  function focusRow(row) {
-    for (const other of rows) if (other.tabIndex === 0) other.tabIndex = -1;
-    row.tabIndex = 0;
-    row.focus();
-  }
-
-  function moveFrom(row, key) {
-    const visible = rows.filter((candidate) => !candidate.hidden);
-    const at = visible.indexOf(row);
-    const target =
-      key === 'Home' ? visible[0]
-      : key === 'End' ? visible[visible.length - 1]
-      : key === 'ArrowDown' ? visible[Math.min(visible.length - 1, at + 1)]
-      : visible[Math.max(0, at - 1)];
-    if (target) focusRow(target);
-  }
+  let matching = [];
+  let listed = PAGE;
 
   function el(tag, className, ...children) {
     const node = document.createElement(tag);
@@ -168,13 +132,79 @@ export const REPORT_SCRIPT = `
     for (const child of children) if (child !== null && child !== undefined) node.append(child);
     return node;
   }
+  const sev = (severity) => el('span', 'sev sev-' + severity, severity);
+
+  function rowFor(index) {
+    const f = findings[index];
+    const row = el('tr', null,
+      el('td', null, el('code', 'id', short(f.id))),
+      el('td', null, sev(f.severity)),
+      el('td', null, f.status),
+      el('td', null, f.kind),
+      el('td', null, f.owner || ''),
+      el('td', null, f.environment || ''),
+      el('td', null, f.workspace),
+      el('td', null, el('code', null, f.resource)),
+      el('td', null, f.summary),
+      el('td', 'num', String(f.ageDays)));
+    row.dataset.i = String(index);
+    row.tabIndex = -1;
+    return row;
+  }
+
+  /** Lists the first rows of what matches (a page at a time: ten thousand rows would take seconds to lay out). */
+  function listRows() {
+    const rows = document.createDocumentFragment();
+    for (const index of matching.slice(0, listed)) rows.append(rowFor(index));
+    tbody.replaceChildren(rows);
+    if (tbody.rows[0]) tbody.rows[0].tabIndex = 0;
+    const more = matching.length - Math.min(listed, matching.length);
+    shownCount.textContent = more > 0
+      ? matching.length + ' of ' + findings.length + ' findings match; the first ' + listed + ' are listed'
+      : matching.length + ' of ' + findings.length + ' findings shown';
+    showMore.hidden = more === 0;
+    showMore.textContent = 'List ' + Math.min(PAGE, more) + ' more';
+  }
+
+  function applyFilters() {
+    const query = search.value.trim().toLowerCase();
+    const active = filters.filter((select) => select.value !== '').map((select) => [select.dataset.filter, select.value]);
+    matching = [];
+    for (let index = 0; index < findings.length; index++) {
+      const finding = findings[index];
+      if (
+        active.every(([field, value]) => (finding[field] === undefined ? NONE : finding[field]) === value) &&
+        (query === '' || haystacks[index].includes(query))
+      )
+        matching.push(index);
+    }
+    listed = PAGE;
+    listRows();
+  }
+
+  function focusRow(row) {
+    for (const other of tbody.rows) if (other.tabIndex === 0) other.tabIndex = -1;
+    row.tabIndex = 0;
+    row.focus();
+  }
+
+  function moveFrom(row, key) {
+    const rows = Array.from(tbody.rows);
+    const at = rows.indexOf(row);
+    const target =
+      key === 'Home' ? rows[0]
+      : key === 'End' ? rows[rows.length - 1]
+      : key === 'ArrowDown' ? rows[Math.min(rows.length - 1, at + 1)]
+      : rows[Math.max(0, at - 1)];
+    if (target) focusRow(target);
+  }
+
   const text = (value) => (value === null ? 'null' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
   const section = (title, ...content) => [el('h3', null, title), ...content];
   const table = (headers, rowsOfCells) =>
     el('div', 'scroll', el('table', null,
       el('thead', null, el('tr', null, ...headers.map((header) => el('th', null, header)))),
       el('tbody', null, ...rowsOfCells.map((cells) => el('tr', null, ...cells.map((cell) => el('td', null, cell)))))));
-  const sev = (severity) => el('span', 'sev sev-' + severity, severity);
   const quote = (word) => (/^[A-Za-z0-9_.:/@+=-]+$/.test(word) ? word : "'" + word.replace(/'/g, "'\\\\''") + "'");
 
   function details(f) {
@@ -220,14 +250,14 @@ export const REPORT_SCRIPT = `
   }
 
   let opener = null;
-  function openDetails(finding, from) {
+  function openDetails(index, from) {
+    const finding = findings[index];
     opener = from;
     dialogTitle.textContent = short(finding.id) + ' · ' + finding.title;
     dialogBody.replaceChildren(...details(finding));
     dialog.showModal();
     dialog.querySelector('.close').focus();
   }
-  const openRow = (row) => openDetails(findings[Number(row.dataset.i)], row);
 
   dialog.addEventListener('close', () => {
     if (opener && opener.isConnected) opener.focus();
@@ -236,17 +266,16 @@ export const REPORT_SCRIPT = `
   dialog.querySelector('.close').addEventListener('click', () => dialog.close());
   tbody.addEventListener('click', (event) => {
     const row = event.target.closest('tr');
-    if (row) {
-      focusRow(row);
-      openRow(row);
-    }
+    if (!row) return;
+    focusRow(row);
+    openDetails(Number(row.dataset.i), row);
   });
   tbody.addEventListener('keydown', (event) => {
     const row = event.target.closest('tr');
     if (!row) return;
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
-      openRow(row);
+      openDetails(Number(row.dataset.i), row);
     } else if (['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key)) {
       event.preventDefault();
       moveFrom(row, event.key);
@@ -255,8 +284,12 @@ export const REPORT_SCRIPT = `
   document.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-open]');
     if (!button) return;
-    const row = rowById.get(button.dataset.open);
-    if (row) openDetails(findings[Number(row.dataset.i)], button);
+    const index = indexById.get(button.dataset.open);
+    if (index !== undefined) openDetails(index, button);
+  });
+  showMore.addEventListener('click', () => {
+    listed += PAGE;
+    listRows();
   });
   search.addEventListener('input', applyFilters);
   for (const select of filters) select.addEventListener('change', applyFilters);

@@ -28,6 +28,8 @@ export const HOSTILE = {
   bidi: 'admin\u202Egnp.exe\u2066x\u2069',
   lineSeparator: 'line\u2028break\u2029end',
   comment: '<!-- <script>document.title="pwned"</script>',
+  /** An environment name: it lands in markup (filter options, the per-environment table). */
+  environment: 'prod"><svg onload="document.title=\'pwned\'">',
 } as const;
 
 interface Planned {
@@ -232,7 +234,7 @@ function plan(options: ReportStoreOptions, nights: number): Planned[] {
       scope: 'payments-prod',
       check: 'terraform',
       owner: 'payments',
-      environment: 'prod',
+      environment: HOSTILE.environment,
       from: last - 3,
       draft: () =>
         drift(
