@@ -12,7 +12,7 @@ import { DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/clie
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
-import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
+import { createSnsPublisher, deliveredBodies } from '../../functions/adapters/sns-publisher.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { resourceLabel } from '../../functions/core/findings/describe.js';
 import type { Finding } from '../../functions/core/findings/model.js';
@@ -21,7 +21,7 @@ import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { renderFindings } from '../output.js';
 import { PACKAGE_ROOT } from '../package-root.js';
-import { createOwnerInboxes, renderDigest } from './chat-inbox.js';
+import { createOwnerInboxes, renderDigest, renderDocument, renderEmail } from './chat-inbox.js';
 import { motoEnvironment, startMoto } from './moto.js';
 import {
   createStateBucket,
@@ -150,6 +150,26 @@ export async function runDemo(options: {
       for (const digest of await inboxes.drain(team.id)) {
         print(renderDigest(digest.body, describeChannel(team)));
       }
+    }
+    const [first] = result.notified?.sent ?? [];
+    if (first) {
+      step(
+        `The same digest of ${first.owner} by e-mail (plain text), and as its SQS or HTTPS destination gets it`,
+      );
+      // moto delivers nothing to e-mail subscriptions: this is the `email` body of the message SNS was given.
+      print(
+        renderEmail(
+          { subject: first.email?.subject ?? '', text: deliveredBodies(first).email },
+          `e-mail to ${first.owner}`,
+        ),
+      );
+      for (const received of await inboxes.drainMachines(first.owner))
+        print(
+          renderDocument(
+            received.raw,
+            `SQS queue of ${first.owner} (an HTTPS endpoint receives the same body)`,
+          ),
+        );
     }
     print(
       `\nLook closer: npx driftwatch findings --store ${options.storeDir}   (add --format json, --owner, --health)`,

@@ -2,18 +2,22 @@ import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client
 import { SNSClient } from '@aws-sdk/client-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedRegistry } from '../../cli/context.js';
-import { createOwnerInboxes, type ReceivedDigest } from '../../cli/demo/chat-inbox.js';
+import { createOwnerInboxes, inboxFilterPolicy, type ReceivedDigest } from '../../cli/demo/chat-inbox.js';
 import { type LocalScanResult, runLocalScan } from '../../cli/local-runner.js';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createS3ObjectStore } from '../../functions/adapters/object-store/s3-object-store.js';
-import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
+import { createSnsPublisher, deliveredBodies } from '../../functions/adapters/sns-publisher.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../functions/core/findings/model.js';
+import type { ChatbotNotification } from '../../functions/core/notify/digest.js';
+import type { DigestDocument } from '../../functions/core/notify/digest-document.js';
+import type { DigestEmail } from '../../functions/core/notify/digest-email.js';
 import { notifyOwners, OUTBOX_PREFIX } from '../../functions/core/notify/notify-owners.js';
 import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
 import { parseRegistry } from '../../functions/core/registry/parse.js';
 import type { ScanPorts } from '../../functions/core/scan/ports.js';
 import { compactPlan } from '../../functions/core/terraform/index.js';
+import { destinationFilterPolicy } from '../../infra/subscription-filters.js';
 import { driftDraft } from '../helpers/findings.js';
 import { canary, REPO_ROOT, runCli, useMoto } from '../helpers/integration.js';
 import { bucketValues, entry, ingressRule, plan, securityGroupValues } from '../helpers/plan-builders.js';
@@ -138,13 +142,29 @@ function scan(n: number, drift: Night, topic = topicArn): Promise<LocalScanResul
 }
 
 let inboxes: Awaited<ReturnType<typeof createOwnerInboxes>>;
+/** The finding lists each owner's SQS destination received with the chat messages of the last drain. */
+let machines: Record<string, ReceivedDigest<DigestDocument>[]> = {};
 
-/** Everything waiting in each owner's queue (and removes it). */
+/** Everything waiting in each owner's queues (and removes it): chat messages; finding lists in `machines`. */
 async function drain(): Promise<Record<string, ReceivedDigest[]>> {
   const result: Record<string, ReceivedDigest[]> = {};
-  for (const owner of OWNERS) result[owner] = await inboxes.drain(owner);
+  machines = {};
+  for (const owner of OWNERS) {
+    result[owner] = await inboxes.drain(owner);
+    machines[owner] = await inboxes.drainMachines(owner);
+    // Every digest is both messages, or (published again from the outbox) both again.
+    expect(machines[owner]!.map((message) => message.attributes.digestId)).toEqual(
+      result[owner]!.map((message) => message.attributes.digestId),
+    );
+  }
   return result;
 }
+
+/** Night 1's bodies per owner, as each destination received them (e-mail: as SNS was given it). */
+const nightOne: Record<
+  string,
+  { chat: ChatbotNotification; machines: DigestDocument[]; email: DigestEmail }
+> = {};
 
 const counts = (received: Record<string, ReceivedDigest[]>) =>
   Object.fromEntries(OWNERS.map((owner) => [owner, received[owner]!.length]));
@@ -165,9 +185,18 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
   const all = { ledgerOwnerTag: 'finance', dbClass: 'db.t3.small', edgeOpenPorts: [22] };
 
   it('night 1: each owner gets exactly its own digest, routed by address', async () => {
-    await scan(1, all);
+    const result = await scan(1, all);
     const received = await drain();
     everything.push(...Object.values(received).flatMap((messages) => messages.map((message) => message.raw)));
+    everything.push(...Object.values(machines).flatMap((messages) => messages.map((message) => message.raw)));
+    // moto delivers nothing to e-mail: the e-mail body is the `email` member of the message SNS took.
+    everything.push(...(result.notified?.sent ?? []).map((digest) => deliveredBodies(digest).email));
+    for (const digest of result.notified?.sent ?? [])
+      nightOne[digest.owner] = {
+        chat: received[digest.owner]![0]!.body,
+        machines: machines[digest.owner]!.map((message) => message.body),
+        email: { subject: digest.email!.subject, text: deliveredBodies(digest).email },
+      };
     expect(counts(received)).toEqual({ payments: 1, platform: 1, dba: 1 });
     const payments = received.payments![0]!;
     expect(payments.attributes).toMatchObject({
@@ -190,6 +219,56 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
         /^platform-prod: revert \(a normal `terraform plan` through the team's pipeline.*or adopt \(change/,
       ),
     ]);
+  });
+
+  it('night 1, per destination: the chat item says what to do, the SQS queue gets the finding list, e-mail plain text', async () => {
+    const store = createFindingsStore(objects());
+    const edge = (await store.openFindings()).find((finding) => finding.workspace === 'platform-prod')!;
+    const id = edge.id.slice(0, 12);
+    // The store the team's CLI reads (the findings bucket), in every command.
+    const show = `driftwatch findings show ${id} --store s3://findings`;
+    const remediate = `driftwatch remediate ${id} --store s3://findings`;
+
+    // A security group open to the world: close it now, and who opened it (CloudTrail in the workspace's region).
+    const chat = nightOne.platform!.chat;
+    expect(chat.content.description).toContain(`id \`${id}\``);
+    expect(chat.content.description).toContain('Close it now');
+    expect(chat.content.description).toContain(
+      '`aws cloudtrail lookup-events --region eu-west-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=GROUP_ID`',
+    );
+    expect(chat.content.description).toContain(`\`${show}\` · \`${remediate}\``);
+
+    const [document] = nightOne.platform!.machines;
+    expect(document).toMatchObject({
+      schema: 'driftwatch.digest/v1',
+      owner: 'platform',
+      severity: 'critical',
+      counts: { new: 1, changed: 0, regressed: 0, resolved: 0, reminders: 0, notListed: 0 },
+      items: [
+        {
+          id: edge.id,
+          shortId: id,
+          section: 'new',
+          severity: 'critical',
+          kind: 'terraform-drift',
+          ruleId: 'drift.update',
+          resource: 'aws_security_group.edge',
+          workspace: 'platform-prod',
+          environment: 'prod',
+          advice: {
+            source: 'content:open-ingress',
+            commands: [expect.stringContaining('--region eu-west-1')],
+          },
+          commands: [show, remediate],
+        },
+      ],
+    });
+
+    const email = nightOne.platform!.email;
+    expect(email.subject).toBe('driftwatch for platform: 1 new');
+    expect(email.text).toContain(`[CRITICAL] aws_security_group.edge in platform-prod (prod)`);
+    expect(email.text).toContain(`    ${show}\n    ${remediate}`);
+    expect(email.text).not.toMatch(/[*<{`]|:red_circle:|&lt;/);
   });
 
   it('night 2, nothing new: nobody hears anything', async () => {
@@ -289,6 +368,16 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
     expect(received.payments![0]!.body.content.description).toContain('*Still open (reminder every 7d)* (1)');
     await scan(13, { ...all, ledgerOwnerTag: 'marketing' });
     expect(counts(await drain())).toEqual({ payments: 0, platform: 0, dba: 0 });
+  });
+
+  it("the stand-in queues filter as the deployed subscriptions do (a chat channel's relay, an SQS destination)", () => {
+    const team = { id: 'payments', destinations: [] };
+    expect(inboxFilterPolicy('payments', 'people')).toEqual(
+      destinationFilterPolicy(team, { type: 'chatbot-slack', workspace: 'T1', channel: 'C1' }),
+    );
+    expect(inboxFilterPolicy('payments', 'machines')).toEqual(
+      destinationFilterPolicy(team, { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:123456789012:q' }),
+    );
   });
 
   it('no message carries a secret from the plans', () => {

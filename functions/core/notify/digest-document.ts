@@ -1,7 +1,7 @@
 import type { Severity } from '../findings/model.js';
 import { stripForTerminal } from '../text/sanitize.js';
 import type { Advice } from './advice.js';
-import type { DigestContent, DigestItem } from './digest.js';
+import { type DigestContent, type DigestItem, largestFitting } from './digest.js';
 
 /**
  * The digest for machines (HTTPS and SQS subscribers): the finding list as JSON, schema
@@ -24,6 +24,7 @@ export interface DigestDocumentItem {
   workspace: string;
   environment?: string;
   what: string;
+  whatInWords: string;
   openDays: number;
   advice: Advice;
   /** Shell commands, complete: `driftwatch findings show <id> --store …`, `driftwatch remediate <id> --store …`. */
@@ -78,10 +79,9 @@ export function digestDocument(content: DigestContent): DigestDocument {
       ...(content.reportUrl ? { reportUrl: clean(content.reportUrl) } : {}),
     };
   };
-  let document = build(items);
-  while (document.items.length > 0 && Buffer.byteLength(JSON.stringify(document)) > DOCUMENT_MAX_BYTES)
-    document = build(document.items.slice(0, -1));
-  return document;
+  const fits = (count: number) =>
+    Buffer.byteLength(JSON.stringify(build(items.slice(0, count)))) <= DOCUMENT_MAX_BYTES;
+  return build(items.slice(0, largestFitting(items.length, fits)));
 }
 
 function documentItem(item: DigestItem): DigestDocumentItem {
@@ -97,6 +97,7 @@ function documentItem(item: DigestItem): DigestDocumentItem {
     workspace: clean(item.workspace),
     ...(item.environment ? { environment: clean(item.environment) } : {}),
     what: clean(item.what),
+    whatInWords: clean(item.whatInWords),
     openDays: item.openDays,
     advice: {
       source: item.advice.source,

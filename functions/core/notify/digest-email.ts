@@ -1,6 +1,5 @@
 import { limitText, stripForTerminal } from '../text/sanitize.js';
-import type { DigestContent, DigestItem } from './digest.js';
-import { SECTION_HEADINGS } from './digest.js';
+import { type DigestContent, type DigestItem, largestFitting, SECTION_HEADINGS } from './digest.js';
 
 /**
  * The digest for e-mail: a subject and a plain-text body a person reads in any mail client. No
@@ -75,13 +74,8 @@ export function digestEmail(content: DigestContent, remindEveryMs: number): Dige
     );
     return `${lines.join('\n')}\n`;
   };
-  let listed = content.items;
-  let text = build(listed);
-  while (listed.length > 0 && Buffer.byteLength(text) > EMAIL_MAX_BYTES) {
-    listed = listed.slice(0, -1);
-    text = build(listed);
-  }
-  return { subject, text };
+  const fits = (count: number) => Buffer.byteLength(build(content.items.slice(0, count))) <= EMAIL_MAX_BYTES;
+  return { subject, text: build(content.items.slice(0, largestFitting(content.items.length, fits))) };
 }
 
 function itemLines(item: DigestItem): string[] {
@@ -89,7 +83,7 @@ function itemLines(item: DigestItem): string[] {
   const open = item.openDays > 0 ? `, open ${item.openDays} days` : '';
   return [
     `[${item.severity.toUpperCase()}] ${plainText(item.resource)} in ${plainText(where)}`,
-    `  What: ${plainText(item.what)}`,
+    `  What: ${plainText(item.whatInWords, 600)}`,
     `  Rule: ${plainText(item.ruleId)}${open}. Finding ${item.shortId}`,
     // Our remediation texts quote commands in backticks, which is markup here.
     `  Advice: ${plainText(item.advice.text, 1200).replace(/`/g, '')}`,

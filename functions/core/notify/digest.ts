@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { appendTo } from '../collections.js';
-import { changeSummary, openDays, resourceLabel } from '../findings/describe.js';
+import { changeSummary, openDays, resourceLabel, shortValue } from '../findings/describe.js';
 import { shortId, shortIdLength } from '../findings/finding-ids.js';
-import type { Finding, Severity } from '../findings/model.js';
+import type { Finding, JsonValue, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
 import type { NotificationSettings, Registry } from '../registry/model.js';
 import { chatCode, chatText, escapeForChat, limitText } from '../text/sanitize.js';
@@ -125,6 +125,8 @@ export interface DigestItem {
   environment?: string;
   /** What changed, short (values are redacted in findings already). */
   what: string;
+  /** The same in words: scalar values as they are, a structured value (JSON) by its path alone. */
+  whatInWords: string;
   openDays: number;
   advice: Advice;
   /** `driftwatch findings show <id>`, and `driftwatch remediate <id>` where there is a revert or adopt. */
@@ -380,6 +382,7 @@ function digestItem(
     workspace: finding.workspace,
     ...(finding.environment ? { environment: finding.environment } : {}),
     what: changeSummary(finding, 2, 40),
+    whatInWords: changeInWords(finding),
     openDays: Math.max(0, openDays(finding.firstSeenAt, input.now)),
     advice: adviceFor(finding, { region: input.regions?.[finding.workspace] }),
     commands: [
@@ -389,6 +392,39 @@ function digestItem(
         : []),
     ],
   };
+}
+
+/** For readers of plain text (e-mail): no JSON, even of a value. */
+function changeInWords(finding: Finding, maxChanges = 3): string {
+  const changes = finding.drift?.changes ?? [];
+  if (changes.length === 0) return finding.title;
+  const scalar = (value: JsonValue) => value === null || typeof value !== 'object';
+  const shown = changes.slice(0, maxChanges).map((change) => {
+    const path = change.path === '' ? 'the value' : change.path;
+    return scalar(change.before) && scalar(change.after)
+      ? `${path}: ${shortValue(change.before, 40)} → ${shortValue(change.after, 40)}`
+      : `${path} (a structured value: the finding shows it)`;
+  });
+  return changes.length > maxChanges
+    ? `${shown.join('; ')}; and ${changes.length - maxChanges} more`
+    : shown.join('; ');
+}
+
+/**
+ * The most items (0…count) a body can list within its size limit, `fits` being true for a prefix
+ * of the items when it is for any shorter one: a binary search, so a digest allowed thousands of
+ * items renders each body a dozen times, not thousands.
+ */
+export function largestFitting(count: number, fits: (count: number) => boolean): number {
+  if (fits(count)) return count;
+  let low = 0;
+  let high = count;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 export const SECTION_HEADINGS: Readonly<Record<DigestItem['section'], string>> = {
