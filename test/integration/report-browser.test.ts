@@ -212,6 +212,37 @@ describe('the report in chromium', () => {
     await page.close();
   });
 
+  it('lists a long table 200 rows at a time, and filters all of it', async () => {
+    const many = await buildReportStore(join(temp.path, 'many-store'), {
+      nights: 3,
+      gaps: [],
+      extraFindings: 450,
+    });
+    const out = join(temp.path, 'many.html');
+    expect((await runCli(['report', '--store', many.dir, '--out', out])).code).toBe(0);
+    const page = await browser.context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(pathToFileURL(out).href, { waitUntil: 'load' });
+    await page.waitForSelector('html[data-ready="true"]');
+    const total = Number(/ of (\d+) findings/.exec(await page.locator('#shown-count').innerText())?.[1]);
+    expect(total).toBeGreaterThan(450);
+    expect(await page.locator('#findings tbody tr').count()).toBe(200);
+    expect(await page.locator('#shown-count').innerText()).toBe(
+      `${total} of ${total} findings match; the first 200 are listed`,
+    );
+    await page.click('#show-more');
+    expect(await page.locator('#findings tbody tr').count()).toBe(400);
+    await page.click('#show-more');
+    expect(await page.locator('#findings tbody tr').count()).toBe(total);
+    expect(await page.locator('#show-more').isVisible()).toBe(false);
+    // A filter looks at every finding, not only the listed ones; the listing starts over.
+    await page.selectOption('#filter-owner', 'team-3');
+    const owned = Number(/^(\d+) of/.exec(await page.locator('#shown-count').innerText())?.[1]);
+    expect(owned).toBeGreaterThan(50);
+    expect(await page.locator('#findings tbody tr').count()).toBe(Math.min(200, owned));
+    await page.close();
+  });
+
   it('works from the keyboard: Tab to the search, type, Tab to a row, Enter opens, Escape closes', async () => {
     const page = await openReport();
     // Expressions evaluated in the page (this file is compiled without the DOM's types).
