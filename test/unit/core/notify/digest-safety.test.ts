@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { deliveredBodies } from '../../../../functions/adapters/sns-publisher.js';
 import type { Finding } from '../../../../functions/core/findings/model.js';
 import { buildDigests, DIGEST_LIMITS, type Digest } from '../../../../functions/core/notify/digest.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
@@ -127,6 +128,30 @@ describe('a digest of hostile data', () => {
       expect(resource.length).toBeLessThanOrEqual(DIGEST_LIMITS.relatedResource);
     // Every finding still has a line: long data is cut per piece, not by dropping whole findings.
     expect(content.description).not.toContain('… — `driftwatch findings');
+  });
+
+  it('e-mail: data is plain text on its own lines, no controls, no bidi, and starts no line of ours', () => {
+    const { subject, text } = digest.email!;
+    expect(subject).toMatch(/^[\x20-\x7e]{1,99}$/);
+    expect(text.replaceAll('\n', '')).not.toMatch(ACTIVE);
+    const lines = text.split('\n');
+    expect(lines.some((line) => line.startsWith('• fake') || line.startsWith('*New*'))).toBe(false);
+    expect(lines.filter((line) => line.startsWith('NEW: '))).toEqual(['NEW: 4']);
+    // Shown as it is (a mail client renders no markup), not escaped for chat.
+    expect(text).toContain('<!channel>');
+    expect(text).not.toContain('&lt;');
+  });
+
+  it('SQS/HTTPS: the finding list holds the data with no controls, and its body is inert on a terminal', () => {
+    const body = deliveredBodies(digest).machines!;
+    expect(body.replaceAll('\n', '')).not.toMatch(ACTIVE);
+    const strings: string[] = [];
+    JSON.parse(body, (_key, value) => {
+      if (typeof value === 'string') strings.push(value);
+      return value;
+    });
+    expect(strings.some((value) => value.includes('<!channel>'))).toBe(true);
+    for (const value of strings) expect(value).not.toMatch(ACTIVE);
   });
 
   it('stays within the limits however many long findings there are', () => {
