@@ -49,7 +49,7 @@ export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
   'open-ingress': (finding, context) => {
     const address = resourceLabel(finding);
     return {
-      text: `Close it now: ${address} lets the whole internet in (0.0.0.0/0 or ::/0). Revert it through the team's pipeline today (the remediate command below prints the reviewed plan); until then it is open. Find who opened it in CloudTrail (GROUP_ID below is the id attribute that terraform state show ${address} prints${context.region ? '' : '; add --region with its region'}):`,
+      text: `Close it now: ${address} lets the whole internet in (0.0.0.0/0 or ::/0). Revert it through the team's pipeline today (driftwatch remediate prints the reviewed plan); until then it is open. Find who opened it in CloudTrail (GROUP_ID below is the id attribute that terraform state show ${address} prints${context.region ? '' : '; add --region with its region'}):`,
       commands: [
         `aws cloudtrail lookup-events${context.region ? ` --region ${shellWord(context.region)}` : ''} --lookup-attributes AttributeKey=ResourceName,AttributeValue=GROUP_ID`,
       ],
