@@ -86,7 +86,7 @@ export function terraformAdoptSnippet(finding: Finding, context: TerraformContex
       'An import block adopts this object already: the values below are those the apply would otherwise change.',
     );
 
-  const body = newBody(false);
+  const body: Body = { ...newBody(false), top: true };
   const variables = new VariableNames(parsed.name);
   for (const change of finding.drift?.changes ?? []) {
     const { current, declared } = sidesOf(finding, change);
@@ -208,6 +208,8 @@ function locationNote(context: TerraformContext): string {
 interface Body {
   /** An object value (`tags = { … }`): keys may be quoted, and it holds no blocks. */
   object: boolean;
+  /** The resource block itself (not a nested block or object). */
+  top?: boolean;
   entries: Entry[];
 }
 
@@ -218,6 +220,27 @@ type Entry =
   | { kind: 'partial'; name: string; body: Body }
   | { kind: 'block'; name: string; index: number; body: Body; whole: boolean }
   | { kind: 'comment'; text: string };
+
+/**
+ * Top-level attributes that providers compute (a new version or timestamp after every change, ids):
+ * an out-of-band change moves them too, but a configuration that sets them fails validation on most
+ * resource types. The plan JSON carries no schema to tell, so they are said in a comment, not written.
+ */
+const PROVIDER_SET_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'id',
+  'arn',
+  'version',
+  'owner_id',
+  'unique_id',
+  'etag',
+  'create_date',
+  'created_date',
+  'creation_date',
+  'created_time',
+  'last_modified',
+  'last_modified_date',
+  'last_updated_date',
+]);
 
 function newBody(object: boolean): Body {
   return { object, entries: [] };
@@ -301,6 +324,13 @@ function place(
   }
   const shown = (value: JsonValue) => (sensitive ? '(sensitive, not shown)' : hclInline(value));
   if (rest.length === 0) {
+    if (!body.object && body.top && PROVIDER_SET_ATTRIBUTES.has(head)) {
+      body.entries.push({
+        kind: 'comment',
+        text: `${head}: the live value is ${shown(current)}; the provider usually sets ${head} itself (it cannot be configured on most resources): set it only if the configuration already does.`,
+      });
+      return;
+    }
     if (body.object && current === null && declared !== null) {
       body.entries.push({
         kind: 'comment',

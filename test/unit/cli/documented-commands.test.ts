@@ -38,6 +38,7 @@ const RUNNABLE: { pattern: RegExp; prepare?: (dir: string) => void }[] = [
   { pattern: /^(COLUMNS=\d+ )?driftwatch findings\b/ },
   { pattern: /^driftwatch suppress / },
   { pattern: /^driftwatch routes\b/ },
+  { pattern: /^driftwatch remediate / },
   // init writes driftwatch.yaml and refuses to overwrite one: run it where there is none yet.
   { pattern: /^driftwatch init --root /, prepare: (dir) => rmSync(join(dir, 'driftwatch.yaml')) },
 ];
