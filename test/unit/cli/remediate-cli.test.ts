@@ -47,6 +47,16 @@ beforeAll(async () => {
         before: bucketValues({ tags: { Owner: 'payments' }, tags_all: { Owner: 'payments' } }),
         after: bucketValues({ tags: { Owner: HOSTILE_VALUE }, tags_all: { Owner: HOSTILE_VALUE } }),
       }),
+      entry('module.db.aws_sqs_queue.jobs', {
+        module: 'module.db',
+        before: { name: 'jobs', visibility_timeout_seconds: 30 },
+        after: { name: 'jobs', visibility_timeout_seconds: 90 },
+      }),
+      entry('module.vpc.aws_vpc.main', {
+        module: 'module.vpc',
+        before: { cidr_block: '10.0.0.0/16', enable_dns_hostnames: true },
+        after: { cidr_block: '10.0.0.0/16', enable_dns_hostnames: false },
+      }),
       entry('aws_db_instance.main', {
         before: { identifier: 'main', password: 'configured-one', allocated_storage: 20 },
         after: { identifier: 'main', password: PLANTED[2], allocated_storage: 50 },
@@ -92,6 +102,14 @@ beforeAll(async () => {
     '# the data bucket\n\nresource "aws_s3_bucket" "data" {\n  bucket = "payments-data"\n}\n',
   );
   writeFileSync(
+    join(configDir, 'modules.tf'),
+    'module "db" {\n  source = "./modules/db"\n}\n\nmodule "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "5.0.0"\n}\n',
+  );
+  writeFileSync(
+    join(configDir, 'modules', 'db', 'queue.tf'),
+    'variable "x" {}\n\nresource "aws_sqs_queue" "jobs" {\n  name = "jobs"\n}\n',
+  );
+  writeFileSync(
     join(dir, 'driftwatch.yaml'),
     [
       'version: 1',
@@ -120,6 +138,8 @@ describe('driftwatch remediate', () => {
       'aws_s3_bucket.data',
       'aws_ssm_parameter.db_password',
       'backend-policy',
+      'module.db.aws_sqs_queue.jobs',
+      'module.vpc.aws_vpc.main',
     ]);
   });
 
@@ -151,6 +171,27 @@ describe('driftwatch remediate', () => {
     expect(json).toMatchObject({ mode: 'adopt', system: 'terraform', line: 3, variables: [] });
     expect(json.file).toMatch(/infra\/main\.tf$/);
     expect(json.hcl).toContain('resource "aws_s3_bucket" "data" {');
+  });
+
+  it('follows a module call with a local source to the block; a registry module is out of reach', async () => {
+    const local = await remediate([
+      ids['module.db.aws_sqs_queue.jobs']!,
+      '--adopt',
+      '--config',
+      configDir,
+      '--format',
+      'json',
+    ]);
+    expect(local.code, local.stderr).toBe(0);
+    const json = JSON.parse(local.stdout);
+    expect(json.file).toMatch(/infra\/modules\/db\/queue\.tf$/);
+    expect(json.line).toBe(3);
+    expect(json.hcl).toContain('visibility_timeout_seconds = 90');
+    expect(json.hcl).toContain("set the value through the module's inputs instead");
+    const registry = await remediate([ids['module.vpc.aws_vpc.main']!, '--adopt', '--config', configDir]);
+    expect(registry.stdout).toContain(
+      'module.vpc comes from terraform-aws-modules/vpc/aws, not a local directory',
+    );
   });
 
   it('says when the resource block is not in the configuration', async () => {
