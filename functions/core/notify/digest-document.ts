@@ -1,7 +1,7 @@
 import type { Severity } from '../findings/model.js';
 import { stripForTerminal } from '../text/sanitize.js';
 import type { Advice } from './advice.js';
-import { type DigestContent, type DigestItem, largestFitting } from './digest.js';
+import { type DigestContent, type DigestItem, largestFitting } from './digest-content.js';
 
 /**
  * The digest for machines (HTTPS and SQS subscribers): the finding list as JSON, schema

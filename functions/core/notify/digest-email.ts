@@ -1,5 +1,5 @@
 import { limitText, stripForTerminal } from '../text/sanitize.js';
-import { type DigestContent, type DigestItem, largestFitting, SECTION_HEADINGS } from './digest.js';
+import { type DigestContent, type DigestItem, largestFitting, SECTION_HEADINGS } from './digest-content.js';
 
 /**
  * The digest for e-mail: a subject and a plain-text body a person reads in any mail client. No

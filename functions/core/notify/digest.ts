@@ -6,7 +6,13 @@ import type { Finding, JsonValue, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
 import type { NotificationSettings, Registry } from '../registry/model.js';
 import { chatCode, chatText, escapeForChat, limitText } from '../text/sanitize.js';
-import { type Advice, adviceFor } from './advice.js';
+import { adviceFor } from './advice.js';
+import {
+  type DigestContent,
+  type DigestCounts,
+  type DigestItem,
+  SECTION_HEADINGS,
+} from './digest-content.js';
 import { type DigestDocument, digestDocument } from './digest-document.js';
 import { type DigestEmail, digestEmail } from './digest-email.js';
 
@@ -56,14 +62,7 @@ export interface Digest {
   /** For HTTPS and SQS consumers: the finding list (docs/notifications.md). Absent in older outbox digests. */
   document?: DigestDocument;
   attributes: DigestAttributes;
-  counts: {
-    new: number;
-    changed: number;
-    regressed: number;
-    resolved: number;
-    reminders: number;
-    notListed: number;
-  };
+  counts: DigestCounts;
 }
 
 export interface DigestInput {
@@ -105,51 +104,7 @@ export function digestInput(
   };
 }
 
-/**
- * One finding as every body of a digest lists it: the facts, the rule's advice and the commands
- * to go further. Plain data: each body escapes it for its reader.
- */
-export interface DigestItem {
-  id: string;
-  /** The id as `driftwatch findings` shows it (12 characters, more when ids of the scan collide). */
-  shortId: string;
-  /** Why it is in the digest: new, changed, regressed, or a reminder of an ongoing one. */
-  section: 'new' | 'changed' | 'regressed' | 'reminder';
-  severity: Severity;
-  kind: Finding['kind'];
-  ruleId: string;
-  title: string;
-  /** The resource as tables show it: a Terraform address, s3://bucket/key, Kind/namespace/name. */
-  resource: string;
-  workspace: string;
-  environment?: string;
-  /** What changed, short (values are redacted in findings already). */
-  what: string;
-  /** The same in words: scalar values as they are, a structured value (JSON) by its path alone. */
-  whatInWords: string;
-  openDays: number;
-  advice: Advice;
-  /** `driftwatch findings show <id>`, and `driftwatch remediate <id>` where there is a revert or adopt. */
-  commands: string[];
-}
-
-/** What every body is rendered from. */
-export interface DigestContent {
-  owner: string;
-  scanId: string;
-  digestId: string;
-  severity: Severity;
-  /** Counts by section; `notListed` by the digest's item limit (a body may list fewer still). */
-  counts: Digest['counts'];
-  /** Reported findings, most severe first within each section, at most `maxFindingsPerDigest`. */
-  items: DigestItem[];
-  resolved: Array<Pick<DigestItem, 'id' | 'shortId' | 'resource' | 'workspace'>>;
-  /** Lists everything reported, for the "+N more" line: runs as printed. */
-  moreCommand: string;
-  /** How many findings `moreCommand` lists, when it lists exactly the reported ones. */
-  moreCommandExact: boolean;
-  reportUrl?: string;
-}
+export type { DigestContent, DigestCounts, DigestItem } from './digest-content.js';
 
 /** Kinds `driftwatch remediate` prepares a revert or adopt for (Terraform and cluster drift). */
 const REMEDIABLE_KINDS: ReadonlySet<Finding['kind']> = new Set([
@@ -409,30 +364,6 @@ function changeInWords(finding: Finding, maxChanges = 3): string {
     ? `${shown.join('; ')}; and ${changes.length - maxChanges} more`
     : shown.join('; ');
 }
-
-/**
- * The most items (0…count) a body can list within its size limit, `fits` being true for a prefix
- * of the items when it is for any shorter one: a binary search, so a digest allowed thousands of
- * items renders each body a dozen times, not thousands.
- */
-export function largestFitting(count: number, fits: (count: number) => boolean): number {
-  if (fits(count)) return count;
-  let low = 0;
-  let high = count;
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (fits(middle)) low = middle;
-    else high = middle;
-  }
-  return low;
-}
-
-export const SECTION_HEADINGS: Readonly<Record<DigestItem['section'], string>> = {
-  new: 'New',
-  changed: 'Changed',
-  regressed: 'Regressed (resolved before, back now)',
-  reminder: 'Still open',
-};
 
 /**
  * The chat description: per section a heading and per item two lines (the finding; its advice and
