@@ -250,6 +250,18 @@ describe('the bodies of one digest, per destination', () => {
     expect(limited.document!.items).toHaveLength(2);
   });
 
+  it('with reminders among the items, "+N more" lists every open finding of the owner and says so', () => {
+    const weekOld = new Date(now.getTime() - 7 * 86_400_000).toISOString();
+    const reminded = storedFinding({ id: id('f'), status: 'ongoing', firstSeenAt: weekOld }, driftDraft());
+    const limited = digestOf([...findings(), reminded], { max: 2 });
+    const more = 'driftwatch findings --store s3://driftwatch-findings-1234 --owner payments';
+    expect(limited.counts.reminders).toBe(1);
+    expect(limited.document!.more).toEqual({ count: 3, command: more, exact: false });
+    expect(deliveredBodies(limited).email).toContain(
+      `3 more not listed here. Every open finding of the owner, these among them:\n    ${more}\n`,
+    );
+  });
+
   it('keeps each message under 256 KiB however many items are allowed', () => {
     const many = Array.from({ length: 3000 }, (_, index) =>
       storedFinding(
