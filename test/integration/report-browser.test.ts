@@ -192,6 +192,8 @@ describe('the report in chromium', () => {
     expect(text).toContain('terraform force-unlock f2b0c9a4-lock');
     expect(text).toContain('"who": "ci@runner-7"');
     expect(text).toContain(`driftwatch findings show ${lock.id.slice(0, 12)} --store ${built.dir}`);
+    // remediate prepares no fix for a lock (a person force-unlocks it): the command is not offered.
+    expect(text).not.toContain('driftwatch remediate');
     expect(text).toMatch(/History \(last 30 nights\)[\s\S]*new[\s\S]*ongoing/);
     await page.click('#detail .close');
     expect(await dialog.isVisible()).toBe(false);
@@ -201,7 +203,8 @@ describe('the report in chromium', () => {
     const driftText = await dialog.innerText();
     expect(driftText).toContain('ingress[0].cidr_blocks[0]');
     expect(driftText).toContain('0.0.0.0/0');
-    expect(driftText).toContain(`driftwatch remediate ${drift.id.slice(0, 12)} --revert`);
+    expect(driftText).toContain(`driftwatch remediate ${drift.id.slice(0, 12)} --revert --store ${built.dir}`);
+    expect(driftText).toContain(`driftwatch remediate ${drift.id.slice(0, 12)} --adopt --store ${built.dir}`);
     // Printed with a finding open: the finding, not the page behind it.
     await page.emulateMedia({ media: 'print' });
     expect(await page.locator('main').isVisible()).toBe(false);

@@ -4,10 +4,11 @@ import {
   FINDING_KINDS,
   FINDING_STATUSES,
   type Finding,
-  type FindingKind,
   SEVERITIES,
   type Severity,
 } from '../findings/model.js';
+import type { RemediationMode } from '../remediation/model.js';
+import { notApplicableReason } from '../remediation/prepare.js';
 import { type Html, type HtmlValue, html, scriptJson, trusted } from './html.js';
 import { REPORT_CSS, REPORT_SCRIPT, SEVERITY_COLOURS } from './report-assets.js';
 import {
@@ -18,11 +19,11 @@ import {
   type TrendNight,
 } from './report-data.js';
 
-/**
- * Finding kinds `driftwatch remediate <id> --revert | --adopt` prepares a fix for (issue 13 §4): the
- * detail view shows those commands next to `driftwatch findings show`.
- */
-export const REMEDIATE_KINDS: readonly FindingKind[] = ['terraform-drift', 'pending-change', 'cluster-drift'];
+/** The `driftwatch remediate <id> --revert | --adopt` modes that apply to a finding (issue 13 §4). */
+function remediateModes(finding: Finding): RemediationMode[] {
+  return REMEDIATION_MODES.filter((mode) => notApplicableReason(finding, mode) === undefined);
+}
+const REMEDIATION_MODES: readonly RemediationMode[] = ['revert', 'adopt'];
 
 /**
  * Rows the findings table lists at a time (more on request): the browser lays out ten thousand rows
@@ -94,7 +95,6 @@ function clientData(data: ReportData) {
       store: data.store ?? '',
       nights: data.nights,
       none: NONE,
-      remediateKinds: REMEDIATE_KINDS,
       pageSize: TABLE_PAGE,
       history: data.history,
     },
@@ -114,6 +114,7 @@ function clientData(data: ReportData) {
       drift: finding.drift,
       evidence: finding.evidence,
       remediation: finding.remediation,
+      remediate: remediateModes(finding),
       firstSeenAt: finding.firstSeenAt,
       lastSeenAt: finding.lastSeenAt,
       ageDays: finding.ageDays ?? 0,

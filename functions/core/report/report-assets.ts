@@ -243,8 +243,7 @@ export const REPORT_SCRIPT = `
     out.push(...section('Remediation', el('p', null, remediation.summary), el('ol', null, ...remediation.steps.map((step) => el('li', null, step)))));
     const store = meta.store ? ' --store ' + quote(meta.store) : '';
     const commands = ['driftwatch findings show ' + short(f.id) + store];
-    if (meta.remediateKinds.includes(f.kind))
-      commands.push('driftwatch remediate ' + short(f.id) + ' --revert' + store, 'driftwatch remediate ' + short(f.id) + ' --adopt' + store);
+    for (const mode of f.remediate) commands.push('driftwatch remediate ' + short(f.id) + ' --' + mode + store);
     out.push(...section('Commands', el('pre', 'commands', commands.join('\\n'))));
     return out;
   }

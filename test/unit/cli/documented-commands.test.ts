@@ -39,6 +39,7 @@ const RUNNABLE: { pattern: RegExp; prepare?: (dir: string) => void }[] = [
   { pattern: /^driftwatch suppress / },
   { pattern: /^driftwatch routes\b/ },
   { pattern: /^driftwatch remediate / },
+  { pattern: /^driftwatch report / },
   // init writes driftwatch.yaml and refuses to overwrite one: run it where there is none yet.
   { pattern: /^driftwatch init --root /, prepare: (dir) => rmSync(join(dir, 'driftwatch.yaml')) },
 ];
