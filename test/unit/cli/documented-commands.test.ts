@@ -330,7 +330,7 @@ describe('commands shown in the docs', () => {
       }
     }
     expect(problems).toEqual([]);
-  });
+  }, 120_000); // one --help per command, in sequence: seconds, more on a loaded machine
 
   it('run: each runnable form exits 0 or 2 without a stack trace; every other one is excluded with a reason', async () => {
     const forms = new Map<string, string[]>(); // form → where it is shown
