@@ -1,4 +1,5 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
   AuthorizeSecurityGroupIngressCommand,
@@ -14,8 +15,10 @@ import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.j
 import { runLocalScan } from '../../cli/local-runner.js';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
+import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import type { Finding } from '../../functions/core/findings/model.js';
 import { createSensitiveHasher, SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
+import { hclString } from '../../functions/core/remediation/hcl-render.js';
 import { newCore } from '../helpers/canary-generator.js';
 import {
   allFileText,
@@ -265,6 +268,144 @@ moved {
     expect(findingFor(findings, 'aws_s3_bucket.archive')).toBeUndefined();
     expect(findings.filter((finding) => finding.status === 'resolved')).toEqual([]);
     expect(findings.some((finding) => finding.drift?.action === 'move')).toBe(false);
+  });
+
+  // Issue 13 §4, on the findings of the out-of-band changes above (same store, same staged root: no
+  // terraform init of its own). Each revert command is run as printed, through sh, in the root.
+  it('remediate: adopt HCL that terraform fmt accepts, and a revert command whose plan proposes the reverse of the drift', async () => {
+    const storeDir = join(temp.path, 'cli-store');
+    const listed = JSON.parse(
+      (await runCli(['findings', '--store', storeDir, '--format', 'json'])).stdout,
+    ) as Finding[];
+    const idOf = (address: string) => findingFor(listed, address)!.id.slice(0, 12);
+    const outputs: string[] = [];
+    const remediate = async (address: string, mode: '--adopt' | '--revert', format = 'json') => {
+      const run = await runCli(
+        [
+          'remediate',
+          idOf(address),
+          mode,
+          '--store',
+          storeDir,
+          '--registry',
+          registryPath,
+          '--format',
+          format,
+        ],
+        { env: { DRIFTWATCH_HASH_SALT: SALT } },
+      );
+      outputs.push(run.stdout, run.stderr);
+      expect(run.code, run.stderr).toBe(0);
+      return format === 'json' ? (JSON.parse(run.stdout) as Record<string, unknown>) : { text: run.stdout };
+    };
+    const fmtAccepts = (hcl: string) =>
+      spawnSync('terraform', ['fmt', '-check', '-'], { input: hcl, env: staged.env, encoding: 'utf8' })
+        .status;
+    const mainTf = readFileSync(join(REPO_ROOT, 'test/integration/terraform/drift/main.tf'), 'utf8').split(
+      '\n',
+    );
+    const lineOf = (header: string) => mainTf.indexOf(header) + 1;
+
+    const tag = await remediate('aws_s3_bucket.data', '--adopt');
+    expect(tag.hcl).toContain('resource "aws_s3_bucket" "data" {');
+    expect(tag.hcl).toMatch(/tags = \{\n(?:\s+#.*\n)*\s+Team = "treasury"\n/);
+    expect(tag).toMatchObject({
+      file: 'test/integration/terraform/drift/main.tf',
+      line: lineOf('resource "aws_s3_bucket" "data" {'),
+    });
+    const group = await remediate('aws_security_group.db', '--adopt');
+    expect(group.hcl).toMatch(/ingress \{[^}]*cidr_blocks\s+= \["0\.0\.0\.0\/0"\][^}]*from_port\s+= 22/s);
+    expect(group.line).toBe(lineOf('resource "aws_security_group" "db" {'));
+    const role = await remediate('aws_iam_role.app', '--adopt');
+    expect(role.hcl).toMatch(/max_session_duration = 7200/);
+    const deleted = await remediate('aws_s3_bucket.logs', '--adopt');
+    expect(deleted.hcl).toMatch(/removed \{\n\s+from = aws_s3_bucket\.logs\n/);
+    const secret = await remediate('aws_ssm_parameter.db_password', '--adopt');
+    expect(secret.hcl).toMatch(/ value += var\.(\w+)\n[\s\S]*\n\n#[\s\S]*\nvariable "\1" \{\n\s+sensitive = true\n\}/);
+    // The parameter's version moved with the value: the provider sets it, so it is a comment.
+    expect(secret.hcl).toMatch(/# version: the live value is 2; the provider usually sets version itself/);
+    for (const snippet of [tag, group, role, deleted, secret])
+      expect(fmtAccepts(snippet.hcl as string)).toBe(0);
+
+    // Terraform itself reads the rendered strings back to the same text (console: no providers, no state).
+    const hostile = [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: HCL template syntax in data, not a JS template
+      '${var.x} %{ if true }',
+      '$${x} %%{y} $ %',
+      'quote " back \\ \n\r\t',
+      '\u202e\u0000\u001b[2J\u200b',
+      'café 😀 日本',
+    ];
+    const consoleDir = join(temp.path, 'console');
+    mkdirSync(consoleDir, { recursive: true });
+    const evaluated = spawnSync('terraform', ['console'], {
+      cwd: consoleDir,
+      // Not the staged root's environment: its TF_DATA_DIR belongs to that root's backend.
+      env: { PATH: process.env.PATH, HOME: consoleDir, CHECKPOINT_DISABLE: '1' },
+      encoding: 'utf8',
+      // One expression: console without a terminal prints only the last result.
+      input: `join(",", [${hostile.map((text) => `base64encode(${hclString(text)})`).join(', ')}])\n`,
+    });
+    expect(evaluated.status, evaluated.stderr).toBe(0);
+    expect(evaluated.stdout.trim()).toBe(
+      JSON.stringify(hostile.map((text) => Buffer.from(text, 'utf8').toString('base64')).join(',')),
+    );
+
+    const text = await remediate('aws_s3_bucket.data', '--revert', 'text');
+    expect(text.text).toContain("terraform plan -input=false -target='aws_s3_bucket.data'");
+    expect(text.text).toContain('tags.Team: "treasury" → "ledger"');
+    expect(text.text).toContain('never runs terraform apply');
+
+    // Each printed plan command, run by sh in the root, proposes the reverse of its finding.
+    const planOf = async (address: string) => {
+      const revert = await remediate(address, '--revert');
+      expect(revert.cwd).toBe('test/integration/terraform/drift');
+      const plan = await runProcess('sh', ['-c', revert.command as string], {
+        cwd: staged.dir,
+        env: staged.env,
+        timeoutMs: 5 * 60_000,
+      });
+      expect(plan.exitCode, plan.stderr).toBe(0);
+      const shown = join(temp.path, 'revert-plan.json');
+      await runProcess('terraform', ['show', '-json', 'driftwatch-revert.tfplan'], {
+        cwd: staged.dir,
+        env: staged.env,
+        timeoutMs: 60_000,
+        stdoutFile: shown,
+      });
+      const json = JSON.parse(readFileSync(shown, 'utf8')) as {
+        resource_changes: {
+          address: string;
+          change: { actions: string[]; after: Record<string, unknown> };
+        }[];
+      };
+      rmSync(shown);
+      // -target plans only the finding's resource (and what it depends on).
+      expect(
+        json.resource_changes
+          .filter((change) => change.change.actions.join() !== 'no-op')
+          .map((change) => change.address),
+      ).toEqual([address]);
+      return { revert, change: json.resource_changes.find((change) => change.address === address)!.change };
+    };
+    const tagPlan = await planOf('aws_s3_bucket.data');
+    expect(tagPlan.change.actions).toEqual(['update']);
+    expect(tagPlan.change.after.tags).toEqual({ Owner: 'payments', Team: 'ledger' });
+    expect(tagPlan.revert.changes).toEqual([
+      { path: 'tags.Team', from: 'treasury', to: 'ledger', sensitive: false },
+    ]);
+    const groupPlan = await planOf('aws_security_group.db');
+    expect(groupPlan.change.actions).toEqual(['update']);
+    expect(JSON.stringify(groupPlan.change.after.ingress)).not.toContain('0.0.0.0/0');
+    expect(JSON.stringify(groupPlan.change.after.ingress)).toContain('10.0.0.0/16');
+    const deletedPlan = await planOf('aws_s3_bucket.logs');
+    expect(deletedPlan.change.actions).toEqual(['create']);
+    expect(deletedPlan.revert.effect).toMatch(/recreates it/);
+
+    for (const output of outputs) {
+      expect(output).not.toContain(initialPassword);
+      expect(output).not.toContain(changedPassword);
+    }
   });
 });
 
