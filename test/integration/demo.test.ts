@@ -24,6 +24,9 @@ describe('driftwatch demo', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     // The long provisioning wait says what it waits for before anything else prints.
     expect(run.stdout).toMatch(/==> Provisioning .*\n {4}waiting for terraform init \+ apply, 3 at once/);
+    // What it waits on (the plugin cache lock, held by another workspace's init) is said in words,
+    // never as a JSON log line.
+    expect(run.stdout + run.stderr).not.toMatch(/^\s*\{"level":/m);
     for (const address of [
       'aws_security_group.db',
       'aws_sqs_queue.events',
