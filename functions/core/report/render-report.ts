@@ -88,7 +88,83 @@ export function reportOwners(data: ReportData): string[] {
   return [...data.owners];
 }
 
+/**
+ * The findings as the page's script reads them. Packed, because a report of ten thousand findings is
+ * mostly this block: one row per finding (an array, the columns named once), and every text column
+ * as an index into one table of distinct strings (workspaces, owners, times, rule texts and
+ * remediation steps repeat from finding to finding). `unpackReportJson` and the page's script read
+ * it back the same way. Drift, evidence and suppression stay JSON as they are.
+ */
+type ColumnType = 'text' | 'json' | 'number' | 'remediation' | 'history';
+
+const COLUMNS: ReadonlyArray<readonly [string, ColumnType]> = [
+  ['id', 'text'],
+  ['kind', 'text'],
+  ['ruleId', 'text'],
+  ['severity', 'text'],
+  ['status', 'text'],
+  ['workspace', 'text'],
+  ['owner', 'text'],
+  ['environment', 'text'],
+  ['resource', 'text'],
+  ['summary', 'text'],
+  ['title', 'text'],
+  ['detail', 'text'],
+  ['firstSeenAt', 'text'],
+  ['lastSeenAt', 'text'],
+  ['resolvedAt', 'text'],
+  ['ageDays', 'number'],
+  ['remediation', 'remediation'],
+  ['remediate', 'json'],
+  ['drift', 'json'],
+  ['evidence', 'json'],
+  ['suppression', 'json'],
+  ['history', 'history'],
+];
+
 function clientData(data: ReportData) {
+  const strings: string[] = [];
+  const indexOf = new Map<string, number>();
+  const text = (value: string) => {
+    let index = indexOf.get(value);
+    if (index === undefined) {
+      index = strings.length;
+      strings.push(value);
+      indexOf.set(value, index);
+    }
+    return index;
+  };
+  const rows = data.findings.map((finding) => {
+    const values: Record<string, unknown> = {
+      ...finding,
+      resource: resourceLabel(finding),
+      summary: changeSummary(finding, 2, 40),
+      ageDays: finding.ageDays ?? 0,
+      remediate: remediateModes(finding),
+      history: data.history[finding.id] ?? [],
+    };
+    return COLUMNS.map(([name, type]) => {
+      const value = values[name];
+      if (value === undefined || value === null) return null;
+      switch (type) {
+        case 'text':
+          return text(String(value));
+        case 'remediation': {
+          const remediation = value as Finding['remediation'];
+          return [text(remediation.summary), remediation.steps.map(text)];
+        }
+        case 'history':
+          return (value as ReportData['history'][string]).map((entry) => [
+            text(entry.night),
+            text(entry.scanId),
+            text(entry.status),
+            text(entry.severity),
+          ]);
+        default:
+          return value;
+      }
+    });
+  });
   return {
     meta: {
       idLength: data.shortIdLength,
@@ -96,32 +172,40 @@ function clientData(data: ReportData) {
       nights: data.nights,
       none: NONE,
       pageSize: TABLE_PAGE,
-      history: data.history,
     },
-    findings: data.findings.map((finding) => ({
-      id: finding.id,
-      kind: finding.kind,
-      ruleId: finding.ruleId,
-      severity: finding.severity,
-      status: finding.status,
-      workspace: finding.workspace,
-      owner: finding.owner,
-      environment: finding.environment,
-      resource: resourceLabel(finding),
-      summary: changeSummary(finding, 2, 40),
-      title: finding.title,
-      detail: finding.detail,
-      drift: finding.drift,
-      evidence: finding.evidence,
-      remediation: finding.remediation,
-      remediate: remediateModes(finding),
-      firstSeenAt: finding.firstSeenAt,
-      lastSeenAt: finding.lastSeenAt,
-      ageDays: finding.ageDays ?? 0,
-      resolvedAt: finding.resolvedAt,
-      suppression: finding.suppression,
-    })),
+    columns: COLUMNS,
+    strings,
+    rows,
   };
+}
+
+/** The findings of a report's JSON block as plain objects (what the page's script reads; for tests). */
+export function unpackReportJson(packed: {
+  columns: Array<[string, ColumnType]>;
+  strings: string[];
+  rows: unknown[][];
+}): Array<Record<string, unknown>> {
+  const text = (index: unknown) => packed.strings[index as number];
+  return packed.rows.map((row) => {
+    const finding: Record<string, unknown> = {};
+    packed.columns.forEach(([name, type], column) => {
+      const value = row[column];
+      if (value === null || value === undefined) return;
+      if (type === 'text') finding[name] = text(value);
+      else if (type === 'remediation') {
+        const [summary, steps] = value as [number, number[]];
+        finding[name] = { summary: text(summary), steps: steps.map(text) };
+      } else if (type === 'history')
+        finding[name] = (value as number[][]).map(([night, scanId, status, severity]) => ({
+          night: text(night),
+          scanId: text(scanId),
+          status: text(status),
+          severity: text(severity),
+        }));
+      else finding[name] = value;
+    });
+    return finding;
+  });
 }
 
 function shortTime(iso: string): string {

@@ -102,8 +102,24 @@ export const REPORT_SCRIPT = `
 (() => {
   'use strict';
   const data = JSON.parse(document.getElementById('report-data').textContent);
-  const findings = data.findings;
   const meta = data.meta;
+  // Unpacked as unpackReportJson in render-report.ts does: text columns index the strings table.
+  const strings = data.strings;
+  const text = (index) => strings[index];
+  const decode = {
+    text,
+    number: (value) => value,
+    json: (value) => value,
+    remediation: (value) => ({ summary: text(value[0]), steps: value[1].map(text) }),
+    history: (value) => value.map((entry) => ({ night: text(entry[0]), scanId: text(entry[1]), status: text(entry[2]), severity: text(entry[3]) })),
+  };
+  const findings = data.rows.map((row) => {
+    const finding = {};
+    data.columns.forEach(([name, type], column) => {
+      if (row[column] !== null) finding[name] = decode[type](row[column]);
+    });
+    return finding;
+  });
   const tbody = document.querySelector('#findings tbody');
   const indexById = new Map(findings.map((finding, index) => [finding.id, index]));
   const search = document.getElementById('search');
@@ -199,7 +215,7 @@ export const REPORT_SCRIPT = `
     if (target) focusRow(target);
   }
 
-  const text = (value) => (value === null ? 'null' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  const shown = (value) => (value === null ? 'null' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
   const section = (title, ...content) => [el('h3', null, title), ...content];
   const table = (headers, rowsOfCells) =>
     el('div', 'scroll', el('table', null,
@@ -231,11 +247,11 @@ export const REPORT_SCRIPT = `
     if (f.detail) out.push(el('p', null, f.detail));
     if (f.drift && f.drift.changes.length > 0) {
       out.push(...section('Changes (' + f.drift.action + ')', table(['Attribute', 'Declared (before)', 'Live (after)'],
-        f.drift.changes.map((c) => [el('code', null, c.path === '' ? '(whole value)' : c.path), el('pre', null, text(c.before)), el('pre', null, text(c.after) + (c.sensitive ? '  (sensitive: hash only)' : ''))]))));
+        f.drift.changes.map((c) => [el('code', null, c.path === '' ? '(whole value)' : c.path), el('pre', null, shown(c.before)), el('pre', null, shown(c.after) + (c.sensitive ? '  (sensitive: hash only)' : ''))]))));
     }
     const evidence = Object.keys(f.evidence || {});
     out.push(...section('Evidence', evidence.length ? el('pre', null, JSON.stringify(f.evidence, null, 2)) : el('p', 'muted', 'No evidence recorded.')));
-    const history = meta.history[f.id] || [];
+    const history = f.history || [];
     out.push(...section('History (last ' + meta.nights + ' nights)', history.length
       ? table(['Night', 'Status', 'Severity', 'Scan'], history.map((h) => [h.night, h.status, h.severity, el('code', null, h.scanId)]))
       : el('p', 'muted', 'Not seen in the last ' + meta.nights + ' nights of history.')));
@@ -243,7 +259,7 @@ export const REPORT_SCRIPT = `
     out.push(...section('Remediation', el('p', null, remediation.summary), el('ol', null, ...remediation.steps.map((step) => el('li', null, step)))));
     const store = meta.store ? ' --store ' + quote(meta.store) : '';
     const commands = ['driftwatch findings show ' + short(f.id) + store];
-    for (const mode of f.remediate) commands.push('driftwatch remediate ' + short(f.id) + ' --' + mode + store);
+    for (const mode of f.remediate || []) commands.push('driftwatch remediate ' + short(f.id) + ' --' + mode + store);
     out.push(...section('Commands', el('pre', 'commands', commands.join('\\n'))));
     return out;
   }

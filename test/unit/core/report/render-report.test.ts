@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
 import { escapeHtml, Html, html, scriptJson } from '../../../../functions/core/report/html.js';
-import { renderReport, reportOwners } from '../../../../functions/core/report/render-report.js';
+import {
+  renderReport,
+  reportOwners,
+  unpackReportJson,
+} from '../../../../functions/core/report/render-report.js';
 import { PAGE_COLOURS, SEVERITY_COLOURS } from '../../../../functions/core/report/report-assets.js';
 import { loadReportData, type ReportData } from '../../../../functions/core/report/report-data.js';
 import { canary } from '../../../helpers/integration.js';
@@ -27,7 +31,8 @@ beforeAll(async () => {
 function embedded(html: string): { findings: Array<Record<string, unknown>>; meta: Record<string, unknown> } {
   const match = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html);
   if (!match) throw new Error('no data block');
-  return JSON.parse(match[1]!);
+  const packed = JSON.parse(match[1]!);
+  return { findings: unpackReportJson(packed), meta: packed.meta };
 }
 
 describe('html template helper', () => {
@@ -125,6 +130,28 @@ describe('renderReport', () => {
     const remediation = block.findings[0]?.remediation as { summary: string; steps: string[] };
     expect(remediation.summary).toBe(first.remediation.summary);
     expect(remediation.steps).toEqual(first.remediation.steps);
+  });
+});
+
+describe('the JSON block', () => {
+  it('packs every finding so that it unpacks to what the data says (inert text aside)', async () => {
+    const plain = await loadReportData(
+      createFsObjectStore((await buildReportStore(join(root, 'plain'))).dir),
+      {},
+    );
+    const unpacked = embedded(renderReport(plain)).findings;
+    expect(unpacked).toHaveLength(plain.findings.length);
+    plain.findings.forEach((finding, index) => {
+      const { id, kind, ruleId, severity, status, workspace, owner, environment, title, detail } = finding;
+      expect(unpacked[index]).toMatchObject({ id, kind, ruleId, severity, status, workspace, title, detail });
+      expect(unpacked[index]?.owner).toBe(owner);
+      expect(unpacked[index]?.environment).toBe(environment);
+      expect(unpacked[index]?.remediation).toEqual(finding.remediation);
+      expect(unpacked[index]?.drift).toEqual(finding.drift);
+      expect(unpacked[index]?.evidence).toEqual(finding.evidence);
+      expect(unpacked[index]?.history).toEqual(plain.history[finding.id] ?? []);
+      expect(unpacked[index]?.ageDays).toBe(finding.ageDays);
+    });
   });
 });
 
