@@ -180,7 +180,17 @@ function workspaceContext(entry: WorkspaceConfig): TerraformContext {
 
 function registryFor(path: string | undefined): LoadedRegistry | undefined {
   if (path !== undefined) return loadRegistryFile(path);
-  return existsSync(DEFAULT_REGISTRY) ? loadRegistryFile(DEFAULT_REGISTRY) : undefined;
+  if (!existsSync(DEFAULT_REGISTRY)) return undefined;
+  // Only looked at because it is here: a registry that does not load is a warning, not the end.
+  try {
+    return loadRegistryFile(DEFAULT_REGISTRY);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    process.stderr.write(
+      `driftwatch: ${stripForTerminal(`${DEFAULT_REGISTRY} here is not a valid registry (${reason}): going on without it; pass --registry or --config`)}\n`,
+    );
+    return undefined;
+  }
 }
 
 /** A directory as the reader can use it from here: relative when below the current directory. */

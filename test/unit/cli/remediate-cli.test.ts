@@ -251,6 +251,21 @@ describe('driftwatch remediate', () => {
     for (const run of [neither, both, unknown, missing]) expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('a driftwatch.yaml here that does not load is a warning: the plan is printed without it', async () => {
+    const elsewhere = join(dir, 'broken');
+    mkdirSync(elsewhere, { recursive: true });
+    writeFileSync(join(elsewhere, 'driftwatch.yaml'), 'version: 7\n');
+    const run = await remediate([ids['aws_s3_bucket.data']!, '--revert'], elsewhere);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(
+      /^driftwatch: driftwatch\.yaml here is not a valid registry \(.*\): going on without it/,
+    );
+    expect(run.stdout).toContain(
+      "terraform plan -input=false -target='aws_s3_bucket.data' -out=driftwatch-revert.tfplan",
+    );
+    expect(run.stdout).toContain('The root module directory is not known');
+  });
+
   it('--help says it never applies', async () => {
     const help = await runCli(['remediate', '--help']);
     expect(help.code).toBe(0);
