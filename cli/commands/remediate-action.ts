@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
-import type { Finding } from '../../functions/core/findings/model.js';
+import type { Finding, JsonValue } from '../../functions/core/findings/model.js';
 import type { WorkspaceConfig } from '../../functions/core/registry/model.js';
 import { parseResourceAddress } from '../../functions/core/remediation/address.js';
 import { hclInline } from '../../functions/core/remediation/hcl-render.js';
@@ -349,7 +349,7 @@ function resultText(
       for (const change of result.changes)
         out.push(
           stripForTerminal(
-            `  ${change.path || '(whole value)'}: ${hclInline(change.from)} → ${hclInline(change.to)}${change.sensitive ? ' (sensitive: hashes, not values)' : ''}`,
+            `  ${change.path || '(whole value)'}: ${shownValue(change.path, change.from)} → ${shownValue(change.path, change.to)}${change.sensitive ? ' (sensitive: hashes, not values)' : ''}`,
           ),
         );
       out.push('');
@@ -360,6 +360,15 @@ function resultText(
   }
   for (const note of result.notes) out.push(stripForTerminal(`- ${note}`));
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * A value of the proposed changes: null inside a collection or nested object (`tags.Team`,
+ * `ingress[1]`) means the member is not there, so it reads `(absent)`; elsewhere it is `null`.
+ */
+function shownValue(path: string, value: JsonValue): string {
+  if (value === null && /[.[]/.test(path)) return '(absent)';
+  return hclInline(value);
 }
 
 function notApplicableText(

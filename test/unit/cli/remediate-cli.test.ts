@@ -45,7 +45,10 @@ beforeAll(async () => {
       }),
       entry('aws_s3_bucket.data', {
         before: bucketValues({ tags: { Owner: 'payments' }, tags_all: { Owner: 'payments' } }),
-        after: bucketValues({ tags: { Owner: HOSTILE_VALUE }, tags_all: { Owner: HOSTILE_VALUE } }),
+        after: bucketValues({
+          tags: { Owner: HOSTILE_VALUE, Team: 'ops' },
+          tags_all: { Owner: HOSTILE_VALUE, Team: 'ops' },
+        }),
       }),
       entry('module.db.aws_sqs_queue.jobs', {
         module: 'module.db',
@@ -154,6 +157,8 @@ describe('driftwatch remediate', () => {
       '  terraform init -input=false -backend-config=bucket=tfstate -backend-config=key=payments/terraform.tfstate -backend-config=region=eu-west-1\n',
     );
     expect(run.stdout).toContain('tags.Owner: "fin\\u001b[2Jance\\u202e$(id)" → "payments"');
+    // A tag added live is removed by the revert.
+    expect(run.stdout).toContain('tags.Team: "ops" → (absent)');
     expect(run.stdout).toContain('driftwatch never runs terraform apply');
     expect(run.stdout).not.toMatch(ACTIVE);
   });
