@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
+import { createFindingsStore } from '../../../../functions/core/findings/findings-store.js';
 import { escapeHtml, Html, html, scriptJson } from '../../../../functions/core/report/html.js';
 import {
   renderReport,
@@ -11,7 +12,16 @@ import {
 } from '../../../../functions/core/report/render-report.js';
 import { PAGE_COLOURS, SEVERITY_COLOURS } from '../../../../functions/core/report/report-assets.js';
 import { loadReportData, type ReportData } from '../../../../functions/core/report/report-data.js';
+import { evaluatePlan } from '../../../../functions/core/terraform/evaluate.js';
 import { canary } from '../../../helpers/integration.js';
+import {
+  context,
+  entry,
+  hashSensitive,
+  plan,
+  ssmMask,
+  ssmParameterValues,
+} from '../../../helpers/plan-builders.js';
 import { type BuiltReportStore, buildReportStore, HOSTILE } from './report-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'driftwatch-render-report-'));
@@ -152,6 +162,46 @@ describe('the JSON block', () => {
       expect(unpacked[index]?.history).toEqual(plain.history[finding.id] ?? []);
       expect(unpacked[index]?.ageDays).toBe(finding.ageDays);
     });
+  });
+});
+
+describe('secrets', () => {
+  it('a report of findings the real evaluator made from a plan with planted secrets shows hashes only', async () => {
+    const planted = [canary('ssm-before'), canary('ssm-after'), canary('db-password')];
+    const raw = plan({
+      drift: [
+        entry('aws_ssm_parameter.db_password', {
+          before: ssmParameterValues(planted[0]!),
+          after: ssmParameterValues(planted[1]!),
+          beforeSensitive: ssmMask,
+          afterSensitive: ssmMask,
+        }),
+        entry('aws_db_instance.main', {
+          before: { identifier: 'main', password: 'configured-one', allocated_storage: 20 },
+          after: { identifier: 'main', password: planted[2], allocated_storage: 50 },
+          beforeSensitive: { password: true },
+          afterSensitive: { password: true },
+        }),
+      ],
+    });
+    const drafts = evaluatePlan(raw, { ...context(), hashSensitive }).findings;
+    expect(drafts.length).toBeGreaterThanOrEqual(2);
+    const dir = join(root, 'secrets');
+    const now = new Date('2026-11-30T02:00:00Z');
+    await createFindingsStore(createFsObjectStore(dir)).recordWorkspace(
+      { scanId: 'secret-scan', startedAt: now, now },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      drafts,
+    );
+    const report = renderReport(await loadReportData(createFsObjectStore(dir), {}));
+    for (const secret of planted) expect(report).not.toContain(secret);
+    const changes = embedded(report).findings.flatMap(
+      (finding) =>
+        (finding.drift as { changes: Array<{ path: string; after: unknown }> } | undefined)?.changes ?? [],
+    );
+    expect(changes.find((change) => change.path === 'password')?.after).toMatch(
+      /^\(sensitive:[0-9a-f]{8}\)$/,
+    );
   });
 });
 
