@@ -301,6 +301,7 @@ describe('commands shown in the docs', () => {
       return helps.get(key)!;
     };
 
+    const subcommands = new Map<string, Promise<boolean>>();
     const problems: string[] = [];
     for (const { file, line } of shown) {
       const [command, second] = commandOf(line)!;
@@ -316,9 +317,15 @@ describe('commands shown in the docs', () => {
       // `findings show`, `providers mirror`: a subcommand when its own --help answers.
       let path = [command!];
       if (second) {
-        const sub = await runCli([command!, second, '--help']);
-        if (sub.code === 0 && sub.stdout.includes(`driftwatch ${command} ${second}`))
-          path = [command!, second];
+        const key = `${command} ${second}`;
+        if (!subcommands.has(key))
+          subcommands.set(
+            key,
+            runCli([command!, second, '--help']).then(
+              (sub) => sub.code === 0 && sub.stdout.includes(`driftwatch ${key}`),
+            ),
+          );
+        if (await subcommands.get(key)) path = [command!, second];
       }
       const known = await helpOf(path);
       const parent = path.length > 1 ? await helpOf([command!]) : new Set<string>();
