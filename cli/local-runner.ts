@@ -1,5 +1,7 @@
+import { S3Client } from '@aws-sdk/client-s3';
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
 import type { Logger } from '../functions/adapters/logger.js';
+import { reportLinkerAt } from '../functions/adapters/report-links.js';
 import { freshScanId } from '../functions/adapters/scan-id.js';
 import { createScanPorts } from '../functions/adapters/scan-ports.js';
 import type { TerraformRunnerOptions } from '../functions/adapters/terraform/runner.js';
@@ -18,7 +20,11 @@ import {
 } from '../functions/core/notify/notify-owners.js';
 import type { SensitiveHasher } from '../functions/core/redaction/secrets.js';
 import type { WorkspaceConfig } from '../functions/core/registry/model.js';
-import { type NightlyReports, writeNightlyReports } from '../functions/core/report/nightly-reports.js';
+import {
+  type NightlyReports,
+  reportUrlsOf,
+  writeNightlyReports,
+} from '../functions/core/report/nightly-reports.js';
 import { mapConcurrently } from '../functions/core/scan/map-concurrently.js';
 import type { ScanPorts } from '../functions/core/scan/ports.js';
 import { scanAndRecordWorkspace } from '../functions/core/scan/scan-and-record.js';
@@ -230,7 +236,16 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     },
     NotifyOwners: async () => {
       const findings = [...state.outcomes, ...state.checks].flatMap((outcome) => outcome.findings);
-      const input = digestInput(registry, { scanId, now: now() }, findings);
+      // The reports WriteReports wrote: file URLs for a local store, presigned links for a bucket.
+      const owners = [registry.owners.fallback, ...findings.flatMap((finding) => finding.owner ?? [])];
+      const reportUrls = state.reports
+        ? await reportUrlsOf(
+            scanId,
+            owners,
+            reportLinkerAt(options.store.location, () => new S3Client({})),
+          )
+        : {};
+      const input = digestInput(registry, { scanId, now: now() }, findings, { reportUrls });
       if (!options.publisher) {
         for (const digest of buildDigests(input)) {
           logger.info('digest not sent (no topic)', {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Node } from 'constructs';
+import { DEFAULT_LINK_HOURS, MAX_LINK_HOURS } from '../functions/adapters/report-links.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import { parseRegistry } from '../functions/core/registry/parse.js';
 
@@ -30,6 +31,11 @@ export interface DriftwatchConfig {
    * providers from, for accounts without internet egress (`-c providerMirror=true`; docs/providers.md).
    */
   providerMirror: boolean;
+  /**
+   * How long the digest's link to the owner's report works, at most (`-c reportLinkHours`, default
+   * 12): a presigned URL is a bearer token for that report (docs/report.md#the-link-in-the-digest).
+   */
+  reportLinkHours: number;
 }
 
 export interface ScanSettings {
@@ -104,6 +110,7 @@ export function readConfig(node: Node): DriftwatchConfig {
     },
     ...optional('vpc', vpcPlacement(node)),
     logRetentionDays: logRetention(node),
+    reportLinkHours: intContext(node, 'reportLinkHours', DEFAULT_LINK_HOURS, 1, MAX_LINK_HOURS),
     chatbot: boolContext(node, 'chatbot', false),
     providerMirror: boolContext(node, 'providerMirror', false),
   };

@@ -249,7 +249,10 @@ export class DriftwatchStack extends Stack {
         grant: (role) => hashSalt.grantRead(role),
       },
       'digests-topic': {
-        environment: { TOPIC_ARN: this.topics.digests.topicArn },
+        environment: {
+          TOPIC_ARN: this.topics.digests.topicArn,
+          REPORT_LINK_HOURS: String(config.reportLinkHours),
+        },
         grant: (role) => this.topics.grantPublish(role, this.topics.digests),
       },
     };

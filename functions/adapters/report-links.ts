@@ -1,11 +1,14 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 /** A link to one report, and until when it works at most. */
 export interface ReportLink {
   url: string;
-  /** The URL's own expiry; the signing credentials can end it earlier (docs/report.md). */
-  expiresAt: Date;
+  /** The URL's own expiry (none for a local file); the signing credentials can end it earlier. */
+  expiresAt?: Date;
 }
 
 export type ReportLinker = (key: string) => Promise<ReportLink | undefined>;
@@ -13,6 +16,15 @@ export type ReportLinker = (key: string) => Promise<ReportLink | undefined>;
 /** What a presigned S3 URL can last (SigV4): seven days. */
 export const MAX_LINK_HOURS = 7 * 24;
 export const DEFAULT_LINK_HOURS = 12;
+
+/** REPORT_LINK_HOURS (the stack's `-c reportLinkHours`), or the default; a bad value fails the cold start. */
+export function reportLinkHours(text: string | undefined): number {
+  if (text === undefined || text === '') return DEFAULT_LINK_HOURS;
+  const hours = Number(text);
+  if (!(hours > 0 && hours <= MAX_LINK_HOURS))
+    throw new RangeError(`REPORT_LINK_HOURS takes hours between 1 and ${MAX_LINK_HOURS}, not ${text}`);
+  return hours;
+}
 
 export interface ReportLinkOptions {
   bucket: string;
@@ -58,5 +70,22 @@ export function createReportLinker(s3: S3Client, options: ReportLinkOptions): Re
       { expiresIn },
     );
     return { url, expiresAt: new Date(now().getTime() + expiresIn * 1000) };
+  };
+}
+
+/**
+ * Links to the reports of the store at `location` (an ObjectStore's location): presigned GETs for
+ * `s3://bucket/`, file URLs for a local directory (a local scan's digest, the demo).
+ */
+export function reportLinkerAt(
+  location: string,
+  s3: () => S3Client,
+  options: Omit<ReportLinkOptions, 'bucket'> = {},
+): ReportLinker {
+  const bucket = /^s3:\/\/([^/]+)\/?$/.exec(location)?.[1];
+  if (bucket) return createReportLinker(s3(), { ...options, bucket });
+  return async (key) => {
+    const file = join(location, key);
+    return existsSync(file) ? { url: pathToFileURL(file).href } : undefined;
   };
 }

@@ -215,10 +215,36 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
       content: { textType: 'client-markdown' },
     });
     expect(platform.body.content.nextSteps).toEqual([
+      expect.stringMatching(/^Report: https?:\/\/.*\/reports\/scan%3D[^/]+\/owners\/platform\.html\?/),
       expect.stringMatching(
         /^platform-prod: revert \(a normal `terraform plan` through the team's pipeline.*or adopt \(change/,
       ),
     ]);
+  });
+
+  it("night 1: every body links to the owner's report of that scan, and the link opens that owner's report", async () => {
+    for (const owner of OWNERS) {
+      const { chat, machines: lists, email } = nightOne[owner]!;
+      const url = lists[0]!.reportUrl!;
+      // A presigned GET of the owner's report of this scan (WriteReports ran before NotifyOwners).
+      expect(decodeURIComponent(new URL(url).pathname)).toMatch(
+        new RegExp(`/findings/reports/scan=[^/]+/owners/${owner}\\.html$`),
+      );
+      expect(new URL(url).searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+      expect(email.text).toContain(`Report: ${url}`);
+      expect(JSON.stringify(chat.content)).toContain('Report:');
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      const report = await response.text();
+      expect(report).toMatch(/^<!doctype html>/i);
+      // Only this owner's findings: the others' resources are not in it.
+      const others = {
+        payments: 'aws_db_instance',
+        platform: 'aws_s3_bucket.ledger',
+        dba: 'aws_security_group',
+      };
+      expect(report, owner).not.toContain(others[owner as keyof typeof others]);
+    }
   });
 
   it('night 1, per destination: the chat item says what to do, the SQS queue gets the finding list, e-mail plain text', async () => {

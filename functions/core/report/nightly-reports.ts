@@ -72,3 +72,26 @@ export function cachedReads(objects: ObjectStore): ObjectStore {
     },
   };
 }
+
+/**
+ * Each owner's link to their report of this scan, for the digests; owners without a report (or
+ * whose id cannot name one) get none, and a link that cannot be made never stops a digest.
+ */
+export async function reportUrlsOf(
+  scanId: string,
+  owners: Iterable<string>,
+  link: (key: string) => Promise<{ url: string } | undefined>,
+): Promise<Record<string, string>> {
+  const urls: Record<string, string> = {};
+  for (const owner of new Set(owners)) {
+    let key: string;
+    try {
+      key = reportKey(scanId, owner);
+    } catch {
+      continue;
+    }
+    const found = await link(key).catch(() => undefined);
+    if (found) urls[owner] = found.url;
+  }
+  return urls;
+}
