@@ -1,4 +1,5 @@
 import { openDays } from '../findings/describe.js';
+import { shortIdLength } from '../findings/finding-ids.js';
 import { createFindingsStore, type ScanSummary } from '../findings/findings-store.js';
 import { CURRENT_PREFIX, scanDate } from '../findings/layout.js';
 import type { CurrentDocument } from '../findings/lifecycle.js';
@@ -50,7 +51,7 @@ export interface ReportData {
   unreadable: Array<{ key: string; what: string; reason: string }>;
   /** Owners present in the store (all of them, also on an owner's report): for per-owner reports. */
   owners: string[];
-  /** Characters of the finding ids shown (12, more when two ids share 12: cli/finding-ids.ts). */
+  /** Characters of the finding ids shown (12, more when two ids share 12: findings/finding-ids.ts). */
   shortIdLength: number;
 }
 
@@ -350,20 +351,6 @@ export function compareFindings(a: Finding, b: Finding): number {
     compareText(a.workspace, b.workspace) ||
     compareText(a.id, b.id)
   );
-}
-
-/** The first 12 characters of the ids, more when two of them share 12 (as cli/finding-ids.ts). */
-export function shortIdLength(ids: readonly string[]): number {
-  const sorted = [...new Set(ids)].sort(compareText);
-  let length = 12;
-  for (let index = 1; index < sorted.length; index++) {
-    const a = sorted[index - 1]!;
-    const b = sorted[index]!;
-    let common = 0;
-    while (common < a.length && a[common] === b[common]) common++;
-    length = Math.max(length, common + 1);
-  }
-  return length;
 }
 
 /** The headline and tables of the report, computed from its data (renderReport and tests use it). */
