@@ -203,7 +203,9 @@ describe('the report in chromium', () => {
     const driftText = await dialog.innerText();
     expect(driftText).toContain('ingress[0].cidr_blocks[0]');
     expect(driftText).toContain('0.0.0.0/0');
-    expect(driftText).toContain(`driftwatch remediate ${drift.id.slice(0, 12)} --revert --store ${built.dir}`);
+    expect(driftText).toContain(
+      `driftwatch remediate ${drift.id.slice(0, 12)} --revert --store ${built.dir}`,
+    );
     expect(driftText).toContain(`driftwatch remediate ${drift.id.slice(0, 12)} --adopt --store ${built.dir}`);
     // Printed with a finding open: the finding, not the page behind it.
     await page.emulateMedia({ media: 'print' });

@@ -69,8 +69,8 @@ export function inertText(text: string): string {
 }
 
 /** What stripForTerminal (multiline) changes: C0 controls but tab and line feed, DEL, C1, bidi, U+2028/9. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const NEEDS_STRIPPING =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 
 /** Every string of a JSON value made inert ({@link inertText}), keys included. */

@@ -113,8 +113,9 @@ describe('renderReport', () => {
     const hostile = embedded(page).findings.find((finding) =>
       String(finding.resource).startsWith('aws_instance.x'),
     );
-    expect(hostile?.resource).toBe(`aws_instance.x["${HOSTILE.script}"]`);
-    const changes = (hostile?.drift as { changes: Array<{ path: string; after: unknown }> }).changes;
+    if (!hostile) throw new Error('the hostile finding is not in the report');
+    expect(hostile.resource).toBe(`aws_instance.x["${HOSTILE.script}"]`);
+    const changes = (hostile.drift as { changes: Array<{ path: string; after: unknown }> }).changes;
     expect(changes[0]).toMatchObject({ path: `tags.${HOSTILE.mustache}`, after: HOSTILE.script });
     expect(JSON.stringify(hostile)).toContain('admin\uFFFDgnp.exe');
   });
