@@ -57,6 +57,13 @@ describe('the nightly reports in AWS', () => {
     expect(findingsPrefixes('NotifyOwnersRole', 's3:PutObject')).not.toContain('reports/');
   });
 
+  it('NotifyOwners signs report links for the configured hours (default 12)', () => {
+    const notify = Object.entries(synthesized.template.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('NotifyOwnersFunction'),
+    )![1] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+    expect(notify.Properties.Environment.Variables.REPORT_LINK_HOURS).toBe('12');
+  });
+
   it('reports expire after five weeks', () => {
     const bucket = Object.entries(synthesized.template.findResources('AWS::S3::Bucket')).find(([id]) =>
       id.startsWith('FindingsBucket'),
