@@ -99,7 +99,7 @@ export async function runDemo(options: {
     const inboxes = await createOwnerInboxes(teams.map((team) => team.id));
 
     step(
-      `Provisioning examples/estate with real Terraform: ${workspaces.map((workspace) => workspace.id).join(', ')} (about 45 s on 2 cores)`,
+      `Provisioning examples/estate with real Terraform: ${workspaces.map((workspace) => workspace.id).join(', ')} (about 40 s on 2 cores)`,
     );
     // The longest silence of the demo otherwise: nothing prints until the first apply is done.
     print(
