@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // 1.5 min instead of 3 on 2 cores, the import of the SDK and the core is most of a unit file's time;
 // a file that changes the environment or needs a handler loaded with its own settings stubs the
 // environment with vi.stubEnv and calls vi.resetModules first); `integration` runs real terraform
-// against a real moto_server per test file.
+// against a real moto_server per worker slot, emptied for each test file.
 // Each terraform plan holds ~0.8 GB for the AWS provider, so integration files run two at a time.
 // `corpus` reads third-party plans in ../shared/fixtures, which a clone does not have: it is opt-in
 // (`npm run test:corpus`), and `npm test` names only unit and integration.
@@ -31,7 +31,8 @@ export default defineConfig({
           name: 'integration',
           sequence: { groupOrder: 1 },
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/global-build.ts'],
+          // One moto_server per worker slot for the whole run, reset by each file (test/global-moto.ts).
+          globalSetup: ['test/global-build.ts', 'test/global-moto.ts'],
           // Expected error logs and lock waits of in-process runs stay out of the output, as in unit.
           setupFiles: ['test/quiet-logs.ts'],
           testTimeout: 600_000,

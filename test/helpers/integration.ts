@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { type MotoServer, motoEnvironment, startMoto } from '../../cli/demo/moto.js';
 import { createStateBucket } from '../../cli/demo/provision.js';
 import { type NodeRun, runNode } from './processes.js';
@@ -19,14 +19,16 @@ export interface MotoContext {
 }
 
 /**
- * One moto_server per test file (files run in parallel; each gets its own AWS), with a versioned
- * state bucket. Points this process's AWS SDK and every Terraform it starts at moto.
+ * An empty AWS per test file (files run in parallel; each gets its own), with a versioned state
+ * bucket: the moto_server of this worker slot, reset (test/global-moto.ts starts one per slot for
+ * the run), or one started for this file when the run provides none. Points this process's AWS SDK
+ * and every Terraform it starts at it.
  */
 export function useMoto(): MotoContext {
   const context = {} as MotoContext;
   beforeAll(async () => {
     assertTerraformInstalled();
-    context.moto = await startMoto();
+    context.moto = await slotMoto();
     context.env = motoEnvironment(context.moto.endpoint, REGION);
     for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN']) delete process.env[name];
     Object.assign(process.env, context.env);
@@ -37,6 +39,26 @@ export function useMoto(): MotoContext {
     await context.moto?.stop();
   });
   return context;
+}
+
+/** This worker slot's shared moto, emptied, or a moto of this file's own. */
+async function slotMoto(): Promise<MotoServer> {
+  const endpoints = inject('motoEndpoints') ?? [];
+  const slot = Number(process.env.VITEST_POOL_ID ?? '1') - 1;
+  const endpoint = endpoints[slot];
+  if (endpoint === undefined) return startMoto({ timeoutMs: 120_000 });
+  const response = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+  if (!response.ok) throw new Error(`moto reset failed (HTTP ${response.status}) at ${endpoint}`);
+  return {
+    endpoint,
+    port: Number(new URL(endpoint).port),
+    reset: async () => {
+      const again = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+      if (!again.ok) throw new Error(`moto reset failed (HTTP ${again.status}) at ${endpoint}`);
+    },
+    // The run's globalSetup stops it; a file leaves it for the next file of its slot.
+    stop: async () => {},
+  };
 }
 
 /** Integration tests run the real binary; say so plainly when it is missing. */
