@@ -26,7 +26,8 @@ export function parseResourceAddress(address: string): ParsedAddress | undefined
     if (!rest.startsWith('.')) return undefined;
     rest = rest.slice(1);
   }
-  if (rest.startsWith('data.')) return undefined;
+  // Data sources and outputs are not resources a plan can target or a block can adopt.
+  if (rest.startsWith('data.') || (modules.length === 0 && rest.startsWith('output.'))) return undefined;
   const type = NAME.exec(rest)?.[0];
   if (!type || rest[type.length] !== '.') return undefined;
   rest = rest.slice(type.length + 1);
