@@ -174,6 +174,14 @@ export async function runDemo(options: {
     print(
       `\nLook closer: npx driftwatch findings --store ${options.storeDir}   (add --format json, --owner, --health)`,
     );
+    // WriteReports wrote the night's HTML reports into the store, as the deployed stack does.
+    if (result.reports)
+      print(
+        `The night's report (one HTML file, opens offline): ${join(options.storeDir, result.reports.everyone)}`,
+      );
+    print(
+      `Prepare a reviewed fix: npx driftwatch remediate <id> --revert (or --adopt) --store ${options.storeDir}`,
+    );
     if (!asPlanned) print('\nThe demo did not find exactly the staged changes: see the table above.');
     return { findings: result.findings, asPlanned, storeLocation: store.location };
   } finally {
