@@ -1,4 +1,4 @@
-import { type FakeApplication, readArgoFixture, resourceDiff } from './fake-argocd.js';
+import { type FakeApplication, predictFromLive, readArgoFixture, resourceDiff } from './fake-argocd.js';
 
 /**
  * The Argo CD estate the cluster tests scan: objects in test/fixtures/argo-cd shaped like Argo CD's
@@ -117,6 +117,12 @@ export function argoScenario(canaries: { lastApplied: string; envSecret: string 
       },
     ],
   });
+  const apiTarget = deployment('registry.example.com/payments-api:1.4.2', canaries.envSecret);
+  const apiLive = deployment(
+    'registry.example.com/payments-api:1.4.2-hotfix',
+    `${canaries.envSecret}-rotated`,
+  );
+  const secretLive = secret('+++++++++', canaries.lastApplied);
   const worker = {
     ...deployment('registry.example.com/payments-worker:2.0.0', 'x'),
     metadata: { name: 'payments-worker', namespace: 'payments' },
@@ -128,16 +134,15 @@ export function argoScenario(canaries: { lastApplied: string; envSecret: string 
     {
       application: httpbin,
       managedResources: [
-        {
-          ...resourceDiff({
-            kind: 'Service',
-            namespace: 'httpbin',
-            name: 'httpbin-svc',
-            target: serviceConfig,
-            live: serviceLive,
-          }),
-          predictedLiveState: JSON.stringify(servicePredicted),
-        },
+        // gitops-engine's server-side diff trio: the predicted state is the dry-run result.
+        resourceDiff({
+          kind: 'Service',
+          namespace: 'httpbin',
+          name: 'httpbin-svc',
+          target: serviceConfig,
+          live: serviceLive,
+          predicted: servicePredicted,
+        }),
       ],
     },
     {
@@ -148,23 +153,28 @@ export function argoScenario(canaries: { lastApplied: string; envSecret: string 
           kind: 'Deployment',
           namespace: 'payments',
           name: 'payments-api',
-          target: deployment('registry.example.com/payments-api:1.4.2', canaries.envSecret),
-          live: deployment('registry.example.com/payments-api:1.4.2-hotfix', `${canaries.envSecret}-rotated`),
+          target: apiTarget,
+          live: apiLive,
+          predicted: predictFromLive(apiLive, apiTarget),
         }),
-        // Argo CD masks Secret values: same value, same mask length; different values, different lengths.
+        // Argo CD masks Secret values (gitops-engine HideSecretData): same value, same mask length;
+        // different values, different lengths.
         resourceDiff({
           kind: 'Secret',
           namespace: 'payments',
           name: 'payments-db',
           target: secret('++++++++'),
-          live: secret('+++++++++', canaries.lastApplied),
+          live: secretLive,
+          predicted: predictFromLive(secretLive, secret('++++++++')),
         }),
+        // Not live: Argo CD's predicted state is git's object (handleResourceCreateOrDeleteDiff).
         resourceDiff({
           group: 'apps',
           kind: 'Deployment',
           namespace: 'payments',
           name: 'payments-worker',
           target: worker,
+          predicted: worker,
         }),
         resourceDiff({ kind: 'ConfigMap', namespace: 'payments', name: 'payments-legacy', live: orphan }),
       ],

@@ -108,7 +108,14 @@ function matchesSelector(application: Record<string, unknown>, selector: string)
   });
 }
 
-/** A `managed-resources` item: each state is a JSON string, and "null" means the object is absent. */
+/**
+ * A `managed-resources` item as Argo CD's controller builds it (controller/appcontroller.go
+ * `getResourceDiffs`… `item.PredictedLiveState = string(resDiff.PredictedLive)`): each state is a JSON
+ * string, "null" when the object is absent. `predicted` is what Argo CD predicts a sync would leave
+ * (the live object with git's fields applied, server defaults and metadata included: use
+ * `predictFromLive`), never git's raw manifest; it is required whenever git declares the object.
+ * `modified` is Argo CD's own verdict (default: the states differ).
+ */
 export function resourceDiff(options: {
   group?: string;
   kind: string;
@@ -117,17 +124,67 @@ export function resourceDiff(options: {
   target?: unknown;
   live?: unknown;
   predicted?: unknown;
+  modified?: boolean;
 }): Record<string, unknown> {
+  if (options.target !== undefined && options.predicted === undefined)
+    throw new Error(
+      `resourceDiff ${options.kind}/${options.name}: give the predicted live state (predictFromLive), not git's manifest`,
+    );
   const state = (value: unknown) => (value === undefined ? 'null' : JSON.stringify(value));
+  const predicted = state(options.predicted);
+  const live = state(options.live);
   return {
     group: options.group ?? '',
     kind: options.kind,
     namespace: options.namespace ?? '',
     name: options.name,
     targetState: state(options.target),
-    liveState: state(options.live),
-    normalizedLiveState: state(options.live),
-    predictedLiveState: state(options.predicted ?? options.target),
+    liveState: live,
+    normalizedLiveState: live,
+    predictedLiveState: predicted,
     hook: false,
+    modified: options.modified ?? predicted !== live,
+    resourceVersion: String(
+      ((options.live as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata
+        ?.resourceVersion ?? '') as string,
+    ),
   };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * What Argo CD predicts a sync leaves (gitops-engine's three-way merge `ThreeWayDiff`, or the
+ * server-side dry-run): the live object with the fields git declares applied. Maps merge, lists of
+ * named things merge by name, everything else git sets replaces the live value; server metadata,
+ * defaults and status stay as they are live.
+ */
+export function predictFromLive(live: unknown, declared: unknown): unknown {
+  return merge(structuredClone(live) as Json, declared as Json);
+}
+
+function merge(live: Json, declared: Json): Json {
+  if (isMap(live) && isMap(declared)) {
+    const result = { ...live };
+    for (const [key, value] of Object.entries(declared))
+      result[key] = key in live ? merge(live[key]!, value) : value;
+    return result;
+  }
+  if (
+    Array.isArray(live) &&
+    Array.isArray(declared) &&
+    declared.every((item) => isMap(item) && 'name' in item)
+  ) {
+    return declared.map((item) => {
+      const match = live.find(
+        (candidate) => isMap(candidate) && candidate.name === (item as { name: Json }).name,
+      );
+      return match === undefined ? item : merge(match, item);
+    });
+  }
+  return declared;
+}
+
+function isMap(value: Json | undefined): value is { [key: string]: Json } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -12,6 +12,8 @@ const automatedSchema = z.looseObject({
   prune: optionalFlag,
   selfHeal: optionalFlag,
   allowEmpty: optionalFlag,
+  /** Argo CD 3.x: `false` keeps the block but switches automated sync off. */
+  enabled: optionalFlag,
 });
 
 const sourceSchema = z.looseObject({
@@ -42,7 +44,12 @@ export const applicationSchema = z.looseObject({
         source: z.optional(z.nullable(sourceSchema)),
         sources: z.optional(z.nullable(z.array(sourceSchema))),
         syncPolicy: z.optional(
-          z.nullable(z.looseObject({ automated: z.optional(z.nullable(automatedSchema)) })),
+          z.nullable(
+            z.looseObject({
+              automated: z.optional(z.nullable(automatedSchema)),
+              syncOptions: z.optional(z.nullable(z.array(z.string()))),
+            }),
+          ),
         ),
       }),
     ),
@@ -87,11 +94,23 @@ const resourceDiffSchema = z.looseObject({
   normalizedLiveState: optionalText,
   predictedLiveState: optionalText,
   hook: optionalFlag,
+  /** Argo CD's own verdict: the normalised live state differs from the predicted one. */
+  modified: optionalFlag,
 });
 export type ResourceDiff = z.infer<typeof resourceDiffSchema>;
 
 export const managedResourcesSchema = z.looseObject({
   items: z.optional(z.nullable(z.array(resourceDiffSchema))),
+});
+
+/**
+ * `GET /api/v1/settings` (server/settings/settings.proto): the tracking settings of argocd-cm.
+ * Everything optional: older servers send fewer fields.
+ */
+export const settingsSchema = z.looseObject({
+  trackingMethod: optionalText,
+  appLabelKey: optionalText,
+  installationID: optionalText,
 });
 
 export class InvalidArgoResponseError extends Error {

@@ -2,6 +2,7 @@ import type { FindingDraft } from '../findings/model.js';
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
 import type { ArgoApplication, ResourceDiff } from './argo-api.js';
+import { automatedSync, ignoresExtraneous, type PruneHold, pruneHold } from './argo-options.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
 import { describeObject, type KubeObject, type ObjectIdentity, stringMap } from './kube-object.js';
 import { normalizeObject, parseStateString } from './normalize.js';
@@ -125,14 +126,11 @@ export function applicationStatusFindings(
   return { drafts, comparable: true };
 }
 
+/** `automated.enabled: false` (Argo CD 3.x) is manual sync, like no `automated` block at all. */
 function syncPolicyGap(application: ArgoApplication): 'automated sync' | 'selfHeal' | undefined {
-  const automated = application.spec?.syncPolicy?.automated ?? undefined;
-  if (automated === undefined) return 'automated sync';
-  return automated.selfHeal === true ? undefined : 'selfHeal';
-}
-
-function prunes(application: ArgoApplication): boolean {
-  return application.spec?.syncPolicy?.automated?.prune === true;
+  const automated = automatedSync(application);
+  if (!automated.enabled) return 'automated sync';
+  return automated.selfHeal ? undefined : 'selfHeal';
 }
 
 function sourceOf(application: ArgoApplication): string | undefined {
@@ -177,29 +175,52 @@ export function managedResourceFindings(
       name: item.name,
       ...(item.namespace ? { namespace: item.namespace } : {}),
     };
-    const live = parseStateString(item.normalizedLiveState ?? item.liveState ?? undefined);
-    const predicted = parseStateString(item.predictedLiveState ?? item.targetState ?? undefined);
-    tracked.push(trackedObject(app, identity, live ?? predicted));
+    const states = resourceStates(item);
+    tracked.push(trackedObject(app, identity, states.live ?? states.predicted, states.target));
     const status = statuses.get(resourceKey(item.group, item.kind, item.namespace, item.name));
     if (!outOfSyncApp || (status !== undefined && status.status !== 'OutOfSync' && !status.requiresPruning))
       continue;
-    const draft = resourceDrift(application, identity, predicted, live, context);
+    const draft = resourceDrift(application, identity, states, item.modified ?? undefined, context);
     if (draft !== undefined) drafts.push(draft);
   }
   return { drafts, tracked };
 }
 
+interface ResourceStates {
+  /** Argo CD's `normalizedLiveState` (its ignoreDifferences and normalisers applied). */
+  live?: KubeObject;
+  /** Argo CD's `predictedLiveState`: what a sync would leave, server defaults included. */
+  predicted?: KubeObject;
+  /** Git's manifest (`targetState`): what the GitOps side declares. */
+  target?: KubeObject;
+}
+
+function resourceStates(item: ResourceDiff): ResourceStates {
+  const live = parseStateString(item.normalizedLiveState ?? item.liveState ?? undefined);
+  const predicted = parseStateString(item.predictedLiveState ?? undefined);
+  const target = parseStateString(item.targetState ?? undefined);
+  return {
+    ...(live ? { live } : {}),
+    ...(predicted ? { predicted } : {}),
+    ...(target ? { target } : {}),
+  };
+}
+
 function resourceDrift(
   application: ArgoApplication,
   identity: ObjectIdentity,
-  predicted: KubeObject | undefined,
-  live: KubeObject | undefined,
+  states: ResourceStates,
+  modified: boolean | undefined,
   context: { builder: ClusterFindingBuilder; hashSensitive: SensitiveHasher },
 ): FindingDraft | undefined {
   const { builder } = context;
   const app = application.metadata.name;
   const object = describeObject(identity);
-  if (predicted !== undefined && live === undefined) {
+  const { live } = states;
+  // What git wants: the predicted live state; a server too old to send one falls back to git's
+  // manifest, compared on the fields it declares only (its omitted defaults are not drift).
+  const desired = states.predicted ?? states.target;
+  if (desired !== undefined && live === undefined) {
     return builder.finding({
       ruleId: 'cluster.missing',
       app,
@@ -211,36 +232,81 @@ function resourceDrift(
       remediation: clusterRemediation.missing({ app }, object),
     });
   }
-  if (predicted === undefined && live !== undefined) {
-    // With automated pruning Argo CD deletes it at the next sync: nothing for a person to decide.
-    if (prunes(application)) return undefined;
-    return builder.finding({
-      ruleId: 'cluster.orphaned',
-      app,
-      identity,
-      title: `${object} of application ${app} is no longer in git but still in cluster ${builder.cluster.id}`,
-      detail: `${object} requires pruning, and application ${app} does not prune automatically (syncPolicy.automated.prune is not true).`,
-      evidence: { source: sourceOf(application), prune: false },
-      remediation: clusterRemediation.orphaned(app, object),
-    });
-  }
-  if (predicted === undefined || live === undefined) return undefined;
-  const changes = diffKubeObjects(normalizeObject(predicted), normalizeObject(live), {
-    mode: 'full',
+  if (desired === undefined && live !== undefined)
+    return extraneousObject(application, identity, live, builder);
+  if (desired === undefined || live === undefined) return undefined;
+  // Argo CD's own verdict after its normalisation: not modified means in sync, whatever we would say.
+  if (modified === false) return undefined;
+  const changes = diffKubeObjects(normalizeObject(desired), normalizeObject(live), {
+    mode: states.predicted ? 'full' : 'declared',
     hashSensitive: context.hashSensitive,
   });
   if (changes.length === 0) return undefined;
   const paths = changes.map((change) => change.path);
+  const automated = automatedSync(application);
   return builder.finding({
     ruleId: 'cluster.drift',
     app,
     identity,
     drift: { action: 'update', changes },
     title: `${object} of application ${app} differs from git: ${listPaths(paths, 3)}`,
-    detail: `The live ${object} in cluster ${builder.cluster.id} differs from what application ${app} declares in git (${changes.length} field${changes.length === 1 ? '' : 's'}).`,
-    evidence: { source: sourceOf(application), comparedWith: 'predictedLiveState' },
+    detail:
+      `The live ${object} in cluster ${builder.cluster.id} differs from what application ${app} declares in git (${changes.length} field${changes.length === 1 ? '' : 's'}).` +
+      (automated.selfHeal
+        ? " The application has automated sync with selfHeal, so Argo CD should restore git's version on its own: drift that stays means its syncs fail or something writes the object again."
+        : ''),
+    evidence: {
+      source: sourceOf(application),
+      comparedWith: states.predicted ? 'predictedLiveState' : 'targetState (declared fields)',
+      selfHeal: automated.selfHeal,
+    },
     remediation: clusterRemediation.drift({ app, source: sourceOf(application) }, paths),
   });
+}
+
+/**
+ * A live object of the application that git no longer declares (Argo CD: `requiresPruning`). With
+ * `compare-options: IgnoreExtraneous` Argo CD leaves it out of the sync status, and so does
+ * driftwatch. With automated pruning Argo CD deletes it at the next sync: nothing for a person to
+ * decide. Otherwise, and always under `Prune=false`/`Prune=confirm` (the object's option wins over
+ * the application's), it stays until a person acts: `cluster.orphaned`.
+ */
+function extraneousObject(
+  application: ArgoApplication,
+  identity: ObjectIdentity,
+  live: KubeObject,
+  builder: ClusterFindingBuilder,
+): FindingDraft | undefined {
+  if (ignoresExtraneous(live)) return undefined;
+  const hold = pruneHold(application, live);
+  if (hold === undefined) return undefined;
+  const app = application.metadata.name;
+  const object = describeObject(identity);
+  return builder.finding({
+    ruleId: 'cluster.orphaned',
+    app,
+    identity,
+    title: `${object} of application ${app} is no longer in git but still in cluster ${builder.cluster.id}`,
+    detail: `${object} requires pruning, and ${holdReason(hold, app)}.`,
+    evidence: {
+      source: sourceOf(application),
+      prune: false,
+      pruneHeldBy: hold.by,
+      pruneOption: hold.option,
+    },
+    remediation: clusterRemediation.orphaned(app, object),
+  });
+}
+
+function holdReason(hold: PruneHold, app: string): string {
+  switch (hold.by) {
+    case 'annotation':
+      return `its annotation argocd.argoproj.io/sync-options: ${hold.option} keeps Argo CD from pruning it${hold.option === 'Prune=confirm' ? ' until someone confirms' : ''}`;
+    case 'application':
+      return `application ${app}'s syncOptions (${hold.option}) keep Argo CD from pruning it`;
+    case 'sync-policy':
+      return `application ${app} does not prune automatically (syncPolicy.automated.prune is not true, or automated sync is disabled)`;
+  }
 }
 
 function resourceKey(
@@ -266,16 +332,23 @@ export function trackedFromStatus(application: ArgoApplication): TrackedObject[]
           ...(resource.namespace ? { namespace: resource.namespace } : {}),
         },
         undefined,
+        undefined,
       ),
     );
 }
 
-function trackedObject(app: string, identity: ObjectIdentity, object: KubeObject | undefined): TrackedObject {
+function trackedObject(
+  app: string,
+  identity: ObjectIdentity,
+  object: KubeObject | undefined,
+  declared: KubeObject | undefined,
+): TrackedObject {
   return {
     app,
     identity,
     labels: object ? stringMap(object, 'labels') : {},
     annotations: object ? stringMap(object, 'annotations') : {},
     source: 'argocd',
+    ...(declared ? { declared } : {}),
   };
 }

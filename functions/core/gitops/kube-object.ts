@@ -1,5 +1,7 @@
 import type { ClusterResourceRef, JsonValue } from '../findings/model.js';
 import { nonEmptyString } from '../terraform/json-values.js';
+// tracking.ts imports this module too: both use each other's bindings inside functions only.
+import { type ArgoTracking, argoApplicationOf, DEFAULT_TRACKING } from './tracking.js';
 
 /** A Kubernetes object as JSON (a rendered manifest, a live object, an Argo CD state string parsed). */
 export type KubeObject = { [key: string]: JsonValue };
@@ -81,37 +83,15 @@ export function lookupKey(identity: ObjectIdentity): string {
   return `${identity.group}/${identity.kind}/${identity.name}`;
 }
 
-export interface TrackingId {
-  app: string;
-  /** Set for applications outside Argo CD's own namespace (`<namespace>_<app>`). */
-  appNamespace?: string;
-  identity: ObjectIdentity;
-}
-
 /**
- * Argo CD's annotation tracking: `<app>:<group>/<kind>:<namespace>/<name>`, e.g.
- * `app-of-apps:argoproj.io/Application:argocd/argo-workflows`; the app may be `<namespace>_<app>`.
+ * The Argo CD application that tracks a live object, under the instance's tracking method (default:
+ * annotation, Argo CD 3.x's). The `app.kubernetes.io/instance` label alone is no proof: Helm sets it
+ * on every object of every release. See tracking.ts.
  */
-export function parseTrackingId(value: string): TrackingId | undefined {
-  const match = /^([^:]+):([^/:]*)\/([^:]+):([^/]*)\/(.+)$/.exec(value);
-  if (match === null) return undefined;
-  const [, appPart, group, kind, namespace, name] = match as unknown as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  const separator = appPart.indexOf('_');
-  const app = separator < 0 ? appPart : appPart.slice(separator + 1);
-  const identity: ObjectIdentity = { group, kind, name, ...(namespace === '' ? {} : { namespace }) };
-  return separator < 0 ? { app, identity } : { app, appNamespace: appPart.slice(0, separator), identity };
-}
-
-/** The Argo CD application that tracks a live object, by annotation (preferred) or instance label. */
-export function trackingApplication(object: KubeObject): string | undefined {
-  const annotation = stringMap(object, 'annotations')[TRACKING_ID_ANNOTATION];
-  const tracked = annotation === undefined ? undefined : parseTrackingId(annotation);
-  return tracked?.app ?? stringMap(object, 'labels')[INSTANCE_LABEL];
+export function trackingApplication(
+  object: KubeObject,
+  tracking: ArgoTracking = DEFAULT_TRACKING,
+): string | undefined {
+  const identity = identityOf(object);
+  return identity === undefined ? undefined : argoApplicationOf(object, identity, tracking)?.app;
 }

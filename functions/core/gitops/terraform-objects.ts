@@ -1,9 +1,11 @@
+import { parse as parseYaml } from 'yaml';
 import { nonEmptyString } from '../terraform/json-values.js';
 import { groupOf, identityOf, isPlainObject, type KubeObject, type ObjectIdentity } from './kube-object.js';
 
 /**
  * The Kubernetes objects a Terraform state (format v4, `resources[].instances[].attributes`)
- * manages: `kubernetes_*` resources, `kubernetes_manifest`, and `helm_release` releases. Only
+ * manages: `kubernetes_*` resources (the patch resources as claims on fields of their target),
+ * `kubernetes_manifest`, `kubectl_manifest` and `helm_release` releases. Only
  * identities are read (names, namespaces, kinds): state holds plaintext secrets, and nothing else
  * of it is kept.
  */
@@ -15,8 +17,30 @@ export interface TerraformKubernetesObject {
   /** `object`: Terraform creates and owns it; `fields`: it patches an object someone else created. */
   manages: 'object' | 'fields';
   identity?: ObjectIdentity;
-  /** For `helm_release`: the objects of the release are labelled/annotated with its name. */
+  /** For `manages: 'fields'`: which fields of the target it writes (names only, never values). */
+  fields?: FieldClaim;
+  /**
+   * For `helm_release`: its release name and namespace from the state. Helm 3 annotates every object
+   * of the release with `meta.helm.sh/release-name` and `meta.helm.sh/release-namespace`.
+   */
   helmRelease?: { name: string; namespace: string };
+}
+
+/**
+ * The fields a patch resource (`kubernetes_labels`, `_annotations`, `_env`, `_config_map_v1_data`,
+ * `_node_taint`) writes into an object it did not create. Keys only: state holds their values.
+ */
+export interface FieldClaim {
+  labels?: string[];
+  annotations?: string[];
+  /** Annotations of the pod template (`kubernetes_annotations.template_annotations`). */
+  templateAnnotations?: string[];
+  /** ConfigMap (or Secret) data keys. */
+  data?: string[];
+  /** Environment variables of one container. */
+  env?: { container: string; names: string[] };
+  /** Node taints by key. */
+  taints?: string[];
 }
 
 /** `kubernetes_<name>` (with or without `_v1`/`_v2`) → group and kind. */
@@ -74,7 +98,11 @@ const KUBERNETES_TYPES: Readonly<Record<string, { group: string; kind: string; c
   },
   runtime_class: { group: 'node.k8s.io', kind: 'RuntimeClass', clusterScoped: true },
   endpoint_slice: { group: 'discovery.k8s.io', kind: 'EndpointSlice' },
+  pod_security_policy: { group: 'policy', kind: 'PodSecurityPolicy', clusterScoped: true },
+  // Patch resources: the kind of their target when the type fixes it.
   config_map_data: { group: '', kind: 'ConfigMap' },
+  secret_data: { group: '', kind: 'Secret' },
+  node_taint: { group: '', kind: 'Node', clusterScoped: true },
 };
 
 /** Resources that patch fields of an object they did not create (labels, annotations, data, env). */
@@ -83,8 +111,14 @@ const FIELD_MANAGERS: ReadonlySet<string> = new Set([
   'annotations',
   'env',
   'config_map_data',
+  'secret_data',
   'node_taint',
 ]);
+
+/** `kubernetes_config_map_v1_data` → `config_map_data`, `kubernetes_deployment_v1` → `deployment`. */
+export function kubernetesTypeBase(type: string): string {
+  return type.slice('kubernetes_'.length).replace(/_v\d+(?=_|$)/g, '');
+}
 
 interface StateResource {
   mode?: unknown;
@@ -138,25 +172,18 @@ function objectOf(
   attributes: Record<string, unknown>,
   at: { workspace: string; address: string },
 ): TerraformKubernetesObject | undefined {
-  if (type === 'helm_release') {
-    const name = nonEmptyString(attributes.name);
-    if (name === undefined) return undefined;
-    return {
-      ...at,
-      manages: 'object',
-      helmRelease: { name, namespace: nonEmptyString(attributes.namespace) ?? 'default' },
-    };
-  }
+  if (type === 'helm_release') return helmRelease(attributes, at);
   if (type === 'kubernetes_manifest') {
-    const manifest = unwrapDynamic(attributes.manifest);
+    // `object` is what the provider read back (the whole live object); `manifest` what was declared.
+    const manifest = unwrapDynamic(attributes.manifest) ?? unwrapDynamic(attributes.object);
     return manifest === undefined ? undefined : fromManifest(manifest, at);
   }
+  if (type === 'kubectl_manifest') return kubectlManifest(attributes, at);
   if (!type.startsWith('kubernetes_')) return undefined;
-  const base = type.slice('kubernetes_'.length).replace(/_v\d+$/, '');
+  const base = kubernetesTypeBase(type);
   const metadata = firstBlock(attributes.metadata);
   const name = nonEmptyString(metadata?.name);
   if (name === undefined) return undefined;
-  const manages = FIELD_MANAGERS.has(base) ? 'fields' : 'object';
   const known = KUBERNETES_TYPES[base];
   // kubernetes_labels, _annotations and _env name their target's apiVersion and kind.
   const apiVersion = nonEmptyString(attributes.api_version);
@@ -164,11 +191,98 @@ function objectOf(
   if (kind === undefined) return undefined;
   const group = apiVersion !== undefined ? groupOf(apiVersion) : (known?.group ?? '');
   const namespace = known?.clusterScoped ? undefined : nonEmptyString(metadata?.namespace);
-  return {
-    ...at,
-    manages,
-    identity: { group, kind, name, ...(namespace === undefined ? {} : { namespace }) },
-  };
+  const identity: ObjectIdentity = { group, kind, name, ...(namespace === undefined ? {} : { namespace }) };
+  if (!FIELD_MANAGERS.has(base)) return { ...at, manages: 'object', identity };
+  return { ...at, manages: 'fields', identity, fields: fieldClaim(base, attributes) };
+}
+
+function fieldClaim(base: string, attributes: Record<string, unknown>): FieldClaim {
+  switch (base) {
+    case 'labels':
+      return { labels: keysOf(attributes.labels) };
+    case 'annotations': {
+      const template = keysOf(attributes.template_annotations);
+      return {
+        annotations: keysOf(attributes.annotations),
+        ...(template.length > 0 ? { templateAnnotations: template } : {}),
+      };
+    }
+    case 'config_map_data':
+    case 'secret_data':
+      return { data: [...new Set([...keysOf(attributes.data), ...keysOf(attributes.binary_data)])] };
+    case 'env': {
+      const container =
+        nonEmptyString(attributes.container) ?? nonEmptyString(attributes.init_container) ?? '';
+      const names = (Array.isArray(attributes.env) ? attributes.env : [])
+        .map((entry) => (isPlainObject(entry) ? nonEmptyString(entry.name) : undefined))
+        .filter((name): name is string => name !== undefined);
+      return { env: { container, names } };
+    }
+    case 'node_taint': {
+      const taints = (Array.isArray(attributes.taint) ? attributes.taint : [])
+        .map((entry) => (isPlainObject(entry) ? nonEmptyString(entry.key) : undefined))
+        .filter((key): key is string => key !== undefined);
+      return { taints };
+    }
+    default:
+      return {};
+  }
+}
+
+function keysOf(value: unknown): string[] {
+  return isPlainObject(value) ? Object.keys(value) : [];
+}
+
+/**
+ * `helm_release`: the release's name and namespace from the state (`metadata[0]` holds what Helm
+ * reported; the arguments are the fallback). Its objects are found by Helm's annotations, not here.
+ */
+function helmRelease(
+  attributes: Record<string, unknown>,
+  at: { workspace: string; address: string },
+): TerraformKubernetesObject | undefined {
+  const metadata = firstBlock(attributes.metadata);
+  const name = nonEmptyString(metadata?.name) ?? nonEmptyString(attributes.name);
+  if (name === undefined) return undefined;
+  const namespace = nonEmptyString(metadata?.namespace) ?? nonEmptyString(attributes.namespace) ?? 'default';
+  return { ...at, manages: 'object', helmRelease: { name, namespace } };
+}
+
+/**
+ * `kubectl_manifest` of gavinbunney/kubectl and alekc/kubectl: both keep `api_version`, `kind`,
+ * `name` and `namespace` in state; `yaml_body_parsed`/`yaml_body` are the fallback (read for the
+ * identity only: the body may hold a Secret).
+ */
+function kubectlManifest(
+  attributes: Record<string, unknown>,
+  at: { workspace: string; address: string },
+): TerraformKubernetesObject | undefined {
+  const apiVersion = nonEmptyString(attributes.api_version);
+  const kind = nonEmptyString(attributes.kind);
+  const name = nonEmptyString(attributes.name);
+  if (apiVersion !== undefined && kind !== undefined && name !== undefined) {
+    const namespace = nonEmptyString(attributes.namespace);
+    return {
+      ...at,
+      manages: 'object',
+      identity: { group: groupOf(apiVersion), kind, name, ...(namespace ? { namespace } : {}) },
+    };
+  }
+  for (const key of ['yaml_body_parsed', 'yaml_body']) {
+    const text = nonEmptyString(attributes[key]);
+    if (text === undefined) continue;
+    let body: unknown;
+    try {
+      body = parseYaml(text);
+    } catch {
+      continue;
+    }
+    if (isPlainObject(body)) {
+      const object = fromManifest(body, at);
+      if (object !== undefined) return object;
+    }
+  }
+  return undefined;
 }
 
 function fromManifest(

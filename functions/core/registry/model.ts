@@ -334,7 +334,17 @@ export interface ClusterConfig {
   /** Registry workspaces whose Terraform state manages objects in this cluster (ownership conflicts). */
   workspaces: string[];
   policies: ClusterPolicies;
+  /**
+   * How the cluster's Argo CD instance tracks its objects (argocd-cm
+   * `application.resourceTrackingMethod`), for direct mode when argocd-cm cannot be read; default
+   * `annotation`, Argo CD 3.x's default.
+   */
+  trackingMethod?: TrackingMethod;
 }
+
+/** Argo CD's resource tracking methods (argocd-cm `application.resourceTrackingMethod`). */
+export const TRACKING_METHODS = ['annotation', 'label', 'annotation+label'] as const;
+export type TrackingMethod = (typeof TRACKING_METHODS)[number];
 
 export interface ClusterPolicies {
   /** A production application without automated sync or selfHeal that stays OutOfSync this long is a finding. */

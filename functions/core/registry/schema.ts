@@ -46,6 +46,7 @@ import {
   type ClusterConfig,
   DEFAULT_CLUSTER_POLICIES,
   DEFAULT_GIT_TOKEN_USERNAME,
+  TRACKING_METHODS,
   DEFAULT_LOCK_SETTINGS,
   DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_POLICIES,
@@ -571,6 +572,9 @@ const clusterSchema = z.pipe(
     applications: z._default(z.array(strictObject({ name: text(), owner: safeId })), () => []),
     workspaces: z._default(z.array(safeId), () => []),
     policies: z.optional(strictObject({ outOfSyncAfter: z.optional(durationSchema) })),
+    trackingMethod: z.optional(
+      z.enum(TRACKING_METHODS, { error: `expected ${TRACKING_METHODS.join(' or ')}` }),
+    ),
   }).check(exactlyOneOf('argocd', 'kubernetes')),
   z.transform(
     ({ policies, ...cluster }): ClusterConfig => ({

@@ -9,7 +9,7 @@ import { createClusterFindingBuilder } from '../../../../functions/core/gitops/c
 import { outOfSyncSince } from '../../../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
 import { type ClusterConfig, DEFAULT_POLICIES } from '../../../../functions/core/registry/model.js';
-import { readArgoFixture, resourceDiff } from '../../../helpers/fake-argocd.js';
+import { predictFromLive, readArgoFixture, resourceDiff } from '../../../helpers/fake-argocd.js';
 
 const cluster: ClusterConfig = {
   id: 'prod-eu',
@@ -166,7 +166,14 @@ describe('managed resources', () => {
   it('objects Argo CD reports Synced are not diffed (its ignoreDifferences are honoured)', () => {
     const live = { ...orphan, data: { a: '2' } };
     const synced = [
-      resourceDiff({ kind: 'ConfigMap', namespace: 'payments', name: 'old', target: orphan, live }),
+      resourceDiff({
+        kind: 'ConfigMap',
+        namespace: 'payments',
+        name: 'old',
+        target: orphan,
+        live,
+        predicted: predictFromLive(live, orphan),
+      }),
     ] as never;
     const status = {
       sync: { status: 'OutOfSync' },

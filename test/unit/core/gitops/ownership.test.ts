@@ -125,6 +125,7 @@ describe('Kubernetes objects in Terraform state', () => {
         address: 'kubernetes_labels.team',
         manages: 'fields',
         identity: { group: '', kind: 'Namespace', name: 'payments' },
+        fields: { labels: ['team'] },
       },
       {
         workspace: 'infra',
@@ -181,7 +182,7 @@ describe('ownership conflicts', () => {
     expect(finding!.detail).toContain('owned by payments');
   });
 
-  it('matches objects of a Helm release by its annotations, or by the instance label in its namespace', () => {
+  it('matches objects of a Helm release by the meta.helm.sh annotations Helm 3 sets, never by the instance label alone', () => {
     const byAnnotation = tracked(
       { group: 'apps', kind: 'Deployment', namespace: 'ingress', name: 'controller' },
       {
@@ -214,24 +215,243 @@ describe('ownership conflicts', () => {
         (finding) =>
           `${(finding.resource as { kind: string }).kind}/${(finding.resource as { name: string }).name}`,
       ),
-    ).toEqual(['Deployment/controller', 'Service/controller']);
+    ).toEqual(['Deployment/controller']);
     expect(findings[0]!.evidence.terraform).toEqual([
       expect.objectContaining({ via: 'helm-release', address: 'helm_release.ingress' }),
     ]);
   });
 
-  it('counts field managers (kubernetes_labels) as a second writer and matches cluster-scoped objects without a namespace', () => {
+  it('a field manager (kubernetes_labels) conflicts only where git declares the same label; cluster-scoped objects match without a namespace', () => {
+    const namespace = (labels: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'payments', labels },
+    });
     const findings = ownershipConflicts(
       [
-        tracked({ group: '', kind: 'Namespace', name: 'payments' }),
+        tracked(
+          { group: '', kind: 'Namespace', name: 'payments' },
+          { declared: namespace({ team: 'payments' }) },
+        ),
         tracked({ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'reader' }),
       ],
       terraform,
       builder,
     );
     expect(findings.map((finding) => finding.evidence.terraform)).toEqual([
-      [expect.objectContaining({ manages: 'fields' })],
+      [expect.objectContaining({ manages: 'fields', via: 'fields', fields: ['metadata.labels["team"]'] })],
       [expect.objectContaining({ manages: 'object' })],
+    ]);
+    expect(findings[0]!.detail).toContain('Both write metadata.labels["team"]');
+    // Git declares other labels only: one writer per field holds, no finding.
+    expect(
+      ownershipConflicts(
+        [
+          tracked(
+            { group: '', kind: 'Namespace', name: 'payments' },
+            { declared: namespace({ tier: 'prod' }) },
+          ),
+        ],
+        terraform,
+        builder,
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('Terraform identities of every Kubernetes-provider type', () => {
+  const resource = (type: string, name: string, attributes: Record<string, unknown>, provider = k8s) => ({
+    mode: 'managed',
+    type,
+    name,
+    provider,
+    instances: [{ schema_version: 0, attributes }],
+  });
+  const secretCanary = 'CANARY-tf-state-value-q8w7e6';
+  const objects = kubernetesObjectsInState(
+    {
+      version: 4,
+      terraform_version: '1.11.4',
+      resources: [
+        // Patch resources of hashicorp/kubernetes: they write fields into objects someone else created.
+        resource('kubernetes_config_map_v1_data', 'flags', {
+          metadata: [{ name: 'app-settings', namespace: 'payments' }],
+          data: { FEATURE_X: 'on', API_KEY: secretCanary },
+          field_manager: 'Terraform',
+          force: true,
+        }),
+        resource('kubernetes_annotations', 'restart', {
+          api_version: 'apps/v1',
+          kind: 'Deployment',
+          metadata: [{ name: 'api', namespace: 'payments' }],
+          annotations: { 'owner.example.com/team': 'payments' },
+          template_annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-01T00:00:00Z' },
+        }),
+        resource('kubernetes_env', 'db', {
+          api_version: 'apps/v1',
+          kind: 'Deployment',
+          metadata: [{ name: 'api', namespace: 'payments' }],
+          container: 'api',
+          env: [{ name: 'DB_HOST', value: 'db.internal', value_from: [] }],
+        }),
+        resource('kubernetes_node_taint', 'gpu', {
+          metadata: [{ name: 'ip-10-0-1-12.ec2.internal' }],
+          taint: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }],
+        }),
+        // kubernetes_manifest keeps `manifest` (declared) and `object` (read back), both dynamic.
+        resource('kubernetes_manifest', 'from_object', {
+          object: {
+            value: {
+              apiVersion: 'cert-manager.io/v1',
+              kind: 'Certificate',
+              metadata: { name: 'api-tls', namespace: 'payments' },
+            },
+            type: ['object', {}],
+          },
+        }),
+        // gavinbunney/kubectl and alekc/kubectl: identity attributes in state…
+        resource(
+          'kubectl_manifest',
+          'monitor',
+          {
+            api_version: 'monitoring.coreos.com/v1',
+            kind: 'ServiceMonitor',
+            name: 'api',
+            namespace: 'payments',
+            yaml_body: `apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: api\n`,
+          },
+          'provider["registry.terraform.io/gavinbunney/kubectl"]',
+        ),
+        // …or only the body (an older state): read for the identity, never kept.
+        resource(
+          'kubectl_manifest',
+          'secret',
+          {
+            yaml_body_parsed: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: api-token\n  namespace: payments\nstringData:\n  token: ${secretCanary}\n`,
+          },
+          'provider["registry.terraform.io/alekc/kubectl"]',
+        ),
+        // helm_release: the release from its metadata block (what Helm reported).
+        resource(
+          'helm_release',
+          'ingress',
+          {
+            name: 'ingress-nginx',
+            namespace: 'ingress',
+            metadata: [{ name: 'ingress-nginx', namespace: 'ingress', revision: 3, chart: 'ingress-nginx' }],
+            values: [`controller:\n  adminPassword: ${secretCanary}\n`],
+          },
+          'provider["registry.terraform.io/hashicorp/helm"]',
+        ),
+        resource('kubernetes_horizontal_pod_autoscaler_v2', 'api', {
+          metadata: [{ name: 'api', namespace: 'payments' }],
+        }),
+      ],
+    },
+    'infra',
+  );
+
+  it('claims fields for the patch resources, objects for the rest, releases for helm_release', () => {
+    const byAddress = Object.fromEntries(objects.map((object) => [object.address, object]));
+    expect(byAddress['kubernetes_config_map_v1_data.flags']).toMatchObject({
+      manages: 'fields',
+      identity: { group: '', kind: 'ConfigMap', name: 'app-settings', namespace: 'payments' },
+      fields: { data: ['FEATURE_X', 'API_KEY'] },
+    });
+    expect(byAddress['kubernetes_annotations.restart']).toMatchObject({
+      manages: 'fields',
+      identity: { group: 'apps', kind: 'Deployment', name: 'api', namespace: 'payments' },
+      fields: {
+        annotations: ['owner.example.com/team'],
+        templateAnnotations: ['kubectl.kubernetes.io/restartedAt'],
+      },
+    });
+    expect(byAddress['kubernetes_env.db']).toMatchObject({
+      manages: 'fields',
+      fields: { env: { container: 'api', names: ['DB_HOST'] } },
+    });
+    expect(byAddress['kubernetes_node_taint.gpu']).toMatchObject({
+      manages: 'fields',
+      identity: { group: '', kind: 'Node', name: 'ip-10-0-1-12.ec2.internal' },
+      fields: { taints: ['nvidia.com/gpu'] },
+    });
+    expect(byAddress['kubernetes_manifest.from_object']!.identity).toEqual({
+      group: 'cert-manager.io',
+      kind: 'Certificate',
+      name: 'api-tls',
+      namespace: 'payments',
+    });
+    expect(byAddress['kubectl_manifest.monitor']).toMatchObject({
+      manages: 'object',
+      identity: {
+        group: 'monitoring.coreos.com',
+        kind: 'ServiceMonitor',
+        name: 'api',
+        namespace: 'payments',
+      },
+    });
+    expect(byAddress['kubectl_manifest.secret']!.identity).toEqual({
+      group: '',
+      kind: 'Secret',
+      name: 'api-token',
+      namespace: 'payments',
+    });
+    expect(byAddress['helm_release.ingress']).toMatchObject({
+      helmRelease: { name: 'ingress-nginx', namespace: 'ingress' },
+    });
+    expect(byAddress['kubernetes_horizontal_pod_autoscaler_v2.api']!.identity).toMatchObject({
+      group: 'autoscaling',
+      kind: 'HorizontalPodAutoscaler',
+    });
+    // Names of fields leave the state; their values never do.
+    expect(JSON.stringify(objects)).not.toContain(secretCanary);
+  });
+
+  it('kubernetes_config_map_v1_data conflicts with git only on the data keys both write; kubernetes_env on the same variable of the same container', () => {
+    const builder = createClusterFindingBuilder(cluster, DEFAULT_POLICIES);
+    const claims = objects.map((object) => ({ ...object, owner: 'platform' }));
+    const settings = (data: Record<string, string>): TrackedObject => ({
+      app: 'payments',
+      identity: { group: '', kind: 'ConfigMap', name: 'app-settings', namespace: 'payments' },
+      labels: {},
+      annotations: {},
+      source: 'argocd',
+      declared: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-settings' }, data },
+    });
+    const api = (env: string[], container = 'api'): TrackedObject => ({
+      app: 'payments',
+      identity: { group: 'apps', kind: 'Deployment', name: 'api', namespace: 'payments' },
+      labels: {},
+      annotations: {},
+      source: 'argocd',
+      declared: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'api' },
+        spec: {
+          template: {
+            spec: { containers: [{ name: container, env: env.map((name) => ({ name, value: 'x' })) }] },
+          },
+        },
+      },
+    });
+    expect(ownershipConflicts([settings({ LOG_LEVEL: 'info' })], claims, builder)).toEqual([]);
+    const [overlap] = ownershipConflicts(
+      [settings({ FEATURE_X: 'off', LOG_LEVEL: 'info' })],
+      claims,
+      builder,
+    );
+    expect(overlap!.evidence.terraform).toEqual([
+      expect.objectContaining({ via: 'fields', fields: ['data["FEATURE_X"]'] }),
+    ]);
+    expect(ownershipConflicts([api(['LOG_LEVEL'])], claims, builder)).toEqual([]);
+    expect(ownershipConflicts([api(['DB_HOST'], 'sidecar')], claims, builder)).toEqual([]);
+    const [env] = ownershipConflicts([api(['LOG_LEVEL', 'DB_HOST'])], claims, builder);
+    expect(env!.evidence.terraform).toEqual([
+      expect.objectContaining({
+        address: 'kubernetes_env.db',
+        fields: ['spec.template.spec.containers[0].env[1]'],
+      }),
     ]);
   });
 });
