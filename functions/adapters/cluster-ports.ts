@@ -66,6 +66,8 @@ export function createClusterScanPorts(options: {
         server: eks?.server ?? `kubeconfig context ${context}`,
         desiredManifests: () => readManifests(source.manifests),
         readLive: reader.readLive,
+        dryRunApply: reader.dryRunApply,
+        openApiDocument: reader.openApiDocument,
       };
     },
     terraformObjects: readState,

@@ -2,15 +2,22 @@ import http from 'node:http';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../core/gitops/kube-object.js';
-import { ClusterSourceError, type LiveObjectRequest, type LiveObjectResult } from '../core/gitops/ports.js';
+import {
+  ClusterSourceError,
+  type DryRunResult,
+  type LiveObjectRequest,
+  type LiveObjectResult,
+} from '../core/gitops/ports.js';
 import type { EksAccess } from '../core/registry/model.js';
 import { errorBodyMessage, failureOfStatus } from './http-failure.js';
 
 /**
- * Reads live objects from the Kubernetes API, read-only (GET only). @kubernetes/client-node's
- * KubeConfig supplies what it does well (kubeconfig contexts, client certificates, exec plugins,
- * CAs); the requests themselves are plain GETs so the objects arrive exactly as the server sent
- * them (the typed client would drop fields its models do not know).
+ * Reads live objects from the Kubernetes API, read-only: GETs, and server-side apply dry-runs
+ * (`PATCH ...?dryRun=All`, which the API server answers without storing anything; no other PATCH
+ * is ever sent). @kubernetes/client-node's KubeConfig supplies what it does well (kubeconfig
+ * contexts, client certificates, exec plugins, CAs); the requests themselves are plain HTTP so the
+ * objects arrive exactly as the server sent them (the typed client would drop fields its models do
+ * not know).
  */
 
 export interface KubernetesReaderOptions {
@@ -31,6 +38,17 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
   const discovery = new Map<string, Promise<ApiResource[] | undefined>>();
 
   async function get(path: string): Promise<{ status: number; body: string }> {
+    return send('GET', path);
+  }
+
+  /** Only GET, and PATCH with dryRun=All (checked here, so no caller can send a write by mistake). */
+  async function send(
+    method: 'GET' | 'PATCH',
+    path: string,
+    payload?: { body: string; contentType: string },
+  ): Promise<{ status: number; body: string }> {
+    if (method === 'PATCH' && new URL(path, 'http://x').searchParams.get('dryRun') !== 'All')
+      throw new Error('refusing a PATCH without dryRun=All: driftwatch never writes to a cluster');
     const config = await options.config();
     const server = config.getCurrentCluster()?.server;
     if (!server) throw new ClusterSourceError('configuration', 'the kubeconfig has no current cluster');
@@ -49,8 +67,17 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
         url,
         {
           ...requestOptions,
-          method: 'GET',
-          headers: { ...requestOptions.headers, Accept: 'application/json' },
+          method,
+          headers: {
+            ...requestOptions.headers,
+            Accept: 'application/json',
+            ...(payload
+              ? {
+                  'Content-Type': payload.contentType,
+                  'Content-Length': String(Buffer.byteLength(payload.body)),
+                }
+              : {}),
+          },
           timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         },
         (response) => {
@@ -72,7 +99,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
           ),
         ),
       );
-      request.end();
+      request.end(payload?.body);
     });
   }
 
@@ -107,27 +134,126 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     return cached;
   }
 
+  /** The object's URL path; undefined when the server does not serve its kind. */
+  async function objectPath(request: LiveObjectRequest): Promise<string | undefined> {
+    const resources = await resourcesOf(request.apiVersion);
+    const resource = resources?.find(
+      (candidate) => candidate.kind === request.kind && !candidate.name.includes('/'),
+    );
+    if (!resource) return undefined;
+    let scope = '';
+    if (resource.namespaced) {
+      const namespace = request.namespace ?? (await defaultNamespace(options.config));
+      scope = `/namespaces/${encodeURIComponent(namespace)}`;
+    }
+    return `${apiRoot(request.apiVersion)}${scope}/${resource.name}/${encodeURIComponent(request.name)}`;
+  }
+
+  let openApiPaths: Promise<Record<string, string> | undefined> | undefined;
+  const openApiDocuments = new Map<string, Promise<unknown | undefined>>();
+
+  /** `GET /openapi/v3`: group version → the document's URL (with its hash, so caches stay valid). */
+  function openApiIndex(): Promise<Record<string, string> | undefined> {
+    openApiPaths ??= optionalJson('/openapi/v3').then((index) => {
+      const paths = (index as { paths?: unknown } | undefined)?.paths;
+      if (typeof paths !== 'object' || paths === null) return undefined;
+      const result: Record<string, string> = {};
+      for (const [key, value] of Object.entries(paths as Record<string, unknown>)) {
+        const url = (value as { serverRelativeURL?: unknown } | null)?.serverRelativeURL;
+        if (typeof url === 'string' && url.startsWith('/openapi/v3/')) result[key] = url;
+      }
+      return result;
+    });
+    openApiPaths.catch(() => {
+      openApiPaths = undefined;
+    });
+    return openApiPaths;
+  }
+
+  /** A document that may not exist or be readable (404, 403): undefined, and the caller falls back. */
+  async function optionalJson(path: string): Promise<unknown | undefined> {
+    try {
+      return await getJson(path);
+    } catch (error) {
+      if (error instanceof ClusterSourceError && error.failure === 'forbidden') return undefined;
+      throw error;
+    }
+  }
+
   return {
     async readLive(request: LiveObjectRequest): Promise<LiveObjectResult> {
-      const resources = await resourcesOf(request.apiVersion);
-      const resource = resources?.find(
-        (candidate) => candidate.kind === request.kind && !candidate.name.includes('/'),
-      );
-      if (!resource) return { found: false, reason: 'kind-not-served' };
-      let scope = '';
-      if (resource.namespaced) {
-        const namespace = request.namespace ?? (await defaultNamespace(options.config));
-        scope = `/namespaces/${encodeURIComponent(namespace)}`;
-      }
-      const object = await getJson(
-        `${apiRoot(request.apiVersion)}${scope}/${resource.name}/${encodeURIComponent(request.name)}`,
-      );
+      const path = await objectPath(request);
+      if (path === undefined) return { found: false, reason: 'kind-not-served' };
+      const object = await getJson(path);
       return object === undefined
         ? { found: false, reason: 'not-found' }
         : { found: true, object: object as KubeObject };
     },
+
+    /**
+     * What `kubectl diff --server-side` sends: an apply patch (JSON is YAML) with dryRun=All and
+     * force=true (a dry-run takes the fields other managers own instead of failing on conflicts).
+     */
+    async dryRunApply(
+      request: LiveObjectRequest,
+      manifest: KubeObject,
+      fieldManager: string,
+    ): Promise<DryRunResult> {
+      const path = await objectPath(request);
+      if (path === undefined)
+        return {
+          outcome: 'refused',
+          status: 404,
+          reason: `${request.apiVersion} ${request.kind} is not served`,
+        };
+      const query = new URLSearchParams({ dryRun: 'All', fieldManager, force: 'true' });
+      const { status, body } = await send('PATCH', `${path}?${query}`, {
+        body: JSON.stringify(manifest),
+        contentType: 'application/apply-patch+yaml',
+      });
+      if (status === 200 || status === 201) {
+        try {
+          return { outcome: 'applied', object: JSON.parse(body) as KubeObject, created: status === 201 };
+        } catch (error) {
+          throw new ClusterSourceError(
+            'invalid-response',
+            `dry-run PATCH ${path}: the response is not JSON`,
+            {
+              cause: error,
+            },
+          );
+        }
+      }
+      const message = errorBodyMessage(body, ['message']);
+      if (REFUSALS.has(status)) return { outcome: 'refused', status, reason: message };
+      throw new ClusterSourceError(failureOfStatus(status), `dry-run PATCH ${path}: ${status} ${message}`, {
+        status,
+      });
+    },
+
+    async openApiDocument(apiVersion: string): Promise<unknown | undefined> {
+      let cached = openApiDocuments.get(apiVersion);
+      if (cached === undefined) {
+        cached = openApiIndex().then((index) => {
+          const url = index?.[apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`];
+          return url === undefined ? undefined : optionalJson(url);
+        });
+        cached.catch(() => openApiDocuments.delete(apiVersion));
+        openApiDocuments.set(apiVersion, cached);
+      }
+      return cached;
+    },
   };
 }
+
+/**
+ * Answers that mean "this server will not dry-run this apply" rather than "the scan failed":
+ * 403 no `patch` permission on the kind; 404/405 no such verb (an aggregated API); 415 a server
+ * older than server-side apply; 400 a webhook without `sideEffects: None|NoneOnDryRun` ("does not
+ * support dry run") or an apply patch the server cannot take. The object falls back to OpenAPI.
+ * A 422 (the manifest is invalid: applying it would fail) is not a refusal: it fails the object.
+ */
+const REFUSALS: ReadonlySet<number> = new Set([400, 403, 404, 405, 415]);
 
 function apiRoot(apiVersion: string): string {
   return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;

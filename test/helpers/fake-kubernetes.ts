@@ -3,8 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local fake of the Kubernetes API for direct mode: discovery (`/api/v1`, `/apis/<group>/<version>`)
- * and GET of single objects, with Status bodies for 401/404 as the API server sends them.
+ * A local stand-in of the Kubernetes API for direct mode, answering from recorded responses:
+ * discovery (`/api/v1`, `/apis/<group>/<version>`), GET of single objects, LIST by label
+ * (`?labelSelector=a=b,c=d`), `GET /openapi/v3` and its group-version documents, and server-side
+ * apply dry-runs (`PATCH ...?dryRun=All` with `application/apply-patch+yaml`), with Status bodies
+ * as the API server sends them. Any other write is recorded in `writes` and refused: a test
+ * asserts that list stays empty (driftwatch never writes to a cluster).
  */
 
 const RESOURCES: Record<string, Array<{ name: string; kind: string; namespaced: boolean }>> = {
@@ -22,10 +26,26 @@ const RESOURCES: Record<string, Array<{ name: string; kind: string; namespaced: 
   ],
 };
 
+export interface FakeRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  contentType?: string;
+  authorization?: string;
+}
+
 export interface FakeKubernetes {
   server: string;
-  requests: Array<{ path: string; authorization?: string }>;
+  requests: FakeRequest[];
+  /** Requests that would change the cluster (anything but GET and PATCH with dryRun=All). */
+  writes: FakeRequest[];
   close(): Promise<void>;
+}
+
+/** A recorded answer of the API server: status and body. */
+export interface RecordedResponse {
+  status: number;
+  body: unknown;
 }
 
 export async function startFakeKubernetes(options: {
@@ -33,14 +53,43 @@ export async function startFakeKubernetes(options: {
   objects: Array<Record<string, unknown>>;
   /** Accepts a request when this returns true for its Authorization header. */
   authorize: (authorization: string | undefined) => boolean;
+  /**
+   * The recorded answer to a dry-run apply of `<apiVersion>/<resource>/<namespace>/<name>`
+   * (e.g. `apps/v1/deployments/shop/api`); without it the fake answers 405 like a read-only proxy.
+   */
+  dryRun?: (key: string, patch: Record<string, unknown>) => RecordedResponse | undefined;
+  /** `GET /openapi/v3` (index) and the documents it names, by path without the query. */
+  openapi?: { index: unknown; documents: Record<string, unknown> };
 }): Promise<FakeKubernetes> {
   const requests: FakeKubernetes['requests'] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    requests.push({ path, authorization: request.headers.authorization });
-    if (request.method !== 'GET') return status(response, 405, 'MethodNotAllowed', 'read-only fake');
+  const writes: FakeKubernetes['writes'] = [];
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const recorded: FakeRequest = {
+      method: request.method ?? 'GET',
+      path,
+      query: Object.fromEntries(url.searchParams),
+      ...(request.headers['content-type'] ? { contentType: request.headers['content-type'] } : {}),
+      authorization: request.headers.authorization,
+    };
+    requests.push(recorded);
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const isDryRun = request.method === 'PATCH' && url.searchParams.get('dryRun') === 'All';
+    if (request.method !== 'GET' && !isDryRun) {
+      writes.push(recorded);
+      return status(response, 405, 'MethodNotAllowed', 'read-only fake: only GET and dry-run PATCH');
+    }
     if (!options.authorize(request.headers.authorization))
       return status(response, 401, 'Unauthorized', 'Unauthorized');
+    if (path.startsWith('/openapi/v3')) {
+      if (!options.openapi)
+        return status(response, 404, 'NotFound', 'the server could not find the requested resource');
+      const document = path === '/openapi/v3' ? options.openapi.index : options.openapi.documents[path];
+      if (document === undefined) return status(response, 404, 'NotFound', 'not found');
+      return send(response, 200, document);
+    }
     const discovery = /^\/(?:api\/(v1)|apis\/([^/]+\/[^/]+))$/.exec(path);
     if (discovery) {
       const groupVersion = discovery[1] ?? discovery[2]!;
@@ -49,12 +98,48 @@ export async function startFakeKubernetes(options: {
         return status(response, 404, 'NotFound', 'the server could not find the requested resource');
       return send(response, 200, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources });
     }
+    const list = /^\/(?:api\/(v1)|apis\/([^/]+\/[^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)$/.exec(path);
+    if (list && request.method === 'GET') {
+      const apiVersion = list[1] ?? list[2]!;
+      const kind = RESOURCES[apiVersion]?.find((resource) => resource.name === list[4])?.kind;
+      if (!kind) return status(response, 404, 'NotFound', 'the server could not find the requested resource');
+      const selector = parseSelector(url.searchParams.get('labelSelector') ?? '');
+      const items = options.objects.filter((object) => {
+        const metadata = object.metadata as { namespace?: string; labels?: Record<string, string> };
+        return (
+          object.apiVersion === apiVersion &&
+          object.kind === kind &&
+          (list[3] === undefined || metadata.namespace === list[3]) &&
+          Object.entries(selector).every(([key, value]) => metadata.labels?.[key] === value)
+        );
+      });
+      return send(response, 200, {
+        kind: `${kind}List`,
+        apiVersion,
+        metadata: { resourceVersion: '99999' },
+        items,
+      });
+    }
     const read = /^\/(?:api\/(v1)|apis\/([^/]+\/[^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)\/([^/]+)$/.exec(
       path,
     );
     if (read) {
       const apiVersion = read[1] ?? read[2]!;
       const kind = RESOURCES[apiVersion]?.find((resource) => resource.name === read[4])?.kind;
+      if (isDryRun) {
+        if (request.headers['content-type'] !== 'application/apply-patch+yaml')
+          return status(
+            response,
+            415,
+            'UnsupportedMediaType',
+            'the body of the request was in an unknown format',
+          );
+        if (!options.dryRun) return status(response, 405, 'MethodNotAllowed', 'read-only fake');
+        const patch = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+        const answer = options.dryRun(`${apiVersion}/${read[4]}/${read[3] ?? ''}/${read[5]}`, patch);
+        if (!answer) return status(response, 500, 'InternalError', `no recorded dry-run for ${path}`);
+        return send(response, answer.status, answer.body);
+      }
       const found = options.objects.find((object) => {
         const metadata = object.metadata as { name?: string; namespace?: string };
         return (
@@ -74,6 +159,7 @@ export async function startFakeKubernetes(options: {
   return {
     server: `http://127.0.0.1:${port}`,
     requests,
+    writes,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -81,6 +167,16 @@ export async function startFakeKubernetes(options: {
 function send(response: ServerResponse, code: number, body: unknown): void {
   response.writeHead(code, { 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
+}
+
+/** Equality selectors only (`a=b,c==d`): what the scans send. */
+function parseSelector(text: string): Record<string, string> {
+  const selector: Record<string, string> = {};
+  for (const term of text.split(',').filter(Boolean)) {
+    const [key, value] = term.split(/==?/);
+    if (key !== undefined && value !== undefined) selector[key.trim()] = value.trim();
+  }
+  return selector;
 }
 
 function status(response: ServerResponse, code: number, reason: string, message: string): void {

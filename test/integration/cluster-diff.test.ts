@@ -388,6 +388,129 @@ describe('cluster-diff in direct mode (kustomize overlay versus the Kubernetes A
   });
 });
 
+describe('cluster-diff in direct mode with server-side dry-run (recorded API answers, test/fixtures/kubernetes)', () => {
+  const fixtures = join(REPO_ROOT, 'test/fixtures/kubernetes');
+  const recorded = JSON.parse(readFileSync(join(fixtures, 'server-side-diff/cluster.json'), 'utf8')) as {
+    live: Array<Record<string, unknown>>;
+    dryRun: Record<string, { status: number; body: unknown }>;
+    refusals: Record<'forbidden', { status: number; body: unknown }>;
+  };
+  const openapiFile = (name: string) => JSON.parse(readFileSync(join(fixtures, 'openapi-v3', name), 'utf8'));
+  const openapi = {
+    index: openapiFile('index.json'),
+    documents: {
+      '/openapi/v3/apis/apps/v1': openapiFile('apis__apps__v1.json'),
+      '/openapi/v3/api/v1': openapiFile('api__v1.json'),
+    },
+  };
+  const token = 'fixture-token-not-a-real-secret';
+
+  async function diffWith(
+    dryRun: (key: string) => { status: number; body: unknown } | undefined,
+    name: string,
+  ) {
+    const kube = await startFakeKubernetes({
+      objects: recorded.live,
+      authorize: (header) => header === 'Bearer ssd-token',
+      dryRun,
+      openapi,
+    });
+    try {
+      const kubeconfig = writeKubeconfig(
+        join(temp.path, `kubeconfig-${name}`),
+        kube.server,
+        'ssd-token',
+        'shop',
+      );
+      const run = await runCli(
+        [
+          'cluster-diff',
+          '--kustomize',
+          'test/fixtures/kubernetes/server-side-diff/manifests',
+          '--context',
+          'shop',
+          '--store',
+          join(temp.path, `ssd-${name}`),
+          '--format',
+          'json',
+        ],
+        { env: { ...salt, KUBECONFIG: kubeconfig } },
+      );
+      return { run, kube };
+    } finally {
+      await kube.close();
+    }
+  }
+
+  function verdicts(findings: Finding[]) {
+    return findings
+      .map((finding) => {
+        const resource = finding.resource as { kind: string; name: string };
+        return `${finding.ruleId} ${resource.kind}/${resource.name} ${(finding.evidence as { comparison?: string }).comparison}`;
+      })
+      .sort();
+  }
+
+  const imageDrift = [
+    {
+      path: 'spec.template.spec.containers[0].image',
+      before: 'registry.example.com/shop/api:1.4.2',
+      after: 'registry.example.com/shop/api:1.4.1',
+      sensitive: false,
+    },
+  ];
+
+  it('sends dry-run apply patches only, and finds what kubectl diff --server-side finds: the image, a missing ConfigMap', async () => {
+    const { run, kube } = await diffWith((key) => recorded.dryRun[key], 'dry-run');
+    expect(run.code, run.stderr).toBe(2);
+    const findings = findingsOf(run.stdout);
+    expect(verdicts(findings)).toEqual([
+      'cluster.drift Deployment/api server-side-dry-run',
+      'cluster.missing ConfigMap/api-config undefined',
+    ]);
+    expect(findings.find((finding) => finding.ruleId === 'cluster.drift')!.drift!.changes).toEqual(
+      imageDrift,
+    );
+    const patches = kube.requests.filter((request) => request.method === 'PATCH');
+    expect(patches.map((request) => request.path).sort()).toEqual([
+      '/api/v1/namespaces/shop/secrets/api-secrets',
+      '/api/v1/namespaces/shop/services/api',
+      '/apis/apps/v1/namespaces/shop/deployments/api',
+      '/apis/apps/v1/namespaces/shop/deployments/worker',
+    ]);
+    for (const patch of patches) {
+      expect(patch.query).toEqual({ dryRun: 'All', fieldManager: 'kubectl', force: 'true' });
+      expect(patch.contentType).toBe('application/apply-patch+yaml');
+    }
+    // The stand-in refuses and records every request that could change the cluster.
+    expect(kube.writes).toEqual([]);
+    const output = run.stdout + run.stderr + allFileText(join(temp.path, 'ssd-dry-run'));
+    expect(output).not.toContain(token);
+    expect(output).not.toContain(Buffer.from(token).toString('base64'));
+  });
+
+  it('a forbidden dry-run (403 on every object) reads the OpenAPI v3 schema instead: same verdicts, and the finding says why', async () => {
+    const { run, kube } = await diffWith(() => recorded.refusals.forbidden, 'forbidden');
+    expect(run.code, run.stderr).toBe(2);
+    const findings = findingsOf(run.stdout);
+    expect(verdicts(findings)).toEqual([
+      'cluster.drift Deployment/api openapi-normalised',
+      'cluster.missing ConfigMap/api-config undefined',
+    ]);
+    const drift = findings.find((finding) => finding.ruleId === 'cluster.drift')!;
+    expect(drift.drift!.changes).toEqual(imageDrift);
+    expect(drift.evidence).toMatchObject({ comparisonFallback: expect.stringContaining('refused (403)') });
+    // The index once, then each group version's document once (cached per scan).
+    const openapiReads = kube.requests.filter((request) => request.path.startsWith('/openapi/v3'));
+    expect(openapiReads.map((request) => request.path).sort()).toEqual([
+      '/openapi/v3',
+      '/openapi/v3/api/v1',
+      '/openapi/v3/apis/apps/v1',
+    ]);
+    expect(kube.writes).toEqual([]);
+  });
+});
+
 /** A port nothing listens on: taken from the OS, then released. */
 async function closedPort(): Promise<number> {
   const server = createServer();

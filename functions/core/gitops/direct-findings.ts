@@ -10,20 +10,33 @@ import {
   stringMap,
   trackingApplication,
 } from './kube-object.js';
-import { normalizeObject } from './normalize.js';
-import { diffKubeObjects } from './object-diff.js';
 import type { LiveObjectResult } from './ports.js';
+import { type ComparisonMethod, comparisonChanges, type DirectComparison } from './server-side-diff.js';
 import type { TrackedObject } from './tracked-object.js';
 
+/** What each comparison method compared, in the finding's words. */
+const COMPARED: Readonly<Record<ComparisonMethod, string>> = {
+  'server-side-dry-run': "the API server's dry-run apply of the manifest",
+  'openapi-normalised': "the fields the manifest sets, read with the cluster's OpenAPI schema",
+  'declared-fields': 'the fields the manifest sets',
+};
+
 /**
- * Direct mode (no Argo CD): a rendered manifest versus the live object from the Kubernetes API.
- * Only the fields the manifest sets are compared, after normalisation; the defaults the API server
- * fills in are not drift.
+ * Direct mode (no Argo CD): what Git would make of an object versus the live object from the
+ * Kubernetes API (see server-side-diff.ts for the comparison methods). `comparison` is undefined
+ * when the object is missing.
  */
 export function directObjectFindings(
   desired: KubeObject,
   live: LiveObjectResult,
-  context: { builder: ClusterFindingBuilder; hashSensitive: SensitiveHasher; source: string },
+  context: {
+    builder: ClusterFindingBuilder;
+    hashSensitive: SensitiveHasher;
+    source: string;
+    comparison?: DirectComparison;
+    /** How a missing object was established (a dry-run that would create it says so). */
+    missingBy?: ComparisonMethod;
+  },
 ): { drafts: FindingDraft[]; tracked: TrackedObject } {
   const { builder } = context;
   const declared = identityOf(desired)!;
@@ -51,17 +64,20 @@ export function directObjectFindings(
       detail: notServed
         ? `${object} is declared in ${context.source}, but cluster ${cluster} does not serve its kind (${String(desired.apiVersion)} ${identity.kind}): is its CRD installed?`
         : `${object} is declared in ${context.source} but does not exist in cluster ${cluster}.`,
-      evidence: { source: context.source, reason: live.reason },
+      evidence: {
+        source: context.source,
+        reason: live.reason,
+        ...(context.missingBy ? { comparison: context.missingBy } : {}),
+      },
       remediation: clusterRemediation.missing({ app }, object),
     });
     return { drafts: [draft], tracked };
   }
 
-  const changes = diffKubeObjects(normalizeObject(desired), normalizeObject(live.object), {
-    mode: 'declared',
-    hashSensitive: context.hashSensitive,
-  });
+  const comparison: DirectComparison = context.comparison ?? { method: 'declared-fields' };
+  const changes = comparisonChanges(comparison, desired, live.object, context.hashSensitive);
   if (changes.length === 0) return { drafts: [], tracked };
+  const fallback = 'fallback' in comparison ? comparison.fallback : undefined;
   const paths = changes.map((change) => change.path);
   const draft = builder.finding({
     ruleId: 'cluster.drift',
@@ -69,8 +85,13 @@ export function directObjectFindings(
     identity,
     drift: { action: 'update', changes },
     title: `${object} in cluster ${cluster} differs from its manifest: ${listPaths(paths, 3)}`,
-    detail: `The live ${object} differs from ${context.source} in ${changes.length} declared field${changes.length === 1 ? '' : 's'}.`,
-    evidence: { source: context.source, compared: 'fields the manifest sets' },
+    detail: `The live ${object} differs from ${context.source} in ${changes.length} field${changes.length === 1 ? '' : 's'} (compared with ${COMPARED[comparison.method]}).`,
+    evidence: {
+      source: context.source,
+      comparison: comparison.method,
+      compared: COMPARED[comparison.method],
+      ...(fallback ? { comparisonFallback: fallback } : {}),
+    },
     remediation: clusterRemediation.drift({ app, source: context.source }, paths),
   });
   return { drafts: [draft], tracked };

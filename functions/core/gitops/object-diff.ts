@@ -25,11 +25,26 @@ export type DiffMode = 'full' | 'declared';
 export interface ObjectDiffOptions {
   mode: DiffMode;
   hashSensitive: SensitiveHasher;
+  /** What the cluster's schema says about a path; where it answers, the name tables below are not used. */
+  schema?: DiffSchema;
 }
 
-type Segment = string | number;
+export type Segment = string | number;
 
-/** Lists whose elements are identified by a key, with the keys to try in order. */
+/** Answers from the cluster's OpenAPI schema of the object's kind (openapi-normalizer.ts). */
+export interface DiffSchema {
+  /**
+   * The keys that identify an element of the list at this path (`x-kubernetes-list-map-keys`), []
+   * for a set or atomic list, undefined when the schema does not describe the path.
+   */
+  listKeys(path: readonly Segment[]): readonly string[] | undefined;
+  /** Whether the value at this path is a resource.Quantity; undefined when the schema does not say. */
+  isQuantity(path: readonly Segment[]): boolean | undefined;
+  /** Whether the server drops an empty string here (a field, not a map entry): "" and absent agree. */
+  emptyIsAbsent(path: readonly Segment[]): boolean;
+}
+
+/** Without a schema: lists whose elements are identified by a key, with the keys to try in order. */
 const KEYED_LISTS: Readonly<Record<string, readonly string[]>> = {
   containers: ['name'],
   initContainers: ['name'],
@@ -56,7 +71,7 @@ const SECRET_REFERENCES: ReadonlySet<string> = new Set([
   'expirationSeconds',
 ]);
 
-/** Parents whose values are resource quantities (`500m` = `0.5`, `1Gi` = `1024Mi`). */
+/** Without a schema: parents whose values are resource quantities (`500m` = `0.5`, `1Gi` = `1024Mi`). */
 const QUANTITY_PARENTS: ReadonlySet<string> = new Set(['limits', 'requests', 'hard', 'capacity']);
 
 interface DiffState {
@@ -97,6 +112,7 @@ function diffNode(
 ): void {
   const secretHere = sensitive || isSensitiveAt(state, path);
   if (isAbsent(desired) && isAbsent(live)) return;
+  if (emptyMeetsAbsent(desired, live) && state.options.schema?.emptyIsAbsent(path)) return;
   if (isPlainObject(desired) && isPlainObject(live)) {
     diffObjects(state, path, desired, live, secretHere, secretEntry);
     return;
@@ -105,7 +121,7 @@ function diffNode(
     diffLists(state, path, desired, live, secretHere);
     return;
   }
-  if (scalarsEqual(path, desired, live)) return;
+  if (scalarsEqual(state, path, desired, live)) return;
   emit(state, path, desired, live, secretHere);
 }
 
@@ -139,10 +155,9 @@ function diffLists(
   live: JsonValue[],
   sensitive: boolean,
 ): void {
-  const field = path[path.length - 1];
-  const key = typeof field === 'string' ? listKey(field, desired, live) : undefined;
-  if (key !== undefined) {
-    diffKeyedList(state, path, key, desired, live, sensitive);
+  const keys = listKeys(state, path, desired, live);
+  if (keys !== undefined) {
+    diffKeyedList(state, path, keys, desired, live, sensitive);
     return;
   }
   const sameShape =
@@ -158,32 +173,52 @@ function diffLists(
   if (!deepEqual(desired, live)) emit(state, path, desired, live, sensitive);
 }
 
-/** The key every element of both lists has, for lists of named things; undefined otherwise. */
-function listKey(field: string, desired: JsonValue[], live: JsonValue[]): string | undefined {
-  const candidates = KEYED_LISTS[field];
-  if (candidates === undefined) return undefined;
+/**
+ * The keys of a list of named things: the schema's `x-kubernetes-list-map-keys` when it knows the
+ * path, else the first name-table key every element of both lists has; undefined otherwise.
+ */
+function listKeys(
+  state: DiffState,
+  path: readonly Segment[],
+  desired: JsonValue[],
+  live: JsonValue[],
+): readonly string[] | undefined {
   const elements = [...desired, ...live];
-  return candidates.find((candidate) =>
+  const fromSchema = state.options.schema?.listKeys(path);
+  if (fromSchema !== undefined) {
+    const keyed = fromSchema.length > 0 && elements.every(isPlainObject);
+    return keyed ? fromSchema : undefined;
+  }
+  const field = path[path.length - 1];
+  const candidates = typeof field === 'string' ? KEYED_LISTS[field] : undefined;
+  if (candidates === undefined) return undefined;
+  const key = candidates.find((candidate) =>
     elements.every((element) => isPlainObject(element) && isScalar(element[candidate])),
   );
+  return key === undefined ? undefined : [key];
+}
+
+/** One element's identity under composite keys (a port is `containerPort` + `protocol`). */
+function elementId(element: KubeObject, keys: readonly string[]): string {
+  return JSON.stringify(keys.map((key) => element[key] ?? null));
 }
 
 function diffKeyedList(
   state: DiffState,
   path: Segment[],
-  key: string,
+  keys: readonly string[],
   desired: JsonValue[],
   live: JsonValue[],
   sensitive: boolean,
 ): void {
   const liveByKey = new Map<string, { index: number; element: KubeObject }>();
   live.forEach((element, index) => {
-    if (isPlainObject(element)) liveByKey.set(String(element[key]), { index, element });
+    if (isPlainObject(element)) liveByKey.set(elementId(element, keys), { index, element });
   });
   const matched = new Set<string>();
   for (const [index, element] of desired.entries()) {
     if (!isPlainObject(element)) continue;
-    const id = String(element[key]);
+    const id = elementId(element, keys);
     matched.add(id);
     path.push(index);
     // An env entry named DB_PASSWORD holds a secret in its `value`, whatever that field is called.
@@ -276,14 +311,25 @@ function isAbsent(value: JsonValue | undefined): boolean {
   return isPlainObject(value) && Object.keys(value).length === 0;
 }
 
+/** One side an empty string, the other nothing at all. */
+function emptyMeetsAbsent(desired: JsonValue | undefined, live: JsonValue | undefined): boolean {
+  return (desired === '' && isAbsent(live)) || (live === '' && isAbsent(desired));
+}
+
 function isScalar(value: JsonValue | undefined): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-function scalarsEqual(path: readonly Segment[], desired: JsonValue | undefined, live: JsonValue | undefined) {
+function scalarsEqual(
+  state: DiffState,
+  path: readonly Segment[],
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+) {
   if (desired === live) return true;
+  if (!isScalar(desired) || !isScalar(live)) return false;
   const parent = path[path.length - 2];
-  if (typeof parent === 'string' && QUANTITY_PARENTS.has(parent) && isScalar(desired) && isScalar(live))
-    return quantitiesEqual(desired, live);
-  return false;
+  const quantity =
+    state.options.schema?.isQuantity(path) ?? (typeof parent === 'string' && QUANTITY_PARENTS.has(parent));
+  return quantity && quantitiesEqual(desired, live);
 }

@@ -53,12 +53,31 @@ export type LiveObjectResult =
   | { found: true; object: KubeObject }
   | { found: false; reason: 'not-found' | 'kind-not-served' };
 
+/**
+ * A server-side apply dry-run of one manifest: what the API server would store if it were applied
+ * (`applied`, with `created` when the object does not exist yet), or why the server would not say
+ * (`refused`: forbidden, too old for apply patches, a webhook without dry-run support...).
+ */
+export type DryRunResult =
+  | { outcome: 'applied'; object: KubeObject; created: boolean }
+  | { outcome: 'refused'; status: number; reason: string };
+
 export interface KubernetesApi {
   /** The API server's address, for evidence and messages. */
   readonly server: string;
   /** The desired manifests as multi-document YAML (a kustomize render, or CI's render in S3). */
   desiredManifests(): Promise<{ text: string; source: string }>;
   readLive(request: LiveObjectRequest): Promise<LiveObjectResult>;
+  /**
+   * `PATCH <object>?dryRun=All&fieldManager=<manager>&force=true` with an apply patch: the server
+   * answers what it would store and stores nothing.
+   */
+  dryRunApply(request: LiveObjectRequest, manifest: KubeObject, fieldManager: string): Promise<DryRunResult>;
+  /**
+   * The cluster's OpenAPI v3 document of one group version (`GET /openapi/v3`, then the path it
+   * names), raw; undefined when the server publishes none (older than 1.24, or not allowed).
+   */
+  openApiDocument(apiVersion: string): Promise<unknown | undefined>;
 }
 
 export interface ClusterScanPorts {

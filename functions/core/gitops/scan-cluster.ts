@@ -1,7 +1,12 @@
 import type { CurrentDocument, ScanOutcome } from '../findings/lifecycle.js';
 import type { FindingDraft } from '../findings/model.js';
 import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
-import type { ClusterConfig, Registry } from '../registry/model.js';
+import {
+  type ClusterConfig,
+  DEFAULT_CLUSTER_COMPARISON,
+  DEFAULT_FIELD_MANAGER,
+  type Registry,
+} from '../registry/model.js';
 import { createRouter } from '../routing/routes.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 import {
@@ -26,7 +31,8 @@ import { ownershipConflicts } from './conflicts.js';
 import { directObjectFindings } from './direct-findings.js';
 import { identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import { ManifestError, parseManifests } from './manifests.js';
-import { type ClusterScanPorts, ClusterSourceError } from './ports.js';
+import { type ClusterScanPorts, ClusterSourceError, type LiveObjectRequest } from './ports.js';
+import { type ComparisonOptions, desiredStateOf } from './server-side-diff.js';
 import type { TerraformKubernetesObject } from './terraform-objects.js';
 import type { TrackedObject } from './tracked-object.js';
 
@@ -190,17 +196,33 @@ async function scanDirect(
   // The first read that shows the server is unreachable or refuses us stops the scan: a thousand
   // identical failures would say nothing more than one.
   let fatal: FindingDraft | undefined;
+  const options: ComparisonOptions = {
+    comparison: cluster.kubernetes?.comparison ?? DEFAULT_CLUSTER_COMPARISON,
+    fieldManager: cluster.kubernetes?.fieldManager ?? DEFAULT_FIELD_MANAGER,
+  };
   const results = await mapConcurrently(desired, READ_CONCURRENCY, async (object) => {
     if (fatal) return undefined;
     const identity = identityOf(object)!;
+    const findingContext = { builder, hashSensitive: context.hashSensitive, source };
     try {
-      const live = await api.readLive({
+      const request: LiveObjectRequest = {
         apiVersion: String(object.apiVersion),
         kind: identity.kind,
         name: identity.name,
         ...(identity.namespace ? { namespace: identity.namespace } : {}),
-      });
-      return directObjectFindings(object, live, { builder, hashSensitive: context.hashSensitive, source });
+      };
+      // The live read comes first: a missing object is never dry-run (nothing to compare).
+      const live = await api.readLive(request);
+      if (!live.found) return directObjectFindings(object, live, findingContext);
+      const comparison = await desiredStateOf(api, request, object, options);
+      if ('created' in comparison)
+        // Deleted between the read and the dry-run: the server would create it.
+        return directObjectFindings(
+          object,
+          { found: false, reason: 'not-found' },
+          { ...findingContext, missingBy: comparison.method },
+        );
+      return directObjectFindings(object, live, { ...findingContext, comparison });
     } catch (error) {
       if (isServerWide(error)) {
         fatal ??= sourceFailure(builder, error, `reading live objects from ${api.server}`);

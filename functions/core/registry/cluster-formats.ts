@@ -62,3 +62,12 @@ export function certificateAuthorityProblem(data: string): string | undefined {
   if (decoded.includes('-----BEGIN CERTIFICATE-----')) return undefined;
   return 'expected the base64 of a PEM certificate, as `aws eks describe-cluster --query cluster.certificateAuthority.data` prints it';
 }
+
+/**
+ * A server-side apply field manager (`kubectl`, `argocd-controller`, `flux-client-side-apply`):
+ * the API server accepts at most 128 printable characters.
+ */
+export function fieldManagerProblem(name: string): string | undefined {
+  if (/^[\x21-\x7e]{1,128}$/.test(name)) return undefined;
+  return `'${name}' is not a field manager name such as kubectl or argocd-controller (1-128 printable characters, no spaces)`;
+}

@@ -309,11 +309,28 @@ export interface EksAccess {
   externalId?: string;
 }
 
+/**
+ * How direct mode decides what the cluster would hold if Git were applied:
+ * - `server-dry-run`: a server-side apply dry-run of each manifest (`patch` with dryRun=All), falling
+ *   back per object to `openapi` where the server refuses it;
+ * - `openapi`: the manifest normalised with the cluster's OpenAPI v3 schemas (no dry-run requests);
+ * - `declared`: only the fields the manifest sets, with no schema (GET only).
+ */
+export const CLUSTER_COMPARISONS = ['server-dry-run', 'openapi', 'declared'] as const;
+export type ClusterComparison = (typeof CLUSTER_COMPARISONS)[number];
+export const DEFAULT_CLUSTER_COMPARISON: ClusterComparison = 'server-dry-run';
+/** `kubectl apply --server-side`'s field manager; Argo CD's is `argocd-controller`. */
+export const DEFAULT_FIELD_MANAGER = 'kubectl';
+
 export interface KubernetesSource {
   /** A kubeconfig context (KUBECONFIG or ~/.kube/config): local runs. */
   context?: string;
   eks?: EksAccess;
   manifests: ManifestSource;
+  /** Default `server-dry-run`. */
+  comparison?: ClusterComparison;
+  /** The field manager of the dry-run apply: the one the applier uses (default `kubectl`). */
+  fieldManager?: string;
 }
 
 /** An Argo CD application whose findings go to another owner than the cluster's. */

@@ -11,6 +11,7 @@ import {
   apiServerUrlProblem,
   certificateAuthorityProblem,
   eksClusterNameProblem,
+  fieldManagerProblem,
   labelSelectorProblem,
   secretIdProblem,
   tokenEnvNameProblem,
@@ -43,10 +44,10 @@ import {
   variableNameProblem,
 } from './formats.js';
 import {
+  CLUSTER_COMPARISONS,
   type ClusterConfig,
   DEFAULT_CLUSTER_POLICIES,
   DEFAULT_GIT_TOKEN_USERNAME,
-  TRACKING_METHODS,
   DEFAULT_LOCK_SETTINGS,
   DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_POLICIES,
@@ -63,6 +64,7 @@ import {
   type ScheduleSettings,
   type SecretReference,
   type SuppressionSettings,
+  TRACKING_METHODS,
   WORKSPACE_RUNNERS,
   WORKSPACE_TIMEOUT_RANGE,
   type WorkspaceSource,
@@ -560,6 +562,10 @@ const kubernetesSchema = strictObject({
   context: z.optional(text()),
   eks: z.optional(eksSchema),
   manifests: manifestSourceSchema,
+  comparison: z.optional(
+    z.enum(CLUSTER_COMPARISONS, { error: `expected ${CLUSTER_COMPARISONS.join(' or ')}` }),
+  ),
+  fieldManager: z.optional(text(fieldManagerProblem)),
 }).check(exactlyOneOf('context', 'eks'));
 
 const clusterSchema = z.pipe(

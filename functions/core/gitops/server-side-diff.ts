@@ -1,0 +1,103 @@
+import type { AttributeChange } from '../findings/model.js';
+import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
+import type { ClusterComparison } from '../registry/model.js';
+import type { KubeObject } from './kube-object.js';
+import { normalizeObject } from './normalize.js';
+import { diffKubeObjects } from './object-diff.js';
+import { createSchemaView, type SchemaView } from './openapi-normalizer.js';
+import type { KubernetesApi, LiveObjectRequest } from './ports.js';
+
+/**
+ * What direct mode compares a live object with, and how it got it (the finding's `comparison`):
+ * - `server-side-dry-run`: the API server's answer to a dry-run apply of the manifest, as
+ *   `kubectl diff --server-side` and Argo CD's server-side diff use it. The server filled its
+ *   defaults, canonicalised quantities, merged lists by key and folded `stringData`, so what still
+ *   differs from the live object is what an apply would change. `predicted` is the answer as
+ *   the server sent it, `managedFields` included (who owns what, for removed-field checks);
+ * - `openapi-normalised`: the manifest read with the cluster's OpenAPI schema of its kind
+ *   (openapi-normalizer.ts), compared on the fields it declares;
+ * - `declared-fields`: the fields the manifest declares, with name tables instead of a schema.
+ * `fallback` says why a better method was not used for this object.
+ */
+export type DirectComparison =
+  | { method: 'server-side-dry-run'; predicted: KubeObject }
+  | { method: 'openapi-normalised'; schema: SchemaView; fallback?: string }
+  | { method: 'declared-fields'; fallback?: string };
+
+export type ComparisonMethod = DirectComparison['method'];
+
+/** The dry-run answered that applying would create the object: it does not exist. */
+export interface DryRunCreates {
+  method: 'server-side-dry-run';
+  created: true;
+}
+
+export interface ComparisonOptions {
+  comparison: ClusterComparison;
+  fieldManager: string;
+}
+
+/**
+ * Chooses and runs the comparison of one object that exists: the configured method, falling back
+ * per object (a dry-run the server refuses for this kind or because of a webhook; a kind the
+ * OpenAPI document does not describe). Errors other than refusals propagate: they fail the object.
+ */
+export async function desiredStateOf(
+  api: KubernetesApi,
+  request: LiveObjectRequest,
+  manifest: KubeObject,
+  options: ComparisonOptions,
+): Promise<DirectComparison | DryRunCreates> {
+  let fallback: string | undefined;
+  if (options.comparison === 'server-dry-run') {
+    const result = await api.dryRunApply(request, manifest, options.fieldManager);
+    if (result.outcome === 'applied')
+      return result.created
+        ? { method: 'server-side-dry-run', created: true }
+        : { method: 'server-side-dry-run', predicted: result.object };
+    // The server's message may quote the manifest: value patterns are redacted, length bounded.
+    fallback = `server-side dry-run refused (${result.status}): ${redactText(result.reason).slice(0, 200)}`;
+  }
+  if (options.comparison !== 'declared') {
+    const document = await api.openApiDocument(request.apiVersion);
+    const schema =
+      document === undefined ? undefined : createSchemaView(document, request.apiVersion, request.kind);
+    if (schema !== undefined)
+      return { method: 'openapi-normalised', schema, ...(fallback ? { fallback } : {}) };
+    const why =
+      document === undefined
+        ? 'the server publishes no OpenAPI v3 document'
+        : `the OpenAPI v3 document does not describe ${request.apiVersion} ${request.kind}`;
+    fallback = fallback ? `${fallback}; ${why}` : why;
+  }
+  return { method: 'declared-fields', ...(fallback ? { fallback } : {}) };
+}
+
+/** Field changes between what Git would make of the object and the live object (`before` = Git). */
+export function comparisonChanges(
+  comparison: DirectComparison,
+  manifest: KubeObject,
+  live: KubeObject,
+  hashSensitive: SensitiveHasher,
+): AttributeChange[] {
+  switch (comparison.method) {
+    case 'server-side-dry-run':
+      // Both sides come from the same server; what it always rewrites (managedFields,
+      // resourceVersion, generation, status...) is dropped by normalizeObject.
+      return diffKubeObjects(normalizeObject(comparison.predicted), normalizeObject(live), {
+        mode: 'full',
+        hashSensitive,
+      });
+    case 'openapi-normalised':
+      return diffKubeObjects(
+        normalizeObject(comparison.schema.prepareDesired(manifest)),
+        normalizeObject(live),
+        { mode: 'declared', hashSensitive, schema: comparison.schema },
+      );
+    case 'declared-fields':
+      return diffKubeObjects(normalizeObject(manifest), normalizeObject(live), {
+        mode: 'declared',
+        hashSensitive,
+      });
+  }
+}
