@@ -192,10 +192,19 @@ function listKeys(
   const field = path[path.length - 1];
   const candidates = typeof field === 'string' ? KEYED_LISTS[field] : undefined;
   if (candidates === undefined) return undefined;
-  const key = candidates.find((candidate) =>
-    elements.every((element) => isPlainObject(element) && isScalar(element[candidate])),
+  // A key must identify one element per side: ports 53/TCP and 53/UDP share `containerPort`.
+  const key = candidates.find(
+    (candidate) =>
+      elements.every((element) => isPlainObject(element) && isScalar(element[candidate])) &&
+      unique(desired, candidate) &&
+      unique(live, candidate),
   );
   return key === undefined ? undefined : [key];
+}
+
+function unique(list: JsonValue[], key: string): boolean {
+  const seen = new Set(list.map((element) => (isPlainObject(element) ? element[key] : undefined)));
+  return seen.size === list.length;
 }
 
 /** One element's identity under composite keys (a port is `containerPort` + `protocol`). */

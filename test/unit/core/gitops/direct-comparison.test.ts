@@ -271,6 +271,28 @@ describe('direct mode: what the server would make of Git, versus the live object
     expect(missing.evidence).toMatchObject({ comparison: 'server-side-dry-run', reason: 'not-found' });
   });
 
+  it('a label Git no longer declares is drift with the dry-run only (kubectl diff --server-side: the label is removed)', async () => {
+    // Live carries `tier: web` under the kubectl manager; the manifest dropped it, so the server's
+    // dry-run answer drops it too. The declared-fields comparison cannot see a removal.
+    const data = fixture();
+    const live = data.live.map((object) => structuredClone(object));
+    const service = live.find((object) => object.kind === 'Service')!;
+    const metadata = service.metadata as KubeObject;
+    (metadata.labels as KubeObject).tier = 'web';
+    const applied = (metadata.managedFields as KubeObject[])[0]!.fieldsV1 as KubeObject;
+    ((applied['f:metadata'] as KubeObject)['f:labels'] as KubeObject)['f:tier'] = {};
+    const predicted = data.dryRun['v1/services/shop/api']!.body;
+    const withDryRun = await scan({
+      live,
+      dryRun: { 'v1/services/shop/api': { outcome: 'applied', object: predicted, created: false } },
+    });
+    expect(byObject(withDryRun.result.findings).get('cluster.drift Service/api')!.drift!.changes).toEqual([
+      { path: 'metadata.labels.tier', before: null, after: 'web', sensitive: false },
+    ]);
+    const declared = await scan({ live, comparison: 'declared' });
+    expect(byObject(declared.result.findings).has('cluster.drift Service/api')).toBe(false);
+  });
+
   it('a real change the server kept is drift in every method (kubectl diff --server-side: cpu 500m -> 750m)', async () => {
     const live = fixture().live;
     const worker = live.find((object) => identityOf(object)!.name === 'worker')!;
@@ -330,6 +352,25 @@ describe('the OpenAPI v3 normaliser (recorded schema shapes)', () => {
     expect(compare(apps, desired, udp).map((change) => change.path)).toEqual([
       'spec.template.spec.containers[0].ports[0]',
     ]);
+  });
+
+  it('without a schema, a key two elements share does not pair them (53/TCP and 53/UDP)', () => {
+    const ports = (protocols: string[]) =>
+      deployment({
+        name: 'api',
+        ports: protocols.map((protocol) => ({ containerPort: 53, protocol })),
+      });
+    const changes = diffKubeObjects(ports(['TCP', 'UDP']), ports(['UDP', 'TCP']), {
+      mode: 'full',
+      hashSensitive,
+    });
+    // Compared by position (no unique key): both elements differ, neither is silently paired away.
+    expect(changes.map((change) => change.path)).toEqual([
+      'spec.template.spec.containers[0].ports[0].protocol',
+      'spec.template.spec.containers[0].ports[1].protocol',
+    ]);
+    // With the schema's composite key, the same lists are equal.
+    expect(compare(apps, ports(['TCP', 'UDP']), ports(['UDP', 'TCP']))).toEqual([]);
   });
 
   it('compares quantities by value where the schema says Quantity, and int-or-string by type', () => {
