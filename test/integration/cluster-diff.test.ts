@@ -393,7 +393,7 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
   const recorded = JSON.parse(readFileSync(join(fixtures, 'server-side-diff/cluster.json'), 'utf8')) as {
     live: Array<Record<string, unknown>>;
     dryRun: Record<string, { status: number; body: unknown }>;
-    refusals: Record<'forbidden', { status: number; body: unknown }>;
+    refusals: Record<'forbidden' | 'webhookWithoutDryRun', { status: number; body: unknown }>;
   };
   const openapiFile = (name: string) => JSON.parse(readFileSync(join(fixtures, 'openapi-v3', name), 'utf8'));
   const openapi = {
@@ -461,7 +461,15 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
   ];
 
   it('sends dry-run apply patches only, and finds what kubectl diff --server-side finds: the image, a missing ConfigMap', async () => {
-    const { run, kube } = await diffWith((key) => recorded.dryRun[key], 'dry-run');
+    // The worker's namespace has an admission webhook without `sideEffects: None`: the API server
+    // refuses its dry-run (400), and that one object is compared through the OpenAPI schema.
+    const { run, kube } = await diffWith(
+      (key) =>
+        key === 'apps/v1/deployments/shop/worker'
+          ? recorded.refusals.webhookWithoutDryRun
+          : recorded.dryRun[key],
+      'dry-run',
+    );
     expect(run.code, run.stderr).toBe(2);
     const findings = findingsOf(run.stdout);
     expect(verdicts(findings)).toEqual([
@@ -482,6 +490,9 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
       expect(patch.query).toEqual({ dryRun: 'All', fieldManager: 'kubectl', force: 'true' });
       expect(patch.contentType).toBe('application/apply-patch+yaml');
     }
+    expect(
+      kube.requests.filter((request) => request.path.startsWith('/openapi/v3/')).map((r) => r.path),
+    ).toEqual(['/openapi/v3/apis/apps/v1']);
     // The stand-in refuses and records every request that could change the cluster.
     expect(kube.writes).toEqual([]);
     const output = run.stdout + run.stderr + allFileText(join(temp.path, 'ssd-dry-run'));

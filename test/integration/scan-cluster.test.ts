@@ -186,6 +186,9 @@ describe('driftwatch scan runs the ScanCluster stage', () => {
     const summary = JSON.parse(readFileSync(join(store, `${summaryKey}summary.json`), 'utf8')) as ScanSummary;
     expect(summary.findings.byKind).toEqual({ 'cluster-drift': 4 });
     expect(summary.failures).toEqual([]);
+    // Missing objects are never dry-run, and nothing that could change the cluster was sent.
+    expect(kube.requests.filter((request) => request.method !== 'GET')).toEqual([]);
+    expect(kube.writes).toEqual([]);
   });
 
   it('runs the sample event: a context missing from the kubeconfig is a failed run, not a crash', async () => {
