@@ -500,6 +500,39 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
     expect(output).not.toContain(Buffer.from(token).toString('base64'));
   });
 
+  it('the stand-in lists by label selector as the API server does', async () => {
+    const kube = await startFakeKubernetes({
+      objects: recorded.live,
+      authorize: (header) => header === 'Bearer ssd-token',
+    });
+    try {
+      const list = async (path: string) => {
+        const response = await fetch(`${kube.server}${path}`, {
+          headers: { authorization: 'Bearer ssd-token' },
+        });
+        const body = (await response.json()) as {
+          kind: string;
+          items: Array<{ metadata: { name: string } }>;
+        };
+        return { kind: body.kind, names: body.items.map((item) => item.metadata.name) };
+      };
+      expect(await list('/apis/apps/v1/namespaces/shop/deployments?labelSelector=app%3Dapi')).toEqual({
+        kind: 'DeploymentList',
+        names: ['api'],
+      });
+      expect(await list('/apis/apps/v1/namespaces/shop/deployments')).toEqual({
+        kind: 'DeploymentList',
+        names: ['api', 'worker'],
+      });
+      expect(await list('/api/v1/namespaces/shop/services?labelSelector=app%3Dworker')).toEqual({
+        kind: 'ServiceList',
+        names: [],
+      });
+    } finally {
+      await kube.close();
+    }
+  });
+
   it('a forbidden dry-run (403 on every object) reads the OpenAPI v3 schema instead: same verdicts, and the finding says why', async () => {
     const { run, kube } = await diffWith(() => recorded.refusals.forbidden, 'forbidden');
     expect(run.code, run.stderr).toBe(2);

@@ -78,6 +78,7 @@ function keyOf(request: LiveObjectRequest): string {
 
 interface Scenario {
   comparison?: ClusterComparison;
+  fieldManager?: string;
   live?: KubeObject[];
   /** Replaces the recorded dry-run answer of some objects (by key) or of all ('*'). */
   dryRun?: Record<string, DryRunResult>;
@@ -125,6 +126,7 @@ async function scan(scenario: Scenario = {}) {
       context: 'shop',
       manifests: { kustomize: 'overlays/prod' },
       ...(scenario.comparison ? { comparison: scenario.comparison } : {}),
+      ...(scenario.fieldManager ? { fieldManager: scenario.fieldManager } : {}),
     },
     applications: [],
     workspaces: [],
@@ -206,6 +208,12 @@ describe('direct mode: what the server would make of Git, versus the live object
     expect(calls.openapi).toEqual([]);
     expect(JSON.stringify(result.findings)).not.toContain(TOKEN);
     expect(JSON.stringify(result.findings)).not.toContain(Buffer.from(TOKEN).toString('base64'));
+  });
+
+  it("dry-runs as the registry's field manager (Argo CD's argocd-controller)", async () => {
+    const { calls } = await scan({ fieldManager: 'argocd-controller' });
+    expect(calls.dryRun.length).toBe(4);
+    expect(new Set(calls.dryRun.map((call) => call.fieldManager))).toEqual(new Set(['argocd-controller']));
   });
 
   it('a forbidden dry-run (403) falls back to the OpenAPI schema with the same verdicts, and says so', async () => {
