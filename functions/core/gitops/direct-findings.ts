@@ -2,17 +2,11 @@ import type { FindingDraft } from '../findings/model.js';
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
-import {
-  describeObject,
-  identityOf,
-  type KubeObject,
-  type ObjectIdentity,
-  stringMap,
-  trackingApplication,
-} from './kube-object.js';
+import { describeObject, identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import type { LiveObjectResult } from './ports.js';
 import { type ComparisonMethod, comparisonChanges, type DirectComparison } from './server-side-diff.js';
-import type { TrackedObject } from './tracked-object.js';
+import { type TrackedObject, trackedManifestObject } from './tracked-object.js';
+import { type ArgoTracking, describeApplier, registryTracking } from './tracking.js';
 
 /** What each comparison method compared, in the finding's words. */
 const COMPARED: Readonly<Record<ComparisonMethod, string>> = {
@@ -36,6 +30,8 @@ export function directObjectFindings(
     comparison?: DirectComparison;
     /** How a missing object was established (a dry-run that would create it says so). */
     missingBy?: ComparisonMethod;
+    /** How the cluster's Argo CD instance tracks objects (tracking-source.ts), if it has one. */
+    tracking?: ArgoTracking;
   },
 ): { drafts: FindingDraft[]; tracked: TrackedObject } {
   const { builder } = context;
@@ -43,14 +39,14 @@ export function directObjectFindings(
   const liveObject = live.found ? live.object : undefined;
   // The live object knows its namespace even when the manifest left it to the context's default.
   const identity: ObjectIdentity = (liveObject && identityOf(liveObject)) || declared;
-  const app = trackingApplication(liveObject ?? desired);
-  const tracked: TrackedObject = {
+  // An Argo CD application only when the instance's tracking proves it (a Helm label does not).
+  const tracked = trackedManifestObject(
     identity,
-    labels: stringMap(liveObject ?? desired, 'labels'),
-    annotations: stringMap(liveObject ?? desired, 'annotations'),
-    source: 'manifests',
-    ...(app === undefined ? {} : { app }),
-  };
+    desired,
+    liveObject,
+    context.tracking ?? registryTracking(builder.cluster.trackingMethod),
+  );
+  const app = tracked.app;
   const object = describeObject(identity);
   const cluster = builder.cluster.id;
   if (!live.found) {
@@ -90,6 +86,7 @@ export function directObjectFindings(
       source: context.source,
       comparison: comparison.method,
       compared: COMPARED[comparison.method],
+      ...(tracked.applier ? { applier: describeApplier(tracked.applier) } : {}),
       ...(fallback ? { comparisonFallback: fallback } : {}),
     },
     remediation: clusterRemediation.drift({ app, source: context.source }, paths),

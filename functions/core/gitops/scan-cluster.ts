@@ -35,6 +35,7 @@ import { type ClusterScanPorts, ClusterSourceError, type LiveObjectRequest } fro
 import { type ComparisonOptions, desiredStateOf } from './server-side-diff.js';
 import type { TerraformKubernetesObject } from './terraform-objects.js';
 import type { TrackedObject } from './tracked-object.js';
+import { instanceTracking } from './tracking-source.js';
 
 /**
  * The ScanCluster stage for one cluster: read it (Argo CD, or manifests versus the Kubernetes API),
@@ -196,6 +197,7 @@ async function scanDirect(
   // The first read that shows the server is unreachable or refuses us stops the scan: a thousand
   // identical failures would say nothing more than one.
   let fatal: FindingDraft | undefined;
+  const tracking = await instanceTracking(api, cluster);
   const options: ComparisonOptions = {
     comparison: cluster.kubernetes?.comparison ?? DEFAULT_CLUSTER_COMPARISON,
     fieldManager: cluster.kubernetes?.fieldManager ?? DEFAULT_FIELD_MANAGER,
@@ -203,7 +205,7 @@ async function scanDirect(
   const results = await mapConcurrently(desired, READ_CONCURRENCY, async (object) => {
     if (fatal) return undefined;
     const identity = identityOf(object)!;
-    const findingContext = { builder, hashSensitive: context.hashSensitive, source };
+    const findingContext = { builder, hashSensitive: context.hashSensitive, source, tracking };
     try {
       const request: LiveObjectRequest = {
         apiVersion: String(object.apiVersion),

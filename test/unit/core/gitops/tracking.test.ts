@@ -18,6 +18,7 @@ import {
   trackingFromConfigMap,
   trackingFromSettings,
 } from '../../../../functions/core/gitops/tracking.js';
+import { ARGOCD_CM, instanceTracking } from '../../../../functions/core/gitops/tracking-source.js';
 import { type ClusterConfig, DEFAULT_POLICIES } from '../../../../functions/core/registry/model.js';
 import { readArgoFixture } from '../../../helpers/fake-argocd.js';
 
@@ -66,6 +67,54 @@ describe('tracking method of the instance', () => {
       installationId: 'prod-1',
       from: 'argocd-settings',
     });
+  });
+});
+
+describe('direct mode reads the tracking method from argocd-cm', () => {
+  const cluster = {
+    id: 'edge-1',
+    owner: 'platform',
+    environment: 'prod',
+    kubernetes: { context: 'edge', manifests: { kustomize: 'overlays/edge' } },
+    applications: [],
+    workspaces: [],
+    policies: { outOfSyncAfterMs: 3_600_000 },
+  } satisfies ClusterConfig;
+
+  it('argocd-cm readable: its method (label, with its key)', async () => {
+    const requests: unknown[] = [];
+    const tracking = await instanceTracking(
+      {
+        readLive: async (request) => {
+          requests.push(request);
+          return { found: true, object: argocdCm };
+        },
+      },
+      cluster,
+    );
+    expect(requests).toEqual([ARGOCD_CM]);
+    expect(tracking).toMatchObject({
+      method: 'label',
+      labelKey: 'argocd.argoproj.io/instance',
+      from: 'argocd-cm',
+    });
+  });
+
+  it('no Argo CD (404) or no permission (an error): the registry option, else annotation; never a failed scan', async () => {
+    const absent = await instanceTracking(
+      { readLive: async () => ({ found: false, reason: 'not-found' }) },
+      cluster,
+    );
+    expect(absent).toEqual(DEFAULT_TRACKING);
+    const forbidden = await instanceTracking(
+      {
+        readLive: async () => {
+          throw new Error('403 forbidden');
+        },
+      },
+      { ...cluster, trackingMethod: 'annotation+label' },
+    );
+    expect(forbidden).toMatchObject({ method: 'annotation+label', from: 'registry' });
   });
 });
 
