@@ -226,9 +226,14 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
       }
       const message = errorBodyMessage(body, ['message']);
       if (REFUSALS.has(status)) return { outcome: 'refused', status, reason: message };
-      throw new ClusterSourceError(failureOfStatus(status), `dry-run PATCH ${path}: ${status} ${message}`, {
-        status,
-      });
+      // The status comes before the path: after `…/secrets/<name>:` a word reads like a secret's value.
+      throw new ClusterSourceError(
+        failureOfStatus(status),
+        `dry-run apply answered ${status} for ${path}: ${message}`,
+        {
+          status,
+        },
+      );
     },
 
     async openApiDocument(apiVersion: string): Promise<unknown | undefined> {

@@ -500,6 +500,35 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
     expect(output).not.toContain(Buffer.from(token).toString('base64'));
   });
 
+  it('a manifest the server rejects (422) fails that object only; the others are still compared', async () => {
+    const invalid = {
+      status: 422,
+      body: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        message:
+          'Secret "api-secrets" is invalid: data[bad key]: Invalid value: "bad key": a valid config key must consist of alphanumeric characters',
+        reason: 'Invalid',
+        code: 422,
+      },
+    };
+    const { run, kube } = await diffWith(
+      (key) => (key === 'v1/secrets/shop/api-secrets' ? invalid : recorded.dryRun[key]),
+      'invalid',
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const findings = findingsOf(run.stdout);
+    expect(verdicts(findings)).toEqual([
+      'cluster.drift Deployment/api server-side-dry-run',
+      'cluster.missing ConfigMap/api-config undefined',
+      'scan.cluster-object Secret/api-secrets undefined',
+    ]);
+    const failure = findings.find((finding) => finding.ruleId === 'scan.cluster-object')!;
+    expect(failure.detail).toContain('422');
+    expect(kube.writes).toEqual([]);
+  });
+
   it('the stand-in lists by label selector as the API server does', async () => {
     const kube = await startFakeKubernetes({
       objects: recorded.live,
