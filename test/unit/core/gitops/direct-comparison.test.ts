@@ -197,6 +197,18 @@ describe('direct mode: what the server would make of Git, versus the live object
     expect(drift.drift!.changes).toEqual(IMAGE_DRIFT);
     expect(drift.evidence).toMatchObject({ comparison: 'server-side-dry-run' });
     expect(drift.evidence).not.toHaveProperty('comparisonFallback');
+    // Exactly the objects kubectl diff --server-side exits 1 for (recorded next to each answer).
+    const kubectlDiffers = Object.entries(fixture().dryRun)
+      .filter(([, answer]) => answer.kubectlDiffServerSide.startsWith('exit 1'))
+      .map(([key]) => key);
+    const drifted = result.findings
+      .filter((finding) => finding.ruleId === 'cluster.drift')
+      .map((finding) => {
+        const resource = finding.resource as { group: string; kind: string; namespace: string; name: string };
+        const apiVersion = resource.group === '' ? 'v1' : `${resource.group}/v1`;
+        return keyOf({ apiVersion, kind: resource.kind, namespace: resource.namespace, name: resource.name });
+      });
+    expect(drifted).toEqual(kubectlDiffers);
     // The missing ConfigMap is found by the live read: it is never dry-run (that would "create" it).
     expect(calls.dryRun.map((call) => call.key).sort()).toEqual([
       'apps/v1/deployments/shop/api',
