@@ -329,13 +329,23 @@ describe('cluster drift: kubectl/argocd diff for revert, YAML of the live fields
   const drafts = managedResourceFindings(
     application,
     [
-      resourceDiff({ kind: 'Service', namespace: 'httpbin', name: 'httpbin-svc', target, live }),
+      // Git's objects here are complete server objects (the live ones as last synced), so they are
+      // also what Argo CD predicts a sync would leave.
+      resourceDiff({
+        kind: 'Service',
+        namespace: 'httpbin',
+        name: 'httpbin-svc',
+        target,
+        live,
+        predicted: target,
+      }),
       resourceDiff({
         kind: 'Secret',
         namespace: 'httpbin',
         name: 'db',
         target: secretTarget,
         live: secretLive,
+        predicted: secretTarget,
       }),
     ] as never,
     { builder, hashSensitive },
