@@ -1,5 +1,6 @@
 import { appendTo } from '../collections.js';
 import type { FindingDraft } from '../findings/model.js';
+import { formatPath } from '../terraform/attribute-path.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
 import {
   describeObject,
@@ -90,9 +91,10 @@ function belongsToRelease(object: TrackedObject, release: { name: string; namesp
 /** The fields a patch resource writes that git's manifest declares too, as finding paths. */
 export function sharedFields(claim: FieldClaim, declared: KubeObject): string[] {
   const shared: string[] = [];
+  // Paths written like the drift findings' (`metadata.labels.team`, `data["app.conf"]`).
   const overlap = (keys: readonly string[] | undefined, map: unknown, path: string) => {
     if (!keys || !isPlainObject(map)) return;
-    for (const key of keys) if (Object.hasOwn(map, key)) shared.push(`${path}[${JSON.stringify(key)}]`);
+    for (const key of keys) if (Object.hasOwn(map, key)) shared.push(formatPath([...path.split('.'), key]));
   };
   const metadata = metadataOf(declared);
   overlap(claim.labels, metadata.labels, 'metadata.labels');

@@ -239,10 +239,10 @@ describe('ownership conflicts', () => {
       builder,
     );
     expect(findings.map((finding) => finding.evidence.terraform)).toEqual([
-      [expect.objectContaining({ manages: 'fields', via: 'fields', fields: ['metadata.labels["team"]'] })],
+      [expect.objectContaining({ manages: 'fields', via: 'fields', fields: ['metadata.labels.team'] })],
       [expect.objectContaining({ manages: 'object' })],
     ]);
-    expect(findings[0]!.detail).toContain('Both write metadata.labels["team"]');
+    expect(findings[0]!.detail).toContain('Both write metadata.labels.team');
     // Git declares other labels only: one writer per field holds, no finding.
     expect(
       ownershipConflicts(
@@ -442,7 +442,7 @@ describe('Terraform identities of every Kubernetes-provider type', () => {
       builder,
     );
     expect(overlap!.evidence.terraform).toEqual([
-      expect.objectContaining({ via: 'fields', fields: ['data["FEATURE_X"]'] }),
+      expect.objectContaining({ via: 'fields', fields: ['data.FEATURE_X'] }),
     ]);
     expect(ownershipConflicts([api(['LOG_LEVEL'])], claims, builder)).toEqual([]);
     expect(ownershipConflicts([api(['DB_HOST'], 'sidecar')], claims, builder)).toEqual([]);
