@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -20,15 +20,14 @@ export interface MotoContext {
 
 /**
  * An empty AWS per test file (files run in parallel; each gets its own), with a versioned state
- * bucket: the moto_server of this worker slot, reset (test/global-moto.ts starts one per slot for
- * the run), or one started for this file when the run provides none. Points this process's AWS SDK
- * and every Terraform it starts at it.
+ * bucket: one of the run's shared moto servers (test/global-moto.ts), claimed and reset, or one
+ * started for this file. Points this process's AWS SDK and every Terraform it starts at it.
  */
 export function useMoto(): MotoContext {
   const context = {} as MotoContext;
   beforeAll(async () => {
     assertTerraformInstalled();
-    context.moto = await slotMoto();
+    context.moto = await claimMoto();
     context.env = motoEnvironment(context.moto.endpoint, REGION);
     for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN']) delete process.env[name];
     Object.assign(process.env, context.env);
@@ -41,24 +40,34 @@ export function useMoto(): MotoContext {
   return context;
 }
 
-/** This worker slot's shared moto, emptied, or a moto of this file's own. */
-async function slotMoto(): Promise<MotoServer> {
-  const endpoints = inject('motoEndpoints') ?? [];
-  const slot = Number(process.env.VITEST_POOL_ID ?? '1') - 1;
-  const endpoint = endpoints[slot];
-  if (endpoint === undefined) return startMoto({ timeoutMs: 120_000 });
-  const response = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
-  if (!response.ok) throw new Error(`moto reset failed (HTTP ${response.status}) at ${endpoint}`);
-  return {
-    endpoint,
-    port: Number(new URL(endpoint).port),
-    reset: async () => {
-      const again = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
-      if (!again.ok) throw new Error(`moto reset failed (HTTP ${again.status}) at ${endpoint}`);
-    },
-    // The run's globalSetup stops it; a file leaves it for the next file of its slot.
-    stop: async () => {},
-  };
+/**
+ * A shared moto no other file is using, claimed (an atomic mkdir in the run's claim directory) and
+ * emptied, or a moto of this file's own when none is free or the run provides none. Claims, not
+ * VITEST_POOL_ID: with two projects in one run, concurrent files can see the same pool id.
+ */
+async function claimMoto(): Promise<MotoServer> {
+  const shared = inject('sharedMoto');
+  for (const [index, endpoint] of (shared?.endpoints ?? []).entries()) {
+    const claim = join(shared!.claims, String(index));
+    try {
+      mkdirSync(claim);
+    } catch {
+      continue;
+    }
+    const reset = async () => {
+      const response = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+      if (!response.ok) throw new Error(`moto reset failed (HTTP ${response.status}) at ${endpoint}`);
+    };
+    await reset();
+    return {
+      endpoint,
+      port: Number(new URL(endpoint).port),
+      reset,
+      // The run's globalSetup stops it; a file hands it on to the next one.
+      stop: async () => rmSync(claim, { recursive: true, force: true }),
+    };
+  }
+  return startMoto({ timeoutMs: 120_000 });
 }
 
 /** Integration tests run the real binary; say so plainly when it is missing. */
