@@ -321,7 +321,9 @@ moved {
     const deleted = await remediate('aws_s3_bucket.logs', '--adopt');
     expect(deleted.hcl).toMatch(/removed \{\n\s+from = aws_s3_bucket\.logs\n/);
     const secret = await remediate('aws_ssm_parameter.db_password', '--adopt');
-    expect(secret.hcl).toMatch(/ value += var\.(\w+)\n[\s\S]*\n\n#[\s\S]*\nvariable "\1" \{\n\s+sensitive = true\n\}/);
+    expect(secret.hcl).toMatch(
+      / value += var\.(\w+)\n[\s\S]*\n\n#[\s\S]*\nvariable "\1" \{\n\s+sensitive = true\n\}/,
+    );
     // The parameter's version moved with the value: the provider sets it, so it is a comment.
     expect(secret.hcl).toMatch(/# version: the live value is 2; the provider usually sets version itself/);
     for (const snippet of [tag, group, role, deleted, secret])
