@@ -57,6 +57,8 @@ export async function clusterDiffAction(
     mode: result.mode,
     status: result.outcome,
     scanned: result.scanned,
+    // Hooks and generateName objects of the render: not expected to exist, so not compared.
+    skipped: result.skipped.map((object) => `${object.kind} ${object.name}: ${object.reason}`),
     stored: storedAt(store, recorded.historyKey),
   });
   run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history, options));

@@ -29,8 +29,9 @@ import type { ClusterScanFailedRule } from './cluster-rules.js';
 import { CLUSTER_RULES, isProductionCluster } from './cluster-rules.js';
 import { ownershipConflicts } from './conflicts.js';
 import { directObjectFindings } from './direct-findings.js';
+import type { SkippedObject } from './hooks.js';
 import { identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
-import { ManifestError, parseManifests } from './manifests.js';
+import { ManifestError, parseRender } from './manifests.js';
 import { type ClusterScanPorts, ClusterSourceError, type LiveObjectRequest } from './ports.js';
 import { type ComparisonOptions, desiredStateOf } from './server-side-diff.js';
 import type { TerraformKubernetesObject } from './terraform-objects.js';
@@ -60,6 +61,8 @@ export interface ClusterScanResult {
   findings: FindingDraft[];
   /** Applications (Argo CD) or objects (direct mode) compared. */
   scanned: number;
+  /** Direct mode: rendered objects not expected to exist (hooks, generateName), with the reason. */
+  skipped: SkippedObject[];
 }
 
 /** Reads done at the same time against one server: enough to hide latency, few enough to be polite. */
@@ -84,6 +87,7 @@ export async function scanCluster(
     outcome: findings.some((finding) => finding.kind === 'scan-failed') ? 'failed' : 'ok',
     findings,
     scanned: gitops.scanned,
+    skipped: gitops.skipped ?? [],
   };
 }
 
@@ -92,6 +96,7 @@ interface GitOpsRead {
   /** undefined when the GitOps side could not be read at all: no conflicts can be computed. */
   tracked?: TrackedObject[];
   scanned: number;
+  skipped?: SkippedObject[];
 }
 
 async function scanArgoCd(
@@ -178,11 +183,12 @@ async function scanDirect(
 ): Promise<GitOpsRead> {
   const api = context.ports.kubernetes(cluster);
   let desired: KubeObject[];
+  let skipped: SkippedObject[];
   let source: string;
   try {
     const rendered = await api.desiredManifests();
     source = rendered.source;
-    desired = parseManifests(rendered.text);
+    ({ objects: desired, skipped } = parseRender(rendered.text));
   } catch (error) {
     const ruleId =
       error instanceof ManifestError
@@ -237,11 +243,12 @@ async function scanDirect(
       };
     }
   });
-  if (fatal) return { findings: [fatal], scanned: 0 };
+  if (fatal) return { findings: [fatal], scanned: 0, skipped };
   return {
     findings: results.flatMap((result) => result?.drafts ?? []),
     tracked: results.flatMap((result) => (result?.tracked ? [result.tracked] : [])),
     scanned: desired.length,
+    skipped,
   };
 }
 
