@@ -54,8 +54,17 @@ export function runNode(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<NodeRun> {
+  return runCollected(process.execPath, args, options);
+}
+
+/** Runs a program to its end, collecting its output; rejects only when it cannot start. */
+export function runCollected(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<NodeRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],

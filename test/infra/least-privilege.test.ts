@@ -5,25 +5,23 @@ import { backendReadActions } from '../../functions/core/backend/rules/index.js'
 import { buildApp } from '../../infra/app.js';
 import { DENIED_LOCK_TABLE_WRITES, DENIED_STATE_WRITES } from '../../infra/constructs/target-read-access.js';
 import { SCANNER_HANDLERS } from '../../infra/scanner-roles.js';
-import { cdkJsonContext, SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './synth.js';
+import {
+  cdkJsonContext,
+  type PolicyStatement,
+  SYNTH_TIMEOUT_MS,
+  type Synthesized,
+  statementsOfRole as statementsOfTemplateRole,
+  synthesize,
+} from './synth.js';
 
 let synthesized: Synthesized;
 beforeAll(() => {
   synthesized = synthesize();
 }, SYNTH_TIMEOUT_MS);
 
-type Statement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown };
-type PolicyResource = {
-  Properties: { PolicyDocument: { Statement: Statement[] }; Roles: Array<{ Ref: string }> };
-};
-
-/** Every statement attached to the role whose logical id starts with the given prefix. */
-function statementsOfRole(rolePrefix: string): Statement[] {
-  const policies = Object.values(synthesized.template.findResources('AWS::IAM::Policy')) as PolicyResource[];
-  return policies
-    .filter((policy) => policy.Properties.Roles.some((role) => role.Ref.startsWith(rolePrefix)))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
-}
+type Statement = PolicyStatement;
+const statementsOfRole = (rolePrefix: string): Statement[] =>
+  statementsOfTemplateRole(synthesized.template, rolePrefix);
 
 const arn = (path: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, path]] });
 const actions = (statement: Statement | undefined) => [statement?.Action ?? []].flat();

@@ -3,7 +3,13 @@ import { SEVERITIES } from '../../functions/core/findings/model.js';
 import { REPORT_FAILURE_PATH } from '../../infra/constructs/scan-workflow.js';
 import { FINDINGS_ACCESS } from '../../infra/findings-access.js';
 import { type AslDefinition, definitionOf } from './definition.js';
-import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './synth.js';
+import {
+  type PolicyStatement,
+  SYNTH_TIMEOUT_MS,
+  type Synthesized,
+  statementsOfRole as statementsOfTemplateRole,
+  synthesize,
+} from './synth.js';
 
 let synthesized: Synthesized;
 let definition: AslDefinition;
@@ -12,16 +18,10 @@ beforeAll(() => {
   definition = definitionOf(synthesized.template);
 }, SYNTH_TIMEOUT_MS);
 
-type Statement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown };
-type PolicyResource = {
-  Properties: { PolicyDocument: { Statement: Statement[] }; Roles: Array<{ Ref: string }> };
-};
-function statementsOfRole(rolePrefix: string): Statement[] {
-  const policies = Object.values(synthesized.template.findResources('AWS::IAM::Policy')) as PolicyResource[];
-  return policies
-    .filter((policy) => policy.Properties.Roles.some((role) => role.Ref.startsWith(rolePrefix)))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
-}
+type Statement = PolicyStatement;
+const statementsOfRole = (rolePrefix: string): Statement[] =>
+  statementsOfTemplateRole(synthesized.template, rolePrefix);
+
 /** The object prefixes of the findings bucket a role may use with an action (`s3:PutObject` …). */
 function findingsPrefixes(rolePrefix: string, action: string): string[] {
   return statementsOfRole(rolePrefix)

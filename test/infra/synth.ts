@@ -47,3 +47,16 @@ export function synthesize(context: Record<string, unknown> = {}): Synthesized {
 
 /** Synthesis takes seconds, more on a loaded machine: the time a beforeAll that synthesizes may take. */
 export const SYNTH_TIMEOUT_MS = 60_000;
+
+export type PolicyStatement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown };
+type PolicyResource = {
+  Properties: { PolicyDocument: { Statement: PolicyStatement[] }; Roles: Array<{ Ref: string }> };
+};
+
+/** Every statement attached to the role whose logical id starts with the given prefix. */
+export function statementsOfRole(template: Template, rolePrefix: string): PolicyStatement[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')) as PolicyResource[];
+  return policies
+    .filter((policy) => policy.Properties.Roles.some((role) => role.Ref.startsWith(rolePrefix)))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+}

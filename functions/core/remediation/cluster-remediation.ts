@@ -2,8 +2,8 @@ import { Document, isMap, isSeq, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml';
 import type { ClusterResourceRef, Finding, JsonValue } from '../findings/model.js';
 import type { PathSegment } from '../terraform/plan-model.js';
 import { hclInline, inertText } from './hcl-render.js';
-import type { AdoptSnippet, ProposedChange, RevertPlan } from './model.js';
-import { sidesOf } from './model.js';
+import type { AdoptSnippet, RevertPlan } from './model.js';
+import { proposedChanges, sidesOf } from './model.js';
 import { isRedacted, parseChangePath } from './paths.js';
 import { shellCommand, shellQuote } from './shell-quote.js';
 
@@ -17,15 +17,7 @@ import { shellCommand, shellQuote } from './shell-quote.js';
 export function clusterRevertPlan(finding: Finding): RevertPlan {
   const resource = finding.resource as ClusterResourceRef;
   const object = objectLabel(resource);
-  const changes: ProposedChange[] = (finding.drift?.changes ?? []).map((change) => {
-    const { current, declared } = sidesOf(finding, change);
-    return {
-      path: change.path,
-      from: current,
-      to: declared,
-      sensitive: change.sensitive || isRedacted(current) || isRedacted(declared),
-    };
-  });
+  const changes = proposedChanges(finding);
   const notes: string[] = [];
   let commands: string[];
   if (resource.app) {

@@ -1,4 +1,5 @@
 import type { AttributeChange, Finding, JsonValue } from '../findings/model.js';
+import { isRedacted } from './paths.js';
 
 /**
  * What `driftwatch remediate` prepares for one finding: the reviewed revert (a plan to run through
@@ -92,4 +93,17 @@ export function sidesOf(
   return finding.kind === 'pending-change'
     ? { current: change.before, declared: change.after }
     : { current: change.after, declared: change.before };
+}
+
+/** What a revert proposes for each change of the finding: from the current value back to the declared one. */
+export function proposedChanges(finding: Pick<Finding, 'kind' | 'drift'>): ProposedChange[] {
+  return (finding.drift?.changes ?? []).map((change) => {
+    const { current, declared } = sidesOf(finding, change);
+    return {
+      path: change.path,
+      from: current,
+      to: declared,
+      sensitive: change.sensitive || isRedacted(current) || isRedacted(declared),
+    };
+  });
 }

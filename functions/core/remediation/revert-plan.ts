@@ -1,8 +1,7 @@
 import type { Finding, TerraformResourceRef } from '../findings/model.js';
 import { parseResourceAddress } from './address.js';
-import type { ProposedChange, RevertPlan, TerraformContext } from './model.js';
-import { sidesOf } from './model.js';
-import { isRedacted } from './paths.js';
+import type { RevertPlan, TerraformContext } from './model.js';
+import { proposedChanges } from './model.js';
 import { shellQuote, targetArgument } from './shell-quote.js';
 
 /** The plan file the printed commands save and show, so what is reviewed is what gets applied. */
@@ -45,15 +44,7 @@ export function terraformRevertPlan(finding: Finding, context: TerraformContext 
   }
   commands.push(plan, `${binary} show ${REVERT_PLAN_FILE}`);
 
-  const changes: ProposedChange[] = (finding.drift?.changes ?? []).map((change) => {
-    const { current, declared } = sidesOf(finding, change);
-    return {
-      path: change.path,
-      from: current,
-      to: declared,
-      sensitive: change.sensitive || isRedacted(current) || isRedacted(declared),
-    };
-  });
+  const changes = proposedChanges(finding);
 
   const notes: string[] = [];
   if (context.rootDir === undefined)

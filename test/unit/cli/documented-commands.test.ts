@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   cpSync,
@@ -17,6 +16,7 @@ import { createFindingsStore, type ScanSummary } from '../../../functions/core/f
 import { commandForms, commandOf, shownInDocs } from '../../helpers/doc-commands.js';
 import { driftDraft } from '../../helpers/findings.js';
 import { REPO_ROOT, runCli, writeRegistry } from '../../helpers/integration.js';
+import { runCollected } from '../../helpers/processes.js';
 
 /**
  * The docs cannot drift from the CLI. Every `driftwatch …` command line shown in README.md and docs/
@@ -255,23 +255,7 @@ function runShown(line: string, prepare: ((dir: string) => void) | undefined, in
     AWS_EC2_METADATA_DISABLED: 'true',
   };
   delete env.DRIFTWATCH_STORE;
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-o', 'pipefail', '-c', line], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCollected('bash', ['-o', 'pipefail', '-c', line], { cwd, env });
 }
 
 const STACK_TRACE = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
