@@ -1,7 +1,8 @@
 import type { AttributeChange } from '../findings/model.js';
 import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
-import type { ClusterComparison } from '../registry/model.js';
+import { type ClusterComparison, DEFAULT_FIELD_MANAGER } from '../registry/model.js';
 import type { KubeObject } from './kube-object.js';
+import { appliedFieldsOf, withoutRemovedFields } from './managed-fields.js';
 import { normalizeObject } from './normalize.js';
 import { diffKubeObjects } from './object-diff.js';
 import { createSchemaView, type SchemaView } from './openapi-normalizer.js';
@@ -21,8 +22,8 @@ import type { KubernetesApi, LiveObjectRequest } from './ports.js';
  */
 export type DirectComparison =
   | { method: 'server-side-dry-run'; predicted: KubeObject }
-  | { method: 'openapi-normalised'; schema: SchemaView; fallback?: string }
-  | { method: 'declared-fields'; fallback?: string };
+  | { method: 'openapi-normalised'; schema: SchemaView; fallback?: string; fieldManager?: string }
+  | { method: 'declared-fields'; fallback?: string; fieldManager?: string };
 
 export type ComparisonMethod = DirectComparison['method'];
 
@@ -63,14 +64,19 @@ export async function desiredStateOf(
     const schema =
       document === undefined ? undefined : createSchemaView(document, request.apiVersion, request.kind);
     if (schema !== undefined)
-      return { method: 'openapi-normalised', schema, ...(fallback ? { fallback } : {}) };
+      return {
+        method: 'openapi-normalised',
+        schema,
+        fieldManager: options.fieldManager,
+        ...(fallback ? { fallback } : {}),
+      };
     const why =
       document === undefined
         ? 'the server publishes no OpenAPI v3 document'
         : `the OpenAPI v3 document does not describe ${request.apiVersion} ${request.kind}`;
     fallback = fallback ? `${fallback}; ${why}` : why;
   }
-  return { method: 'declared-fields', ...(fallback ? { fallback } : {}) };
+  return { method: 'declared-fields', fieldManager: options.fieldManager, ...(fallback ? { fallback } : {}) };
 }
 
 /** Field changes between what Git would make of the object and the live object (`before` = Git). */
@@ -89,15 +95,39 @@ export function comparisonChanges(
         hashSensitive,
       });
     case 'openapi-normalised':
-      return diffKubeObjects(
-        normalizeObject(comparison.schema.prepareDesired(manifest)),
-        normalizeObject(live),
-        { mode: 'declared', hashSensitive, schema: comparison.schema },
-      );
+      return [
+        ...diffKubeObjects(
+          normalizeObject(comparison.schema.prepareDesired(manifest)),
+          normalizeObject(live),
+          { mode: 'declared', hashSensitive, schema: comparison.schema },
+        ),
+        ...removedFieldChanges(manifest, live, comparison.fieldManager, hashSensitive),
+      ];
     case 'declared-fields':
-      return diffKubeObjects(normalizeObject(manifest), normalizeObject(live), {
-        mode: 'declared',
-        hashSensitive,
-      });
+      return [
+        ...diffKubeObjects(normalizeObject(manifest), normalizeObject(live), {
+          mode: 'declared',
+          hashSensitive,
+        }),
+        ...removedFieldChanges(manifest, live, comparison.fieldManager, hashSensitive),
+      ];
   }
+}
+
+/**
+ * Declared-field comparisons see only what the manifest sets: the fields the applier set earlier
+ * and Git has since removed are added here (managed-fields.ts), `before` null as in Git. The
+ * dry-run needs none of this: the server drops what the applier alone owned from its answer.
+ */
+export function removedFieldChanges(
+  manifest: KubeObject,
+  live: KubeObject,
+  fieldManager: string | undefined,
+  hashSensitive: SensitiveHasher,
+): AttributeChange[] {
+  const applied = appliedFieldsOf(live, fieldManager ?? DEFAULT_FIELD_MANAGER);
+  if (applied === undefined) return [];
+  const { pruned, removed } = withoutRemovedFields(live, manifest, applied);
+  if (removed === 0) return [];
+  return diffKubeObjects(normalizeObject(pruned), normalizeObject(live), { mode: 'full', hashSensitive });
 }

@@ -291,9 +291,9 @@ describe('direct mode: what the server would make of Git, versus the live object
     expect(missing.evidence).toMatchObject({ comparison: 'server-side-dry-run', reason: 'not-found' });
   });
 
-  it('a label Git no longer declares is drift with the dry-run only (kubectl diff --server-side: the label is removed)', async () => {
+  it('a label Git no longer declares is drift with the dry-run and with declared fields (kubectl diff --server-side: the label is removed)', async () => {
     // Live carries `tier: web` under the kubectl manager; the manifest dropped it, so the server's
-    // dry-run answer drops it too. The declared-fields comparison cannot see a removal.
+    // dry-run answer drops it too. Declared fields see it through the applier's managedFields entry.
     const data = fixture();
     const live = data.live.map((object) => structuredClone(object));
     const service = live.find((object) => object.kind === 'Service')!;
@@ -310,7 +310,9 @@ describe('direct mode: what the server would make of Git, versus the live object
       { path: 'metadata.labels.tier', before: null, after: 'web', sensitive: false },
     ]);
     const declared = await scan({ live, comparison: 'declared' });
-    expect(byObject(declared.result.findings).has('cluster.drift Service/api')).toBe(false);
+    expect(byObject(declared.result.findings).get('cluster.drift Service/api')!.drift!.changes).toEqual([
+      { path: 'metadata.labels.tier', before: null, after: 'web', sensitive: false },
+    ]);
   });
 
   it('a real change the server kept is drift in every method (kubectl diff --server-side: cpu 500m -> 750m)', async () => {
