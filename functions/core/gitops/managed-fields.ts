@@ -199,3 +199,23 @@ function parseJson(text: string): JsonValue | undefined {
     return undefined;
   }
 }
+
+/** The manager the HorizontalPodAutoscaler controller writes as (it runs in kube-controller-manager). */
+export const AUTOSCALER_MANAGER = 'kube-controller-manager';
+
+/**
+ * Whether `spec.replicas` of the live object is set by an autoscaler rather than by Git: an
+ * `Update` entry owns it through the `scale` subresource or as kube-controller-manager (the HPA).
+ * Argo CD's documentation asks to leave `replicas` to the HPA for the same reason; a replica count
+ * that differs from Git's is then the autoscaler working, not drift.
+ */
+export function replicasOwnedByAutoscaler(live: KubeObject): boolean {
+  const metadata = isPlainObject(live.metadata) ? live.metadata : {};
+  const entries = Array.isArray(metadata.managedFields) ? metadata.managedFields : [];
+  return entries.some((entry) => {
+    if (!isPlainObject(entry) || entry.operation !== 'Update') return false;
+    if (entry.subresource !== 'scale' && entry.manager !== AUTOSCALER_MANAGER) return false;
+    const spec = isPlainObject(entry.fieldsV1) ? entry.fieldsV1['f:spec'] : undefined;
+    return isPlainObject(spec) && Object.hasOwn(spec, 'f:replicas');
+  });
+}

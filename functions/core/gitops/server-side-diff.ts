@@ -2,7 +2,7 @@ import type { AttributeChange } from '../findings/model.js';
 import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
 import { type ClusterComparison, DEFAULT_FIELD_MANAGER } from '../registry/model.js';
 import type { KubeObject } from './kube-object.js';
-import { appliedFieldsOf, withoutRemovedFields } from './managed-fields.js';
+import { appliedFieldsOf, replicasOwnedByAutoscaler, withoutRemovedFields } from './managed-fields.js';
 import { normalizeObject } from './normalize.js';
 import { diffKubeObjects } from './object-diff.js';
 import { createSchemaView, type SchemaView } from './openapi-normalizer.js';
@@ -81,6 +81,18 @@ export async function desiredStateOf(
 
 /** Field changes between what Git would make of the object and the live object (`before` = Git). */
 export function comparisonChanges(
+  comparison: DirectComparison,
+  manifest: KubeObject,
+  live: KubeObject,
+  hashSensitive: SensitiveHasher,
+): AttributeChange[] {
+  const changes = methodChanges(comparison, manifest, live, hashSensitive);
+  // The autoscaler's replica count is not drift, whatever Git says (managed-fields.ts).
+  if (!replicasOwnedByAutoscaler(live)) return changes;
+  return changes.filter((change) => change.path !== 'spec.replicas');
+}
+
+function methodChanges(
   comparison: DirectComparison,
   manifest: KubeObject,
   live: KubeObject,

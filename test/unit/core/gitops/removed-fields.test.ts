@@ -139,3 +139,37 @@ describe('maps the applier shared with other managers', () => {
     expect(labelPaths.sort()).toEqual(['metadata.labels.app', 'metadata.labels.team']);
   });
 });
+
+describe('replicas set by an autoscaler', () => {
+  const { manifest, live } = CASES.deploymentLabelRemovedReplicasByHpa!;
+  const withReplicas = { ...manifest, spec: { ...(manifest.spec as KubeObject), replicas: 3 } };
+
+  it('Git says 3, the HPA scaled to 6: not drift in any method (Argo CD: leave replicas to the HPA; kubectl diff --server-side would force 6 → 3)', () => {
+    const predicted = structuredClone(live) as KubeObject;
+    (predicted.spec as KubeObject).replicas = 3;
+    for (const comparison of [
+      { method: 'declared-fields' as const, fieldManager: 'kubectl' },
+      { method: 'server-side-dry-run' as const, predicted },
+    ]) {
+      const paths = comparisonChanges(comparison, withReplicas, live, hashSensitive).map(
+        (change) => change.path,
+      );
+      expect(paths).not.toContain('spec.replicas');
+    }
+  });
+
+  it('without an autoscaler owning it, a replica count Git does not match is drift', () => {
+    const unscaled = structuredClone(live) as KubeObject;
+    const metadata = unscaled.metadata as KubeObject;
+    metadata.managedFields = (metadata.managedFields as KubeObject[]).filter(
+      (entry) => entry.manager !== 'kube-controller-manager',
+    );
+    const changes = comparisonChanges(
+      { method: 'declared-fields', fieldManager: 'kubectl' },
+      withReplicas,
+      unscaled,
+      hashSensitive,
+    );
+    expect(changes.find((change) => change.path === 'spec.replicas')).toMatchObject({ before: 3, after: 6 });
+  });
+});
