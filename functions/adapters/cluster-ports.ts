@@ -64,7 +64,7 @@ export function createClusterScanPorts(options: {
       });
       return {
         server: eks?.server ?? `kubeconfig context ${context}`,
-        desiredManifests: () => readManifests(source.manifests),
+        desiredManifests: () => readManifests(source.manifests, source.render),
         readLive: reader.readLive,
         dryRunApply: reader.dryRunApply,
         openApiDocument: reader.openApiDocument,

@@ -2,13 +2,20 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ClusterSourceError } from '../core/gitops/ports.js';
+import {
+  helmTemplateCommand,
+  kustomizeCommand,
+  type RenderCommand,
+  renderFailureReason,
+} from '../core/gitops/render.js';
 import { redactText } from '../core/redaction/secrets.js';
-import type { ManifestSource } from '../core/registry/model.js';
+import type { ManifestSource, RenderTools } from '../core/registry/model.js';
 import { parseS3Uri, readS3Text } from './s3-bundle.js';
 
 /**
  * The desired manifests of a cluster in direct mode: a kustomize overlay rendered with
- * `kubectl kustomize` (locally, where kubectl is installed), or a render CI stored in S3 (in AWS).
+ * `kubectl kustomize` (or a standalone `kustomize build`), a Helm chart rendered with `helm template`
+ * (locally, where the binaries are installed), or a render CI stored in S3 (in AWS).
  * The render can hold Secret data (secretGenerator): it is returned, never logged or stored.
  */
 export interface ManifestSourceOptions {
@@ -22,10 +29,20 @@ export interface ManifestSourceOptions {
 const MAX_RENDER_BYTES = 64 * 1024 * 1024;
 
 export function createManifestReader(options: ManifestSourceOptions) {
-  return async (source: ManifestSource): Promise<{ text: string; source: string }> => {
+  return async (
+    source: ManifestSource,
+    tools: RenderTools = {},
+  ): Promise<{ text: string; source: string }> => {
     if ('kustomize' in source) {
       const dir = resolve(options.registryDir, source.kustomize);
-      return { text: await kustomize(dir, options), source: `kustomize ${source.kustomize}` };
+      const render = kustomizeCommand(dir, source.enableHelm ?? false, withKubectl(tools, options));
+      return { text: await run(render, tools, options), source: `kustomize ${source.kustomize}` };
+    }
+    if ('helm' in source) {
+      const chart = source.helm;
+      const values = (chart.values ?? []).map((file) => resolve(options.registryDir, file));
+      const render = helmTemplateCommand(chart, resolve(options.registryDir, chart.chart), values, tools);
+      return { text: await run(render, tools, options), source: `helm ${chart.release} ${chart.chart}` };
     }
     const { bucket, key } = parseS3Uri(source.s3);
     try {
@@ -38,25 +55,36 @@ export function createManifestReader(options: ManifestSourceOptions) {
   };
 }
 
-function kustomize(dir: string, options: ManifestSourceOptions): Promise<string> {
-  const kubectl = options.kubectl ?? 'kubectl';
+function withKubectl(tools: RenderTools, options: ManifestSourceOptions): RenderTools {
+  return tools.kubectl === undefined && options.kubectl !== undefined
+    ? { ...tools, kubectl: options.kubectl }
+    : tools;
+}
+
+function run(render: RenderCommand, tools: RenderTools, options: ManifestSourceOptions): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     execFile(
-      kubectl,
-      ['kustomize', dir],
+      render.command,
+      render.args,
       {
         maxBuffer: MAX_RENDER_BYTES,
         timeout: options.timeoutMs ?? 120_000,
         encoding: 'utf8',
-        // Rendering needs no cluster: without this, kubectl asks the kubeconfig's server for /version.
+        // Rendering needs no cluster: without this, kubectl asks the kubeconfig's server for /version
+        // (and helm template would read the kubeconfig for nothing).
         env: { ...process.env, KUBECONFIG: '/dev/null' },
       },
       (error, stdout, stderr) => {
         if (!error) return resolvePromise(stdout);
-        const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-        const reason = missing
-          ? `${kubectl} is not on PATH: install kubectl (it renders kustomize overlays)`
-          : `kubectl kustomize ${dir} failed: ${redactText(stderr.trim().split('\n').slice(-3).join(' ')) || error.message}`;
+        const reason = renderFailureReason(
+          render,
+          {
+            missingBinary: (error as NodeJS.ErrnoException).code === 'ENOENT',
+            stderr: redactText(stderr),
+            message: error.message,
+          },
+          tools,
+        );
         reject(new ClusterSourceError('failed', reason, { cause: error }));
       },
     );

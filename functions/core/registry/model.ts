@@ -292,10 +292,36 @@ export interface ArgoCdSource {
 
 /** Where the desired manifests come from in direct mode. */
 export type ManifestSource =
-  /** A kustomize overlay, relative to the registry file, rendered with `kubectl kustomize`. */
-  | { kustomize: string }
+  /**
+   * A kustomize overlay, relative to the registry file, rendered with `kubectl kustomize` (or
+   * `kustomize build` when render.kustomize is set); `enableHelm` inflates its `helmCharts`.
+   */
+  | { kustomize: string; enableHelm?: boolean }
+  /** A local Helm chart rendered with `helm template` (as Argo CD renders a Helm source). */
+  | { helm: HelmChartSource }
   /** A multi-document YAML file rendered by CI, e.g. s3://ci-artifacts/prod/rendered.yaml. */
   | { s3: string };
+
+export interface HelmChartSource {
+  /** The chart's directory, relative to the registry file. */
+  chart: string;
+  /** The release name (`helm template <release> <chart>`). */
+  release: string;
+  /** The release namespace (`-n`); objects without a namespace are rendered into it. */
+  namespace?: string;
+  /** Values files relative to the registry file, applied in order (`-f`; the last one wins). */
+  values?: string[];
+}
+
+/** The binaries that render manifests, when not the ones on PATH. */
+export interface RenderTools {
+  /** Default `kubectl` (its embedded kustomize renders overlays). */
+  kubectl?: string;
+  /** A standalone `kustomize`; when set, overlays render with `kustomize build` instead of kubectl. */
+  kustomize?: string;
+  /** Default `helm`: runs `helm template`, and kustomize's `helmCharts` with `enableHelm`. */
+  helm?: string;
+}
 
 /** Access to an EKS cluster's API with a token presigned from the scanner's (or an assumed) AWS identity. */
 export interface EksAccess {
@@ -327,6 +353,8 @@ export interface KubernetesSource {
   context?: string;
   eks?: EksAccess;
   manifests: ManifestSource;
+  /** Paths of the rendering binaries (kubectl, kustomize, helm) when not the ones on PATH. */
+  render?: RenderTools;
   /** Default `server-dry-run`. */
   comparison?: ClusterComparison;
   /** The field manager of the dry-run apply: the one the applier uses (default `kubectl`). */

@@ -538,16 +538,55 @@ const argoCdSchema = strictObject({
   appNamespace: z.optional(text()),
 });
 
+const helmChartSchema = strictObject({
+  chart: text(relativePathProblem),
+  release: text(),
+  namespace: z.optional(text()),
+  values: z.optional(z.array(text(relativePathProblem))),
+});
+
+const MANIFEST_SOURCE_KEYS = ['kustomize', 'helm', 's3'] as const;
+
 const manifestSourceSchema = z.pipe(
   strictObject({
     kustomize: z.optional(text(relativePathProblem)),
+    enableHelm: z.optional(z.boolean()),
+    helm: z.optional(helmChartSchema),
     s3: z.optional(text(s3UriProblem)),
-  }).check(exactlyOneOf('kustomize', 's3')),
-  z.transform(
-    (source): ManifestSource =>
-      source.s3 !== undefined ? { s3: source.s3 } : { kustomize: source.kustomize ?? '' },
+  }).check(
+    z.check<unknown>(
+      (payload) => {
+        if (!isRecord(payload.value)) return;
+        const value = payload.value;
+        const present = MANIFEST_SOURCE_KEYS.filter((key) => value[key] !== undefined);
+        const problem =
+          present.length === 0
+            ? `needs one of ${MANIFEST_SOURCE_KEYS.map((key) => `'${key}'`).join(', ')}`
+            : present.length > 1
+              ? `give only one of ${present.map((key) => `'${key}'`).join(', ')}`
+              : value.enableHelm !== undefined && present[0] !== 'kustomize'
+                ? "'enableHelm' applies to 'kustomize' only (a 'helm' source is rendered by Helm itself)"
+                : undefined;
+        if (problem) payload.issues.push({ code: 'custom', message: problem, input: payload.value });
+      },
+      { when: () => true },
+    ),
   ),
+  z.transform((source): ManifestSource => {
+    if (source.s3 !== undefined) return { s3: source.s3 };
+    if (source.helm !== undefined) return { helm: source.helm };
+    return {
+      kustomize: source.kustomize ?? '',
+      ...(source.enableHelm === undefined ? {} : { enableHelm: source.enableHelm }),
+    };
+  }),
 );
+
+const renderToolsSchema = strictObject({
+  kubectl: z.optional(text()),
+  kustomize: z.optional(text()),
+  helm: z.optional(text()),
+});
 
 const eksSchema = strictObject({
   cluster: text(eksClusterNameProblem),
@@ -562,6 +601,7 @@ const kubernetesSchema = strictObject({
   context: z.optional(text()),
   eks: z.optional(eksSchema),
   manifests: manifestSourceSchema,
+  render: z.optional(renderToolsSchema),
   comparison: z.optional(
     z.enum(CLUSTER_COMPARISONS, { error: `expected ${CLUSTER_COMPARISONS.join(' or ')}` }),
   ),
