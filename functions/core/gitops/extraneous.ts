@@ -1,0 +1,95 @@
+import { ignoresExtraneous } from './argo-options.js';
+import { identityOf, type KubeObject, lookupKey, type ObjectIdentity, sameObject } from './kube-object.js';
+import { type ArgoTracking, argoApplicationOf } from './tracking.js';
+
+/**
+ * Live objects an application's tracking claims that its render no longer has (Argo CD's
+ * "requires pruning" / extraneous resources): Git removed them, the cluster kept them. Direct mode
+ * lists them (kubernetes-client.ts `listObjects`) and this module decides, as Argo CD's
+ * `GetAppName` + `IgnoreExtraneous` do:
+ * - only objects whose tracking names one of the render's applications, read under the instance's
+ *   tracking method (the `app.kubernetes.io/instance` label alone proves nothing with annotation
+ *   tracking: Helm sets it on every release's objects);
+ * - not objects annotated `argocd.argoproj.io/compare-options: IgnoreExtraneous`;
+ * - not objects owned by another object (`ownerReferences`: a ReplicaSet of a Deployment copies the
+ *   pod template's labels, it is the controller's, not Git's).
+ */
+
+/** What to list: the kinds and namespaces of the render. */
+export interface ListTarget {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+}
+
+/**
+ * Kinds listed even when the render has none of them: the kinds a Git change most often leaves
+ * behind (a ConfigMap or Secret renamed by a generator hash, a Service or Ingress dropped with its
+ * app). Kept short because every kind costs one LIST per namespace; the render's own kinds are
+ * always listed.
+ */
+export const DEFAULT_EXTRANEOUS_KINDS: readonly { apiVersion: string; kind: string }[] = [
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+  { apiVersion: 'v1', kind: 'Secret' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
+];
+
+/** One LIST per kind and namespace of the render, plus the default kinds in the render's namespaces. */
+export function listTargets(rendered: readonly KubeObject[]): ListTarget[] {
+  const targets = new Map<string, ListTarget>();
+  const namespaces = new Set<string>();
+  const add = (target: ListTarget) =>
+    targets.set(`${target.apiVersion}|${target.kind}|${target.namespace ?? ''}`, target);
+  for (const object of rendered) {
+    const identity = identityOf(object);
+    if (identity === undefined) continue;
+    if (identity.namespace !== undefined) namespaces.add(identity.namespace);
+    add({
+      apiVersion: String(object.apiVersion),
+      kind: identity.kind,
+      ...(identity.namespace === undefined ? {} : { namespace: identity.namespace }),
+    });
+  }
+  for (const namespace of namespaces)
+    for (const kind of DEFAULT_EXTRANEOUS_KINDS) add({ ...kind, namespace });
+  return [...targets.values()];
+}
+
+export interface ExtraneousObject {
+  identity: ObjectIdentity;
+  app: string;
+  object: KubeObject;
+}
+
+/** The listed objects an application of the render tracks but the render does not contain. */
+export function extraneousObjects(
+  listed: readonly KubeObject[],
+  rendered: readonly ObjectIdentity[],
+  apps: ReadonlySet<string>,
+  tracking: ArgoTracking,
+): ExtraneousObject[] {
+  const renderedByKey = new Map<string, ObjectIdentity[]>();
+  for (const identity of rendered) {
+    const key = lookupKey(identity);
+    renderedByKey.set(key, [...(renderedByKey.get(key) ?? []), identity]);
+  }
+  const seen = new Set<string>();
+  const result: ExtraneousObject[] = [];
+  for (const object of listed) {
+    const identity = identityOf(object);
+    if (identity === undefined) continue;
+    const id = `${lookupKey(identity)}|${identity.namespace ?? ''}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (renderedByKey.get(lookupKey(identity))?.some((other) => sameObject(other, identity))) continue;
+    const app = argoApplicationOf(object, identity, tracking)?.app;
+    if (app === undefined || !apps.has(app)) continue;
+    if (ignoresExtraneous(object)) continue;
+    const metadata = object.metadata as { ownerReferences?: unknown } | undefined;
+    if (Array.isArray(metadata?.ownerReferences) && metadata.ownerReferences.length > 0) continue;
+    result.push({ identity, app, object });
+  }
+  return result;
+}

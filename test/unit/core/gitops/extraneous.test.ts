@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extraneousObjects, listTargets } from '../../../../functions/core/gitops/extraneous.js';
+import { identityOf, type KubeObject } from '../../../../functions/core/gitops/kube-object.js';
+import { DEFAULT_TRACKING, registryTracking } from '../../../../functions/core/gitops/tracking.js';
+
+/**
+ * Live objects an application tracks that its render no longer has (issue 14 §2), against a LIST
+ * answer shaped as a real API server returns it (test/fixtures/kubernetes/README.md,
+ * `extraneous/`); `argoCdVerdicts` records what Argo CD shows for each object.
+ */
+
+const FIXTURE = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../../fixtures/kubernetes/extraneous/list.json'), 'utf8'),
+) as { items: KubeObject[]; argoCdVerdicts: Record<string, string> };
+
+const rendered: KubeObject[] = [
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings-b8m4t6', namespace: 'shop' } },
+  { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: 'shop' } },
+];
+const renderedIdentities = rendered.map((object) => identityOf(object)!);
+
+function names(list: { identity: { name: string } }[]): string[] {
+  return list.map((entry) => entry.identity.name).sort();
+}
+
+describe('extraneous objects', () => {
+  it('annotation tracking: only the renamed ConfigMap is extraneous (Argo CD: requiresPruning; IgnoreExtraneous, another app, a Helm label and a copied id are not)', () => {
+    const found = extraneousObjects(FIXTURE.items, renderedIdentities, new Set(['shop']), DEFAULT_TRACKING);
+    expect(names(found)).toEqual(['settings-7h2k9d']);
+    expect(found[0]!.app).toBe('shop');
+    expect(FIXTURE.argoCdVerdicts['ConfigMap/shop/settings-7h2k9d']).toMatch(/requiresPruning/);
+  });
+
+  it('label tracking: the instance label is the proof, so the Helm-labelled ConfigMap counts too (Argo CD with application.resourceTrackingMethod: label)', () => {
+    const found = extraneousObjects(
+      FIXTURE.items,
+      renderedIdentities,
+      new Set(['shop']),
+      registryTracking('label'),
+    );
+    expect(names(found)).toEqual(['helm-only', 'settings-7h2k9d']);
+  });
+
+  it('an object with an owner is its controller’s, not Git’s', () => {
+    const owned = structuredClone(FIXTURE.items[0]!) as KubeObject;
+    (owned.metadata as KubeObject).ownerReferences = [
+      { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api', uid: 'u-1', controller: true },
+    ];
+    expect(extraneousObjects([owned], renderedIdentities, new Set(['shop']), DEFAULT_TRACKING)).toEqual([]);
+  });
+
+  it('no application in the render: nothing is extraneous', () => {
+    expect(extraneousObjects(FIXTURE.items, renderedIdentities, new Set(), DEFAULT_TRACKING)).toEqual([]);
+  });
+
+  it('lists the render’s kinds and the default kinds in the render’s namespaces, once each', () => {
+    const targets = listTargets(rendered).map(
+      (target) => `${target.apiVersion} ${target.kind} ${target.namespace ?? ''}`,
+    );
+    expect(targets).toEqual([
+      'v1 ConfigMap shop',
+      'apps/v1 Deployment shop',
+      'v1 Secret shop',
+      'v1 Service shop',
+      'networking.k8s.io/v1 Ingress shop',
+    ]);
+  });
+});
