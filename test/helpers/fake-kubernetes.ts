@@ -60,6 +60,11 @@ export async function startFakeKubernetes(options: {
   dryRun?: (key: string, patch: Record<string, unknown>) => RecordedResponse | undefined;
   /** `GET /openapi/v3` (index) and the documents it names, by path without the query. */
   openapi?: { index: unknown; documents: Record<string, unknown> };
+  /**
+   * Recorded error answers by `<METHOD> <path>` (e.g. `GET /apis/apps/v1/namespaces/shop/deployments/api`,
+   * `PATCH /api/v1/namespaces/shop/services/web`): the Status the API server sent for that one request.
+   */
+  failures?: Record<string, RecordedResponse>;
 }): Promise<FakeKubernetes> {
   const requests: FakeKubernetes['requests'] = [];
   const writes: FakeKubernetes['writes'] = [];
@@ -83,6 +88,8 @@ export async function startFakeKubernetes(options: {
     }
     if (!options.authorize(request.headers.authorization))
       return status(response, 401, 'Unauthorized', 'Unauthorized');
+    const failure = options.failures?.[`${recorded.method} ${path}`];
+    if (failure) return send(response, failure.status, failure.body);
     if (path.startsWith('/openapi/v3')) {
       if (!options.openapi)
         return status(response, 404, 'NotFound', 'the server could not find the requested resource');
