@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { isMap, parseAllDocuments } from 'yaml';
 import { ClusterSourceError } from '../core/gitops/ports.js';
 import {
   helmTemplateCommand,
@@ -42,7 +43,11 @@ export function createManifestReader(options: ManifestSourceOptions) {
       const chart = source.helm;
       const values = (chart.values ?? []).map((file) => resolve(options.registryDir, file));
       const render = helmTemplateCommand(chart, resolve(options.registryDir, chart.chart), values, tools);
-      return { text: await run(render, tools, options), source: `helm ${chart.release} ${chart.chart}` };
+      const text = await run(render, tools, options);
+      return {
+        text: chart.namespace === undefined ? text : inReleaseNamespace(text, chart.namespace),
+        source: `helm ${chart.release} ${chart.chart}`,
+      };
     }
     const { bucket, key } = parseS3Uri(source.s3);
     try {
@@ -53,6 +58,26 @@ export function createManifestReader(options: ManifestSourceOptions) {
       });
     }
   };
+}
+
+/**
+ * `helm template -n` only sets `.Release.Namespace`; charts often leave `metadata.namespace` out and
+ * `helm install -n` (or Argo CD's destination namespace) puts those objects in the release's
+ * namespace, so the render says so explicitly instead of letting the kubeconfig's default apply.
+ * (The API server ignores a namespace on a cluster-scoped object, and reads resolve scope by
+ * discovery.) A render with a YAML error is returned as is, for the parser to report.
+ */
+export function inReleaseNamespace(text: string, namespace: string): string {
+  const documents = parseAllDocuments(text);
+  if (!Array.isArray(documents) || documents.some((document) => document.errors.length > 0)) return text;
+  const parts: string[] = [];
+  for (const document of documents) {
+    if (document.contents === null) continue;
+    if (isMap(document.get('metadata')) && document.getIn(['metadata', 'namespace']) == null)
+      document.setIn(['metadata', 'namespace'], namespace);
+    parts.push(document.toString({ lineWidth: 0 }));
+  }
+  return parts.map((part) => (part.startsWith('---') ? part : `---\n${part}`)).join('');
 }
 
 function withKubectl(tools: RenderTools, options: ManifestSourceOptions): RenderTools {

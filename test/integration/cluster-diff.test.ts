@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -675,4 +675,125 @@ it('the example overlay renders with a real kubectl kustomize', async () => {
   });
   expect(rendered).toContain('image: nginx:1.27.3');
   expect(rendered).toContain('namespace: shop');
+});
+
+describe('cluster-diff renders a Helm chart from the registry (stand-in helm: Helm is not installable here)', () => {
+  let kube: FakeKubernetes;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    kube = await startFakeKubernetes({
+      // The chart's ServiceAccount exists as the server returns it; its Service does not.
+      objects: [
+        {
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          metadata: {
+            name: 'shop',
+            namespace: 'shop',
+            uid: '5b0f3a57-0c54-4d0e-9a3c-3e9e6b1f0c11',
+            resourceVersion: '812',
+            creationTimestamp: '2026-11-30T08:00:00Z',
+            labels: {
+              'helm.sh/chart': 'shop-0.1.0',
+              'app.kubernetes.io/name': 'shop',
+              'app.kubernetes.io/instance': 'shop',
+              'app.kubernetes.io/version': '1.4.2',
+              'app.kubernetes.io/managed-by': 'Helm',
+            },
+          },
+        },
+      ],
+      authorize: (header) => header === 'Bearer helm-token',
+    });
+    kubeconfig = writeKubeconfig(join(temp.path, 'kubeconfig-helm'), kube.server, 'helm-token', 'shop');
+    // Chart and values resolve relative to the registry: copy the fixture next to it.
+    cpSync(join(REPO_ROOT, 'test/fixtures/gitops-render/helm'), join(temp.path, 'helm'), { recursive: true });
+  });
+  afterAll(async () => {
+    await kube?.close();
+  });
+
+  function registryWith(helm: string): string {
+    const registry = join(temp.path, `helm-${helm.length}.yaml`);
+    writeFileSync(
+      registry,
+      [
+        ...TEST_REGISTRY_OWNERS,
+        'clusters:',
+        '  - id: shop-helm',
+        '    owner: platform',
+        '    environment: staging',
+        '    kubernetes:',
+        '      context: shop',
+        '      comparison: declared',
+        '      manifests:',
+        '        helm: { chart: helm/chart, release: shop, namespace: shop, values: [helm/values-prod.yaml] }',
+        `      render: { helm: "${helm}" }`,
+        '',
+      ].join('\n'),
+    );
+    return registry;
+  }
+
+  it('runs helm template from clusters[].kubernetes.render.helm, compares the chart and skips its test hook', async () => {
+    const argv = join(temp.path, 'helm-argv');
+    const registry = registryWith(join(temp.path, 'helm/fake-helm.sh'));
+    const run = await runCli(
+      [
+        'cluster-diff',
+        '--registry',
+        registry,
+        '--cluster',
+        'shop-helm',
+        '--store',
+        join(temp.path, 'helm-store'),
+        '--format',
+        'json',
+      ],
+      { env: { ...salt, KUBECONFIG: kubeconfig, FAKE_HELM_ARGV: argv } },
+    );
+    expect(run.code, run.stderr).toBe(2);
+    expect(
+      findingsOf(run.stdout).map(
+        (finding) => `${finding.ruleId} ${(finding.resource as { kind: string }).kind}`,
+      ),
+    ).toEqual(['cluster.missing Service']);
+    expect(readFileSync(argv, 'utf8').trim().split('\t')).toEqual([
+      'template',
+      'shop',
+      join(temp.path, 'helm/chart'),
+      '-n',
+      'shop',
+      '-f',
+      join(temp.path, 'helm/values-prod.yaml'),
+      '--include-crds',
+    ]);
+    expect(run.stderr).toContain('Pod shop-test-connection: Helm hook (helm.sh/hook: test)');
+    expect(kube.requests.some((request) => request.path.endsWith('/pods/shop-test-connection'))).toBe(false);
+  });
+
+  it('a helm binary that is missing is one scan-failed finding naming the fix', async () => {
+    const registry = registryWith('/nonexistent/bin/helm');
+    const run = await runCli(
+      [
+        'cluster-diff',
+        '--registry',
+        registry,
+        '--cluster',
+        'shop-helm',
+        '--store',
+        join(temp.path, 'helm-store-2'),
+        '--format',
+        'json',
+      ],
+      { env: { ...salt, KUBECONFIG: kubeconfig } },
+    );
+    expect(run.code).toBe(1);
+    const findings = findingsOf(run.stdout);
+    expect(findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-manifests']);
+    expect(findings[0]!.detail).toContain(
+      '/nonexistent/bin/helm is not installed or not on PATH: install helm or set clusters[].kubernetes.render.helm to its path',
+    );
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createManifestReader } from '../../../functions/adapters/manifest-source.js';
+import { createManifestReader, inReleaseNamespace } from '../../../functions/adapters/manifest-source.js';
 import { parseRender } from '../../../functions/core/gitops/manifests.js';
 import { ClusterSourceError } from '../../../functions/core/gitops/ports.js';
 
@@ -132,6 +132,23 @@ describe('a Helm chart rendered with helm template (stand-in helm)', () => {
     const render = parseRender(rendered.text);
     expect(render.objects.map((object) => object.kind)).toEqual(['ServiceAccount', 'Service']);
     expect(render.skipped.map((object) => object.name)).toEqual(['shop-test-connection']);
+    // The chart sets no namespace: its objects go to the release namespace, as helm install -n puts them.
+    expect(render.objects.map((object) => (object.metadata as { namespace?: string }).namespace)).toEqual([
+      'shop',
+      'shop',
+    ]);
+  });
+
+  it('an object the chart puts in a namespace keeps it; a render with a YAML error is left for the parser', () => {
+    const two =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: other}\n';
+    const objects = parseRender(inReleaseNamespace(two, 'shop')).objects;
+    expect(objects.map((object) => (object.metadata as { namespace?: string }).namespace)).toEqual([
+      'shop',
+      'other',
+    ]);
+    const broken = 'apiVersion: v1\nkind: [unclosed\n';
+    expect(inReleaseNamespace(broken, 'shop')).toBe(broken);
   });
 
   it('a missing helm binary is a ClusterSourceError naming the fix, not a crash', async () => {
