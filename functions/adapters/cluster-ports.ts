@@ -68,6 +68,7 @@ export function createClusterScanPorts(options: {
         readLive: reader.readLive,
         dryRunApply: reader.dryRunApply,
         openApiDocument: reader.openApiDocument,
+        listObjects: reader.listObjects,
       };
     },
     terraformObjects: readState,

@@ -5,6 +5,7 @@ import type { KubeObject } from '../core/gitops/kube-object.js';
 import {
   ClusterSourceError,
   type DryRunResult,
+  type ListRequest,
   type LiveObjectRequest,
   type LiveObjectResult,
 } from '../core/gitops/ports.js';
@@ -234,6 +235,30 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
           status,
         },
       );
+    },
+
+    async listObjects(target: ListRequest): Promise<KubeObject[] | undefined> {
+      const resources = await resourcesOf(target.apiVersion);
+      const resource = resources?.find(
+        (candidate) => candidate.kind === target.kind && !candidate.name.includes('/'),
+      );
+      if (!resource) return undefined;
+      const scope =
+        resource.namespaced && target.namespace !== undefined
+          ? `/namespaces/${encodeURIComponent(target.namespace)}`
+          : '';
+      const query = target.labelSelector
+        ? `?${new URLSearchParams({ labelSelector: target.labelSelector })}`
+        : '';
+      const list = await getJson(`${apiRoot(target.apiVersion)}${scope}/${resource.name}${query}`);
+      const items = (list as { items?: unknown } | undefined)?.items;
+      if (!Array.isArray(items)) return [];
+      // A LIST leaves apiVersion and kind out of its items; the request knows them.
+      return items
+        .filter(
+          (item): item is KubeObject => typeof item === 'object' && item !== null && !Array.isArray(item),
+        )
+        .map((item) => ({ ...item, apiVersion: target.apiVersion, kind: target.kind }));
     },
 
     async openApiDocument(apiVersion: string): Promise<unknown | undefined> {

@@ -408,9 +408,10 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
   async function diffWith(
     dryRun: (key: string) => { status: number; body: unknown } | undefined,
     name: string,
+    objects: Array<Record<string, unknown>> = recorded.live,
   ) {
     const kube = await startFakeKubernetes({
-      objects: recorded.live,
+      objects,
       authorize: (header) => header === 'Bearer ssd-token',
       dryRun,
       openapi,
@@ -579,6 +580,55 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
       '/openapi/v3',
       '/openapi/v3/api/v1',
       '/openapi/v3/apis/apps/v1',
+    ]);
+    expect(kube.writes).toEqual([]);
+  });
+
+  it('a live object the application tracks but Git no longer renders is cluster.extraneous (Argo CD: requiresPruning); IgnoreExtraneous, Helm labels and other apps are not', async () => {
+    // Argo CD (annotation tracking, its 3.x default) applied the overlay as application `shop`: every
+    // live object carries a tracking id naming itself. The extra ConfigMaps come from
+    // test/fixtures/kubernetes/extraneous/list.json, with Argo CD's verdict for each.
+    const extra = JSON.parse(readFileSync(join(fixtures, 'extraneous/list.json'), 'utf8')) as {
+      items: Array<Record<string, unknown>>;
+    };
+    const tracked = recorded.live.map((object) => {
+      const copy = structuredClone(object) as {
+        apiVersion: string;
+        kind: string;
+        metadata: Record<string, unknown>;
+      };
+      const group = copy.apiVersion.includes('/') ? copy.apiVersion.split('/')[0] : '';
+      copy.metadata.annotations = {
+        ...(copy.metadata.annotations as Record<string, string> | undefined),
+        'argocd.argoproj.io/tracking-id': `shop:${group}/${copy.kind}:shop/${String(copy.metadata.name)}`,
+      };
+      return copy;
+    });
+    // The recorded dry-run answers predate the tracking ids: compare through the schema instead.
+    const { run, kube } = await diffWith(() => recorded.refusals.forbidden, 'extraneous', [
+      ...tracked,
+      ...extra.items.filter((item) => (item.metadata as { name: string }).name !== 'settings-b8m4t6'),
+    ]);
+    expect(run.code, run.stderr).toBe(2);
+    const findings = findingsOf(run.stdout);
+    expect(verdicts(findings)).toEqual([
+      'cluster.drift Deployment/api openapi-normalised',
+      'cluster.extraneous ConfigMap/settings-7h2k9d undefined',
+      'cluster.missing ConfigMap/api-config undefined',
+    ]);
+    const extraneous = findings.find((finding) => finding.ruleId === 'cluster.extraneous')!;
+    expect(extraneous.resource).toMatchObject({ app: 'shop', namespace: 'shop' });
+    expect(extraneous.severity).toBeDefined();
+    // One LIST per kind and namespace (annotations cannot be selected on, so no label selector).
+    const lists = kube.requests.filter(
+      (request) =>
+        request.method === 'GET' && /\/(configmaps|secrets|services|deployments)$/.test(request.path),
+    );
+    expect(lists.map((request) => request.path).sort()).toEqual([
+      '/api/v1/namespaces/shop/configmaps',
+      '/api/v1/namespaces/shop/secrets',
+      '/api/v1/namespaces/shop/services',
+      '/apis/apps/v1/namespaces/shop/deployments',
     ]);
     expect(kube.writes).toEqual([]);
   });

@@ -139,6 +139,16 @@ export const clusterRemediation = {
       ],
     };
   },
+  extraneous(app: string, object: string): Remediation {
+    return {
+      summary: `${object} carries application ${app}'s tracking but is no longer in git's render.`,
+      steps: [
+        `Delete it: review, then prune it through your deployment pipeline (\`argocd app sync ${app} --prune\` where Argo CD applies it).`,
+        'Keep it: add it back to the manifests in git, or mark it `argocd.argoproj.io/compare-options: IgnoreExtraneous`; review and merge.',
+        NEVER_AUTOMATIC,
+      ],
+    };
+  },
   orphaned(app: string, object: string): Remediation {
     return {
       summary: `${object} is still in the cluster but no longer in git, and application ${app} does not prune.`,

@@ -14,6 +14,7 @@ export const CLUSTER_RULES = {
   'cluster.drift': { kind: 'cluster-drift', severity: 'medium', outOfSync: true },
   'cluster.missing': { kind: 'cluster-drift', severity: 'high', outOfSync: true },
   'cluster.orphaned': { kind: 'cluster-drift', severity: 'low', outOfSync: true },
+  'cluster.extraneous': { kind: 'cluster-drift', severity: 'low', outOfSync: true },
   'cluster.health-degraded': { kind: 'cluster-drift', severity: 'high', outOfSync: false },
   'cluster.health-missing': { kind: 'cluster-drift', severity: 'high', outOfSync: false },
   'cluster.sync-policy': { kind: 'cluster-drift', severity: 'medium', outOfSync: true },

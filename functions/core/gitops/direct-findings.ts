@@ -2,6 +2,7 @@ import type { FindingDraft } from '../findings/model.js';
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
+import type { ExtraneousObject } from './extraneous.js';
 import { describeObject, identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import type { LiveObjectResult } from './ports.js';
 import { type ComparisonMethod, comparisonChanges, type DirectComparison } from './server-side-diff.js';
@@ -92,4 +93,25 @@ export function directObjectFindings(
     remediation: clusterRemediation.drift({ app, source: context.source }, paths),
   });
   return { drafts: [draft], tracked };
+}
+
+/**
+ * A live object an application of the render tracks but the render no longer has (extraneous.ts):
+ * Git removed it and the cluster kept it. Argo CD calls it "requires pruning".
+ */
+export function extraneousFinding(
+  entry: ExtraneousObject,
+  context: { builder: ClusterFindingBuilder; source: string; tracking: ArgoTracking },
+): FindingDraft {
+  const { builder } = context;
+  const object = describeObject(entry.identity);
+  return builder.finding({
+    ruleId: 'cluster.extraneous',
+    app: entry.app,
+    identity: entry.identity,
+    title: `${object} of application ${entry.app} is no longer in git but still in cluster ${builder.cluster.id}`,
+    detail: `${object} carries application ${entry.app}'s tracking (${context.tracking.method}) but is not in ${context.source}.`,
+    evidence: { source: context.source, tracking: context.tracking.method },
+    remediation: clusterRemediation.extraneous(entry.app, object),
+  });
 }

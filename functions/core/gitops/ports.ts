@@ -78,6 +78,20 @@ export interface KubernetesApi {
    * names), raw; undefined when the server publishes none (older than 1.24, or not allowed).
    */
   openApiDocument(apiVersion: string): Promise<unknown | undefined>;
+  /**
+   * `GET` of a collection (`…/namespaces/<ns>/<resource>?labelSelector=…`): its items with
+   * `apiVersion` and `kind` filled in; undefined when the server does not serve the kind. Optional:
+   * without it, direct mode does not look for extraneous objects.
+   */
+  listObjects?(target: ListRequest): Promise<KubeObject[] | undefined>;
+}
+
+/** A LIST of one kind, in one namespace (or cluster-wide), optionally by label (`key=value,...`). */
+export interface ListRequest {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  labelSelector?: string;
 }
 
 export interface ClusterScanPorts {

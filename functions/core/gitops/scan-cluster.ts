@@ -28,14 +28,21 @@ import { type ClusterFindingBuilder, createClusterFindingBuilder } from './clust
 import type { ClusterScanFailedRule } from './cluster-rules.js';
 import { CLUSTER_RULES, isProductionCluster } from './cluster-rules.js';
 import { ownershipConflicts } from './conflicts.js';
-import { directObjectFindings } from './direct-findings.js';
+import { directObjectFindings, extraneousFinding } from './direct-findings.js';
+import { extraneousObjects, listTargets } from './extraneous.js';
 import type { SkippedObject } from './hooks.js';
 import { identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import { ManifestError, parseRender } from './manifests.js';
-import { type ClusterScanPorts, ClusterSourceError, type LiveObjectRequest } from './ports.js';
+import {
+  type ClusterScanPorts,
+  ClusterSourceError,
+  type KubernetesApi,
+  type LiveObjectRequest,
+} from './ports.js';
 import { type ComparisonOptions, desiredStateOf } from './server-side-diff.js';
 import type { TerraformKubernetesObject } from './terraform-objects.js';
 import type { TrackedObject } from './tracked-object.js';
+import type { ArgoTracking } from './tracking.js';
 import { instanceTracking } from './tracking-source.js';
 
 /**
@@ -244,12 +251,57 @@ async function scanDirect(
     }
   });
   if (fatal) return { findings: [fatal], scanned: 0, skipped };
+  const tracked = results.flatMap((result) => (result?.tracked ? [result.tracked] : []));
+  const extraneous = await extraneousDrafts(api, desired, tracked, { builder, source, tracking });
   return {
-    findings: results.flatMap((result) => result?.drafts ?? []),
-    tracked: results.flatMap((result) => (result?.tracked ? [result.tracked] : [])),
+    findings: [...results.flatMap((result) => result?.drafts ?? []), ...extraneous],
+    tracked,
     scanned: desired.length,
     skipped,
   };
+}
+
+/**
+ * Objects an application of the render tracks that the render lacks (extraneous.ts): one LIST per
+ * kind and namespace of the render and of the default kinds, by the tracking label when the
+ * instance tracks by label (annotations cannot be selected on). A LIST the server refuses fails
+ * that kind only (`scan.cluster-object`), never the objects already compared.
+ */
+async function extraneousDrafts(
+  api: KubernetesApi,
+  desired: readonly KubeObject[],
+  tracked: readonly TrackedObject[],
+  context: { builder: ClusterFindingBuilder; source: string; tracking: ArgoTracking },
+): Promise<FindingDraft[]> {
+  if (api.listObjects === undefined) return [];
+  const apps = new Set(tracked.flatMap((object) => (object.app === undefined ? [] : [object.app])));
+  if (apps.size === 0) return [];
+  const rendered = desired.flatMap((object) => identityOf(object) ?? []);
+  const drafts: FindingDraft[] = [];
+  const listed: KubeObject[] = [];
+  for (const target of listTargets(desired)) {
+    const selectors =
+      context.tracking.method === 'label'
+        ? [...apps].map((app) => `${context.tracking.labelKey}=${app}`)
+        : [undefined];
+    for (const labelSelector of selectors) {
+      try {
+        const items = await api.listObjects({ ...target, ...(labelSelector ? { labelSelector } : {}) });
+        if (items) listed.push(...items);
+      } catch (error) {
+        const where = target.namespace ? ` in namespace ${target.namespace}` : '';
+        drafts.push(
+          context.builder.scanFailed({
+            ruleId: 'scan.cluster-object',
+            reason: `listing ${target.kind}${where} for extraneous objects: ${reasonOf(error)}`,
+          }),
+        );
+      }
+    }
+  }
+  for (const entry of extraneousObjects(listed, rendered, apps, context.tracking))
+    drafts.push(extraneousFinding(entry, context));
+  return drafts;
 }
 
 async function terraformObjects(

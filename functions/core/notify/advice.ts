@@ -120,6 +120,13 @@ export const ADVICE_BY_RULE: Readonly<Record<string, AdviceBuilder>> = {
         `${resourceLabel(finding)} runs in the cluster but is in no manifest: add it to Git (adopt) or delete it after review.`,
       ),
     ),
+  'cluster.extraneous': (finding) =>
+    only(
+      urgent(
+        finding,
+        `${resourceLabel(finding)} carries its application's tracking but Git no longer renders it: prune it after review, add it back to Git, or mark it IgnoreExtraneous.`,
+      ),
+    ),
   'scan.missing': (finding) => only(urgent(finding, `no scan completed on schedule: ${summary(finding)}`)),
 };
 
