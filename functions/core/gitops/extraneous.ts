@@ -1,4 +1,5 @@
 import { ignoresExtraneous } from './argo-options.js';
+import { isHook } from './hooks.js';
 import { identityOf, type KubeObject, lookupKey, type ObjectIdentity, sameObject } from './kube-object.js';
 import { type ArgoTracking, argoApplicationOf } from './tracking.js';
 
@@ -87,6 +88,8 @@ export function extraneousObjects(
     const app = argoApplicationOf(object, identity, tracking)?.app;
     if (app === undefined || !apps.has(app)) continue;
     if (ignoresExtraneous(object)) continue;
+    // A hook left by its delete policy is not extraneous (Argo CD neither prunes nor reports it).
+    if (isHook(object)) continue;
     const metadata = object.metadata as { ownerReferences?: unknown } | undefined;
     if (Array.isArray(metadata?.ownerReferences) && metadata.ownerReferences.length > 0) continue;
     result.push({ identity, app, object });

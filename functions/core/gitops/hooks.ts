@@ -16,6 +16,15 @@ export interface SkippedObject {
 }
 
 /**
+ * A sync hook (Argo CD's or Helm's annotation): a live one is left over by its delete policy (e.g.
+ * BeforeHookCreation), which Argo CD never prunes nor reports, so it is never extraneous either.
+ */
+export function isHook(object: KubeObject): boolean {
+  const annotations = stringMap(object, 'annotations');
+  return annotations[ARGO_HOOK_ANNOTATION] !== undefined || annotations[HELM_HOOK_ANNOTATION] !== undefined;
+}
+
+/**
  * Why a rendered object is not compared with the cluster, or undefined when it is:
  * - a hook (Argo CD or Helm) runs during a sync and is deleted by its delete policy, so its absence
  *   is not drift (Argo CD excludes hooks from the comparison too);

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { extraneousObjects } from '../../../../functions/core/gitops/extraneous.js';
 import { skipReason } from '../../../../functions/core/gitops/hooks.js';
 import { ManifestError, parseManifests, parseRender } from '../../../../functions/core/gitops/manifests.js';
+import { DEFAULT_TRACKING } from '../../../../functions/core/gitops/tracking.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/gitops-render');
 
@@ -69,5 +71,30 @@ describe('hooks and generateName objects in a render (issue 14 §3)', () => {
     expect(() => parseRender('apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n')).toThrow(
       ManifestError,
     );
+  });
+});
+
+describe('a live hook left by its delete policy is not extraneous', () => {
+  function liveJob(annotations: Record<string, string>) {
+    return {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        name: 'db-migrate',
+        namespace: 'shop',
+        annotations: { 'argocd.argoproj.io/tracking-id': 'shop:batch/Job:shop/db-migrate', ...annotations },
+      },
+    };
+  }
+
+  it('a PreSync or Helm hook Job tracked by the application is left out; the same Job without a hook annotation is extraneous', () => {
+    const apps = new Set(['shop']);
+    const argoHook = liveJob({ 'argocd.argoproj.io/hook': 'PreSync' });
+    const helmHook = liveJob({ 'helm.sh/hook': 'pre-upgrade' });
+    expect(extraneousObjects([argoHook], [], apps, DEFAULT_TRACKING)).toEqual([]);
+    expect(extraneousObjects([helmHook], [], apps, DEFAULT_TRACKING)).toEqual([]);
+    expect(
+      extraneousObjects([liveJob({})], [], apps, DEFAULT_TRACKING).map((entry) => entry.identity.name),
+    ).toEqual(['db-migrate']);
   });
 });
