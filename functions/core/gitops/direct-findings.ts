@@ -3,6 +3,7 @@ import type { SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
 import type { ExtraneousObject } from './extraneous.js';
+import { type ActiveIgnoreRule, withoutIgnoredChanges } from './ignore-differences.js';
 import { describeObject, identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import type { LiveObjectResult } from './ports.js';
 import { type ComparisonMethod, comparisonChanges, type DirectComparison } from './server-side-diff.js';
@@ -33,6 +34,8 @@ export function directObjectFindings(
     missingBy?: ComparisonMethod;
     /** How the cluster's Argo CD instance tracks objects (tracking-source.ts), if it has one. */
     tracking?: ArgoTracking;
+    /** The registry's active `policies.ignore` rules (ignore-differences.ts). */
+    ignoreRules?: readonly ActiveIgnoreRule[];
   },
 ): { drafts: FindingDraft[]; tracked: TrackedObject } {
   const { builder } = context;
@@ -72,7 +75,11 @@ export function directObjectFindings(
   }
 
   const comparison: DirectComparison = context.comparison ?? { method: 'declared-fields' };
-  const changes = comparisonChanges(comparison, desired, live.object, context.hashSensitive);
+  const { kept: changes, ignored } = withoutIgnoredChanges(
+    comparisonChanges(comparison, desired, live.object, context.hashSensitive),
+    identity,
+    context.ignoreRules ?? [],
+  );
   if (changes.length === 0) return { drafts: [], tracked };
   const fallback = 'fallback' in comparison ? comparison.fallback : undefined;
   const paths = changes.map((change) => change.path);
@@ -89,6 +96,7 @@ export function directObjectFindings(
       compared: COMPARED[comparison.method],
       ...(tracked.applier ? { applier: describeApplier(tracked.applier) } : {}),
       ...(fallback ? { comparisonFallback: fallback } : {}),
+      ...(ignored.length > 0 ? { ignored } : {}),
     },
     remediation: clusterRemediation.drift({ app, source: context.source }, paths),
   });

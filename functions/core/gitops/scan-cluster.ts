@@ -9,6 +9,7 @@ import {
 } from '../registry/model.js';
 import { createRouter } from '../routing/routes.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
+import { activeIgnoreRules } from '../terraform/noise.js';
 import {
   type ArgoApplication,
   applicationListSchema,
@@ -215,10 +216,11 @@ async function scanDirect(
     comparison: cluster.kubernetes?.comparison ?? DEFAULT_CLUSTER_COMPARISON,
     fieldManager: cluster.kubernetes?.fieldManager ?? DEFAULT_FIELD_MANAGER,
   };
+  const ignoreRules = activeIgnoreRules(context.registry.policies.ignore, context.now);
   const results = await mapConcurrently(desired, READ_CONCURRENCY, async (object) => {
     if (fatal) return undefined;
     const identity = identityOf(object)!;
-    const findingContext = { builder, hashSensitive: context.hashSensitive, source, tracking };
+    const findingContext = { builder, hashSensitive: context.hashSensitive, source, tracking, ignoreRules };
     try {
       const request: LiveObjectRequest = {
         apiVersion: String(object.apiVersion),
