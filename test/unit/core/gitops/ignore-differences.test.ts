@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AttributeChange } from '../../../../functions/core/findings/model.js';
-import { ancestorsOf, withoutIgnoredChanges } from '../../../../functions/core/gitops/ignore-differences.js';
+import {
+  ancestorsOf,
+  ruleCovers,
+  withoutIgnoredChanges,
+  withoutIgnoredFields,
+} from '../../../../functions/core/gitops/ignore-differences.js';
 import { activeIgnoreRules } from '../../../../functions/core/terraform/noise.js';
 
 /**
@@ -54,5 +59,58 @@ describe('registry ignore rules in direct mode', () => {
       'spec.containers',
       'spec.containers[0]',
     ]);
+  });
+});
+
+describe("Argo CD's ignoreDifferences (jsonPointers, jqPathExpressions through jqjs)", () => {
+  const live = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'api', namespace: 'shop', annotations: { 'example.com/rollout': 'x' } },
+    spec: {
+      replicas: 6,
+      template: {
+        spec: {
+          initContainers: [
+            { name: 'migrate', image: 'api:1.4.2' },
+            { name: 'istio-init', image: 'proxyv2:1.22' },
+          ],
+        },
+      },
+    },
+  };
+
+  it("removes what Argo CD's docs example removes: the injected istio-init init container by jq, replicas and an annotation by pointer (Argo CD: Synced)", () => {
+    const result = withoutIgnoredFields(live, [
+      {
+        group: 'apps',
+        kind: 'Deployment',
+        jsonPointers: ['/spec/replicas', '/metadata/annotations/example.com~1rollout'],
+        jqPathExpressions: ['.spec.template.spec.initContainers[] | select(.name == "istio-init")'],
+      },
+    ]);
+    expect(result.spec.template.spec.initContainers).toEqual([{ name: 'migrate', image: 'api:1.4.2' }]);
+    expect(result.spec).not.toHaveProperty('replicas');
+    expect(result.metadata.annotations).toEqual({});
+    // The input is not changed: both sides of a comparison are normalised from their own copy.
+    expect(live.spec.replicas).toBe(6);
+  });
+
+  it('an expression that matches nothing, or fails on this object, removes nothing; one jq cannot read is an error naming it', () => {
+    expect(
+      withoutIgnoredFields(live, [
+        { kind: 'Deployment', group: 'apps', jqPathExpressions: ['.spec.missing[]'] },
+      ]),
+    ).toEqual(live);
+    expect(() =>
+      withoutIgnoredFields(live, [{ kind: 'Deployment', group: 'apps', jqPathExpressions: ['.spec[[['] }]),
+    ).toThrow(/jqPathExpressions: cannot read/);
+  });
+
+  it('a rule covers its kind and group, and its name and namespace when set', () => {
+    const rule = { group: 'apps', kind: 'Deployment', namespace: 'shop' };
+    expect(ruleCovers(rule, deployment)).toBe(true);
+    expect(ruleCovers({ ...rule, name: 'worker' }, deployment)).toBe(false);
+    expect(ruleCovers({ kind: 'Deployment' }, deployment)).toBe(false);
   });
 });
