@@ -1,22 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRegistry } from '../../../../functions/core/registry/parse.js';
-import { expectProblem, HEADER, WORKSPACE, yaml } from './helpers.js';
-
-/** Lines 1-6 HEADER, 7 `workspaces:`, 8-12 WORKSPACE, 13 `clusters:`, the cluster from line 14. */
-function directCluster(...kubernetesRows: string[]): string {
-  return yaml(
-    ...HEADER,
-    'workspaces:',
-    ...WORKSPACE,
-    'clusters:',
-    '  - id: shop', // 14
-    '    owner: platform', // 15
-    '    environment: prod', // 16
-    '    kubernetes:', // 17
-    '      context: shop', // 18
-    ...kubernetesRows, // from 19
-  );
-}
+import { directCluster, expectProblem } from './helpers.js';
 
 describe('clusters[].kubernetes.manifests: helm and enableHelm; render tool paths', () => {
   it('reads a Helm chart source with its values files in order', () => {

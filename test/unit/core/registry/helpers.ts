@@ -79,3 +79,22 @@ export function workspaceRegistry(
   });
   return yaml(...HEADER, 'workspaces:', ...rows, ...extraRows);
 }
+
+/**
+ * A registry with one direct-mode cluster `shop`: lines 1-6 HEADER, 7 `workspaces:`, 8-12 WORKSPACE,
+ * 13 `clusters:`, 14-18 the cluster up to `kubernetes.context`, the given rows from line 19.
+ */
+export function directCluster(...kubernetesRows: string[]): string {
+  return yaml(
+    ...HEADER,
+    'workspaces:',
+    ...WORKSPACE,
+    'clusters:',
+    '  - id: shop', // 14
+    '    owner: platform', // 15
+    '    environment: prod', // 16
+    '    kubernetes:', // 17
+    '      context: shop', // 18
+    ...kubernetesRows, // from 19
+  );
+}
