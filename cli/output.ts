@@ -202,6 +202,7 @@ export function registrySourceRoots(loaded: {
   return (id) => {
     const source = loaded.registry.workspaces.find((workspace) => workspace.id === id)?.source;
     if (!source || !('dir' in source)) return undefined;
-    return sourceRootUri(join(loaded.dir, source.dir, source.path ?? '.'));
+    // source.dir may be absolute: resolved against the registry's directory, not joined to it.
+    return sourceRootUri(resolve(loaded.dir, source.dir, source.path ?? '.'));
   };
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { directoryUri, sarifLevel, sarifLog } from '../../../../cli/formats/sarif.js';
 import { exitCodeFor, registrySourceRoots, renderFindings, sourceRootUri } from '../../../../cli/output.js';
@@ -156,10 +157,13 @@ describe('sarif format', () => {
         workspaces: [
           { id: 'payments-prod', source: { dir: 'infra', path: 'payments' } },
           { id: 'bundle', source: { s3: 's3://b/k.tgz' } },
+          { id: 'absolute', source: { dir: join(process.cwd(), 'infra', 'shared') } },
         ] as never,
       },
     });
     expect(roots('payments-prod')).toBe('infra/payments/');
+    // An absolute source.dir is itself, not a path under the registry's directory.
+    expect(roots('absolute')).toBe('infra/shared/');
     expect(roots('bundle')).toBeUndefined();
     expect(roots('unknown')).toBeUndefined();
     const log = sarifLog([storedFinding({}, driftDraft())], {
