@@ -1,7 +1,7 @@
 import { reportKey } from '../findings/layout.js';
-import type { ListedObject, ObjectStore, PutOptions, StoredObject } from '../findings/object-store.js';
+import type { ObjectStore, PutOptions } from '../findings/object-store.js';
 import { renderReport, reportOwners } from './render-report.js';
-import { loadReportData } from './report-data.js';
+import { readReportSource, reportDataOf } from './report-data.js';
 
 export interface NightlyReports {
   /** The report for everybody. */
@@ -19,16 +19,16 @@ export interface NightlyReports {
  * that cannot be a key) does not cost the others their report.
  */
 export async function writeNightlyReports(objects: ObjectStore, scanId: string): Promise<NightlyReports> {
-  // Every report reads the same current documents and history: read them once.
-  const reads = cachedReads(objects);
+  // Every report is made from the same current documents and history: read and parse them once.
+  const source = await readReportSource(objects);
   const everyone = reportKey(scanId);
-  const all = await loadReportData(reads, {});
+  const all = reportDataOf(source);
   await objects.put(everyone, renderReport(all), HTML);
   const result: NightlyReports = { everyone, owners: {}, failed: [] };
   for (const owner of reportOwners(all)) {
     try {
       const key = reportKey(scanId, owner);
-      await objects.put(key, renderReport(await loadReportData(reads, { owner })), HTML);
+      await objects.put(key, renderReport(reportDataOf(source, owner)), HTML);
       result.owners[owner] = key;
     } catch (error) {
       result.failed.push({ owner, reason: (error as Error).message });
@@ -38,40 +38,6 @@ export async function writeNightlyReports(objects: ObjectStore, scanId: string):
 }
 
 const HTML: PutOptions = { contentType: 'text/html; charset=utf-8' };
-
-/**
- * A read-only view of the store whose reads are remembered for one run: a night with twenty owners renders
- * twenty-one reports from one read of the findings.
- */
-export function cachedReads(objects: ObjectStore): ObjectStore {
-  const gets = new Map<string, Promise<StoredObject | undefined>>();
-  const lists = new Map<string, ListedObject[]>();
-  return {
-    location: objects.location,
-    get(key) {
-      let read = gets.get(key);
-      if (!read) {
-        read = objects.get(key);
-        gets.set(key, read);
-        // A failed read is not remembered: the next reader tries again.
-        read.catch(() => gets.delete(key));
-      }
-      return read;
-    },
-    // A view for reading: a write through it would leave its cache stale.
-    put: () => Promise.reject(new Error('cachedReads is a read-only view of the store')),
-    delete: () => Promise.reject(new Error('cachedReads is a read-only view of the store')),
-    async *list(prefix) {
-      let listed = lists.get(prefix);
-      if (!listed) {
-        listed = [];
-        for await (const object of objects.list(prefix)) listed.push(object);
-        lists.set(prefix, listed);
-      }
-      yield* listed;
-    },
-  };
-}
 
 /**
  * Each owner's link to their report of this scan, for the digests; owners without a report (or

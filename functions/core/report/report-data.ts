@@ -11,7 +11,7 @@ import {
   type Severity,
   severityRank,
 } from '../findings/model.js';
-import type { ObjectStore } from '../findings/object-store.js';
+import type { ListedObject, ObjectStore } from '../findings/object-store.js';
 import { STORED } from '../findings/stored-schemas.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 
@@ -111,8 +111,27 @@ export async function loadReportData(
   store: ObjectStore,
   options: { owner?: string; nights?: number },
 ): Promise<ReportData> {
+  return reportDataOf(await readReportSource(store, options), options.owner);
+}
+
+/** What every report of a store is made from, read once (the nightly reports make one per owner). */
+export interface ReportSource {
+  store: string;
+  nights: number;
+  documents: CurrentDocument[];
+  summaries: ScanSummary[];
+  history: Finding[];
+  unreadable: ReportData['unreadable'];
+  lastRun: { scanId: string; at: string };
+}
+
+/** The store's reads for reports: the I/O of loadReportData, shared by every owner's report. */
+export async function readReportSource(
+  store: ObjectStore,
+  options: { nights?: number } = {},
+): Promise<ReportSource> {
   const nights = Math.max(1, Math.floor(options.nights ?? DEFAULT_NIGHTS));
-  const findingsStore = createFindingsStore(store, { readOnly: true });
+  const findingsStore = createFindingsStore(listingOnce(store), { readOnly: true });
   const unreadable: ReportData['unreadable'] = [];
 
   const documents = await readCurrentDocuments(store, unreadable);
@@ -121,6 +140,39 @@ export async function loadReportData(
   // Summaries are written after every run; a report of a store whose last scan wrote none (a local
   // check run, an interrupted scan) still reads as of the latest recorded run.
   const summaries = await findingsStore.recentSummaries(new Date(lastRun.at), nights + 1);
+  const history = await findingsStore.recentHistory(new Date(generatedAtOf(lastRun, summaries[0])), nights);
+  for (const corrupt of findingsStore.takeCorruptions())
+    unreadable.push({ key: corrupt.key, what: corrupt.what, reason: corrupt.reason });
+  return { store: store.location, nights, documents, summaries, history, unreadable, lastRun };
+}
+
+/** Summaries and history live in the same day folders: each folder is listed once for both. */
+function listingOnce(store: ObjectStore): ObjectStore {
+  const listed = new Map<string, Promise<ListedObject[]>>();
+  const listAll = async (prefix: string) => {
+    const objects: ListedObject[] = [];
+    for await (const object of store.list(prefix)) objects.push(object);
+    return objects;
+  };
+  return {
+    location: store.location,
+    get: (key) => store.get(key),
+    put: (key, body, options) => store.put(key, body, options),
+    delete: (key, options) => store.delete(key, options),
+    async *list(prefix) {
+      if (!listed.has(prefix)) listed.set(prefix, listAll(prefix));
+      yield* await listed.get(prefix)!;
+    },
+  };
+}
+
+function generatedAtOf(lastRun: { at: string }, summary: ScanSummary | undefined): string {
+  return maxIso([lastRun.at, summary?.finishedAt ?? lastRun.at]);
+}
+
+/** The report of everybody, or of one owner, from what was read (pure). */
+export function reportDataOf(source: ReportSource, owner?: string): ReportData {
+  const { documents, summaries, history, nights, lastRun } = source;
   const summary = summaries[0];
   const latestScan: ReportData['latestScan'] = summary
     ? {
@@ -130,15 +182,10 @@ export async function loadReportData(
         workspaces: summary.workspaces,
       }
     : { scanId: lastRun.scanId, startedAt: lastRun.at };
-  const generatedAt = maxIso([lastRun.at, summary?.finishedAt ?? lastRun.at]);
+  const generatedAt = generatedAtOf(lastRun, summary);
   const now = new Date(generatedAt);
 
-  const history = await findingsStore.recentHistory(now, nights);
-  for (const corrupt of findingsStore.takeCorruptions())
-    unreadable.push({ key: corrupt.key, what: corrupt.what, reason: corrupt.reason });
-
-  const mine = (finding: Pick<Finding, 'owner'>) =>
-    options.owner === undefined || finding.owner === options.owner;
+  const mine = (finding: Pick<Finding, 'owner'>) => owner === undefined || finding.owner === owner;
 
   const open = documents.flatMap((document) => document.findings);
   const openIds = new Set(open.map((finding) => finding.id));
@@ -157,15 +204,15 @@ export async function loadReportData(
   const ownHistory = history.filter(mine);
   return {
     generatedAt,
-    ...(options.owner !== undefined ? { owner: options.owner } : {}),
-    store: store.location,
+    ...(owner !== undefined ? { owner } : {}),
+    store: source.store,
     nights,
     latestScan,
     findings,
     history: historyOf(findings, ownHistory),
     trend: trendOf(ownHistory, summaries, now, nights),
-    failures: failuresOf(documents, summary, findings, options.owner),
-    unreadable: unreadable.sort((a, b) => compareText(a.key, b.key)),
+    failures: failuresOf(documents, summary, findings, owner),
+    unreadable: [...source.unreadable].sort((a, b) => compareText(a.key, b.key)),
     owners,
     shortIdLength: shortIdLength(findings.map((finding) => finding.id)),
   };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
 import type { ObjectStore } from '../../../../functions/core/findings/object-store.js';
-import { cachedReads, writeNightlyReports } from '../../../../functions/core/report/nightly-reports.js';
+import { writeNightlyReports } from '../../../../functions/core/report/nightly-reports.js';
 import { type BuiltReportStore, buildReportStore } from './report-store.js';
 
 let dir: string;
@@ -63,11 +63,5 @@ describe('the nightly reports (WriteReports)', () => {
     expect(reports.failed).toEqual([{ owner: victim, reason: expect.stringContaining('SlowDown') }]);
     expect(puts).toHaveLength(built.owners.length);
     expect(reports.owners[victim]).toBeUndefined();
-  });
-
-  it('the cached view is read-only (a write through it would go stale)', async () => {
-    const view = cachedReads(createFsObjectStore(dir));
-    await expect(view.put('reports/x', 'y')).rejects.toThrow(/read-only/);
-    await expect(view.delete('reports/x')).rejects.toThrow(/read-only/);
   });
 });
