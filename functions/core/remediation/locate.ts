@@ -120,7 +120,7 @@ export function findModuleSource(files: readonly SourceFile[], name: string): st
   return undefined;
 }
 
-/** A relative module source (`./modules/db`, `../shared`): the only kind that is a directory beside the caller. */
+/** A relative module source (`./modules/db`, `../modules/network`): the only kind that is a directory beside the caller. */
 export function isLocalModuleSource(source: string): boolean {
   return source.startsWith('./') || source.startsWith('../');
 }
