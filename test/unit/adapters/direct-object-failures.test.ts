@@ -5,20 +5,13 @@ import { createKubernetesReader, kubeConfigForEks } from '../../../functions/ada
 import type { FindingDraft } from '../../../functions/core/findings/model.js';
 import { scanCluster } from '../../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../../functions/core/redaction/secrets.js';
-import {
-  type ClusterComparison,
-  type ClusterConfig,
-  DEFAULT_LOCK_SETTINGS,
-  DEFAULT_NOTIFICATION_SETTINGS,
-  DEFAULT_POLICIES,
-  DEFAULT_SUPPRESSION_SETTINGS,
-  type Registry,
-} from '../../../functions/core/registry/model.js';
+import type { ClusterComparison, ClusterConfig } from '../../../functions/core/registry/model.js';
 import {
   type FakeKubernetes,
   type RecordedResponse,
   startFakeKubernetes,
 } from '../../helpers/fake-kubernetes.js';
+import { registryOfCluster } from '../../helpers/registry.js';
 
 /**
  * Issue 14 §3: one object that cannot be read or dry-run fails that object, not the cluster. The
@@ -66,16 +59,7 @@ async function scan(comparison: ClusterComparison, token = TOKEN) {
     workspaces: [],
     policies: { outOfSyncAfterMs: 3_600_000 },
   };
-  const registry: Registry = {
-    version: 1,
-    owners: { fallback: 'platform', teams: [{ id: 'platform' } as Registry['owners']['teams'][number]] },
-    workspaces: [],
-    policies: DEFAULT_POLICIES,
-    locks: DEFAULT_LOCK_SETTINGS,
-    clusters: [cluster],
-    notifications: DEFAULT_NOTIFICATION_SETTINGS,
-    suppressions: DEFAULT_SUPPRESSION_SETTINGS,
-  };
+  const registry = registryOfCluster(cluster);
   const reader = createKubernetesReader({
     config: async () => kubeConfigForEks({ cluster: 'shop', server: kube.server }, token),
   });

@@ -14,15 +14,8 @@ import type {
 } from '../../../../functions/core/gitops/ports.js';
 import { scanCluster } from '../../../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
-import {
-  type ClusterComparison,
-  type ClusterConfig,
-  DEFAULT_LOCK_SETTINGS,
-  DEFAULT_NOTIFICATION_SETTINGS,
-  DEFAULT_POLICIES,
-  DEFAULT_SUPPRESSION_SETTINGS,
-  type Registry,
-} from '../../../../functions/core/registry/model.js';
+import type { ClusterComparison, ClusterConfig } from '../../../../functions/core/registry/model.js';
+import { registryOfCluster } from '../../../helpers/registry.js';
 
 /**
  * Direct mode's three comparison methods against recorded API answers
@@ -132,16 +125,7 @@ async function scan(scenario: Scenario = {}) {
     workspaces: [],
     policies: { outOfSyncAfterMs: 3_600_000 },
   };
-  const registry: Registry = {
-    version: 1,
-    owners: { fallback: 'platform', teams: [{ id: 'platform' } as Registry['owners']['teams'][number]] },
-    workspaces: [],
-    policies: DEFAULT_POLICIES,
-    locks: DEFAULT_LOCK_SETTINGS,
-    clusters: [cluster],
-    notifications: DEFAULT_NOTIFICATION_SETTINGS,
-    suppressions: DEFAULT_SUPPRESSION_SETTINGS,
-  };
+  const registry = registryOfCluster(cluster);
   const result = await scanCluster(cluster, {
     registry,
     ports: {
