@@ -12,7 +12,7 @@ export function emitMetric(
   value: number,
   write?: (line: string) => void,
 ): void {
-  emitMetrics(namespace, { [name]: value }, write);
+  emitMetrics(namespace, { [name]: value }, write ? { write } : {});
 }
 
 export const METRICS_NAMESPACE = 'Driftwatch';
@@ -54,9 +54,8 @@ export interface MetricOptions {
 export function emitMetrics(
   namespace: string,
   values: Record<string, number>,
-  writeOrOptions: ((line: string) => void) | MetricOptions = {},
+  options: MetricOptions = {},
 ): void {
-  const options = typeof writeOrOptions === 'function' ? { write: writeOrOptions } : writeOrOptions;
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dimensions = options.dimensions ?? {};
   write(

@@ -34,7 +34,7 @@ describe('metrics in the Embedded Metric Format', () => {
   });
 
   it('without options: no dimension, counts (the form the alarms use)', () => {
-    const [line] = capture((write) => emitMetrics('Ns', { A: 1, B: 2 }, write));
+    const [line] = capture((write) => emitMetrics('Ns', { A: 1, B: 2 }, { write }));
     expect(emfOf(line!).Dimensions).toEqual([[]]);
     expect(emfOf(line!).Metrics).toEqual([
       { Name: 'A', Unit: 'Count' },
