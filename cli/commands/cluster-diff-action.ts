@@ -59,6 +59,8 @@ export async function clusterDiffAction(
     scanned: result.scanned,
     // Hooks and generateName objects of the render: not expected to exist, so not compared.
     skipped: result.skipped.map((object) => `${object.kind} ${object.name}: ${object.reason}`),
+    // What the render could not do as the GitOps tool does (e.g. Helm without the cluster's capabilities).
+    ...(result.renderNotes ? { render: result.renderNotes } : {}),
     stored: storedAt(store, recorded.historyKey),
   });
   run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history, options));

@@ -64,7 +64,9 @@ export function createClusterScanPorts(options: {
       });
       return {
         server: eks?.server ?? `kubeconfig context ${context}`,
-        desiredManifests: () => readManifests(source.manifests, source.render),
+        // A Helm source renders with the cluster's version and API versions, as Argo CD renders it.
+        desiredManifests: () =>
+          readManifests(source.manifests, source.render, { capabilities: reader.clusterCapabilities }),
         readLive: reader.readLive,
         dryRunApply: reader.dryRunApply,
         openApiDocument: reader.openApiDocument,

@@ -9,6 +9,7 @@ import {
   type LiveObjectRequest,
   type LiveObjectResult,
 } from '../core/gitops/ports.js';
+import { apiVersionsOf, kubeVersionOf } from '../core/gitops/render.js';
 import type { EksAccess } from '../core/registry/model.js';
 import { errorBodyMessage, failureOfStatus } from './http-failure.js';
 
@@ -181,7 +182,53 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     }
   }
 
+  let capabilities: Promise<ClusterCapabilities> | undefined;
+
+  /**
+   * The server's version (`GET /version`) and what it serves (`GET /api`, `GET /apis`, then each
+   * group version's resources, which later reads reuse), read once per reader. A group version
+   * whose discovery fails (e.g. an aggregated API answering 503) is left out and named in
+   * `unavailable`, as kubectl and Argo CD carry on without it; /version, /api or /apis failing
+   * rejects.
+   */
+  function clusterCapabilities(): Promise<ClusterCapabilities> {
+    capabilities ??= (async () => {
+      const [version, core, groups] = await Promise.all([
+        getJson('/version'),
+        getJson('/api'),
+        getJson('/apis'),
+      ]);
+      const groupVersions = [...coreVersions(core), ...servedGroupVersions(groups)];
+      const unavailable: string[] = [];
+      const served = await Promise.all(
+        groupVersions.map(async (groupVersion) => {
+          try {
+            return { groupVersion, resources: (await resourcesOf(groupVersion)) ?? [] };
+          } catch (error) {
+            unavailable.push(
+              error instanceof ClusterSourceError
+                ? error.reason
+                : `${groupVersion}: ${(error as Error).message}`,
+            );
+            return { groupVersion, resources: [] };
+          }
+        }),
+      );
+      return {
+        kubeVersion: kubeVersionOf(version),
+        apiVersions: apiVersionsOf(served),
+        unavailable: unavailable.sort(),
+      };
+    })();
+    capabilities.catch(() => {
+      capabilities = undefined;
+    });
+    return capabilities;
+  }
+
   return {
+    clusterCapabilities,
+
     async readLive(request: LiveObjectRequest): Promise<LiveObjectResult> {
       const path = await objectPath(request);
       if (path === undefined) return { found: false, reason: 'kind-not-served' };
@@ -284,6 +331,36 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
  * A 422 (the manifest is invalid: applying it would fail) is not a refusal: it fails the object.
  */
 const REFUSALS: ReadonlySet<number> = new Set([400, 403, 404, 405, 415]);
+
+/** What a cluster tells `helm template` (render.ts HelmCapabilities), from discovery. */
+export interface ClusterCapabilities {
+  kubeVersion?: string;
+  apiVersions: string[];
+  /** Why a group version's discovery failed (`GET /apis/<gv>: 503 …`): it is left out of apiVersions. */
+  unavailable: string[];
+}
+
+/** `GET /api` (APIVersions): its `versions` (`["v1"]`). */
+function coreVersions(body: unknown): string[] {
+  const versions = (body as { versions?: unknown } | undefined)?.versions;
+  return Array.isArray(versions)
+    ? versions.filter((version): version is string => typeof version === 'string')
+    : [];
+}
+
+/** `GET /apis` (APIGroupList): every version of every group (`apps/v1`), not only the preferred. */
+function servedGroupVersions(body: unknown): string[] {
+  const groups = (body as { groups?: unknown } | undefined)?.groups;
+  if (!Array.isArray(groups)) return [];
+  return groups.flatMap((group) => {
+    const versions = (group as { versions?: unknown } | null)?.versions;
+    if (!Array.isArray(versions)) return [];
+    return versions.flatMap((version) => {
+      const groupVersion = (version as { groupVersion?: unknown } | null)?.groupVersion;
+      return typeof groupVersion === 'string' ? [groupVersion] : [];
+    });
+  });
+}
 
 function apiRoot(apiVersion: string): string {
   return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;

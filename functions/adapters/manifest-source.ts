@@ -4,6 +4,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { isMap, parseAllDocuments } from 'yaml';
 import { ClusterSourceError } from '../core/gitops/ports.js';
 import {
+  type HelmCapabilities,
   helmTemplateCommand,
   kustomizeCommand,
   type RenderCommand,
@@ -11,6 +12,7 @@ import {
 } from '../core/gitops/render.js';
 import { redactText } from '../core/redaction/secrets.js';
 import type { ManifestSource, RenderTools } from '../core/registry/model.js';
+import type { ClusterCapabilities } from './kubernetes-client.js';
 import { parseS3Uri, readS3Text } from './s3-bundle.js';
 
 /**
@@ -29,11 +31,24 @@ export interface ManifestSourceOptions {
 
 const MAX_RENDER_BYTES = 64 * 1024 * 1024;
 
+/** A render, and what it could not do as the GitOps tool does (for the scan's log, never a failure). */
+export interface RenderedManifests {
+  text: string;
+  source: string;
+  notes?: string[];
+}
+
+/** The destination cluster, for renders that depend on it (`helm template`'s `.Capabilities`). */
+export interface RenderTarget {
+  capabilities(): Promise<ClusterCapabilities>;
+}
+
 export function createManifestReader(options: ManifestSourceOptions) {
   return async (
     source: ManifestSource,
     tools: RenderTools = {},
-  ): Promise<{ text: string; source: string }> => {
+    target?: RenderTarget,
+  ): Promise<RenderedManifests> => {
     if ('kustomize' in source) {
       const dir = resolve(options.registryDir, source.kustomize);
       const render = kustomizeCommand(dir, source.enableHelm ?? false, withKubectl(tools, options));
@@ -42,11 +57,19 @@ export function createManifestReader(options: ManifestSourceOptions) {
     if ('helm' in source) {
       const chart = source.helm;
       const values = (chart.values ?? []).map((file) => resolve(options.registryDir, file));
-      const render = helmTemplateCommand(chart, resolve(options.registryDir, chart.chart), values, tools);
+      const { capabilities, notes } = await capabilitiesOf(target);
+      const render = helmTemplateCommand(
+        chart,
+        resolve(options.registryDir, chart.chart),
+        values,
+        tools,
+        capabilities,
+      );
       const text = await run(render, tools, options);
       return {
         text: chart.namespace === undefined ? text : inReleaseNamespace(text, chart.namespace),
         source: `helm ${chart.release} ${chart.chart}`,
+        ...(notes.length > 0 ? { notes } : {}),
       };
     }
     const { bucket, key } = parseS3Uri(source.s3);
@@ -78,6 +101,34 @@ export function inReleaseNamespace(text: string, namespace: string): string {
     parts.push(document.toString({ lineWidth: 0 }));
   }
   return parts.map((part) => (part.startsWith('---') ? part : `---\n${part}`)).join('');
+}
+
+/**
+ * The cluster's version and API versions for `helm template`, as Argo CD passes them. Discovery
+ * that fails does not fail the scan: Helm renders with its defaults and a note says why (the live
+ * reads that follow report an unreachable or refusing server themselves).
+ */
+async function capabilitiesOf(
+  target: RenderTarget | undefined,
+): Promise<{ capabilities: HelmCapabilities; notes: string[] }> {
+  if (target === undefined) return { capabilities: {}, notes: [] };
+  try {
+    const { kubeVersion, apiVersions, unavailable } = await target.capabilities();
+    const notes: string[] = [];
+    if (kubeVersion === undefined)
+      notes.push('GET /version gave no gitVersion: helm template ran without --kube-version');
+    if (unavailable.length > 0)
+      notes.push(`--api-versions leave out group versions whose discovery failed: ${unavailable.join('; ')}`);
+    return { capabilities: { ...(kubeVersion === undefined ? {} : { kubeVersion }), apiVersions }, notes };
+  } catch (error) {
+    const reason = error instanceof ClusterSourceError ? error.reason : (error as Error).message;
+    return {
+      capabilities: {},
+      notes: [
+        `helm template ran without --kube-version/--api-versions (.Capabilities are Helm's defaults, not the cluster's): discovery failed: ${reason}`,
+      ],
+    };
+  }
 }
 
 function withKubectl(tools: RenderTools, options: ManifestSourceOptions): RenderTools {

@@ -42,6 +42,7 @@ export const handler = middy<ScanClusterEvent>()
       mode: result.mode,
       status: result.outcome,
       findings: result.findings.length,
+      ...(result.renderNotes ? { render: result.renderNotes } : {}),
     });
     return {
       scanId: event.scanId,

@@ -4,14 +4,15 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A local stand-in of the Kubernetes API for direct mode, answering from recorded responses:
- * discovery (`/api/v1`, `/apis/<group>/<version>`), GET of single objects, LIST by label
+ * the server's version (`/version`), discovery (`/api`, `/apis`, `/api/v1`,
+ * `/apis/<group>/<version>`), GET of single objects, LIST by label
  * (`?labelSelector=a=b,c=d`), `GET /openapi/v3` and its group-version documents, and server-side
  * apply dry-runs (`PATCH ...?dryRun=All` with `application/apply-patch+yaml`), with Status bodies
  * as the API server sends them. Any other write is recorded in `writes` and refused: a test
  * asserts that list stays empty (driftwatch never writes to a cluster).
  */
 
-const RESOURCES: Record<string, Array<{ name: string; kind: string; namespaced: boolean }>> = {
+const RESOURCES: Record<string, ApiResource[]> = {
   v1: [
     { name: 'configmaps', kind: 'ConfigMap', namespaced: true },
     { name: 'secrets', kind: 'Secret', namespaced: true },
@@ -24,6 +25,26 @@ const RESOURCES: Record<string, Array<{ name: string; kind: string; namespaced: 
     { name: 'deployments', kind: 'Deployment', namespaced: true },
     { name: 'deployments/scale', kind: 'Scale', namespaced: true },
   ],
+  // Argo CD's CRD: direct mode reads the tracking Application's ignoreDifferences.
+  'argoproj.io/v1alpha1': [{ name: 'applications', kind: 'Application', namespaced: true }],
+};
+
+type ApiResource = { name: string; kind: string; namespaced: boolean };
+
+/**
+ * `GET /version` (version.Info of k8s.io/apimachinery, as `kubectl get --raw /version` prints it):
+ * an EKS server, whose minor carries a `+` and whose gitVersion a platform suffix.
+ */
+export const EKS_VERSION_INFO = {
+  major: '1',
+  minor: '29+',
+  gitVersion: 'v1.29.8-eks-a737599',
+  gitCommit: '2f1f3c0d9f9a5c2e8d0a6e1b7c4d3f2a1b0c9d8e',
+  gitTreeState: 'clean',
+  buildDate: '2024-08-26T21:27:41Z',
+  goVersion: 'go1.22.5',
+  compiler: 'gc',
+  platform: 'linux/amd64',
 };
 
 export interface FakeRequest {
@@ -65,7 +86,12 @@ export async function startFakeKubernetes(options: {
    * `PATCH /api/v1/namespaces/shop/services/web`): the Status the API server sent for that one request.
    */
   failures?: Record<string, RecordedResponse>;
+  /** Group versions served besides the built-in v1 and apps/v1 ones (e.g. `policy/v1`). */
+  resources?: Record<string, ApiResource[]>;
+  /** The `GET /version` answer; EKS_VERSION_INFO unless given. */
+  version?: unknown;
 }): Promise<FakeKubernetes> {
+  const served: Record<string, ApiResource[]> = { ...RESOURCES, ...options.resources };
   const requests: FakeKubernetes['requests'] = [];
   const writes: FakeKubernetes['writes'] = [];
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
@@ -97,10 +123,19 @@ export async function startFakeKubernetes(options: {
       if (document === undefined) return status(response, 404, 'NotFound', 'not found');
       return send(response, 200, document);
     }
+    if (path === '/version') return send(response, 200, options.version ?? EKS_VERSION_INFO);
+    // APIVersions and APIGroupList, in the shapes of the Kubernetes API reference ("Discovery").
+    if (path === '/api')
+      return send(response, 200, {
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '10.0.0.1:443' }],
+      });
+    if (path === '/apis') return send(response, 200, apiGroupList(Object.keys(served)));
     const discovery = /^\/(?:api\/(v1)|apis\/([^/]+\/[^/]+))$/.exec(path);
     if (discovery) {
       const groupVersion = discovery[1] ?? discovery[2]!;
-      const resources = RESOURCES[groupVersion];
+      const resources = served[groupVersion];
       if (!resources)
         return status(response, 404, 'NotFound', 'the server could not find the requested resource');
       return send(response, 200, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources });
@@ -108,7 +143,7 @@ export async function startFakeKubernetes(options: {
     const list = /^\/(?:api\/(v1)|apis\/([^/]+\/[^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)$/.exec(path);
     if (list && request.method === 'GET') {
       const apiVersion = list[1] ?? list[2]!;
-      const kind = RESOURCES[apiVersion]?.find((resource) => resource.name === list[4])?.kind;
+      const kind = served[apiVersion]?.find((resource) => resource.name === list[4])?.kind;
       if (!kind) return status(response, 404, 'NotFound', 'the server could not find the requested resource');
       const selector = parseSelector(url.searchParams.get('labelSelector') ?? '');
       const items = options.objects.filter((object) => {
@@ -132,7 +167,7 @@ export async function startFakeKubernetes(options: {
     );
     if (read) {
       const apiVersion = read[1] ?? read[2]!;
-      const kind = RESOURCES[apiVersion]?.find((resource) => resource.name === read[4])?.kind;
+      const kind = served[apiVersion]?.find((resource) => resource.name === read[4])?.kind;
       if (isDryRun) {
         if (request.headers['content-type'] !== 'application/apply-patch+yaml')
           return status(
@@ -169,6 +204,18 @@ export async function startFakeKubernetes(options: {
     writes,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** `GET /apis`: one group per served group version here (each group serves one version). */
+function apiGroupList(groupVersions: string[]): unknown {
+  const groups = groupVersions
+    .filter((groupVersion) => groupVersion.includes('/'))
+    .map((groupVersion) => {
+      const [name, version] = groupVersion.split('/') as [string, string];
+      const entry = { groupVersion, version };
+      return { name, versions: [entry], preferredVersion: entry };
+    });
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
 function send(response: ServerResponse, code: number, body: unknown): void {

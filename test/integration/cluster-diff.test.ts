@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../functions/core/findings/model.js';
 import { argoScenario, conflictingState } from '../helpers/argo-scenario.js';
 import { type FakeArgoCd, startFakeArgoCd } from '../helpers/fake-argocd.js';
-import { type FakeKubernetes, startFakeKubernetes, writeKubeconfig } from '../helpers/fake-kubernetes.js';
+import {
+  EKS_VERSION_INFO,
+  type FakeKubernetes,
+  startFakeKubernetes,
+  writeKubeconfig,
+} from '../helpers/fake-kubernetes.js';
+import { helmBinary } from '../helpers/helm-binary.js';
 import {
   allFileText,
   canary,
@@ -19,7 +25,8 @@ import {
 /**
  * `driftwatch cluster-diff` end to end, as a user runs it: against a local server speaking Argo CD's
  * API (built from our objects in test/fixtures/argo-cd, shaped like Argo CD's own test data), and in direct mode against
- * a fake Kubernetes API with a real `kubectl kustomize` render of examples/gitops/overlays/prod.
+ * a fake Kubernetes API with a real `kubectl kustomize` render of examples/gitops/overlays/prod and
+ * real `helm template` renders (Helm 3 from the dev dependencies: test/helpers/helm-binary.ts).
  */
 const temp = useTempDir('driftwatch-cluster-');
 const salt = { DRIFTWATCH_HASH_SALT: 'cluster-test-salt-0000001' };
@@ -727,44 +734,95 @@ it('the example overlay renders with a real kubectl kustomize', async () => {
   expect(rendered).toContain('namespace: shop');
 });
 
-describe('cluster-diff renders a Helm chart from the registry (stand-in helm: Helm is not installable here)', () => {
+describe('cluster-diff renders Helm charts from the registry with a real Helm 3 (helm template)', () => {
+  const serverMetadata = {
+    uid: '5b0f3a57-0c54-4d0e-9a3c-3e9e6b1f0c11',
+    resourceVersion: '812',
+    creationTimestamp: '2026-11-30T08:00:00Z',
+  };
+  const chartLabels = {
+    'helm.sh/chart': 'shop-0.1.0',
+    'app.kubernetes.io/name': 'shop',
+    'app.kubernetes.io/instance': 'shop',
+    'app.kubernetes.io/managed-by': 'Helm',
+  };
+  const selector = { 'app.kubernetes.io/name': 'shop', 'app.kubernetes.io/instance': 'shop' };
+  /** The chart as the server holds it after `helm install -f values-prod.yaml -f values-override.yaml`. */
+  const liveShop = [
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'shop-config', namespace: 'shop', labels: chartLabels, ...serverMetadata },
+      data: { LOG_LEVEL: 'debug' },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'shop', namespace: 'shop', labels: chartLabels, generation: 2, ...serverMetadata },
+      spec: {
+        replicas: 3,
+        revisionHistoryLimit: 10,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels: selector },
+          spec: {
+            containers: [
+              {
+                name: 'shop',
+                image: 'nginx:1.27.0',
+                imagePullPolicy: 'IfNotPresent',
+                envFrom: [{ configMapRef: { name: 'shop-config' } }],
+                ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+              },
+            ],
+            restartPolicy: 'Always',
+          },
+        },
+      },
+      status: { replicas: 3, readyReplicas: 3 },
+    },
+  ];
+  const policyV1 = {
+    'policy/v1': [{ name: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true }],
+  };
+  /** A 1.28 cluster: the capabilities chart renders `sidecars: emulated` for it, and its PodDisruptionBudget. */
+  const version128 = { ...EKS_VERSION_INFO, minor: '28+', gitVersion: 'v1.28.15-eks-7f9249a' };
+  const liveGated = [
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'gated-cluster', namespace: 'shop', ...serverMetadata },
+      data: { kubeVersion: 'v1.28.15-eks-7f9249a', sidecars: 'emulated' },
+    },
+    {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'gated', namespace: 'shop', generation: 1, ...serverMetadata },
+      spec: { minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/instance': 'gated' } } },
+    },
+  ];
+
+  let helm: string;
   let kube: FakeKubernetes;
   let kubeconfig: string;
   beforeAll(async () => {
+    helm = await helmBinary();
     kube = await startFakeKubernetes({
-      // The chart's ServiceAccount exists as the server returns it; its Service does not.
-      objects: [
-        {
-          apiVersion: 'v1',
-          kind: 'ServiceAccount',
-          metadata: {
-            name: 'shop',
-            namespace: 'shop',
-            uid: '5b0f3a57-0c54-4d0e-9a3c-3e9e6b1f0c11',
-            resourceVersion: '812',
-            creationTimestamp: '2026-11-30T08:00:00Z',
-            labels: {
-              'helm.sh/chart': 'shop-0.1.0',
-              'app.kubernetes.io/name': 'shop',
-              'app.kubernetes.io/instance': 'shop',
-              'app.kubernetes.io/version': '1.4.2',
-              'app.kubernetes.io/managed-by': 'Helm',
-            },
-          },
-        },
-      ],
+      objects: [...liveShop, ...liveGated],
       authorize: (header) => header === 'Bearer helm-token',
+      resources: policyV1,
+      version: version128,
     });
     kubeconfig = writeKubeconfig(join(temp.path, 'kubeconfig-helm'), kube.server, 'helm-token', 'shop');
-    // Chart and values resolve relative to the registry: copy the fixture next to it.
+    // Charts and values resolve relative to the registry: copy the fixtures next to it.
     cpSync(join(REPO_ROOT, 'test/fixtures/gitops-render/helm'), join(temp.path, 'helm'), { recursive: true });
   });
   afterAll(async () => {
     await kube?.close();
   });
 
-  function registryWith(helm: string): string {
-    const registry = join(temp.path, `helm-${helm.length}.yaml`);
+  function registryWith(name: string, chart: string, helmPath = helm): string {
+    const registry = join(temp.path, `helm-${name}.yaml`);
     writeFileSync(
       registry,
       [
@@ -776,19 +834,17 @@ describe('cluster-diff renders a Helm chart from the registry (stand-in helm: He
         '    kubernetes:',
         '      context: shop',
         '      comparison: declared',
-        '      manifests:',
-        '        helm: { chart: helm/chart, release: shop, namespace: shop, values: [helm/values-prod.yaml] }',
-        `      render: { helm: "${helm}" }`,
+        `      manifests: { helm: ${chart} }`,
+        `      render: { helm: "${helmPath}" }`,
         '',
       ].join('\n'),
     );
     return registry;
   }
 
-  it('runs helm template from clusters[].kubernetes.render.helm, compares the chart and skips its test hook', async () => {
-    const argv = join(temp.path, 'helm-argv');
-    const registry = registryWith(join(temp.path, 'helm/fake-helm.sh'));
-    const run = await runCli(
+  async function clusterDiff(registry: string, env: NodeJS.ProcessEnv = { KUBECONFIG: kubeconfig }) {
+    const store = join(temp.path, `store-${registry.split('/').pop()}`);
+    return runCli(
       [
         'cluster-diff',
         '--registry',
@@ -796,47 +852,141 @@ describe('cluster-diff renders a Helm chart from the registry (stand-in helm: He
         '--cluster',
         'shop-helm',
         '--store',
-        join(temp.path, 'helm-store'),
+        store,
         '--format',
         'json',
       ],
-      { env: { ...salt, KUBECONFIG: kubeconfig, FAKE_HELM_ARGV: argv } },
+      { env: { ...salt, ...env } },
+    );
+  }
+
+  function summary(stdout: string): string[] {
+    return findingsOf(stdout).map((finding) => {
+      const resource = finding.resource as { kind?: string; name?: string } | undefined;
+      return `${finding.ruleId} ${resource?.kind}/${resource?.name}`;
+    });
+  }
+
+  it('renders the chart with the values files in registry order, compares it and sets its hook and generateName Job apart', async () => {
+    const values = '[helm/values-prod.yaml, helm/values-override.yaml]';
+    const before = kube.requests.length;
+    const run = await clusterDiff(
+      registryWith('shop', `{ chart: helm/chart, release: shop, namespace: shop, values: ${values} }`),
+    );
+    // The ConfigMap (LOG_LEVEL from values-override.yaml, the last file) and the Deployment
+    // (replicas from values-prod.yaml) match; the Service was never installed.
+    expect(run.code, run.stderr).toBe(2);
+    expect(summary(run.stdout)).toEqual(['cluster.missing Service/shop']);
+    // The hook and the generateName Job: no finding, no read, no failure; listed in the log.
+    expect(run.stderr).toContain('Job shop-migrate: Helm hook (helm.sh/hook: pre-install)');
+    expect(run.stderr).toContain('Job shop-smoke-*: generateName without a name');
+    const requests = kube.requests.slice(before).map((request) => `${request.method} ${request.path}`);
+    expect(requests.some((request) => request.includes('/jobs'))).toBe(false);
+    // The cluster's capabilities are read once per scan (GET only).
+    expect(requests.filter((request) => request === 'GET /version')).toHaveLength(1);
+    expect(requests).toEqual(expect.arrayContaining(['GET /api', 'GET /apis']));
+    expect(kube.writes).toEqual([]);
+  });
+
+  it('the same values files in the other order: the other logLevel wins, and the ConfigMap drifts', async () => {
+    const values = '[helm/values-override.yaml, helm/values-prod.yaml]';
+    const run = await clusterDiff(
+      registryWith(
+        'shop-reversed',
+        `{ chart: helm/chart, release: shop, namespace: shop, values: ${values} }`,
+      ),
     );
     expect(run.code, run.stderr).toBe(2);
-    expect(
-      findingsOf(run.stdout).map(
-        (finding) => `${finding.ruleId} ${(finding.resource as { kind: string }).kind}`,
-      ),
-    ).toEqual(['cluster.missing Service']);
-    expect(readFileSync(argv, 'utf8').trim().split('\t')).toEqual([
-      'template',
-      'shop',
-      join(temp.path, 'helm/chart'),
-      '-n',
-      'shop',
-      '-f',
-      join(temp.path, 'helm/values-prod.yaml'),
-      '--include-crds',
+    expect(summary(run.stdout).sort()).toEqual([
+      'cluster.drift ConfigMap/shop-config',
+      'cluster.missing Service/shop',
     ]);
-    expect(run.stderr).toContain('Pod shop-test-connection: Helm hook (helm.sh/hook: test)');
-    expect(kube.requests.some((request) => request.path.endsWith('/pods/shop-test-connection'))).toBe(false);
+    // before: the render (values-prod.yaml, now last); after: the cluster (installed with debug).
+    const drift = findingsOf(run.stdout).find((finding) => finding.ruleId === 'cluster.drift');
+    expect(drift?.drift?.changes).toEqual([
+      { path: 'data.LOG_LEVEL', before: 'warn', after: 'debug', sensitive: false },
+    ]);
+  });
+
+  it('.Capabilities are the cluster’s: --kube-version and --api-versions from /version and discovery', async () => {
+    const run = await clusterDiff(
+      registryWith('gated', '{ chart: helm/capabilities-chart, release: gated, namespace: shop }'),
+    );
+    // Rendered for a 1.28 server that serves policy/v1 PodDisruptionBudget: both match the live objects.
+    expect(run.code, run.stderr).toBe(0);
+    expect(summary(run.stdout)).toEqual([]);
+    // The PodDisruptionBudget was rendered (the chart saw policy/v1/PodDisruptionBudget) and read.
+    expect(kube.requests.map((request) => request.path)).toContain(
+      '/apis/policy/v1/namespaces/shop/poddisruptionbudgets/gated',
+    );
+    expect(run.stderr).not.toMatch(/ran without|leave out group versions/);
+  });
+
+  it('discovery that fails renders with Helm’s defaults and says why in the log; the scan does not fail', async () => {
+    const refusing = await startFakeKubernetes({
+      objects: liveGated,
+      authorize: (header) => header === 'Bearer helm-token',
+      resources: policyV1,
+      failures: {
+        'GET /version': {
+          status: 403,
+          body: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            message: 'forbidden: User "driftwatch" cannot get path "/version"',
+            reason: 'Forbidden',
+            code: 403,
+          },
+        },
+      },
+    });
+    try {
+      const config = writeKubeconfig(
+        join(temp.path, 'kubeconfig-refusing'),
+        refusing.server,
+        'helm-token',
+        'shop',
+      );
+      const run = await clusterDiff(
+        registryWith('gated-refused', '{ chart: helm/capabilities-chart, release: gated, namespace: shop }'),
+        { KUBECONFIG: config },
+      );
+      // Helm's defaults: Kubernetes v1.32.0 (so `sidecars: native`) and no PodDisruptionBudget kind.
+      expect(run.code, run.stderr).toBe(2);
+      expect(summary(run.stdout)).toEqual(['cluster.drift ConfigMap/gated-cluster']);
+      expect(findingsOf(run.stdout)[0]?.drift?.changes.map((change) => [change.path, change.before])).toEqual(
+        [
+          ['data.kubeVersion', 'v1.32.0'],
+          ['data.sidecars', 'native'],
+        ],
+      );
+      expect(run.stderr).toContain(
+        "helm template ran without --kube-version/--api-versions (.Capabilities are Helm's defaults, not the cluster's): discovery failed: GET /version: 403",
+      );
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it('a chart whose template fails is one scan-failed finding with Helm’s reason, not a crash', async () => {
+    const run = await clusterDiff(registryWith('failing', '{ chart: helm/failing-chart, release: billing }'));
+    expect(run.code).toBe(1);
+    const findings = findingsOf(run.stdout);
+    expect(findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-manifests']);
+    expect(findings[0]!.detail).toContain(
+      "template billing failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required: set it in the release's values",
+    );
+    expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a helm binary that is missing is one scan-failed finding naming the fix', async () => {
-    const registry = registryWith('/nonexistent/bin/helm');
-    const run = await runCli(
-      [
-        'cluster-diff',
-        '--registry',
-        registry,
-        '--cluster',
-        'shop-helm',
-        '--store',
-        join(temp.path, 'helm-store-2'),
-        '--format',
-        'json',
-      ],
-      { env: { ...salt, KUBECONFIG: kubeconfig } },
+    const run = await clusterDiff(
+      registryWith(
+        'missing',
+        '{ chart: helm/chart, release: shop, namespace: shop }',
+        '/nonexistent/bin/helm',
+      ),
     );
     expect(run.code).toBe(1);
     const findings = findingsOf(run.stdout);

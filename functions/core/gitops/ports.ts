@@ -65,8 +65,12 @@ export type DryRunResult =
 export interface KubernetesApi {
   /** The API server's address, for evidence and messages. */
   readonly server: string;
-  /** The desired manifests as multi-document YAML (a kustomize render, or CI's render in S3). */
-  desiredManifests(): Promise<{ text: string; source: string }>;
+  /**
+   * The desired manifests as multi-document YAML (a kustomize or Helm render, or CI's render in
+   * S3), and notes on what the render could not do as the GitOps tool does (e.g. Helm without the
+   * cluster's capabilities because discovery failed): logged, never a failure.
+   */
+  desiredManifests(): Promise<{ text: string; source: string; notes?: string[] }>;
   readLive(request: LiveObjectRequest): Promise<LiveObjectResult>;
   /**
    * `PATCH <object>?dryRun=All&fieldManager=<manager>&force=true` with an apply patch: the server

@@ -21,8 +21,21 @@ export function kustomizeCommand(dir: string, enableHelm: boolean, tools: Render
 }
 
 /**
+ * What Argo CD tells `helm template` about the destination cluster, so that a chart's
+ * `.Capabilities` match it (without them Helm assumes its own defaults: Kubernetes v1.32.0 for
+ * Helm 3.17, and only the built-in group versions, no kinds and no CRDs).
+ */
+export interface HelmCapabilities {
+  /** `--kube-version`: the server's version (see kubeVersionOf). */
+  kubeVersion?: string;
+  /** `--api-versions`, one flag each: see apiVersionsOf. */
+  apiVersions?: readonly string[];
+}
+
+/**
  * A Helm chart as Argo CD renders a Helm source: `helm template <release> <chart> -n <namespace>
- * -f <values>... --include-crds` (Argo CD includes the chart's CRDs unless told to skip them).
+ * -f <values>... --include-crds --kube-version <v> --api-versions <gv>...` (Argo CD includes the
+ * chart's CRDs unless told to skip them, and passes the cluster's version and API versions).
  * `chartDir` and `valuesFiles` are already resolved paths, in the registry's order (the last wins).
  */
 export function helmTemplateCommand(
@@ -30,12 +43,45 @@ export function helmTemplateCommand(
   chartDir: string,
   valuesFiles: string[],
   tools: RenderTools = {},
+  capabilities: HelmCapabilities = {},
 ): RenderCommand {
   const args = ['template', chart.release, chartDir];
   if (chart.namespace !== undefined) args.push('-n', chart.namespace);
   for (const file of valuesFiles) args.push('-f', file);
   args.push('--include-crds');
+  if (capabilities.kubeVersion !== undefined) args.push('--kube-version', capabilities.kubeVersion);
+  for (const apiVersion of capabilities.apiVersions ?? []) args.push('--api-versions', apiVersion);
   return { command: tools.helm ?? 'helm', args, tool: 'helm' };
+}
+
+/**
+ * `--kube-version` from the server's `GET /version` answer: its `gitVersion` (e.g.
+ * `v1.31.4-eks-2d5f260`) with any `+` removed, as Argo CD passes it (its text.SemVer: Helm cannot
+ * parse the build metadata of versions like `v1.31.0+k3s1`). Undefined when there is none.
+ */
+export function kubeVersionOf(versionInfo: unknown): string | undefined {
+  const gitVersion = (versionInfo as { gitVersion?: unknown } | null | undefined)?.gitVersion;
+  if (typeof gitVersion !== 'string' || gitVersion.trim() === '') return undefined;
+  return gitVersion.trim().replaceAll('+', '');
+}
+
+/**
+ * `--api-versions` from discovery, as Argo CD builds them (APIResourcesToStrings with kinds): every
+ * served `group/version` and `group/version/Kind` (`v1` and `v1/Pod` for the core group), sorted,
+ * each once. Subresources (`deployments/scale`) are not kinds of their own and are left out.
+ */
+export function apiVersionsOf(
+  served: ReadonlyArray<{ groupVersion: string; resources: ReadonlyArray<{ name: string; kind: string }> }>,
+): string[] {
+  const versions = new Set<string>();
+  for (const { groupVersion, resources } of served) {
+    for (const resource of resources) {
+      if (resource.name.includes('/')) continue;
+      versions.add(groupVersion);
+      versions.add(`${groupVersion}/${resource.kind}`);
+    }
+  }
+  return [...versions].sort();
 }
 
 /**
@@ -50,9 +96,26 @@ export function renderFailureReason(
   const helm = tools.helm ?? 'helm';
   if (failure.missingBinary)
     return `${render.command} is not installed or not on PATH: install ${render.tool} or set clusters[].kubernetes.render.${render.tool} to its path`;
-  // kustomize v5 words it `unable to run: '<helm> version -c --short' ... (is '<helm>' installed?)`.
-  if (render.tool !== 'helm' && failure.stderr.includes(`(is '${helm}' installed?)`))
+  // kustomize v5 words it `unable to run: '<helm> version -c --short' ... (is '<helm>' installed?):
+  // exec: "helm": executable file not found` (`fork/exec <path>: no such file or directory` for a
+  // path). It adds `(is … installed?)` to every helm failure, so the exec error decides.
+  if (
+    render.tool !== 'helm' &&
+    failure.stderr.includes(`(is '${helm}' installed?)`) &&
+    /executable file not found|no such file or directory/.test(failure.stderr)
+  )
     return `the kustomization's helmCharts need ${helm}, which is not installed or not on PATH: install Helm or set clusters[].kubernetes.render.helm to its path`;
-  const lastLines = failure.stderr.trim().split('\n').slice(-3).join(' ');
+  const lines = failure.stderr
+    .split('\n')
+    .map((line) => line.trim())
+    // Noise around the cause: Helm's hint about its --debug flag (never passed here), kubectl's
+    // log wrapper of a multi-line error (`… "command failed" err=<` … `>`), and what kustomize adds
+    // to a helm failure (its temporary HELM_* directories, the misleading `(is … installed?)`).
+    .filter(
+      (line) =>
+        line !== '' && line !== '>' && !line.startsWith('Use --debug flag') && !line.endsWith('err=<'),
+    )
+    .map((line) => line.replace(/ with env=\[[^\]]*\]/, '').replace(/ \(is '[^']*' installed\?\)/, ''));
+  const lastLines = lines.slice(-3).join(' ');
   return `${render.command} ${render.args.slice(0, 2).join(' ')} failed: ${lastLines || failure.message}`;
 }

@@ -71,6 +71,8 @@ export interface ClusterScanResult {
   scanned: number;
   /** Direct mode: rendered objects not expected to exist (hooks, generateName), with the reason. */
   skipped: SkippedObject[];
+  /** Direct mode: what the render could not do as the GitOps tool does (e.g. Helm without discovery). */
+  renderNotes?: string[];
 }
 
 /** Reads done at the same time against one server: enough to hide latency, few enough to be polite. */
@@ -96,6 +98,7 @@ export async function scanCluster(
     findings,
     scanned: gitops.scanned,
     skipped: gitops.skipped ?? [],
+    ...(gitops.renderNotes ? { renderNotes: gitops.renderNotes } : {}),
   };
 }
 
@@ -105,6 +108,7 @@ interface GitOpsRead {
   tracked?: TrackedObject[];
   scanned: number;
   skipped?: SkippedObject[];
+  renderNotes?: string[];
 }
 
 async function scanArgoCd(
@@ -193,9 +197,11 @@ async function scanDirect(
   let desired: KubeObject[];
   let skipped: SkippedObject[];
   let source: string;
+  let renderNotes: string[] | undefined;
   try {
     const rendered = await api.desiredManifests();
     source = rendered.source;
+    renderNotes = rendered.notes;
     ({ objects: desired, skipped } = parseRender(rendered.text));
   } catch (error) {
     const ruleId =
@@ -252,7 +258,7 @@ async function scanDirect(
       };
     }
   });
-  if (fatal) return { findings: [fatal], scanned: 0, skipped };
+  if (fatal) return { findings: [fatal], scanned: 0, skipped, renderNotes };
   const tracked = results.flatMap((result) => (result?.tracked ? [result.tracked] : []));
   const extraneous = await extraneousDrafts(api, desired, tracked, { builder, source, tracking });
   return {
@@ -260,6 +266,7 @@ async function scanDirect(
     tracked,
     scanned: desired.length,
     skipped,
+    renderNotes,
   };
 }
 

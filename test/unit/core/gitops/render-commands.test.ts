@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  apiVersionsOf,
   helmTemplateCommand,
+  kubeVersionOf,
   kustomizeCommand,
   renderFailureReason,
 } from '../../../../functions/core/gitops/render.js';
@@ -72,6 +74,99 @@ describe('render command lines (issue 14 §3)', () => {
       '/c',
       '--include-crds',
     ]);
+  });
+
+  it('the cluster’s capabilities follow as Argo CD passes them: --kube-version, then --api-versions once each', () => {
+    const capabilities = {
+      kubeVersion: 'v1.31.4-eks-2d5f260',
+      apiVersions: ['policy/v1', 'policy/v1/PodDisruptionBudget'],
+    };
+    expect(helmTemplateCommand({ chart: 'c', release: 'r' }, '/c', [], {}, capabilities).args).toEqual([
+      'template',
+      'r',
+      '/c',
+      '--include-crds',
+      '--kube-version',
+      'v1.31.4-eks-2d5f260',
+      '--api-versions',
+      'policy/v1',
+      '--api-versions',
+      'policy/v1/PodDisruptionBudget',
+    ]);
+  });
+
+  it('--kube-version is the server’s gitVersion without `+` (Argo CD’s text.SemVer); none without a gitVersion', () => {
+    // GET /version answers of an EKS and a k3s server (Kubernetes API docs, version.Info).
+    expect(kubeVersionOf({ major: '1', minor: '31+', gitVersion: 'v1.31.4-eks-2d5f260' })).toBe(
+      'v1.31.4-eks-2d5f260',
+    );
+    expect(kubeVersionOf({ major: '1', minor: '31', gitVersion: 'v1.31.2+k3s1' })).toBe('v1.31.2k3s1');
+    expect(kubeVersionOf({ major: '1', minor: '31' })).toBeUndefined();
+    expect(kubeVersionOf(undefined)).toBeUndefined();
+  });
+
+  it('--api-versions: every group/version and group/version/Kind served, sorted, once; subresources left out', () => {
+    expect(
+      apiVersionsOf([
+        {
+          groupVersion: 'v1',
+          resources: [
+            { name: 'pods', kind: 'Pod' },
+            { name: 'pods/log', kind: 'Pod' },
+            { name: 'configmaps', kind: 'ConfigMap' },
+          ],
+        },
+        {
+          groupVersion: 'apps/v1',
+          resources: [
+            { name: 'deployments', kind: 'Deployment' },
+            { name: 'deployments/scale', kind: 'Scale' },
+          ],
+        },
+        {
+          groupVersion: 'policy/v1',
+          resources: [{ name: 'poddisruptionbudgets', kind: 'PodDisruptionBudget' }],
+        },
+        // A group version whose discovery failed has no resources: it is not claimed to be served.
+        { groupVersion: 'metrics.k8s.io/v1beta1', resources: [] },
+      ]),
+    ).toEqual([
+      'apps/v1',
+      'apps/v1/Deployment',
+      'policy/v1',
+      'policy/v1/PodDisruptionBudget',
+      'v1',
+      'v1/ConfigMap',
+      'v1/Pod',
+    ]);
+  });
+
+  it('a failed helm template quotes Helm’s error, without its hint about --debug', () => {
+    const render = helmTemplateCommand({ chart: 'c', release: 'billing' }, '/c', [], { helm: '/opt/helm' });
+    const stderr =
+      'Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required\n\nUse --debug flag to render out invalid YAML\n';
+    expect(renderFailureReason(render, { missingBinary: false, stderr, message: 'exit 1' })).toBe(
+      '/opt/helm template billing failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required',
+    );
+  });
+
+  it('a chart that fails inside kustomize quotes Helm’s error, not kustomize’s "is helm installed?"', () => {
+    // The shape kubectl 1.32 (Kustomize v5.5.0) prints when the helm it runs exits 1.
+    const stderr = [
+      'E1202 14:25:01.485514    8071 run.go:72] "command failed" err=<',
+      '\tError: execution error at (billing/templates/configmap.yaml:6:11): database.host is required',
+      '\t',
+      '\tUse --debug flag to render out invalid YAML',
+      "\t: unable to run: '/opt/helm template billing /k/charts/billing -f /tmp/kustomize-helm-1/billing-kustomize-values.yaml' with env=[HELM_CONFIG_HOME=/tmp/kustomize-helm-1/helm HELM_CACHE_HOME=/tmp/kustomize-helm-1/helm/.cache] (is '/opt/helm' installed?): exit status 1",
+      ' >',
+      '',
+    ].join('\n');
+    const render = kustomizeCommand('/k', true, { helm: '/opt/helm' });
+    expect(
+      renderFailureReason(render, { missingBinary: false, stderr, message: 'exit 1' }, { helm: '/opt/helm' }),
+    ).toBe(
+      "kubectl kustomize /k failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required : unable to run: '/opt/helm template billing /k/charts/billing -f /tmp/kustomize-helm-1/billing-kustomize-values.yaml': exit status 1",
+    );
   });
 
   it('a missing binary names the registry key that points at it', () => {
