@@ -3,12 +3,33 @@ import type { SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
 import type { ExtraneousObject } from './extraneous.js';
-import { type ActiveIgnoreRule, withoutIgnoredChanges } from './ignore-differences.js';
-import { describeObject, identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
+import {
+  type ActiveIgnoreRule,
+  type ComparedSides,
+  changesIgnoringDifferences,
+  ruleCovers,
+  type SourcedIgnoreRule,
+  withoutIgnoredChanges,
+} from './ignore-differences.js';
+import {
+  describeObject,
+  identityOf,
+  type KubeObject,
+  metadataOf,
+  type ObjectIdentity,
+  stringMap,
+  TRACKING_ID_ANNOTATION,
+} from './kube-object.js';
 import type { LiveObjectResult } from './ports.js';
 import { type ComparisonMethod, comparisonChanges, type DirectComparison } from './server-side-diff.js';
 import { type TrackedObject, trackedManifestObject } from './tracked-object.js';
-import { type ArgoTracking, describeApplier, registryTracking } from './tracking.js';
+import {
+  type ArgoTracking,
+  argoApplicationOf,
+  describeApplier,
+  INSTALLATION_ID_ANNOTATION,
+  registryTracking,
+} from './tracking.js';
 
 /** What each comparison method compared, in the finding's words. */
 const COMPARED: Readonly<Record<ComparisonMethod, string>> = {
@@ -36,6 +57,13 @@ export function directObjectFindings(
     tracking?: ArgoTracking;
     /** The registry's active `policies.ignore` rules (ignore-differences.ts). */
     ignoreRules?: readonly ActiveIgnoreRule[];
+    /**
+     * Argo CD-shaped ignoreDifferences (the tracking Application's, argocd-cm's, the registry's
+     * `kubernetes.ignoreDifferences`); only those that cover the object apply.
+     */
+    ignoreDifferences?: readonly SourcedIgnoreRule[];
+    /** Why the application's or argocd-cm's ignoreDifferences could not be read (one line). */
+    ignoreDifferencesUnread?: string;
   },
 ): { drafts: FindingDraft[]; tracked: TrackedObject } {
   const { builder } = context;
@@ -75,11 +103,17 @@ export function directObjectFindings(
   }
 
   const comparison: DirectComparison = context.comparison ?? { method: 'declared-fields' };
-  const { kept: changes, ignored } = withoutIgnoredChanges(
-    comparisonChanges(comparison, desired, live.object, context.hashSensitive),
-    identity,
-    context.ignoreRules ?? [],
+  const normalised = changesIgnoringDifferences(
+    {
+      desired: comparison.method === 'server-side-dry-run' ? comparison.predicted : desired,
+      live: live.object,
+    },
+    (context.ignoreDifferences ?? []).filter((rule) => ruleCovers(rule, identity)),
+    (sides) => sidesChanges(comparison, desired, sides, context.hashSensitive),
   );
+  const registry = withoutIgnoredChanges(normalised.kept, identity, context.ignoreRules ?? []);
+  const changes = registry.kept;
+  const ignored = [...normalised.ignored, ...registry.ignored];
   if (changes.length === 0) return { drafts: [], tracked };
   const fallback = 'fallback' in comparison ? comparison.fallback : undefined;
   const paths = changes.map((change) => change.path);
@@ -97,10 +131,63 @@ export function directObjectFindings(
       ...(tracked.applier ? { applier: describeApplier(tracked.applier) } : {}),
       ...(fallback ? { comparisonFallback: fallback } : {}),
       ...(ignored.length > 0 ? { ignored } : {}),
+      ...(context.ignoreDifferencesUnread
+        ? { ignoreDifferencesUnread: context.ignoreDifferencesUnread }
+        : {}),
     },
     remediation: clusterRemediation.drift({ app, source: context.source }, paths),
   });
   return { drafts: [draft], tracked };
+}
+
+/**
+ * The manifest as Argo CD applies it to a live object its application tracks: with the tracking
+ * metadata Argo CD sets at sync (argo-cd `SetAppInstance`: the tracking-id and installation-id
+ * annotations, the instance label under label tracking), which Git never holds. Without it every
+ * tracked object would show them as fields Git removed, and a dry-run would drop them.
+ */
+export function withApplicationTracking(
+  manifest: KubeObject,
+  live: KubeObject,
+  tracking: ArgoTracking,
+): KubeObject {
+  const identity = identityOf(live);
+  if (identity === undefined || argoApplicationOf(live, identity, tracking) === undefined) return manifest;
+  const liveAnnotations = stringMap(live, 'annotations');
+  const liveLabels = stringMap(live, 'labels');
+  const annotations: Record<string, string> = {};
+  for (const key of [TRACKING_ID_ANNOTATION, INSTALLATION_ID_ANNOTATION])
+    if (liveAnnotations[key] !== undefined) annotations[key] = liveAnnotations[key];
+  const labels: Record<string, string> = {};
+  const label = liveLabels[tracking.labelKey];
+  if (tracking.method !== 'annotation' && label !== undefined) labels[tracking.labelKey] = label;
+  const metadata = metadataOf(manifest);
+  return {
+    ...manifest,
+    metadata: {
+      ...metadata,
+      ...(Object.keys(annotations).length > 0
+        ? { annotations: { ...stringMap(manifest, 'annotations'), ...annotations } }
+        : {}),
+      ...(Object.keys(labels).length > 0 ? { labels: { ...stringMap(manifest, 'labels'), ...labels } } : {}),
+    },
+  };
+}
+
+/**
+ * The comparison's changes for two (normalised) sides: the desired side is the dry-run's answer
+ * for `server-side-dry-run`, the manifest otherwise (whose removed fields are found from the live
+ * side, so a field an ignore rule removed from it is never a removal).
+ */
+function sidesChanges(
+  comparison: DirectComparison,
+  manifest: KubeObject,
+  sides: ComparedSides,
+  hashSensitive: SensitiveHasher,
+) {
+  return comparison.method === 'server-side-dry-run'
+    ? comparisonChanges({ ...comparison, predicted: sides.desired }, manifest, sides.live, hashSensitive)
+    : comparisonChanges(comparison, sides.desired, sides.live, hashSensitive);
 }
 
 /**

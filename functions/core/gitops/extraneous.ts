@@ -1,6 +1,13 @@
 import { ignoresExtraneous } from './argo-options.js';
 import { isHook } from './hooks.js';
-import { identityOf, type KubeObject, lookupKey, type ObjectIdentity, sameObject } from './kube-object.js';
+import {
+  identityOf,
+  type KubeObject,
+  lookupKey,
+  metadataOf,
+  type ObjectIdentity,
+  sameObject,
+} from './kube-object.js';
 import { type ArgoTracking, argoApplicationOf } from './tracking.js';
 
 /**
@@ -56,6 +63,33 @@ export function listTargets(rendered: readonly KubeObject[]): ListTarget[] {
   for (const namespace of namespaces)
     for (const kind of DEFAULT_EXTRANEOUS_KINDS) add({ ...kind, namespace });
   return [...targets.values()];
+}
+
+/**
+ * The render with each object's namespace as the cluster resolved it. An object the render leaves
+ * without `metadata.namespace` (a kustomization without `namespace:`) is read and applied in the
+ * kubeconfig context's default namespace: its live object says which, and the same namespace holds
+ * every other such object, so it is listed there (not cluster-wide, and with the default kinds).
+ * `liveIdentity` is the live object's identity, undefined when it was not read (missing, failed);
+ * a live object without a namespace is cluster-scoped and stays so.
+ */
+export function withResolvedNamespaces(
+  rendered: readonly KubeObject[],
+  liveIdentity: (object: KubeObject) => ObjectIdentity | undefined,
+): KubeObject[] {
+  const unset = rendered.filter(
+    (object) => identityOf(object) !== undefined && identityOf(object)?.namespace === undefined,
+  );
+  const defaultNamespace = unset
+    .map((object) => liveIdentity(object)?.namespace)
+    .find((namespace) => namespace !== undefined);
+  return rendered.map((object) => {
+    if (!unset.includes(object)) return object;
+    const live = liveIdentity(object);
+    const namespace = live === undefined ? defaultNamespace : live.namespace;
+    if (namespace === undefined) return object;
+    return { ...object, metadata: { ...metadataOf(object), namespace } };
+  });
 }
 
 export interface ExtraneousObject {

@@ -1,8 +1,13 @@
 import jq from '@michaelhomer/jqjs';
 import type { AttributeChange } from '../findings/model.js';
+import { jqPathExpressionProblem } from '../registry/cluster-formats.js';
+import type { IgnoreDifferencesRule } from '../registry/model.js';
+import { createGlobMatcher } from '../terraform/glob.js';
+import { deepEqual } from '../terraform/json-values.js';
 import type { activeIgnoreRules } from '../terraform/noise.js';
 import { objectAddress } from './cluster-rules.js';
-import type { ObjectIdentity } from './kube-object.js';
+import { isPlainObject, type KubeObject, type ObjectIdentity } from './kube-object.js';
+import { withoutFieldsOwnedBy } from './managed-fields.js';
 
 export type ActiveIgnoreRule = ReturnType<typeof activeIgnoreRules>[number];
 
@@ -54,27 +59,183 @@ export function ancestorsOf(path: string): string[] {
   return result;
 }
 
-/**
- * An Argo CD `ignoreDifferences` entry (Application spec or argocd-cm
- * `resource.customizations.ignoreDifferences`): which objects it covers and which of their fields.
- */
-export interface IgnoreDifferencesRule {
-  group?: string;
-  kind: string;
-  name?: string;
-  namespace?: string;
-  jsonPointers?: string[];
-  jqPathExpressions?: string[];
+export type { IgnoreDifferencesRule };
+
+/** A rule and where it was stated (`Application argocd/shop ignoreDifferences`), for `evidence.ignored`. */
+export interface SourcedIgnoreRule extends IgnoreDifferencesRule {
+  source: string;
 }
 
-/** Whether a rule covers an object: kind and group always, name and namespace when the rule sets them. */
+/** A change an ignore rule hid: its path and which rule, in the finding's `evidence.ignored`. */
+export interface IgnoredChange {
+  path: string;
+  reason: string;
+}
+
+/**
+ * Whether a rule covers an object, as Argo CD's ignore normaliser matches: `group` and `kind` as
+ * globs (`*` is every group or kind; an absent group is the core group), `name` and `namespace`
+ * exactly when the rule sets them.
+ */
 export function ruleCovers(rule: IgnoreDifferencesRule, identity: ObjectIdentity): boolean {
   return (
-    rule.kind === identity.kind &&
-    (rule.group ?? '') === identity.group &&
-    (rule.name === undefined || rule.name === identity.name) &&
-    (rule.namespace === undefined || rule.namespace === identity.namespace)
+    createGlobMatcher(rule.kind)(identity.kind) &&
+    createGlobMatcher(rule.group ?? '')(identity.group) &&
+    (rule.name === undefined || rule.name === '' || rule.name === identity.name) &&
+    (rule.namespace === undefined || rule.namespace === '' || rule.namespace === identity.namespace)
   );
+}
+
+/** The two sides of a comparison: what Git would make of the object, and the live object. */
+export interface ComparedSides {
+  desired: KubeObject;
+  live: KubeObject;
+}
+
+/** One removal of ignored fields from both sides, and how `evidence.ignored` names it. */
+interface Normalisation {
+  reason: string;
+  apply(sides: ComparedSides): ComparedSides;
+}
+
+function normalisationsOf(rules: readonly SourcedIgnoreRule[]): Normalisation[] {
+  const steps: Normalisation[] = [];
+  for (const rule of rules) {
+    const fieldRule = (what: Partial<IgnoreDifferencesRule>) => ({ kind: rule.kind, ...what });
+    for (const pointer of rule.jsonPointers ?? [])
+      steps.push({
+        reason: `${rule.source}: jsonPointers ${pointer}`,
+        apply: (sides) => eachSide(sides, [fieldRule({ jsonPointers: [pointer] })]),
+      });
+    for (const expression of rule.jqPathExpressions ?? [])
+      steps.push({
+        reason: `${rule.source}: jqPathExpressions ${expression}`,
+        apply: (sides) => eachSide(sides, [fieldRule({ jqPathExpressions: [expression] })]),
+      });
+    const managers = rule.managedFieldsManagers ?? [];
+    if (managers.length > 0)
+      steps.push({
+        reason: `${rule.source}: managedFieldsManagers ${managers.join(', ')}`,
+        apply: (sides) => withoutFieldsOwnedBy(sides, managers),
+      });
+  }
+  return steps;
+}
+
+/** Argo CD normalises each side on its own: an expression is evaluated against that side. */
+function eachSide(sides: ComparedSides, rules: readonly IgnoreDifferencesRule[]): ComparedSides {
+  return {
+    desired: withoutIgnoredFields(sides.desired, rules),
+    live: withoutIgnoredFields(sides.live, rules),
+  };
+}
+
+/**
+ * The changes between the two sides once the rules that cover the object removed what they ignore
+ * from both (as Argo CD normalises desired and live before it diffs), and which changes each rule
+ * hid. `diff` is the comparison method's own diff, so removals (fields Git no longer declares) are
+ * normalised with the rest: a removed field a rule covers is not drift either.
+ */
+export function changesIgnoringDifferences(
+  sides: ComparedSides,
+  rules: readonly SourcedIgnoreRule[],
+  diff: (sides: ComparedSides) => AttributeChange[],
+): { kept: AttributeChange[]; ignored: IgnoredChange[] } {
+  let current = sides;
+  let changes = diff(current);
+  const ignored: IgnoredChange[] = [];
+  for (const step of normalisationsOf(rules)) {
+    if (changes.length === 0) break;
+    const next = step.apply(current);
+    if (deepEqual(next, current)) continue;
+    const nextChanges = diff(next);
+    ignored.push(
+      ...vanished(changes, nextChanges).map((change) => ({ path: change.path, reason: step.reason })),
+    );
+    current = next;
+    changes = nextChanges;
+  }
+  return { kept: changes, ignored };
+}
+
+/**
+ * Changes of `before` that `after` no longer has. Removing a list element from both sides renumbers
+ * the elements after it, so a change that only moved (same values, another index) did not vanish:
+ * changes are paired by path and values, then by values, then by path; the unpaired ones vanished.
+ */
+function vanished(before: readonly AttributeChange[], after: readonly AttributeChange[]): AttributeChange[] {
+  const remaining = [...after];
+  let unpaired = [...before];
+  const pairings: Array<(a: AttributeChange, b: AttributeChange) => boolean> = [
+    (a, b) => a.path === b.path && valuesOf(a) === valuesOf(b),
+    (a, b) => valuesOf(a) === valuesOf(b),
+    (a, b) => a.path === b.path,
+  ];
+  for (const paired of pairings)
+    unpaired = unpaired.filter((change) => {
+      const index = remaining.findIndex((candidate) => paired(change, candidate));
+      if (index < 0) return true;
+      remaining.splice(index, 1);
+      return false;
+    });
+  return unpaired;
+}
+
+function valuesOf(change: AttributeChange): string {
+  return JSON.stringify([change.before, change.after]);
+}
+
+/**
+ * Rules as Argo CD states them in an Application's `spec.ignoreDifferences` or in argocd-cm, read
+ * leniently: a malformed entry or a jq expression that does not compile is left out and named in
+ * `problems` (the finding's evidence says so), never a failure of the scan.
+ */
+export function parseIgnoreDifferences(
+  value: unknown,
+  source: string,
+  defaults: { group?: string; kind?: string } = {},
+): { rules: SourcedIgnoreRule[]; problems: string[] } {
+  const rules: SourcedIgnoreRule[] = [];
+  const problems: string[] = [];
+  const entries = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+  for (const entry of entries) {
+    if (!isPlainObject(entry)) {
+      problems.push(`${source}: an entry is not an object`);
+      continue;
+    }
+    const kind = typeof entry.kind === 'string' && entry.kind !== '' ? entry.kind : defaults.kind;
+    if (kind === undefined) {
+      problems.push(`${source}: an entry has no kind`);
+      continue;
+    }
+    const group = typeof entry.group === 'string' ? entry.group : defaults.group;
+    const jqPathExpressions: string[] = [];
+    for (const expression of stringsOf(entry.jqPathExpressions)) {
+      const problem = jqPathExpressionProblem(expression);
+      if (problem === undefined) jqPathExpressions.push(expression);
+      else problems.push(`${source}: ${problem}`);
+    }
+    const rule: SourcedIgnoreRule = {
+      source,
+      kind,
+      ...(group ? { group } : {}),
+      ...(typeof entry.name === 'string' && entry.name !== '' ? { name: entry.name } : {}),
+      ...(typeof entry.namespace === 'string' && entry.namespace !== ''
+        ? { namespace: entry.namespace }
+        : {}),
+      jsonPointers: stringsOf(entry.jsonPointers),
+      jqPathExpressions,
+      managedFieldsManagers: stringsOf(entry.managedFieldsManagers),
+    };
+    rules.push(rule);
+  }
+  return { rules, problems };
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string' && item !== '')
+    : [];
 }
 
 type Segment = string | number;
@@ -112,9 +273,9 @@ function jqPaths(object: unknown, expression: string): Segment[][] {
   try {
     filter = jq.compile(`path(${expression})`);
   } catch (error) {
-    throw new Error(
-      `jqPathExpressions: cannot read ${JSON.stringify(expression)}: ${(error as Error).message}`,
-    );
+    // jqjs throws its parse errors as strings.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`jqPathExpressions: cannot read ${JSON.stringify(expression)}: ${message}`);
   }
   const result: Segment[][] = [];
   try {

@@ -219,3 +219,82 @@ export function replicasOwnedByAutoscaler(live: KubeObject): boolean {
     return isPlainObject(spec) && Object.hasOwn(spec, 'f:replicas');
   });
 }
+
+/**
+ * Both sides without the fields the named managers own in the live object's `managedFields` where
+ * the two sides hold different values (Argo CD's `managedFieldsManagers`, argo-cd
+ * util/argo/managedfields: the manager's field set intersected with the comparison's modified
+ * fields, removed from desired and live). A field only one side has is not "modified" and stays.
+ * Every entry of a named manager counts, whatever its operation or subresource.
+ */
+export function withoutFieldsOwnedBy<Sides extends { desired: KubeObject; live: KubeObject }>(
+  sides: Sides,
+  managers: readonly string[],
+): Sides {
+  const metadata = isPlainObject(sides.live.metadata) ? sides.live.metadata : {};
+  const entries = Array.isArray(metadata.managedFields) ? metadata.managedFields : [];
+  const trees = entries.flatMap((entry) =>
+    isPlainObject(entry) &&
+    typeof entry.manager === 'string' &&
+    managers.includes(entry.manager) &&
+    isPlainObject(entry.fieldsV1)
+      ? [asTree(entry.fieldsV1)]
+      : [],
+  );
+  if (trees.length === 0) return sides;
+  const desired = structuredClone(sides.desired);
+  const live = structuredClone(sides.live);
+  for (const tree of trees) removeModifiedFields(tree, desired, live);
+  return { ...sides, desired, live };
+}
+
+/** A fields node that owns a value as a whole (`f:replicas: {}`, an atomic list), not parts of it. */
+function isLeaf(tree: FieldsTree): boolean {
+  return !ownsParts(tree);
+}
+
+function removeModifiedFields(tree: FieldsTree, desired: KubeObject, live: KubeObject): void {
+  for (const [key, children] of Object.entries(tree)) {
+    if (!key.startsWith('f:')) continue;
+    const field = key.slice(2);
+    const desiredChild = desired[field];
+    const liveChild = live[field];
+    // Present on one side only: added or removed, not modified.
+    if (desiredChild === undefined || liveChild === undefined) continue;
+    if (isLeaf(children) || !sameContainer(desiredChild, liveChild)) {
+      if (!deepEqual(desiredChild, liveChild)) {
+        delete desired[field];
+        delete live[field];
+      }
+    } else if (isPlainObject(desiredChild))
+      removeModifiedFields(children, desiredChild, liveChild as KubeObject);
+    else removeModifiedInList(children, desiredChild as JsonValue[], liveChild as JsonValue[]);
+  }
+}
+
+function sameContainer(a: JsonValue, b: JsonValue): boolean {
+  return (isPlainObject(a) && isPlainObject(b)) || (Array.isArray(a) && Array.isArray(b));
+}
+
+/** Inside a list: elements by their keys (`k:`) or position (`i:`); set values (`v:`) never differ. */
+function removeModifiedInList(tree: FieldsTree, desired: JsonValue[], live: JsonValue[]): void {
+  for (const [key, children] of Object.entries(tree)) {
+    let pair: [JsonValue | undefined, JsonValue | undefined] | undefined;
+    if (key.startsWith('k:')) {
+      const keys = parseJson(key.slice(2));
+      if (!isPlainObject(keys)) continue;
+      pair = [
+        desired.find((element) => matchesKeys(element, keys)),
+        live.find((element) => matchesKeys(element, keys)),
+      ];
+    } else if (key.startsWith('i:')) {
+      const index = Number(key.slice(2));
+      pair = [desired[index], live[index]];
+    }
+    if (pair === undefined) continue;
+    const [desiredElement, liveElement] = pair;
+    // An element's own fields: removing a whole element would renumber the list.
+    if (isPlainObject(desiredElement) && isPlainObject(liveElement))
+      removeModifiedFields(children, desiredElement, liveElement);
+  }
+}

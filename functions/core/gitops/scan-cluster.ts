@@ -25,12 +25,13 @@ import {
   managedResourceFindings,
   trackedFromStatus,
 } from './argo-findings.js';
+import { createIgnoreDifferencesResolver } from './argocd-ignore-source.js';
 import { type ClusterFindingBuilder, createClusterFindingBuilder } from './cluster-findings.js';
 import type { ClusterScanFailedRule } from './cluster-rules.js';
 import { CLUSTER_RULES, isProductionCluster } from './cluster-rules.js';
 import { ownershipConflicts } from './conflicts.js';
-import { directObjectFindings, extraneousFinding } from './direct-findings.js';
-import { extraneousObjects, listTargets } from './extraneous.js';
+import { directObjectFindings, extraneousFinding, withApplicationTracking } from './direct-findings.js';
+import { extraneousObjects, listTargets, withResolvedNamespaces } from './extraneous.js';
 import type { SkippedObject } from './hooks.js';
 import { identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import { ManifestError, parseRender } from './manifests.js';
@@ -44,7 +45,7 @@ import { type ComparisonOptions, desiredStateOf } from './server-side-diff.js';
 import type { TerraformKubernetesObject } from './terraform-objects.js';
 import type { TrackedObject } from './tracked-object.js';
 import type { ArgoTracking } from './tracking.js';
-import { instanceTracking } from './tracking-source.js';
+import { argoCdSettings } from './tracking-source.js';
 
 /**
  * The ScanCluster stage for one cluster: read it (Argo CD, or manifests versus the Kubernetes API),
@@ -217,7 +218,11 @@ async function scanDirect(
   // The first read that shows the server is unreachable or refuses us stops the scan: a thousand
   // identical failures would say nothing more than one.
   let fatal: FindingDraft | undefined;
-  const tracking = await instanceTracking(api, cluster);
+  const settings = await argoCdSettings(api, cluster);
+  const { tracking } = settings;
+  // Argo CD's ignoreDifferences for each object (its Application's, argocd-cm's) and the registry's.
+  const ignoreDifferencesOf = createIgnoreDifferencesResolver(api, cluster, settings);
+  const liveIdentities = new Map<KubeObject, ObjectIdentity>();
   const options: ComparisonOptions = {
     comparison: cluster.kubernetes?.comparison ?? DEFAULT_CLUSTER_COMPARISON,
     fieldManager: cluster.kubernetes?.fieldManager ?? DEFAULT_FIELD_MANAGER,
@@ -237,7 +242,11 @@ async function scanDirect(
       // The live read comes first: a missing object is never dry-run (nothing to compare).
       const live = await api.readLive(request);
       if (!live.found) return directObjectFindings(object, live, findingContext);
-      const comparison = await desiredStateOf(api, request, object, options);
+      const liveIdentity = identityOf(live.object) ?? identity;
+      liveIdentities.set(object, liveIdentity);
+      const ignoreDifferences = await ignoreDifferencesOf(live.object, liveIdentity);
+      const manifest = withApplicationTracking(object, live.object, tracking);
+      const comparison = await desiredStateOf(api, request, manifest, options);
       if ('created' in comparison)
         // Deleted between the read and the dry-run: the server would create it.
         return directObjectFindings(
@@ -245,7 +254,7 @@ async function scanDirect(
           { found: false, reason: 'not-found' },
           { ...findingContext, missingBy: comparison.method },
         );
-      return directObjectFindings(object, live, { ...findingContext, comparison });
+      return directObjectFindings(manifest, live, { ...findingContext, ...ignoreDifferences, comparison });
     } catch (error) {
       if (isServerWide(error)) {
         fatal ??= sourceFailure(builder, error, `reading live objects from ${api.server}`);
@@ -260,7 +269,9 @@ async function scanDirect(
   });
   if (fatal) return { findings: [fatal], scanned: 0, skipped, renderNotes };
   const tracked = results.flatMap((result) => (result?.tracked ? [result.tracked] : []));
-  const extraneous = await extraneousDrafts(api, desired, tracked, { builder, source, tracking });
+  // Objects without a namespace in the render are listed where the cluster put them.
+  const resolved = withResolvedNamespaces(desired, (object) => liveIdentities.get(object));
+  const extraneous = await extraneousDrafts(api, resolved, tracked, { builder, source, tracking });
   return {
     findings: [...results.flatMap((result) => result?.drafts ?? []), ...extraneous],
     tracked,

@@ -1,25 +1,54 @@
 import type { ClusterConfig } from '../registry/model.js';
-import type { KubernetesApi } from './ports.js';
+import { argoCdNamespace, ignoreRulesFromConfigMap, oneLine } from './argocd-ignore-source.js';
+import type { SourcedIgnoreRule } from './ignore-differences.js';
+import { ClusterSourceError, type KubernetesApi } from './ports.js';
 import { type ArgoTracking, registryTracking, trackingFromConfigMap } from './tracking.js';
 
 /** Where an Argo CD install keeps argocd-cm (the namespace its manifests install into). */
 export const ARGOCD_CM = { apiVersion: 'v1', kind: 'ConfigMap', name: 'argocd-cm', namespace: 'argocd' };
 
+/** What direct mode takes from the cluster's Argo CD settings (argocd-cm), read once per scan. */
+export interface ArgoCdSettings {
+  tracking: ArgoTracking;
+  /** argocd-cm's `resource.customizations` ignoreDifferences, for the objects an application tracks. */
+  ignoreRules: SourcedIgnoreRule[];
+  /** Why argocd-cm's rules could not be read or used (403, a rule jq cannot compile); one line. */
+  unread?: string;
+}
+
 /**
- * Direct mode: the tracking method of an Argo CD instance in the cluster, from its argocd-cm when
- * driftwatch may read it, else the registry's `trackingMethod`, else Argo CD 3.x's default
- * (annotation). No Argo CD in the cluster, or no permission to read the ConfigMap, is not a failure
- * of the scan: the objects are then someone else's, named by their applier.
+ * Direct mode: the Argo CD instance's settings from its argocd-cm when driftwatch may read it: the
+ * tracking method (else the registry's `trackingMethod`, else Argo CD 3.x's default, annotation)
+ * and the system-level ignoreDifferences. No Argo CD in the cluster, or no permission to read the
+ * ConfigMap, is not a failure of the scan: the objects are then someone else's, named by their
+ * applier, and compared without Argo CD's rules.
  */
+export async function argoCdSettings(
+  api: Pick<KubernetesApi, 'readLive'>,
+  cluster: ClusterConfig,
+): Promise<ArgoCdSettings> {
+  const fallback = registryTracking(cluster.trackingMethod);
+  const request = { ...ARGOCD_CM, namespace: argoCdNamespace(cluster) };
+  const where = `argocd-cm (namespace ${request.namespace})`;
+  try {
+    const configMap = await api.readLive(request);
+    if (!configMap.found) return { tracking: fallback, ignoreRules: [], unread: `${where} not found` };
+    const { rules, problems } = ignoreRulesFromConfigMap(configMap.object);
+    return {
+      tracking: trackingFromConfigMap(configMap.object, fallback),
+      ignoreRules: rules,
+      ...(problems.length > 0 ? { unread: problems.map(oneLine).join('; ') } : {}),
+    };
+  } catch (error) {
+    const reason = error instanceof ClusterSourceError ? error.reason : String(error);
+    return { tracking: fallback, ignoreRules: [], unread: `${where} could not be read: ${oneLine(reason)}` };
+  }
+}
+
+/** The tracking method alone (see argoCdSettings). */
 export async function instanceTracking(
   api: Pick<KubernetesApi, 'readLive'>,
   cluster: ClusterConfig,
 ): Promise<ArgoTracking> {
-  const fallback = registryTracking(cluster.trackingMethod);
-  try {
-    const configMap = await api.readLive(ARGOCD_CM);
-    return configMap.found ? trackingFromConfigMap(configMap.object, fallback) : fallback;
-  } catch {
-    return fallback;
-  }
+  return (await argoCdSettings(api, cluster)).tracking;
 }

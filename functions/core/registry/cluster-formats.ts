@@ -2,6 +2,7 @@
  * Format checks for the `clusters` part of the registry, worded like formats.ts: each returns the
  * problem as a sentence, or undefined when the value is fine.
  */
+import jq from '@michaelhomer/jqjs';
 import { SECRETS_ELSEWHERE } from './formats.js';
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -70,4 +71,28 @@ export function certificateAuthorityProblem(data: string): string | undefined {
 export function fieldManagerProblem(name: string): string | undefined {
   if (/^[\x21-\x7e]{1,128}$/.test(name)) return undefined;
   return `'${name}' is not a field manager name such as kubectl or argocd-controller (1-128 printable characters, no spaces)`;
+}
+
+/**
+ * A jq path expression as Argo CD evaluates `jqPathExpressions` (`path(<expression>)`): one jq cannot
+ * compile is refused here rather than ignoring nothing at scan time.
+ */
+export function jqPathExpressionProblem(expression: string): string | undefined {
+  try {
+    jq.compile(`path(${expression})`);
+    return undefined;
+  } catch (error) {
+    // jqjs throws its parse errors as strings.
+    const message = error instanceof Error ? error.message : String(error);
+    return `jq cannot compile ${JSON.stringify(expression)}: ${message}`;
+  }
+}
+
+/** An RFC 6901 JSON pointer as Argo CD's `jsonPointers` take it: `/spec/replicas`, `~1` for '/'. */
+export function jsonPointerProblem(pointer: string): string | undefined {
+  if (!pointer.startsWith('/'))
+    return `'${pointer}' is not a JSON pointer: start it with '/', e.g. /spec/replicas`;
+  if (/~(?![01])/.test(pointer))
+    return `'${pointer}' is not a JSON pointer: '~' must be written ~0, and '/' inside a key ~1`;
+  return undefined;
 }

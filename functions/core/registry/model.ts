@@ -359,7 +359,36 @@ export interface KubernetesSource {
   comparison?: ClusterComparison;
   /** The field manager of the dry-run apply: the one the applier uses (default `kubectl`). */
   fieldManager?: string;
+  /**
+   * Differences that are not drift, in Argo CD's `ignoreDifferences` shape: for clusters without
+   * Argo CD, or rules Argo CD's own settings do not hold. Applied with the tracking Application's
+   * and argocd-cm's rules when those can be read.
+   */
+  ignoreDifferences?: IgnoreDifferencesRule[];
+  /** The namespace Argo CD is installed in (argocd-cm, Applications); default `argocd`. */
+  argocdNamespace?: string;
 }
+
+/**
+ * An Argo CD `ignoreDifferences` entry (Application `spec.ignoreDifferences`, argocd-cm
+ * `resource.customizations.ignoreDifferences.*`): the objects it covers (`group` and `kind` may be
+ * globs such as `*`; `group` '' or absent is the core group) and what is not drift in them.
+ */
+export interface IgnoreDifferencesRule {
+  group?: string;
+  kind: string;
+  name?: string;
+  namespace?: string;
+  /** RFC 6901 pointers (`/spec/replicas`, `/metadata/annotations/example.com~1x`). */
+  jsonPointers?: string[];
+  /** jq path expressions (`.spec.template.spec.initContainers[] | select(.name == "istio-init")`). */
+  jqPathExpressions?: string[];
+  /** Fields these managers own in the live object's `metadata.managedFields` (e.g. `kube-controller-manager`). */
+  managedFieldsManagers?: string[];
+}
+
+/** Where Argo CD is installed when the registry does not say (its install manifests' namespace). */
+export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
 
 /** An Argo CD application whose findings go to another owner than the cluster's. */
 export interface ClusterApplication {

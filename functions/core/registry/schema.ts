@@ -12,6 +12,8 @@ import {
   certificateAuthorityProblem,
   eksClusterNameProblem,
   fieldManagerProblem,
+  jqPathExpressionProblem,
+  jsonPointerProblem,
   labelSelectorProblem,
   secretIdProblem,
   tokenEnvNameProblem,
@@ -597,6 +599,31 @@ const eksSchema = strictObject({
   externalId: z.optional(text(externalIdProblem)),
 });
 
+const IGNORE_DIFFERENCES_KEYS = ['jsonPointers', 'jqPathExpressions', 'managedFieldsManagers'] as const;
+
+/** Argo CD's `ignoreDifferences` entry, as an Application's `spec.ignoreDifferences` states it. */
+const ignoreDifferencesSchema = strictObject({
+  // '' is the core group (Service, ConfigMap); group and kind may be globs such as '*'.
+  group: z.optional(z.string()),
+  kind: text(),
+  name: z.optional(text()),
+  namespace: z.optional(text()),
+  jsonPointers: z.optional(z.array(text(jsonPointerProblem))),
+  jqPathExpressions: z.optional(z.array(text(jqPathExpressionProblem))),
+  managedFieldsManagers: z.optional(z.array(text(fieldManagerProblem))),
+}).check(
+  z.check<unknown>(
+    (payload) => {
+      if (!isRecord(payload.value)) return;
+      const value = payload.value;
+      if (IGNORE_DIFFERENCES_KEYS.some((key) => value[key] !== undefined)) return;
+      const message = `says what to ignore with one of ${IGNORE_DIFFERENCES_KEYS.map((key) => `'${key}'`).join(', ')}`;
+      payload.issues.push({ code: 'custom', message, input: payload.value });
+    },
+    { when: () => true },
+  ),
+);
+
 const kubernetesSchema = strictObject({
   context: z.optional(text()),
   eks: z.optional(eksSchema),
@@ -606,6 +633,8 @@ const kubernetesSchema = strictObject({
     z.enum(CLUSTER_COMPARISONS, { error: `expected ${CLUSTER_COMPARISONS.join(' or ')}` }),
   ),
   fieldManager: z.optional(text(fieldManagerProblem)),
+  ignoreDifferences: z.optional(z.array(ignoreDifferencesSchema)),
+  argocdNamespace: z.optional(text()),
 }).check(exactlyOneOf('context', 'eks'));
 
 const clusterSchema = z.pipe(

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extraneousObjects, listTargets } from '../../../../functions/core/gitops/extraneous.js';
+import {
+  extraneousObjects,
+  listTargets,
+  withResolvedNamespaces,
+} from '../../../../functions/core/gitops/extraneous.js';
 import { identityOf, type KubeObject } from '../../../../functions/core/gitops/kube-object.js';
 import { DEFAULT_TRACKING, registryTracking } from '../../../../functions/core/gitops/tracking.js';
 
@@ -66,5 +70,52 @@ describe('extraneous objects', () => {
       'v1 Service shop',
       'networking.k8s.io/v1 Ingress shop',
     ]);
+  });
+});
+
+describe('namespaces of a render that leaves them unset (kubeconfig context default namespace)', () => {
+  const deployment: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } };
+  const config: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' } };
+  const role: KubeObject = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'web' },
+  };
+  const elsewhere: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'web', namespace: 'edge' },
+  };
+
+  it("take the namespace the server put them in: each object's live one, else the one the others were found in; cluster-scoped objects stay without", () => {
+    const live = new Map<KubeObject, ReturnType<typeof identityOf>>([
+      [deployment, { group: 'apps', kind: 'Deployment', name: 'web', namespace: 'team-a' }],
+      [role, { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'web' }],
+    ]);
+    // The ConfigMap is missing (not read live): it would be created in the same default namespace.
+    const resolved = withResolvedNamespaces([deployment, config, role, elsewhere], (object) =>
+      live.get(object),
+    );
+    expect(resolved.map((object) => identityOf(object)!.namespace)).toEqual([
+      'team-a',
+      'team-a',
+      undefined,
+      'edge',
+    ]);
+    const targets = listTargets(resolved).map(
+      (target) => `${target.kind} ${target.namespace ?? '(cluster)'}`,
+    );
+    // Listed in team-a with the default kinds, never cluster-wide for a namespaced kind.
+    expect(targets).toContain('Deployment team-a');
+    expect(targets).toContain('ConfigMap team-a');
+    expect(targets).toContain('Secret team-a');
+    expect(targets).toContain('ClusterRole (cluster)');
+    expect(targets).not.toContain('Deployment (cluster)');
+    // Without the resolution the namespaced Deployment would be listed cluster-wide.
+    expect(listTargets([deployment]).map((target) => target.namespace)).toEqual([undefined]);
+  });
+
+  it('leave an object as rendered when no object shows the default namespace', () => {
+    expect(withResolvedNamespaces([config], () => undefined)).toEqual([config]);
   });
 });

@@ -1,11 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttributeChange } from '../../../../functions/core/findings/model.js';
 import {
   ancestorsOf,
+  changesIgnoringDifferences,
+  parseIgnoreDifferences,
   ruleCovers,
   withoutIgnoredChanges,
   withoutIgnoredFields,
 } from '../../../../functions/core/gitops/ignore-differences.js';
+import type { KubeObject } from '../../../../functions/core/gitops/kube-object.js';
+import { withoutFieldsOwnedBy } from '../../../../functions/core/gitops/managed-fields.js';
+import { parseManifests } from '../../../../functions/core/gitops/manifests.js';
+import { normalizeObject } from '../../../../functions/core/gitops/normalize.js';
+import { diffKubeObjects } from '../../../../functions/core/gitops/object-diff.js';
+import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
 import { activeIgnoreRules } from '../../../../functions/core/terraform/noise.js';
 
 /**
@@ -107,10 +117,194 @@ describe("Argo CD's ignoreDifferences (jsonPointers, jqPathExpressions through j
     ).toThrow(/jqPathExpressions: cannot read/);
   });
 
-  it('a rule covers its kind and group, and its name and namespace when set', () => {
+  it('a rule covers its kind and group (globs, as Argo CD matches them), and its name and namespace when set', () => {
     const rule = { group: 'apps', kind: 'Deployment', namespace: 'shop' };
     expect(ruleCovers(rule, deployment)).toBe(true);
     expect(ruleCovers({ ...rule, name: 'worker' }, deployment)).toBe(false);
     expect(ruleCovers({ kind: 'Deployment' }, deployment)).toBe(false);
+    expect(ruleCovers({ group: '*', kind: '*' }, deployment)).toBe(true);
+    expect(ruleCovers({ group: 'apps', kind: 'Stateful*' }, deployment)).toBe(false);
+    // No group is the core group.
+    expect(ruleCovers({ kind: 'Service' }, { group: '', kind: 'Service', name: 'web' })).toBe(true);
+  });
+});
+
+/**
+ * The recorded shapes of test/fixtures/kubernetes/ignore-differences (README): a live Deployment
+ * whose managedFields name argocd-controller (Apply), a config-reloader, a vpa-updater, a
+ * kubectl-label, a kubectl-edit and a kubectl-set (Update), and kube-controller-manager (status).
+ */
+const FIXTURES = join(import.meta.dirname, '../../../fixtures/kubernetes/ignore-differences');
+const recorded = JSON.parse(readFileSync(join(FIXTURES, 'cluster.json'), 'utf8')) as { live: KubeObject[] };
+const liveApi = recorded.live[0]!;
+const gitApi = parseManifests(readFileSync(join(FIXTURES, 'rendered.yaml'), 'utf8'))[0]!;
+const hashSensitive = createSensitiveHasher('ignore-differences-unit-01');
+const declaredDiff = (sides: { desired: KubeObject; live: KubeObject }) =>
+  diffKubeObjects(normalizeObject(sides.desired), normalizeObject(sides.live), {
+    mode: 'declared',
+    hashSensitive,
+  });
+
+describe('managedFieldsManagers: fields the named managers own where Git and live differ', () => {
+  it('removes the vpa-updater-owned cpu request (a list-map element by its name key) from both sides; the memory request it does not own stays', () => {
+    const { desired, live } = withoutFieldsOwnedBy({ desired: gitApi, live: liveApi }, ['vpa-updater']);
+    const requestsOf = (object: KubeObject) =>
+      (object as { spec: { template: { spec: { containers: Array<{ resources: { requests: object } }> } } } })
+        .spec.template.spec.containers[0]!.resources.requests;
+    expect(requestsOf(desired)).toEqual({ memory: '256Mi' });
+    expect(requestsOf(live)).toEqual({ memory: '256Mi' });
+    // The inputs are copies: the next rule sees the objects as they were.
+    expect(requestsOf(liveApi)).toEqual({ cpu: '400m', memory: '256Mi' });
+  });
+
+  it("removes a custom operator's annotation where it differs from Git; fields it owns with Git's value, or that only one side has, stay", () => {
+    const { desired, live } = withoutFieldsOwnedBy({ desired: gitApi, live: liveApi }, [
+      'config-reloader',
+      'kube-controller-manager',
+    ]);
+    expect((desired.metadata as { annotations: object }).annotations).toEqual({});
+    expect((live.metadata as { annotations: Record<string, string> }).annotations).not.toHaveProperty(
+      'example.com/config-hash',
+    );
+    // kube-controller-manager owns status only, which Git does not set: not "modified", kept.
+    expect(live.status).toEqual(liveApi.status);
+    // argocd-controller owns the selector and the memory request, equal on both sides: they stay
+    // (its replicas and image differ from Git's, so those go).
+    const applier = withoutFieldsOwnedBy({ desired: gitApi, live: liveApi }, ['argocd-controller']);
+    const spec = applier.desired.spec as {
+      replicas?: number;
+      selector: object;
+      template: { spec: { containers: Array<{ image?: string; resources: { requests: object } }> } };
+    };
+    expect(spec.selector).toEqual({ matchLabels: { app: 'api' } });
+    expect(spec.template.spec.containers[0]!.resources.requests).toEqual({ memory: '256Mi' });
+    expect(spec).not.toHaveProperty('replicas');
+    expect(spec.template.spec.containers[0]).not.toHaveProperty('image');
+  });
+
+  it('an HPA (kube-controller-manager through the scale subresource) owning spec.replicas: the replica count is not drift', () => {
+    const scaled: KubeObject = {
+      ...liveApi,
+      metadata: {
+        ...(liveApi.metadata as object),
+        managedFields: [
+          {
+            manager: 'kube-controller-manager',
+            operation: 'Update',
+            subresource: 'scale',
+            apiVersion: 'apps/v1',
+            time: '2026-12-01T10:00:00Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+          },
+        ],
+      },
+    };
+    const { desired, live } = withoutFieldsOwnedBy({ desired: gitApi, live: scaled }, [
+      'kube-controller-manager',
+    ]);
+    expect(desired.spec).not.toHaveProperty('replicas');
+    expect(live.spec).not.toHaveProperty('replicas');
+  });
+});
+
+describe('changes hidden by ignoreDifferences, and which rule hid each', () => {
+  it('normalises both sides and attributes each hidden change to its rule; the image stays', () => {
+    const { kept, ignored } = changesIgnoringDifferences(
+      { desired: gitApi, live: liveApi },
+      [
+        {
+          source: 'Application argocd/shop ignoreDifferences',
+          group: 'apps',
+          kind: 'Deployment',
+          jsonPointers: ['/spec/replicas'],
+        },
+        {
+          source: 'argocd-cm resource.customizations.ignoreDifferences.all',
+          kind: '*',
+          group: '*',
+          managedFieldsManagers: ['vpa-updater'],
+        },
+      ],
+      declaredDiff,
+    );
+    expect(ignored).toEqual([
+      {
+        path: 'spec.replicas',
+        reason: 'Application argocd/shop ignoreDifferences: jsonPointers /spec/replicas',
+      },
+      {
+        path: 'spec.template.spec.containers[0].resources.requests.cpu',
+        reason: 'argocd-cm resource.customizations.ignoreDifferences.all: managedFieldsManagers vpa-updater',
+      },
+    ]);
+    expect(kept.map((change) => change.path)).toContain('spec.template.spec.containers[0].image');
+    expect(kept.map((change) => change.path)).not.toContain('spec.replicas');
+  });
+
+  it('an element removed by jq renumbers the ones after it: the change that moved is kept, the removed one is listed', () => {
+    const side = (inject: string, migrate: string): KubeObject => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'api' },
+      spec: {
+        template: {
+          spec: {
+            initContainers: [
+              { name: 'injected-init-container', image: inject },
+              { name: 'migrate', image: migrate },
+            ],
+          },
+        },
+      },
+    });
+    const { kept, ignored } = changesIgnoringDifferences(
+      { desired: side('busybox:1.36', 'api:1.4.2'), live: side('mesh/init:2.1.0', 'api:1.4.1') },
+      [
+        {
+          source: 'Application argocd/shop ignoreDifferences',
+          group: 'apps',
+          kind: 'Deployment',
+          jqPathExpressions: [
+            '.spec.template.spec.initContainers[] | select(.name == "injected-init-container")',
+          ],
+        },
+      ],
+      declaredDiff,
+    );
+    expect(kept).toEqual([
+      {
+        path: 'spec.template.spec.initContainers[0].image',
+        before: 'api:1.4.2',
+        after: 'api:1.4.1',
+        sensitive: false,
+      },
+    ]);
+    expect(ignored).toEqual([
+      {
+        path: 'spec.template.spec.initContainers[0].image',
+        reason:
+          'Application argocd/shop ignoreDifferences: jqPathExpressions .spec.template.spec.initContainers[] | select(.name == "injected-init-container")',
+      },
+    ]);
+  });
+
+  it("reads an Application's entries leniently: one without kind or with a jq expression that does not compile is left out and named", () => {
+    const { rules, problems } = parseIgnoreDifferences(
+      [
+        { group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] },
+        { group: 'apps', jsonPointers: ['/spec/replicas'] },
+        { kind: 'Deployment', group: 'apps', jqPathExpressions: ['.spec[[[', '.spec.paused'] },
+      ],
+      'Application argocd/shop ignoreDifferences',
+    );
+    expect(rules.map((rule) => [rule.kind, rule.jsonPointers, rule.jqPathExpressions])).toEqual([
+      ['Deployment', ['/spec/replicas'], []],
+      ['Deployment', [], ['.spec.paused']],
+    ]);
+    expect(problems).toEqual([
+      'Application argocd/shop ignoreDifferences: an entry has no kind',
+      expect.stringContaining('Application argocd/shop ignoreDifferences: jq cannot compile ".spec[[["'),
+    ]);
   });
 });
