@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKubernetesReader, kubeConfigForEks } from '../../functions/adapters/kubernetes-client.js';
@@ -14,7 +14,9 @@ import {
   type FakeKubernetes,
   type RecordedResponse,
   startFakeKubernetes,
+  writeKubeconfig,
 } from '../helpers/fake-kubernetes.js';
+import { runCli, TEST_REGISTRY_OWNERS, useTempDir } from '../helpers/integration.js';
 import { registryOfCluster } from '../helpers/registry.js';
 
 /**
@@ -271,5 +273,89 @@ describe('extraneous objects of a render without namespaces (kubeconfig default 
       '/api/v1/namespaces/default/services',
       '/apis/apps/v1/namespaces/default/deployments',
     ]);
+  });
+});
+
+describe("cluster-diff with the registry's ignoreDifferences (driftwatch.yaml, a kustomize render)", () => {
+  const temp = useTempDir('driftwatch-ignore-differences-');
+
+  function registry(ignoreRows: string[]): string {
+    // The render next to the registry: kubectl kustomize renders the fixture as Git holds it.
+    const manifests = join(temp.path, 'manifests');
+    mkdirSync(manifests, { recursive: true });
+    writeFileSync(join(manifests, 'rendered.yaml'), rendered);
+    writeFileSync(join(manifests, 'kustomization.yaml'), 'resources: [rendered.yaml]\n');
+    const path = join(temp.path, `driftwatch-${ignoreRows.length}.yaml`);
+    writeFileSync(
+      path,
+      [
+        ...TEST_REGISTRY_OWNERS,
+        'clusters:',
+        '  - id: shop-prod',
+        '    owner: platform',
+        '    environment: prod',
+        '    kubernetes:',
+        '      context: shop',
+        '      comparison: declared',
+        '      fieldManager: argocd-controller',
+        '      manifests: { kustomize: manifests }',
+        ...ignoreRows,
+        '',
+      ].join('\n'),
+    );
+    return path;
+  }
+
+  async function clusterDiff(registryPath: string) {
+    kube = await startFakeKubernetes({
+      objects: [...recorded.live, recorded.application, recorded.argocdCm],
+      authorize: (header) => header === `Bearer ${TOKEN}`,
+    });
+    const kubeconfig = writeKubeconfig(join(temp.path, 'kubeconfig'), kube.server, TOKEN, 'shop');
+    return runCli(
+      [
+        'cluster-diff',
+        '--registry',
+        registryPath,
+        '--cluster',
+        'shop-prod',
+        '--store',
+        join(temp.path, 'store'),
+        '--format',
+        'json',
+      ],
+      { env: { KUBECONFIG: kubeconfig, DRIFTWATCH_HASH_SALT: 'ignore-differences-salt-01' } },
+    );
+  }
+
+  it('hides the ConfigMap changes the registry rule covers, as the scan reads it from driftwatch.yaml', async () => {
+    const run = await clusterDiff(
+      registry([
+        '      ignoreDifferences:',
+        '        - { group: "", kind: ConfigMap, name: api-flags, jsonPointers: [/data/feature.beta, /data/legacy.endpoint] }',
+      ]),
+    );
+    expect(run.code, run.stderr).toBe(2);
+    const findings = JSON.parse(run.stdout) as FindingDraft[];
+    expect(verdicts(findings)).toEqual(['cluster.drift Deployment/shop/api']);
+    expect(driftOf(findings, 'api').drift!.changes.map((change) => change.path)).toEqual([IMAGE]);
+    expect(kube!.writes).toEqual([]);
+  });
+
+  it('a jq expression that does not compile is a registry error naming the field and its line; nothing is scanned', async () => {
+    const run = await clusterDiff(
+      registry([
+        '      ignoreDifferences:',
+        '        - kind: Deployment',
+        '          group: apps',
+        "          jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == ']",
+      ]),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('clusters[0].kubernetes.ignoreDifferences[0].jqPathExpressions[0]');
+    // Line 19 of the registry: the expression's own line.
+    expect(run.stderr).toMatch(/driftwatch-4\.yaml:19:\d+ clusters\[0\]/);
+    expect(run.stderr).toContain('jq cannot compile');
+    expect(kube!.requests).toEqual([]);
   });
 });
