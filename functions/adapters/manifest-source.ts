@@ -7,6 +7,9 @@ import {
   type HelmCapabilities,
   helmTemplateCommand,
   kustomizeCommand,
+  kustomizePassesCapabilities,
+  kustomizeVersionCommand,
+  kustomizeVersionOf,
   type RenderCommand,
   renderFailureReason,
 } from '../core/gitops/render.js';
@@ -51,8 +54,17 @@ export function createManifestReader(options: ManifestSourceOptions) {
   ): Promise<RenderedManifests> => {
     if ('kustomize' in source) {
       const dir = resolve(options.registryDir, source.kustomize);
-      const render = kustomizeCommand(dir, source.enableHelm ?? false, withKubectl(tools, options));
-      return { text: await run(render, tools, options), source: `kustomize ${source.kustomize}` };
+      const enableHelm = source.enableHelm ?? false;
+      const kustomizeTools = withKubectl(tools, options);
+      const { capabilities, notes } = enableHelm
+        ? await kustomizeCapabilitiesOf(target, kustomizeTools, options)
+        : { capabilities: {}, notes: [] };
+      const render = kustomizeCommand(dir, enableHelm, kustomizeTools, capabilities);
+      return {
+        text: await run(render, tools, options),
+        source: `kustomize ${source.kustomize}`,
+        ...(notes.length > 0 ? { notes } : {}),
+      };
     }
     if ('helm' in source) {
       const chart = source.helm;
@@ -110,25 +122,75 @@ export function inReleaseNamespace(text: string, namespace: string): string {
  */
 async function capabilitiesOf(
   target: RenderTarget | undefined,
+  render: { subject: string; kubeVersionFlag: string; apiVersionsFlag: string } = HELM_FLAGS,
 ): Promise<{ capabilities: HelmCapabilities; notes: string[] }> {
   if (target === undefined) return { capabilities: {}, notes: [] };
+  const { subject, kubeVersionFlag, apiVersionsFlag } = render;
   try {
     const { kubeVersion, apiVersions, unavailable } = await target.capabilities();
     const notes: string[] = [];
     if (kubeVersion === undefined)
-      notes.push('GET /version gave no gitVersion: helm template ran without --kube-version');
+      notes.push(`GET /version gave no gitVersion: ${subject} ran without ${kubeVersionFlag}`);
     if (unavailable.length > 0)
-      notes.push(`--api-versions leave out group versions whose discovery failed: ${unavailable.join('; ')}`);
+      notes.push(
+        `${apiVersionsFlag} leave out group versions whose discovery failed: ${unavailable.join('; ')}`,
+      );
     return { capabilities: { ...(kubeVersion === undefined ? {} : { kubeVersion }), apiVersions }, notes };
   } catch (error) {
     const reason = error instanceof ClusterSourceError ? error.reason : (error as Error).message;
     return {
       capabilities: {},
       notes: [
-        `helm template ran without --kube-version/--api-versions (.Capabilities are Helm's defaults, not the cluster's): discovery failed: ${reason}`,
+        `${subject} ran without ${kubeVersionFlag}/${apiVersionsFlag} (.Capabilities are Helm's defaults, not the cluster's): discovery failed: ${reason}`,
       ],
     };
   }
+}
+
+const HELM_FLAGS = {
+  subject: 'helm template',
+  kubeVersionFlag: '--kube-version',
+  apiVersionsFlag: '--api-versions',
+};
+const KUSTOMIZE_FLAGS = {
+  subject: "kustomize's helmCharts",
+  kubeVersionFlag: '--helm-kube-version',
+  apiVersionsFlag: '--helm-api-versions',
+};
+
+/**
+ * The cluster's capabilities for a kustomization's `helmCharts`, passed as Argo CD passes them:
+ * only to kustomize v5.3.0 and later (older ones have no such flags, and Argo CD passes nothing to
+ * them either), so the kustomize that renders is asked its version first.
+ */
+async function kustomizeCapabilitiesOf(
+  target: RenderTarget | undefined,
+  tools: RenderTools,
+  options: ManifestSourceOptions,
+): Promise<{ capabilities: HelmCapabilities; notes: string[] }> {
+  if (target === undefined) return { capabilities: {}, notes: [] };
+  const versionCommand = kustomizeVersionCommand(tools);
+  let version: string | undefined;
+  try {
+    version = kustomizeVersionOf(await run(versionCommand, tools, options));
+  } catch (error) {
+    const reason = error instanceof ClusterSourceError ? error.reason : (error as Error).message;
+    return {
+      capabilities: {},
+      notes: [
+        `kustomize's helmCharts ran without the cluster's capabilities: cannot tell kustomize's version: ${reason}`,
+      ],
+    };
+  }
+  if (version === undefined)
+    return {
+      capabilities: {},
+      notes: [
+        `kustomize's helmCharts ran without the cluster's capabilities: ${versionCommand.command} ${versionCommand.args.join(' ')} printed no kustomize version`,
+      ],
+    };
+  if (!kustomizePassesCapabilities(version)) return { capabilities: {}, notes: [] };
+  return capabilitiesOf(target, KUSTOMIZE_FLAGS);
 }
 
 function withKubectl(tools: RenderTools, options: ManifestSourceOptions): RenderTools {

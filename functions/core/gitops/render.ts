@@ -11,13 +11,63 @@ export interface RenderCommand {
 /**
  * A kustomize overlay as Argo CD renders it (`kustomize build`): with kubectl's embedded kustomize
  * (`kubectl kustomize <dir>`) unless a standalone `kustomize` is configured. `enableHelm` inflates
- * the kustomization's `helmCharts` with `helm template`, which both need told which helm to run.
+ * the kustomization's `helmCharts` with `helm template`, which both need told which helm to run,
+ * and, as Argo CD does for kustomize 5.3 and later, the cluster's capabilities
+ * (`--helm-kube-version`, `--helm-api-versions` once each; see kustomizePassesCapabilities).
  */
-export function kustomizeCommand(dir: string, enableHelm: boolean, tools: RenderTools = {}): RenderCommand {
+export function kustomizeCommand(
+  dir: string,
+  enableHelm: boolean,
+  tools: RenderTools = {},
+  capabilities: HelmCapabilities = {},
+): RenderCommand {
   const helmFlags = enableHelm ? ['--enable-helm', '--helm-command', tools.helm ?? 'helm'] : [];
+  if (enableHelm && capabilities.kubeVersion !== undefined)
+    helmFlags.push('--helm-kube-version', capabilities.kubeVersion);
+  if (enableHelm)
+    for (const apiVersion of capabilities.apiVersions ?? [])
+      helmFlags.push('--helm-api-versions', apiVersion);
   if (tools.kustomize !== undefined)
     return { command: tools.kustomize, args: ['build', dir, ...helmFlags], tool: 'kustomize' };
   return { command: tools.kubectl ?? 'kubectl', args: ['kustomize', dir, ...helmFlags], tool: 'kubectl' };
+}
+
+/** How the kustomize that renders tells its version: `kubectl version --client -o json`, or `kustomize version`. */
+export function kustomizeVersionCommand(tools: RenderTools = {}): RenderCommand {
+  if (tools.kustomize !== undefined)
+    return { command: tools.kustomize, args: ['version'], tool: 'kustomize' };
+  return {
+    command: tools.kubectl ?? 'kubectl',
+    args: ['version', '--client', '-o', 'json'],
+    tool: 'kubectl',
+  };
+}
+
+/**
+ * The kustomize version in what kustomizeVersionCommand printed: kubectl's `kustomizeVersion`
+ * (`"v5.5.0"`), kustomize 5's `v5.5.0`, or kustomize 4's `{Version:kustomize/v4.5.7 GitCommit:…}`.
+ */
+export function kustomizeVersionOf(output: string): string | undefined {
+  let text = output;
+  if (output.trimStart().startsWith('{"') || output.trimStart().startsWith('{\n')) {
+    // kubectl's JSON: only its kustomizeVersion counts (its clientVersion is kubectl's own).
+    try {
+      const version = (JSON.parse(output) as { kustomizeVersion?: unknown } | null)?.kustomizeVersion;
+      text = typeof version === 'string' ? version : '';
+    } catch {
+      text = '';
+    }
+  }
+  return /v\d+\.\d+\.\d+/.exec(text)?.[0];
+}
+
+/**
+ * Argo CD passes the cluster's capabilities to kustomize only from kustomize v5.3.0, the first with
+ * `--helm-kube-version`/`--helm-api-versions`; an older kustomize would refuse the flags.
+ */
+export function kustomizePassesCapabilities(version: string): boolean {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  return major > 5 || (major === 5 && minor >= 3);
 }
 
 /**

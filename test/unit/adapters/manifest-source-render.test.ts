@@ -75,8 +75,45 @@ describe('helmCharts in a kustomization: the real kubectl kustomize --enable-hel
         reason: 'Helm hook (helm.sh/hook: test)',
       },
     ]);
-    // kustomize's helmCharts are the user's: driftwatch adds no --kube-version/--api-versions there.
+    // Without a cluster to ask (no direct-mode scan), Helm's defaults: no PodDisruptionBudget kind.
     expect(rendered.notes).toBeUndefined();
+  });
+
+  it('a direct-mode scan passes the cluster’s capabilities as Argo CD does (--helm-kube-version, --helm-api-versions)', async () => {
+    // kubectl 1.32 embeds Kustomize v5.5.0, which has the flags (Argo CD passes them from v5.3.0).
+    const rendered = await reader(
+      { kustomize: 'kustomize-helm', enableHelm: true },
+      { helm },
+      {
+        capabilities: async () => ({
+          kubeVersion: 'v1.29.8-eks-a737599',
+          apiVersions: ['policy/v1', 'policy/v1/PodDisruptionBudget'],
+          unavailable: [],
+        }),
+      },
+    );
+    expect(names(parseRender(rendered.text).objects).sort()).toEqual([
+      'Deployment/shop',
+      'PodDisruptionBudget/shop',
+      'ServiceAccount/shop',
+    ]);
+    expect(rendered.notes).toBeUndefined();
+  });
+
+  it('discovery that fails leaves the helmCharts with Helm’s defaults, and a note says why', async () => {
+    const rendered = await reader(
+      { kustomize: 'kustomize-helm', enableHelm: true },
+      { helm },
+      {
+        capabilities: async () => {
+          throw new ClusterSourceError('unreachable', 'cannot reach 10.0.0.1:443 (ECONNREFUSED)');
+        },
+      },
+    );
+    expect(names(parseRender(rendered.text).objects)).toEqual(['ServiceAccount/shop', 'Deployment/shop']);
+    expect(rendered.notes).toEqual([
+      "kustomize's helmCharts ran without --helm-kube-version/--helm-api-versions (.Capabilities are Helm's defaults, not the cluster's): discovery failed: cannot reach 10.0.0.1:443 (ECONNREFUSED)",
+    ]);
   });
 
   it('without enableHelm, kustomize refuses the helmCharts and the render fails (no helm is run)', async () => {

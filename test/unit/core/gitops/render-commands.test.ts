@@ -4,6 +4,9 @@ import {
   helmTemplateCommand,
   kubeVersionOf,
   kustomizeCommand,
+  kustomizePassesCapabilities,
+  kustomizeVersionCommand,
+  kustomizeVersionOf,
   renderFailureReason,
 } from '../../../../functions/core/gitops/render.js';
 
@@ -30,6 +33,52 @@ describe('render command lines (issue 14 §3)', () => {
       '--enable-helm',
       '--helm-command',
       'helm',
+    ]);
+  });
+
+  it('the cluster’s capabilities go to kustomize’s helm flags, only with enableHelm (as Argo CD passes them)', () => {
+    const capabilities = {
+      kubeVersion: 'v1.29.8',
+      apiVersions: ['policy/v1', 'policy/v1/PodDisruptionBudget'],
+    };
+    expect(kustomizeCommand('/o', true, { helm: '/opt/helm' }, capabilities).args).toEqual([
+      'kustomize',
+      '/o',
+      '--enable-helm',
+      '--helm-command',
+      '/opt/helm',
+      '--helm-kube-version',
+      'v1.29.8',
+      '--helm-api-versions',
+      'policy/v1',
+      '--helm-api-versions',
+      'policy/v1/PodDisruptionBudget',
+    ]);
+    expect(kustomizeCommand('/o', false, {}, capabilities).args).toEqual(['kustomize', '/o']);
+  });
+
+  it('kustomize’s version: asked of kubectl or the standalone kustomize; flags from v5.3.0 as in Argo CD', () => {
+    expect(kustomizeVersionCommand({}).args).toEqual(['version', '--client', '-o', 'json']);
+    expect(kustomizeVersionCommand({ kustomize: '/k' })).toEqual({
+      command: '/k',
+      args: ['version'],
+      tool: 'kustomize',
+    });
+    // `kubectl version --client -o json` (kubectl 1.32), kustomize 5 and kustomize 4 output.
+    expect(kustomizeVersionOf('{"clientVersion":{"gitVersion":"v1.32.4"},"kustomizeVersion":"v5.5.0"}')).toBe(
+      'v5.5.0',
+    );
+    expect(kustomizeVersionOf('v5.4.3\n')).toBe('v5.4.3');
+    expect(
+      kustomizeVersionOf('{Version:kustomize/v4.5.7 GitCommit:56d82a8 BuildDate:2022-08-02T16:35:54Z}'),
+    ).toBe('v4.5.7');
+    expect(kustomizeVersionOf('{"clientVersion":{"gitVersion":"v1.32.4"}}')).toBeUndefined();
+    expect(['v5.2.1', 'v5.3.0', 'v5.5.0', 'v4.5.7', 'v6.0.0'].map(kustomizePassesCapabilities)).toEqual([
+      false,
+      true,
+      true,
+      false,
+      true,
     ]);
   });
 
