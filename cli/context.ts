@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
+import { withHttpTimeouts } from '../functions/adapters/aws-http-timeouts.js';
 import { openStoreAt, parseStoreLocation } from '../functions/adapters/object-store/location.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
 import type { Registry } from '../functions/core/registry/model.js';
@@ -37,7 +38,10 @@ export function openObjectStore(
   const parsed = parseStoreLocation(chosen);
   if (!parsed) throw new UsageError(`--store takes s3://bucket, not ${chosen}`);
   if ('dir' in parsed && options.mustExist) assertStoreDirectory(parsed.dir, location !== undefined);
-  return openStoreAt('dir' in parsed ? { dir: resolve(parsed.dir) } : parsed, () => new S3Client({}));
+  return openStoreAt(
+    'dir' in parsed ? { dir: resolve(parsed.dir) } : parsed,
+    () => new S3Client(withHttpTimeouts()),
+  );
 }
 
 /**

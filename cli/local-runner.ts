@@ -1,4 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { withHttpTimeouts } from '../functions/adapters/aws-http-timeouts.js';
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
 import type { Logger } from '../functions/adapters/logger.js';
 import { reportLinkerAt } from '../functions/adapters/report-links.js';
@@ -242,7 +243,7 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
         ? await reportUrlsOf(
             scanId,
             owners,
-            reportLinkerAt(options.store.location, () => new S3Client({})),
+            reportLinkerAt(options.store.location, () => new S3Client(withHttpTimeouts())),
           )
         : {};
       const input = digestInput(registry, { scanId, now: now() }, findings, { reportUrls });

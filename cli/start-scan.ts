@@ -1,4 +1,5 @@
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { withHttpTimeouts } from '../functions/adapters/aws-http-timeouts.js';
 import { SAFE_ID } from '../functions/core/registry/model.js';
 import { RESCAN_PREFIX, type ScanFilter } from '../functions/core/scan/runner-plan.js';
 import { CliError } from './context.js';
@@ -57,7 +58,7 @@ export async function startRescan(options: {
   // Execution names are unique per state machine for 90 days: the time makes a repeat possible. The
   // name is also the scan id, whose prefix keeps the health check from taking it for a night.
   const name = `${RESCAN_PREFIX}${what}-${now.toISOString().replace(/[-:.]/g, '')}`.slice(0, 80);
-  const client = options.client ?? new SFNClient({});
+  const client = options.client ?? new SFNClient(withHttpTimeouts());
   try {
     const started = await client.send(
       new StartExecutionCommand({

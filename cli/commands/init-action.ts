@@ -1,6 +1,7 @@
 import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
+import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { bucketRegion, listStateBucketKeys } from '../../functions/adapters/backend/state-listing.js';
 import { readBackendBlock } from '../../functions/adapters/terraform/backend-block.js';
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
@@ -60,8 +61,11 @@ export async function initAction(run: (code: number) => void, options: InitOptio
 async function fromBucket(bucket: string, options: InitOptions): Promise<StarterInput> {
   const prefix = options.prefix ?? '';
   // The SDK's own settings (AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL): no endpoint flags.
-  const configured = options.region ?? (await new S3Client({}).config.region().catch(() => undefined));
-  const s3 = new S3Client({ region: configured ?? 'us-east-1', followRegionRedirects: true });
+  const configured =
+    options.region ?? (await new S3Client(withHttpTimeouts()).config.region().catch(() => undefined));
+  const s3 = new S3Client(
+    withHttpTimeouts({ region: configured ?? 'us-east-1', followRegionRedirects: true }),
+  );
   let keys: string[];
   try {
     keys = await listStateBucketKeys(s3, bucket, prefix);

@@ -1,4 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { CliError, loadRegistryFile } from '../context.js';
 import { describeTarget, mirrorProviders } from '../providers-mirror.js';
 import { DEFAULT_MIRROR_PLATFORMS, type MirrorCommandOptions } from './providers.js';
@@ -18,7 +19,7 @@ export async function providersMirrorAction(
     to: options.to,
     platforms: options.platform ?? DEFAULT_MIRROR_PLATFORMS,
     workspaces: options.workspace,
-    s3: () => new S3Client({}),
+    s3: () => new S3Client(withHttpTimeouts()),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stderr.write(

@@ -1,4 +1,5 @@
 import { SNSClient } from '@aws-sdk/client-sns';
+import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
@@ -30,7 +31,9 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
       logger,
       workspaces: options.workspace,
       concurrency: options.concurrency,
-      publisher: topic ? createSnsPublisher(new SNSClient({}), { topicArn: topic }) : undefined,
+      publisher: topic
+        ? createSnsPublisher(new SNSClient(withHttpTimeouts()), { topicArn: topic })
+        : undefined,
       progress: display?.event,
     });
   } finally {

@@ -6,6 +6,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import type { ChatbotNotification } from '../../functions/core/notify/digest.js';
 import type { DigestDocument } from '../../functions/core/notify/digest-document.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
@@ -34,8 +35,8 @@ export function inboxFilterPolicy(owner: string, audience: 'people' | 'machines'
  * nothing to e-mail subscriptions.
  */
 export async function createOwnerInboxes(owners: readonly string[], topicName = 'driftwatch') {
-  const sns = new SNSClient({});
-  const sqs = new SQSClient({});
+  const sns = new SNSClient(withHttpTimeouts());
+  const sqs = new SQSClient(withHttpTimeouts());
   const topicArn = (await sns.send(new CreateTopicCommand({ Name: topicName }))).TopicArn!;
   const queues = new Map<string, string>();
   const subscribe = async (name: string, filterPolicy: Record<string, string[]>) => {

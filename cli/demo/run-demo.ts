@@ -10,6 +10,7 @@ import { PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
 import { createSnsPublisher, deliveredBodies } from '../../functions/adapters/sns-publisher.js';
@@ -89,7 +90,7 @@ export async function runDemo(options: {
     const loaded = loadRegistryFile(`${ESTATE_DIR}driftwatch.yaml`);
     const { workspaces } = loaded.registry;
     const region = workspaces[0]!.backend.region;
-    const s3 = new S3Client({});
+    const s3 = new S3Client(withHttpTimeouts());
     const stateBucket = workspaces[0]!.backend.bucket;
     await createStateBucket(s3, stateBucket, region);
     // Everything a careful platform team sets on a state bucket, but the TLS-only policy: moto cannot
@@ -138,7 +139,7 @@ export async function runDemo(options: {
       hashSensitive: resolveHasher(),
       logger: createLogger({ format: 'text', write: (line) => print(`    ${line}`) }),
       concurrency: 3,
-      publisher: createSnsPublisher(new SNSClient({}), { topicArn: inboxes.topicArn }),
+      publisher: createSnsPublisher(new SNSClient(withHttpTimeouts()), { topicArn: inboxes.topicArn }),
     });
 
     step(`Findings (${elapsed()})`);
@@ -217,10 +218,10 @@ export function demoWentAsPlanned(findings: readonly Finding[]): boolean {
 }
 
 async function makeOutOfBandChanges(): Promise<void> {
-  const s3 = new S3Client({});
-  const ec2 = new EC2Client({});
-  const ssm = new SSMClient({});
-  const sqs = new SQSClient({});
+  const s3 = new S3Client(withHttpTimeouts());
+  const ec2 = new EC2Client(withHttpTimeouts());
+  const ssm = new SSMClient(withHttpTimeouts());
+  const sqs = new SQSClient(withHttpTimeouts());
   await s3.send(
     new PutBucketTaggingCommand({
       Bucket: 'payments-ledger-prod',

@@ -3,12 +3,13 @@ import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk
 import type { WorkspaceConfig } from '../core/registry/model.js';
 import { stateObjectKey } from '../core/registry/state-key.js';
 import type { IdentityCheck, StateVersion, WorkspaceCredentials } from '../core/scan/ports.js';
+import { withHttpTimeouts } from './aws-http-timeouts.js';
 
 let sharedSts: STSClient | undefined;
 
 /** The scanner's own STS client: one per process (a warm Lambda keeps its connections). */
 function scannerSts(): STSClient {
-  sharedSts ??= new STSClient({});
+  sharedSts ??= new STSClient(withHttpTimeouts());
   return sharedSts;
 }
 
@@ -34,7 +35,7 @@ export function createAwsWorkspaceAccess(options: { scanId: string; defaultSts?:
     const cacheKey = `${kind}|${region}|${credentials?.accessKeyId ?? 'default'}`;
     let cached = clients.get(cacheKey);
     if (!cached) {
-      const config = { region, ...(credentials ? { credentials } : {}) };
+      const config = withHttpTimeouts({ region, ...(credentials ? { credentials } : {}) });
       cached = kind === 's3' ? new S3Client(config) : new STSClient(config);
       clients.set(cacheKey, cached);
     }

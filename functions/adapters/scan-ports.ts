@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SensitiveHasher } from '../core/redaction/secrets.js';
 import type { ScanPorts } from '../core/scan/ports.js';
+import { withHttpTimeouts } from './aws-http-timeouts.js';
 import { createAwsWorkspaceAccess } from './aws-workspace.js';
 import { createBundleDownloader } from './s3-bundle.js';
 import { createSecretValueResolver } from './secret-reference.js';
@@ -22,10 +23,10 @@ export function createScanPorts(options: {
   const runner = createTerraformRunner({
     hashSensitive: options.hashSensitive,
     registryDir: options.registryDir,
-    downloadBundle: createBundleDownloader(options.s3 ?? new S3Client({})),
+    downloadBundle: createBundleDownloader(options.s3 ?? new S3Client(withHttpTimeouts())),
     // Sensitive variables: Secrets Manager by name or ARN, or (locally) an environment variable.
     resolveSecret: createSecretValueResolver({
-      secretsManager: () => (secretsManager ??= new SecretsManagerClient({})),
+      secretsManager: () => (secretsManager ??= new SecretsManagerClient(withHttpTimeouts())),
     }),
     ...options.runner,
   });

@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
@@ -18,11 +19,13 @@ import { logErrors, validateEvent } from './middleware.js';
 export const checkHealthEvent = z.object({ registry: scanEventShape.registry });
 export type CheckHealthEvent = z.infer<typeof checkHealthEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const objects = findingsObjectStore(s3);
 // Read-only: this role writes only notifications/ (RecordFindings quarantines corrupt history).
 const store = createFindingsStore(objects, { readOnly: true });
-const publisher = createSnsPublisher(new SNSClient({}), { topicArn: requireEnv('TOPIC_ARN') });
+const publisher = createSnsPublisher(new SNSClient(withHttpTimeouts()), {
+  topicArn: requireEnv('TOPIC_ARN'),
+});
 const logger = handlerLogger('check-health');
 
 /**

@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { createLogger, type Logger, logLevelFrom } from '../adapters/logger.js';
 import { openStoreAt } from '../adapters/object-store/location.js';
 import { createFindingsStore, type FindingsStore } from '../core/findings/findings-store.js';
@@ -58,6 +59,8 @@ export async function hashSaltFromEnv(
 }
 
 async function readSecretString(secretId: string): Promise<string | undefined> {
-  const response = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }));
+  const response = await new SecretsManagerClient(withHttpTimeouts()).send(
+    new GetSecretValueCommand({ SecretId: secretId }),
+  );
   return response.SecretString;
 }

@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { freshScanId } from '../adapters/scan-id.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
@@ -40,7 +41,7 @@ export const loadRegistryEvent = z.object({
 });
 export type LoadRegistryEvent = z.infer<typeof loadRegistryEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const objects = findingsObjectStore(s3);
 // Reads only: a corrupt current document is RecordFindings' to quarantine and report.
 const findings = createFindingsStore(objects, { readOnly: true });

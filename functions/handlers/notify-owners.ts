@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { reportLinkerAt, reportLinkHours } from '../adapters/report-links.js';
 import { createSnsPublisher } from '../adapters/sns-publisher.js';
@@ -17,11 +18,13 @@ import { logErrors, validateEvent } from './middleware.js';
 export const notifyOwnersEvent = z.object(scanEventShape);
 export type NotifyOwnersEvent = z.infer<typeof notifyOwnersEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const objects = findingsObjectStore(s3);
 // Read-only: this role writes only notifications/ (RecordFindings quarantines corrupt history).
 const store = createFindingsStore(objects, { readOnly: true });
-const publisher = createSnsPublisher(new SNSClient({}), { topicArn: requireEnv('TOPIC_ARN') });
+const publisher = createSnsPublisher(new SNSClient(withHttpTimeouts()), {
+  topicArn: requireEnv('TOPIC_ARN'),
+});
 const logger = handlerLogger('notify-owners');
 // The store as the team's CLI names it, for the commands in digests: `--store s3://<findings bucket>`.
 const location = findingsStoreLocation();

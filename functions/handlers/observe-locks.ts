@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { bucketStageFor } from '../adapters/backend/bucket-stage.js';
 import { type BucketEvent, bucketEvent } from '../core/backend/bucket-event.js';
 import { notChecked } from '../core/backend/failure-cause.js';
@@ -8,7 +9,7 @@ import { scanRefOf } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger, scannerFindingsStore } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const objects = findingsObjectStore(s3);
 const findings = scannerFindingsStore(objects);
 const logger = handlerLogger('observe-locks');

@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithIAMAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import type { Finding } from '../core/findings/model.js';
 import {
@@ -16,7 +17,7 @@ import { ConfigurationError, requireEnv } from './env.js';
 import { logErrors } from './middleware.js';
 
 // Read-only: a corrupt object is reported and left for the next scan to quarantine (with its finding).
-const store = createFindingsStore(findingsObjectStore(new S3Client({})), { readOnly: true });
+const store = createFindingsStore(findingsObjectStore(new S3Client(withHttpTimeouts())), { readOnly: true });
 const logger = handlerLogger('query-findings');
 /** Who sees whose findings (queryAccess, set by the stack): read once, a bad value fails the cold start. */
 const access: QueryAccess = (() => {

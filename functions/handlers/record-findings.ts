@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import {
   emitMetric,
   emitMetrics,
@@ -30,7 +31,7 @@ export const recordFindingsEvent = z.object({
 });
 export type RecordFindingsEvent = z.infer<typeof recordFindingsEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const objects = findingsObjectStore(s3);
 const store = createFindingsStore(objects);
 const logger = handlerLogger('record-findings');

@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import type { Check } from '../core/findings/model.js';
 import { redactText } from '../core/redaction/secrets.js';
@@ -34,7 +35,7 @@ export const recordScanFailureEvent = z.object({
 });
 export type RecordScanFailureEvent = z.infer<typeof recordScanFailureEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const store = scannerFindingsStore(findingsObjectStore(s3));
 const logger = handlerLogger('record-scan-failure');
 

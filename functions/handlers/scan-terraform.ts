@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { createScanPorts } from '../adapters/scan-ports.js';
 import { createSensitiveHasher } from '../core/redaction/secrets.js';
@@ -20,7 +21,7 @@ export const scanTerraformEvent = z.object({
 });
 export type ScanTerraformEvent = z.infer<typeof scanTerraformEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const store = scannerFindingsStore(findingsObjectStore(s3));
 const hashSensitive = createSensitiveHasher(await hashSaltFromEnv());
 const logger = handlerLogger('scan-terraform');

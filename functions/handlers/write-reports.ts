@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { writeNightlyReports } from '../core/report/nightly-reports.js';
 import { scanEventShape } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
@@ -9,7 +10,7 @@ import { logErrors, validateEvent } from './middleware.js';
 export const writeReportsEvent = z.object(scanEventShape);
 export type WriteReportsEvent = z.infer<typeof writeReportsEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const objects = findingsObjectStore(s3);
 const logger = handlerLogger('write-reports');
 

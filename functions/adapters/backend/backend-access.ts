@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { BackendReader } from '../../core/backend/ports.js';
 import type { BackendTarget } from '../../core/backend/target.js';
+import { withHttpTimeouts } from '../aws-http-timeouts.js';
 import { createAwsWorkspaceAccess } from '../aws-workspace.js';
 import { createAwsBackendReader } from './aws-backend-reader.js';
 
@@ -15,10 +16,10 @@ export function createBackendAccess(options: { scanId: string }) {
 
   async function build(target: BackendTarget): Promise<BackendReader> {
     const credentials = target.access ? await workspaceAccess.credentials(target.access) : undefined;
-    const config = {
+    const config = withHttpTimeouts({
       ...(target.region ? { region: target.region } : {}),
       ...(credentials ? { credentials } : {}),
-    };
+    });
     return createAwsBackendReader({
       s3: new S3Client({ ...config, followRegionRedirects: true }),
       dynamodb: new DynamoDBClient(config),

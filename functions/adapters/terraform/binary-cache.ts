@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type Engine, engineBinaryName, isExactVersion } from '../../core/terraform/engine-version.js';
+import { withHttpTimeouts } from '../aws-http-timeouts.js';
 import type { Logger } from '../logger.js';
 import { isNoSuchKey } from '../s3-bundle.js';
 import { HASHICORP_RELEASE_KEY, OPENTOFU_RELEASE_KEY } from './release-keys.js';
@@ -634,7 +635,7 @@ export async function binaryCacheOptionsFromEnv(
     if (!match) throw new Error(`DRIFTWATCH_BINARY_CACHE_S3 is not an s3://bucket/prefix/ URI: ${s3Uri}`);
     const prefix = match[2] ? match[2].replace(/\/?$/, '/') : '';
     let client: S3Client | undefined;
-    options.s3 = { client: () => (client ??= new S3Client({})), bucket: match[1]!, prefix };
+    options.s3 = { client: () => (client ??= new S3Client(withHttpTimeouts())), bucket: match[1]!, prefix };
   }
   const releaseBaseUrls: Partial<Record<Engine, string>> = {};
   if (env.DRIFTWATCH_TERRAFORM_RELEASES) releaseBaseUrls.terraform = env.DRIFTWATCH_TERRAFORM_RELEASES;
