@@ -6,8 +6,8 @@ import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './
 import {
   hashSide,
   hasSensitiveContent,
+  isPairValueKey,
   isSecretNamedPair,
-  PAIR_VALUE_KEYS,
   type SensitiveKeyTest,
 } from './sensitivity.js';
 
@@ -173,7 +173,7 @@ function diffMember(
   // Secret-looking names are checked when a change is emitted (any segment of its path), which
   // keeps this hot loop free of name tests; resource-type secrets are known only at the top level.
   const sensitive =
-    (secretPair && PAIR_VALUE_KEYS.has(key)) ||
+    (secretPair && isPairValueKey(key)) ||
     (state.path.length === 0 && state.options.secretAttributes?.has(key) === true);
   state.path.push(key);
   diffNode(

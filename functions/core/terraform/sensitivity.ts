@@ -112,33 +112,88 @@ export function hasSensitiveContent(
   return false;
 }
 
-/** Members that hold the value of a `{name, value}` pair, as CodeBuild, Batch, ECS and Kubernetes write env. */
-export const PAIR_VALUE_KEYS: ReadonlySet<string> = new Set(['value', 'Value']);
-const PAIR_NAME_KEYS = ['name', 'Name', 'key', 'Key'] as const;
+/**
+ * The member that holds the value of a `{name, value}` pair: `value` as CodeBuild, Batch, ECS and
+ * Kubernetes write env, and the prefixed forms other APIs use (`ParameterValue` of CloudFormation
+ * parameters, `parameter_value`, `OptionValue`).
+ */
+export function isPairValueKey(key: string): boolean {
+  return key === 'value' || key.endsWith('Value') || key.endsWith('_value');
+}
+
+/** The member that names the pair: `name`, `Key`, and prefixed forms (`ParameterKey`, `OptionName`, `setting_name`). */
+function isPairNameKey(key: string): boolean {
+  return (
+    key === 'name' ||
+    key === 'key' ||
+    key.endsWith('Name') ||
+    key.endsWith('Key') ||
+    key.endsWith('_name') ||
+    key.endsWith('_key')
+  );
+}
 
 /**
- * `{name: "DB_PASSWORD", value: "x"}` or `{Key: "api-token", Value: "x"}`: the name looks secret and
- * the object carries a value, so the value is a secret whatever its own key is called.
+ * `{name: "DB_PASSWORD", value: "x"}`, `{Key: "api-token", Value: "x"}` or `{ParameterKey:
+ * "DbPassword", ParameterValue: "x"}`: the name looks secret and the object carries a value, so the
+ * value is a secret whatever its own key is called.
  */
 export function isSecretNamedPair(value: Record<string, unknown>, isSensitiveKey: SensitiveKeyTest): boolean {
   // The value member first: most objects with a `name` (every resource has one) carry no `value`.
   let holdsValue = false;
-  for (const valueKey of PAIR_VALUE_KEYS) {
-    const held = value[valueKey];
-    if (held !== null && held !== undefined) holdsValue = true;
+  for (const key in value) {
+    if (isPairValueKey(key) && value[key] !== null && value[key] !== undefined) {
+      holdsValue = true;
+      break;
+    }
   }
   if (!holdsValue) return false;
-  for (const nameKey of PAIR_NAME_KEYS) {
-    const name = value[nameKey];
-    if (typeof name === 'string' && isSensitiveKey(name)) return true;
+  for (const key in value) {
+    const name = value[key];
+    if (typeof name === 'string' && isPairNameKey(key) && isSensitiveKey(name)) return true;
   }
   return false;
 }
 
-function stringHasSensitiveContent(text: string, isSensitiveKey: SensitiveKeyTest): boolean {
+function stringHasSensitiveContent(text: string, isSensitiveKey: SensitiveKeyTest, decoded = false): boolean {
   if (containsCredential(text)) return true;
   const document = parseJsonDocument(text);
-  return document !== undefined && hasSensitiveContent(document, undefined, isSensitiveKey);
+  if (document !== undefined && hasSensitiveContent(document, undefined, isSensitiveKey)) return true;
+  // One level of base64 (user data, a Kubernetes Secret's data, an encoded env file): what it
+  // decodes to is judged like any other text.
+  if (decoded) return false;
+  const plain = decodeBase64Text(text);
+  return plain !== undefined && stringHasSensitiveContent(plain, isSensitiveKey, true);
+}
+
+/** Text, not binary that happens to be valid UTF-8: no control characters but tab and line breaks. */
+function isPlainText(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f) return false;
+  }
+  return true;
+}
+
+/** Long enough that short words (`Team`, `prod1234`) are not taken for base64. */
+const MIN_BASE64_LENGTH = 16;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+={0,2}$/;
+
+/**
+ * The text `value` encodes in base64 (standard or URL alphabet, line breaks allowed), or undefined
+ * when it is not base64 or does not decode to UTF-8 text (a hash, a certificate's DER, gzip).
+ */
+export function decodeBase64Text(value: string): string | undefined {
+  if (value.length < MIN_BASE64_LENGTH) return undefined;
+  const compact = value.includes('\n') ? value.replace(/\r?\n/g, '') : value;
+  if (compact.length % 4 === 1 || !BASE64.test(compact)) return undefined;
+  const bytes = Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return isPlainText(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
