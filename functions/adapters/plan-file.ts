@@ -126,10 +126,16 @@ export function decodePlanText(bytes: Uint8Array): string {
   }
 }
 
-/** PowerShell 5's `>` writes UTF-16 with a byte order mark: the most common re-encoded plan. */
+/**
+ * PowerShell 5's `>` writes UTF-16 with a byte order mark: the most common re-encoded plan. Without
+ * the mark (iconv -t UTF-16LE, .NET's Encoding.Unicode) a NUL byte beside the first character gives
+ * it away: JSON text never holds a raw NUL.
+ */
 function assertNotUtf16(bytes: Uint8Array): void {
   const [first, second] = bytes;
-  if ((first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff))
+  const marked = (first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff);
+  const unmarked = bytes.length >= 2 && (first === 0) !== (second === 0);
+  if (marked || unmarked)
     throw new PlanFormatError(
       'plan is UTF-16 text, not UTF-8 (PowerShell 5 `>` writes UTF-16): write it with `terraform show -json plan.tfplan | Out-File -Encoding utf8 plan.json`',
     );

@@ -56,6 +56,10 @@ describe('encodings', () => {
     for (const bytes of [
       Buffer.from(`\ufeff${text}`, 'utf16le'),
       Buffer.from(`\ufeff${text}`, 'utf16le').swap16(),
+      // Without a byte order mark (iconv -t UTF-16LE / UTF-16BE), which read as "not JSON at position 1".
+      Buffer.from(text, 'utf16le'),
+      Buffer.from(text, 'utf16le').swap16(),
+      Buffer.from(` \n${text}`, 'utf16le'),
     ]) {
       for (const reason of await reasonsOf(bytes))
         expect(reason).toMatch(/^plan is UTF-16 text, not UTF-8 .*Out-File -Encoding utf8/);
