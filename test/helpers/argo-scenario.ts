@@ -2,33 +2,13 @@ import { type FakeApplication, predictFromLive, readArgoFixture, resourceDiff } 
 
 /**
  * The Argo CD estate the cluster tests scan: objects in test/fixtures/argo-cd shaped like Argo CD's
- * own test data (a Synced/Healthy application, an app-of-apps child, the gitops-engine Service trio) plus cases
+ * own test data (a Synced/Healthy application, a Degraded Argo CD 3.x app-of-apps child, the gitops-engine Service trio) plus cases
  * of our own (a masked Secret, a missing and an orphaned object, failures).
  */
 export function argoScenario(canaries: { lastApplied: string; envSecret: string }): FakeApplication[] {
   const healthy = readArgoFixture('synced-healthy-application.yaml');
-  const child = readArgoFixture('app-of-apps-child-application.yaml');
-  const degraded = {
-    ...child,
-    status: {
-      sync: { status: 'Synced', revision: '0.45.27' },
-      health: {
-        status: 'Degraded',
-        message: 'Deployment argo-workflows-server exceeded its progress deadline',
-      },
-      resources: [
-        {
-          group: 'apps',
-          version: 'v1',
-          kind: 'Deployment',
-          namespace: 'argo-workflows',
-          name: 'argo-workflows-server',
-          status: 'Synced',
-          health: { status: 'Degraded', message: 'exceeded its progress deadline' },
-        },
-      ],
-    },
-  };
+  // An Argo CD 3.x application as its API returns it (resource health filled in from the tree).
+  const degraded = readArgoFixture('degraded-application-3x.yaml');
 
   const serviceConfig = readArgoFixture('service-config.yaml');
   const serviceLive = readArgoFixture('service-live.yaml');

@@ -106,6 +106,10 @@ describe('cluster-diff against Argo CD', () => {
         .drift?.changes.map((change) => change.path)
         .sort(),
     ).toEqual(['metadata.labels.event', 'metadata.labels["app.kubernetes.io/instance"]']);
+    // The Argo CD 3.x application (resourceHealthSource: appTree) names the resource its API marked Degraded.
+    expect(byRule('cluster.health-degraded', 'argo-workflows').evidence).toMatchObject({
+      unhealthyResources: [{ kind: 'Deployment', name: 'argo-workflows-server', health: 'Degraded' }],
+    });
     const image = byRule('cluster.drift', 'payments-api').drift!.changes;
     expect(image).toContainEqual({
       path: 'spec.template.spec.containers[0].image',

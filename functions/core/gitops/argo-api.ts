@@ -67,6 +67,8 @@ export const applicationSchema = z.looseObject({
           ),
         ),
         resources: z.optional(z.nullable(z.array(applicationResourceSchema))),
+        /** Argo CD 3.x: `appTree` when resource health lives in its resource tree, not in `resources`. */
+        resourceHealthSource: optionalText,
         reconciledAt: optionalText,
         operationState: z.optional(
           z.nullable(z.looseObject({ phase: optionalText, message: optionalText, finishedAt: optionalText })),

@@ -93,7 +93,11 @@ export function applicationStatusFindings(
         identity,
         title: `Application ${app} in cluster ${builder.cluster.id} is ${health}`,
         detail: `Argo CD reports application ${app} as ${health}${status?.health?.message ? `: ${status.health.message}` : ''}.`,
-        evidence: { health, unhealthyResources: unhealthy },
+        evidence: {
+          health,
+          unhealthyResources: unhealthy,
+          ...(resourceHealthUnknown(status) ? { resourceHealth: resourceHealthInTree(app) } : {}),
+        },
         remediation: clusterRemediation.health(app, health),
       }),
     );
@@ -351,4 +355,23 @@ function trackedObject(
     source: 'argocd',
     ...(declared ? { declared } : {}),
   };
+}
+
+/**
+ * Argo CD 3.x keeps each resource's health in its resource tree, not in the Application
+ * (`status.resourceHealthSource: appTree`); its API fills `status.resources[].health` in from that
+ * tree when it answers, unless the tree is not cached. Then no resource can be named as unhealthy,
+ * and the finding says where to look instead of implying that none is.
+ */
+function resourceHealthUnknown(status: ArgoApplication['status']): boolean {
+  const resources = status?.resources ?? [];
+  return (
+    status?.resourceHealthSource === 'appTree' &&
+    resources.length > 0 &&
+    resources.every((resource) => resource.health === undefined || resource.health === null)
+  );
+}
+
+function resourceHealthInTree(app: string): string {
+  return `not in the application's status (resourceHealthSource: appTree, Argo CD's resource tree was not available to its API): run argocd app get ${app} or open its resource tree`;
 }

@@ -40,6 +40,58 @@ describe('Argo CD applications in the real API shape', () => {
       comparable: true,
     });
   });
+
+  it('a Degraded Argo CD 3.x application (resourceHealthSource: appTree, health filled in by the API) names its Degraded Deployment', () => {
+    const application = applicationSchema.parse(readArgoFixture('degraded-application-3x.yaml'));
+    const builder = createClusterFindingBuilder(cluster, DEFAULT_POLICIES);
+    const { drafts, comparable } = applicationStatusFindings(application, { builder, production: true, now });
+    // Argo CD: Synced, Degraded; selfHeal on, so no sync-policy finding; health is not a comparison error.
+    expect(comparable).toBe(true);
+    expect(drafts).toHaveLength(1);
+    expect(drafts[0]).toMatchObject({
+      ruleId: 'cluster.health-degraded',
+      title: 'Application argo-workflows in cluster prod-eu is Degraded',
+      detail: 'Argo CD reports application argo-workflows as Degraded.',
+      evidence: {
+        health: 'Degraded',
+        unhealthyResources: [
+          {
+            kind: 'Deployment',
+            namespace: 'argo-workflows',
+            name: 'argo-workflows-server',
+            health: 'Degraded',
+            message: 'Deployment "argo-workflows-server" exceeded its progress deadline',
+          },
+        ],
+      },
+    });
+    expect(drafts[0]!.evidence).not.toHaveProperty('resourceHealth');
+  });
+
+  it('the same application when Argo CD could not fill resource health in (no tree cached): still Degraded, and the finding says where to look', () => {
+    const fixture = readArgoFixture('degraded-application-3x.yaml') as { status: { resources: object[] } };
+    const withoutHealth = structuredClone(fixture);
+    withoutHealth.status.resources = fixture.status.resources.map((resource) => {
+      const { health: _health, ...rest } = resource as { health?: unknown };
+      return rest;
+    });
+    const builder = createClusterFindingBuilder(cluster, DEFAULT_POLICIES);
+    const { drafts } = applicationStatusFindings(applicationSchema.parse(withoutHealth), {
+      builder,
+      production: true,
+      now,
+    });
+    expect(drafts).toEqual([
+      expect.objectContaining({
+        ruleId: 'cluster.health-degraded',
+        evidence: expect.objectContaining({
+          health: 'Degraded',
+          unhealthyResources: [],
+          resourceHealth: expect.stringContaining('argocd app get argo-workflows'),
+        }),
+      }),
+    ]);
+  });
 });
 
 describe('application status', () => {
