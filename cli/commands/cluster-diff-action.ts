@@ -61,6 +61,8 @@ export async function clusterDiffAction(
     skipped: result.skipped.map((object) => `${object.kind} ${object.name}: ${object.reason}`),
     // What the render could not do as the GitOps tool does (e.g. Helm without the cluster's capabilities).
     ...(result.renderNotes ? { render: result.renderNotes } : {}),
+    // Argo CD's ignore rules that could not be read (objects compared without them), once each.
+    ...(result.ignoreRulesUnread ? { ignoreRulesUnread: result.ignoreRulesUnread } : {}),
     stored: storedAt(store, recorded.historyKey),
   });
   run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history, options));

@@ -43,6 +43,7 @@ export const handler = middy<ScanClusterEvent>()
       status: result.outcome,
       findings: result.findings.length,
       ...(result.renderNotes ? { render: result.renderNotes } : {}),
+      ...(result.ignoreRulesUnread ? { ignoreRulesUnread: result.ignoreRulesUnread } : {}),
     });
     return {
       scanId: event.scanId,

@@ -183,6 +183,7 @@ describe("direct mode applies Argo CD's ignoreDifferences and the registry's", (
         [...APPLICATION_RULES, ...ARGOCD_CM_RULES].sort((a, b) => a.path.localeCompare(b.path)),
       );
       expect(drift.evidence).not.toHaveProperty('ignoreDifferencesUnread');
+      expect(result).not.toHaveProperty('ignoreRulesUnread');
       expect(result.outcome).toBe('ok');
       // The Application is read once for the scan, though it tracks two objects; nothing is written.
       expect(kube!.requests.filter((request) => request.path === APPLICATION_PATH)).toHaveLength(1);
@@ -215,6 +216,10 @@ describe("direct mode applies Argo CD's ignoreDifferences and the registry's", (
     expect((drift.evidence as { ignoreDifferencesUnread?: string }).ignoreDifferencesUnread).toBe(
       `Application argocd/shop could not be read: GET ${APPLICATION_PATH}: 403 applications.argoproj.io "shop" is forbidden: User "system:serviceaccount:driftwatch:scanner" cannot get resource "applications" in API group "argoproj.io" in the namespace "argocd"`,
     );
+    // Said once for the cluster too (the scan's log), though two objects of the Application were compared.
+    expect(result.ignoreRulesUnread).toEqual([
+      (drift.evidence as { ignoreDifferencesUnread: string }).ignoreDifferencesUnread,
+    ]);
   });
 
   it('no argocd-cm and no Application (a cluster without Argo CD objects): compared without them, and the tracked finding says so', async () => {
@@ -225,6 +230,11 @@ describe("direct mode applies Argo CD's ignoreDifferences and the registry's", (
     expect((drift.evidence as { ignoreDifferencesUnread?: string }).ignoreDifferencesUnread).toBe(
       'Application argocd/shop could not be read: not found (404); argocd-cm (namespace argocd) not found',
     );
+    // Once per source for the cluster, however many objects the Application tracks.
+    expect(result.ignoreRulesUnread).toEqual([
+      'Application argocd/shop could not be read: not found (404)',
+      'argocd-cm (namespace argocd) not found',
+    ]);
     expect(result.outcome).toBe('ok');
   });
 });
@@ -306,10 +316,11 @@ describe("cluster-diff with the registry's ignoreDifferences (driftwatch.yaml, a
     return path;
   }
 
-  async function clusterDiff(registryPath: string) {
+  async function clusterDiff(registryPath: string, failures?: Record<string, RecordedResponse>) {
     kube = await startFakeKubernetes({
       objects: [...recorded.live, recorded.application, recorded.argocdCm],
       authorize: (header) => header === `Bearer ${TOKEN}`,
+      ...(failures ? { failures } : {}),
     });
     const kubeconfig = writeKubeconfig(join(temp.path, 'kubeconfig'), kube.server, TOKEN, 'shop');
     return runCli(
@@ -340,6 +351,23 @@ describe("cluster-diff with the registry's ignoreDifferences (driftwatch.yaml, a
     expect(verdicts(findings)).toEqual(['cluster.drift Deployment/shop/api']);
     expect(driftOf(findings, 'api').drift!.changes.map((change) => change.path)).toEqual([IMAGE]);
     expect(kube!.writes).toEqual([]);
+    // Everything was read: the log has nothing to say about ignore rules.
+    expect(run.stderr).toContain('cluster diffed');
+    expect(run.stderr).not.toContain('ignoreRulesUnread');
+  });
+
+  it('an Application the scanner may not read is said once in the log, as well as in each finding of its objects', async () => {
+    const run = await clusterDiff(registry([]), {
+      [`GET ${APPLICATION_PATH}`]: recorded.applicationForbidden,
+    });
+    expect(run.code, run.stderr).toBe(2);
+    const logLine = run.stderr.split('\n').find((line) => line.includes('cluster diffed'))!;
+    expect(logLine).toContain('ignoreRulesUnread');
+    expect(logLine.split('Application argocd/shop could not be read').length - 1).toBe(1);
+    const findings = JSON.parse(run.stdout) as FindingDraft[];
+    expect(
+      findings.filter((finding) => 'ignoreDifferencesUnread' in finding.evidence).length,
+    ).toBeGreaterThan(0);
   });
 
   it('a jq expression that does not compile is a registry error naming the field and its line; nothing is scanned', async () => {

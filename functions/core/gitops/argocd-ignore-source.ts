@@ -188,11 +188,14 @@ export interface ObjectIgnoreDifferences {
  * The ignoreDifferences for each live object of a scan: the registry's always; argocd-cm's and the
  * tracking Application's when the instance's tracking names an application for the object (Argo CD
  * applies its settings to what it manages, not to objects another tool applies in the same cluster).
+ * `unreadSeen` collects each source that could not be read, once, for the scan's log: a platform
+ * engineer learns that Argo CD's rules were not applied without reading every finding.
  */
 export function createIgnoreDifferencesResolver(
   api: Pick<KubernetesApi, 'readLive'>,
   cluster: ClusterConfig,
   settings: { tracking: ArgoTracking; ignoreRules: SourcedIgnoreRule[]; unread?: string },
+  unreadSeen?: Set<string>,
 ): (live: KubeObject, identity: ObjectIdentity) => Promise<ObjectIgnoreDifferences> {
   const registry = registryIgnoreDifferences(cluster);
   const applicationRules = createApplicationRulesReader(api, argoCdNamespace(cluster));
@@ -200,7 +203,9 @@ export function createIgnoreDifferencesResolver(
     const app = argoApplicationOf(live, identity, settings.tracking);
     if (app === undefined) return { ignoreDifferences: registry };
     const read = await applicationRules(app.appNamespace ? `${app.appNamespace}_${app.app}` : app.app);
-    const unread = [read.unread, settings.unread].filter((line) => line !== undefined).join('; ');
+    const unreadLines = [read.unread, settings.unread].filter((line) => line !== undefined);
+    for (const line of unreadLines) unreadSeen?.add(line);
+    const unread = unreadLines.join('; ');
     return {
       ignoreDifferences: [...read.rules, ...settings.ignoreRules, ...registry],
       ...(unread ? { ignoreDifferencesUnread: unread } : {}),

@@ -74,6 +74,11 @@ export interface ClusterScanResult {
   skipped: SkippedObject[];
   /** Direct mode: what the render could not do as the GitOps tool does (e.g. Helm without discovery). */
   renderNotes?: string[];
+  /**
+   * Direct mode: the Argo CD sources of ignore rules (a tracking Application, argocd-cm) that could
+   * not be read, each once for the cluster; the findings of their objects say it too.
+   */
+  ignoreRulesUnread?: string[];
 }
 
 /** Reads done at the same time against one server: enough to hide latency, few enough to be polite. */
@@ -100,6 +105,7 @@ export async function scanCluster(
     scanned: gitops.scanned,
     skipped: gitops.skipped ?? [],
     ...(gitops.renderNotes ? { renderNotes: gitops.renderNotes } : {}),
+    ...(gitops.ignoreRulesUnread?.length ? { ignoreRulesUnread: gitops.ignoreRulesUnread } : {}),
   };
 }
 
@@ -110,6 +116,7 @@ interface GitOpsRead {
   scanned: number;
   skipped?: SkippedObject[];
   renderNotes?: string[];
+  ignoreRulesUnread?: string[];
 }
 
 async function scanArgoCd(
@@ -221,7 +228,8 @@ async function scanDirect(
   const settings = await argoCdSettings(api, cluster);
   const { tracking } = settings;
   // Argo CD's ignoreDifferences for each object (its Application's, argocd-cm's) and the registry's.
-  const ignoreDifferencesOf = createIgnoreDifferencesResolver(api, cluster, settings);
+  const ignoreRulesUnread = new Set<string>();
+  const ignoreDifferencesOf = createIgnoreDifferencesResolver(api, cluster, settings, ignoreRulesUnread);
   const liveIdentities = new Map<KubeObject, ObjectIdentity>();
   const options: ComparisonOptions = {
     comparison: cluster.kubernetes?.comparison ?? DEFAULT_CLUSTER_COMPARISON,
@@ -278,6 +286,7 @@ async function scanDirect(
     scanned: desired.length,
     skipped,
     renderNotes,
+    ignoreRulesUnread: [...ignoreRulesUnread].sort(),
   };
 }
 
