@@ -33,8 +33,9 @@ export class YamlSource {
 
   static parse(text: string): YamlSource {
     const lineCounter = new LineCounter();
-    // YAML 1.2 core schema (the default): `no`, `on` and `2027-03-01` stay strings, no `<<` merges.
-    const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    // YAML 1.2 core schema (the default): `no`, `on` and `2027-03-01` stay strings. Merge keys
+    // (`<<: *anchor`, from YAML 1.1) are read: people share a backend block that way.
+    const document = parseDocument(text, { lineCounter, merge: true, prettyErrors: false, uniqueKeys: true });
     return new YamlSource(document, lineCounter);
   }
 

@@ -392,6 +392,35 @@ describe('parseRegistry: documents that are not a registry', () => {
       { path: 'workspaces', line: 7, column: 13, message: expect.stringContaining('Unresolved alias') },
     ]);
   });
+  it('reads merge keys (`<<: *anchor`), as GitLab CI and Compose files use them to share a backend', () => {
+    const registry = parseRegistry(
+      yaml(
+        ...HEADER,
+        'workspaces:',
+        '  - id: payments-prod',
+        '    owner: platform',
+        '    environment: prod',
+        '    source: { dir: infra/payments }',
+        '    backend: &backend { bucket: tfstate-prod, key: payments/prod.tfstate, region: eu-west-1 }',
+        '  - id: payments-staging',
+        '    owner: platform',
+        '    environment: staging',
+        '    source: { dir: infra/payments }',
+        '    backend: { <<: *backend, key: payments/staging.tfstate }',
+      ),
+    );
+    expect(registry.workspaces[1]?.backend).toMatchObject({
+      bucket: 'tfstate-prod',
+      key: 'payments/staging.tfstate',
+      region: 'eu-west-1',
+    });
+  });
+
+  it('keeps YAML 1.2 scalars with merge keys on: `no` and `on` stay text', () => {
+    const registry = parseRegistry(registryWithWorkspace('    env: { TF_VAR_a: no, TF_VAR_b: on }'));
+    expect(registry.workspaces[0]?.env).toEqual({ TF_VAR_a: 'no', TF_VAR_b: 'on' });
+  });
+
   it('rejects a key that is a list or a mapping', () => {
     expect(problemsOf(yaml(...HEADER, '? [a, b]', ': c'))).toStrictEqual([
       { path: '', line: 7, column: 3, message: 'a key must be plain text, not a list or a mapping' },
