@@ -21,7 +21,7 @@ import type { KubernetesApi, LiveObjectRequest } from './ports.js';
  * `fallback` says why a better method was not used for this object.
  */
 export type DirectComparison =
-  | { method: 'server-side-dry-run'; predicted: KubeObject }
+  | { method: 'server-side-dry-run'; predicted: KubeObject; fieldManager?: string }
   | { method: 'openapi-normalised'; schema: SchemaView; fallback?: string; fieldManager?: string }
   | { method: 'declared-fields'; fallback?: string; fieldManager?: string };
 
@@ -55,7 +55,7 @@ export async function desiredStateOf(
     if (result.outcome === 'applied')
       return result.created
         ? { method: 'server-side-dry-run', created: true }
-        : { method: 'server-side-dry-run', predicted: result.object };
+        : { method: 'server-side-dry-run', predicted: result.object, fieldManager: options.fieldManager };
     // The server's message may quote the manifest: value patterns are redacted, length bounded.
     fallback = `server-side dry-run refused (${result.status}): ${redactText(result.reason).slice(0, 200)}`;
   }
@@ -99,13 +99,15 @@ function methodChanges(
   hashSensitive: SensitiveHasher,
 ): AttributeChange[] {
   switch (comparison.method) {
-    case 'server-side-dry-run':
+    case 'server-side-dry-run': {
       // Both sides come from the same server; what it always rewrites (managedFields,
       // resourceVersion, generation, status...) is dropped by normalizeObject.
-      return diffKubeObjects(normalizeObject(comparison.predicted), normalizeObject(live), {
+      const changes = diffKubeObjects(normalizeObject(comparison.predicted), normalizeObject(live), {
         mode: 'full',
         hashSensitive,
       });
+      return [...changes, ...clientSideApplyRemovals(comparison, manifest, live, changes, hashSensitive)];
+    }
     case 'openapi-normalised':
       return [
         ...diffKubeObjects(
@@ -127,9 +129,32 @@ function methodChanges(
 }
 
 /**
+ * The dry-run drops what the applier's `Apply` entry alone owned. An object applied client-side
+ * records its applier only in `last-applied-configuration`; its fields belong to an `Update` entry
+ * (`kubectl-client-side-apply`) that a dry-run apply leaves in place, so the answer still has what
+ * Git removed. A real `kubectl apply --server-side` first hands that entry's fields to its own
+ * manager (client-go csaupgrade) and then removes them, and Argo CD's diff reads the annotation:
+ * the removals come from the annotation here too, once each.
+ */
+function clientSideApplyRemovals(
+  comparison: { fieldManager?: string },
+  manifest: KubeObject,
+  live: KubeObject,
+  found: readonly AttributeChange[],
+  hashSensitive: SensitiveHasher,
+): AttributeChange[] {
+  const fieldManager = comparison.fieldManager ?? DEFAULT_FIELD_MANAGER;
+  if (appliedFieldsOf(live, fieldManager)?.source !== 'last-applied-configuration') return [];
+  const paths = new Set(found.map((change) => change.path));
+  return removedFieldChanges(manifest, live, fieldManager, hashSensitive).filter(
+    (change) => !paths.has(change.path),
+  );
+}
+
+/**
  * Declared-field comparisons see only what the manifest sets: the fields the applier set earlier
  * and Git has since removed are added here (managed-fields.ts), `before` null as in Git. The
- * dry-run needs none of this: the server drops what the applier alone owned from its answer.
+ * dry-run needs this only after a client-side apply (clientSideApplyRemovals).
  */
 export function removedFieldChanges(
   manifest: KubeObject,

@@ -109,6 +109,63 @@ describe('fields Git removed, in declared-field comparisons', () => {
     expect(changes.map((change) => change.path)).toEqual(['data.old-key']);
   });
 
+  it('client-side apply under the dry-run: the answer keeps what kubectl-client-side-apply owns, so last-applied names the removals (kubectl apply --server-side migrates and removes them; Argo CD: - tier, - retired)', () => {
+    const { manifest, live } = CASES.clientSideApplyRemovals!;
+    // What the server answers a dry-run apply as `kubectl`: Git's fields applied, and the label and
+    // key Git removed still there (their owner is the Update entry, which an apply leaves alone).
+    const predicted = structuredClone(live) as KubeObject;
+    (predicted.metadata as { managedFields: unknown[] }).managedFields.push({
+      manager: 'kubectl',
+      operation: 'Apply',
+      apiVersion: 'v1',
+      time: '2026-12-02T03:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:data': { 'f:beta': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } },
+    });
+    const changes = comparisonChanges(
+      { method: 'server-side-dry-run', predicted, fieldManager: 'kubectl' },
+      manifest,
+      live,
+      hashSensitive,
+    );
+    expect(changes.map((change) => [change.path, change.before, change.after]).sort()).toEqual([
+      ['data.retired', null, 'yes'],
+      ['metadata.labels.tier', null, 'backend'],
+    ]);
+    // The same verdict as the declared comparison.
+    expect(changes.map((change) => change.path).sort()).toEqual(
+      declaredChanges('clientSideApplyRemovals')
+        .map((change) => change.path)
+        .sort(),
+    );
+  });
+
+  it('client-side apply: a removal the dry-run answer already shows is not listed twice', () => {
+    const { manifest, live } = CASES.clientSideApplyRemovals!;
+    const predicted = structuredClone(live) as KubeObject;
+    delete (predicted.data as KubeObject).retired;
+    const changes = comparisonChanges(
+      { method: 'server-side-dry-run', predicted, fieldManager: 'kubectl' },
+      manifest,
+      live,
+      hashSensitive,
+    );
+    expect(changes.map((change) => change.path).sort()).toEqual(['data.retired', 'metadata.labels.tier']);
+  });
+
+  it('after a server-side apply the dry-run alone decides: a removal the server made is listed once', () => {
+    const { manifest, live } = CASES.configMapKeyRemoved!;
+    const predicted = structuredClone(live) as KubeObject;
+    delete (predicted.data as KubeObject)['old-key'];
+    const changes = comparisonChanges(
+      { method: 'server-side-dry-run', predicted, fieldManager: 'kubectl' },
+      manifest,
+      live,
+      hashSensitive,
+    );
+    expect(changes.map((change) => change.path)).toEqual(['data.old-key']);
+  });
+
   it('an object whose manifest still declares everything the applier owned has no removals', () => {
     const { live } = CASES.configMapKeyRemoved!;
     const applied = appliedFieldsOf(live, 'kubectl')!;
