@@ -377,6 +377,8 @@ function notApplicableText(
 ): string {
   const out = [...header(finding, result.mode), '', stripForTerminal(`${result.notApplicable}.`), ''];
   out.push(stripForTerminal(result.summary));
-  for (const step of result.steps) out.push(stripForTerminal(`- ${step}`));
+  // A step may hold a snippet (the backend rules' Terraform): its lines are kept, indented under it.
+  for (const step of result.steps)
+    out.push(`- ${stripForTerminal(step, { multiline: true }).replace(/\n/g, '\n  ')}`);
   return `${out.join('\n')}\n`;
 }

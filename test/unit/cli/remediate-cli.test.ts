@@ -80,7 +80,11 @@ beforeAll(async () => {
     evidence: {},
     remediation: {
       summary: 'Enable versioning on tfstate.',
-      steps: ['Turn on versioning in the bucket’s stack.'],
+      // Multi-line, as the backend rules write their Terraform snippets.
+      steps: [
+        'Turn on versioning in the bucket’s stack.',
+        'Terraform:\n  resource "aws_s3_bucket_versioning" "state" {\n    bucket = "tfstate"\n  }',
+      ],
     },
   };
   const store = createFindingsStore(createFsObjectStore(storeDir));
@@ -228,6 +232,10 @@ describe('driftwatch remediate', () => {
     const run = await remediate([ids['backend-policy']!, '--revert']);
     expect(run.code).toBe(64);
     expect(run.stdout).toContain('Turn on versioning in the bucket’s stack.');
+    // A snippet keeps its lines, indented under its step, so it can be copied as it is.
+    expect(run.stdout).toContain(
+      '- Terraform:\n    resource "aws_s3_bucket_versioning" "state" {\n      bucket = "tfstate"\n    }\n',
+    );
     expect(run.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(
         /^driftwatch: --revert applies to terraform-drift, pending-change and cluster-drift findings, not to backend-policy/,
@@ -236,7 +244,13 @@ describe('driftwatch remediate', () => {
     const json = JSON.parse(
       (await remediate([ids['backend-policy']!, '--adopt', '--format', 'json'])).stdout,
     );
-    expect(json).toMatchObject({ mode: 'adopt', steps: ['Turn on versioning in the bucket’s stack.'] });
+    expect(json).toMatchObject({
+      mode: 'adopt',
+      steps: [
+        expect.stringContaining('Turn on versioning'),
+        expect.stringContaining('\n    bucket = "tfstate"'),
+      ],
+    });
   });
 
   it('usage errors are one line with exit 64; an unknown id is exit 1', async () => {
