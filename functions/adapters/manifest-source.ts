@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { isMap, parseAllDocuments } from 'yaml';
 import { ClusterSourceError } from '../core/gitops/ports.js';
@@ -21,7 +22,8 @@ import { parseS3Uri, readS3Text } from './s3-bundle.js';
 /**
  * The desired manifests of a cluster in direct mode: a kustomize overlay rendered with
  * `kubectl kustomize` (or a standalone `kustomize build`), a Helm chart rendered with `helm template`
- * (locally, where the binaries are installed), or a render CI stored in S3 (in AWS).
+ * (locally, where the binaries are installed), a directory of plain manifests, or a render CI
+ * stored in S3 (in AWS).
  * The render can hold Secret data (secretGenerator): it is returned, never logged or stored.
  */
 export interface ManifestSourceOptions {
@@ -84,6 +86,11 @@ export function createManifestReader(options: ManifestSourceOptions) {
         ...(notes.length > 0 ? { notes } : {}),
       };
     }
+    if ('directory' in source)
+      return {
+        text: await readManifestDirectory(resolve(options.registryDir, source.directory), source.recurse),
+        source: `directory ${source.directory}`,
+      };
     const { bucket, key } = parseS3Uri(source.s3);
     try {
       return { text: await readS3Text(options.s3(), bucket, key), source: source.s3 };
@@ -93,6 +100,51 @@ export function createManifestReader(options: ManifestSourceOptions) {
       });
     }
   };
+}
+
+/** The files Argo CD reads from a directory source (reposerver: `.yaml`, `.yml`, `.json`). */
+const MANIFEST_FILE = /\.(ya?ml|json)$/i;
+
+/**
+ * Plain manifests as Argo CD's directory source reads them: the manifest files of the directory in
+ * lexical order, those of its subdirectories only with `recurse` (Argo CD's `directory.recurse`).
+ * JSON is YAML, so the files join into one multi-document render. A missing or empty directory
+ * fails the render, as a kustomize overlay that is not there does.
+ */
+export async function readManifestDirectory(dir: string, recurse = false): Promise<string> {
+  let files: string[];
+  try {
+    files = await manifestFilesOf(dir, recurse);
+  } catch (error) {
+    throw new ClusterSourceError(
+      'failed',
+      `cannot read the manifests directory ${dir}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (files.length === 0)
+    throw new ClusterSourceError(
+      'failed',
+      `the manifests directory ${dir} has no .yaml, .yml or .json file${recurse ? '' : ' (subdirectories are read with recurse: true)'}`,
+    );
+  const texts = await Promise.all(files.map((file) => readFile(file, 'utf8')));
+  return texts.map((text) => (text.startsWith('---') ? text : `---\n${text}`)).join('\n');
+}
+
+async function manifestFilesOf(dir: string, recurse: boolean): Promise<string[]> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const files: string[] = [];
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (recurse) files.push(...(await manifestFilesOf(path, recurse)));
+    } else if (entry.isFile() && MANIFEST_FILE.test(entry.name)) files.push(path);
+  }
+  return files;
 }
 
 /**

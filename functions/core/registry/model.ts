@@ -299,6 +299,11 @@ export type ManifestSource =
   | { kustomize: string; enableHelm?: boolean }
   /** A local Helm chart rendered with `helm template` (as Argo CD renders a Helm source). */
   | { helm: HelmChartSource }
+  /**
+   * Plain manifests, as Argo CD reads a directory source: the `.yaml`, `.yml` and `.json` files of
+   * the directory (relative to the registry file), and of its subdirectories with `recurse`.
+   */
+  | { directory: string; recurse?: boolean }
   /** A multi-document YAML file rendered by CI, e.g. s3://ci-artifacts/prod/rendered.yaml. */
   | { s3: string };
 

@@ -547,13 +547,15 @@ const helmChartSchema = strictObject({
   values: z.optional(z.array(text(relativePathProblem))),
 });
 
-const MANIFEST_SOURCE_KEYS = ['kustomize', 'helm', 's3'] as const;
+const MANIFEST_SOURCE_KEYS = ['kustomize', 'helm', 'directory', 's3'] as const;
 
 const manifestSourceSchema = z.pipe(
   strictObject({
     kustomize: z.optional(text(relativePathProblem)),
     enableHelm: z.optional(z.boolean()),
     helm: z.optional(helmChartSchema),
+    directory: z.optional(text(relativePathProblem)),
+    recurse: z.optional(z.boolean()),
     s3: z.optional(text(s3UriProblem)),
   }).check(
     z.check<unknown>(
@@ -568,7 +570,9 @@ const manifestSourceSchema = z.pipe(
               ? `give only one of ${present.map((key) => `'${key}'`).join(', ')}`
               : value.enableHelm !== undefined && present[0] !== 'kustomize'
                 ? "'enableHelm' applies to 'kustomize' only (a 'helm' source is rendered by Helm itself)"
-                : undefined;
+                : value.recurse !== undefined && present[0] !== 'directory'
+                  ? "'recurse' applies to 'directory' only"
+                  : undefined;
         if (problem) payload.issues.push({ code: 'custom', message: problem, input: payload.value });
       },
       { when: () => true },
@@ -577,6 +581,11 @@ const manifestSourceSchema = z.pipe(
   z.transform((source): ManifestSource => {
     if (source.s3 !== undefined) return { s3: source.s3 };
     if (source.helm !== undefined) return { helm: source.helm };
+    if (source.directory !== undefined)
+      return {
+        directory: source.directory,
+        ...(source.recurse === undefined ? {} : { recurse: source.recurse }),
+      };
     return {
       kustomize: source.kustomize ?? '',
       ...(source.enableHelm === undefined ? {} : { enableHelm: source.enableHelm }),

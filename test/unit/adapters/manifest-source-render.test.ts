@@ -133,6 +133,38 @@ describe('helmCharts in a kustomization: the real kubectl kustomize --enable-hel
   });
 });
 
+describe('plain manifests, as Argo CD reads a directory source', () => {
+  it('reads the .yaml, .yml and .json files of the directory in name order, not its subdirectories', async () => {
+    const rendered = await reader({ directory: 'directory' });
+    expect(rendered.source).toBe('directory directory');
+    expect(names(parseRender(rendered.text).objects)).toEqual([
+      'Deployment/guestbook-ui',
+      'Service/guestbook-ui',
+    ]);
+    expect(rendered.text).not.toContain('Not a manifest');
+  });
+
+  it('with recurse, the subdirectories too (Argo CD: directory.recurse)', async () => {
+    const rendered = await reader({ directory: 'directory', recurse: true });
+    expect(names(parseRender(rendered.text).objects)).toEqual([
+      'ConfigMap/guestbook-config',
+      'ConfigMap/guestbook-flags',
+      'Deployment/guestbook-ui',
+      'Service/guestbook-ui',
+    ]);
+  });
+
+  it('a directory that is missing or holds no manifest fails the render, naming it', async () => {
+    await expect(reader({ directory: 'no-such-directory' })).rejects.toThrow(
+      /cannot read the manifests directory .*no-such-directory/,
+    );
+    // Only a subdirectory (the chart), no manifest file of its own.
+    await expect(reader({ directory: 'kustomize-helm/charts' })).rejects.toThrow(
+      /has no \.yaml, \.yml or \.json file \(subdirectories are read with recurse: true\)/,
+    );
+  });
+});
+
 describe('a Helm chart rendered by the real helm template', () => {
   const chart = {
     chart: 'helm/chart',

@@ -38,6 +38,23 @@ describe('clusters[].kubernetes.manifests: helm and enableHelm; render tool path
     expect(kubernetes).not.toHaveProperty('render');
   });
 
+  it('reads a directory of plain manifests, recurse only when set (Argo CD: a directory source)', () => {
+    const plain = parseRegistry(directCluster('      manifests: { directory: manifests/prod }')).clusters[0]!
+      .kubernetes!;
+    expect(plain.manifests).toEqual({ directory: 'manifests/prod' });
+    const recursive = parseRegistry(directCluster('      manifests: { directory: manifests, recurse: true }'))
+      .clusters[0]!.kubernetes!;
+    expect(recursive.manifests).toEqual({ directory: 'manifests', recurse: true });
+  });
+
+  it('rejects recurse on another source', () => {
+    expectProblem(directCluster('      manifests: { kustomize: overlays/prod, recurse: true }'), {
+      path: 'clusters[0].kubernetes.manifests',
+      line: 19,
+      message: "'recurse' applies to 'directory' only",
+    });
+  });
+
   it('rejects two sources at once', () => {
     expectProblem(directCluster('      manifests: { kustomize: o, helm: { chart: c, release: r } }'), {
       path: 'clusters[0].kubernetes.manifests',
