@@ -14,11 +14,19 @@ export function resolveSalt(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.DRIFTWATCH_HASH_SALT;
   if (configured) return configured;
   const path = join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'driftwatch', 'salt');
-  if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  try {
+    if (!existsSync(path)) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    }
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    // A CI runner or container user whose home is missing or read-only (HOME=/nonexistent).
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new CliError(
+      `cannot keep the salt for hashes of sensitive values in ${path} (${code}): set DRIFTWATCH_HASH_SALT (openssl rand -hex 32; the deployed scanner's, for hashes that agree with it) or XDG_CONFIG_HOME to a writable directory`,
+    );
   }
-  return readFileSync(path, 'utf8').trim();
 }
 
 export function resolveHasher(env: NodeJS.ProcessEnv = process.env): SensitiveHasher {

@@ -46,10 +46,44 @@ export function reportError(error: unknown, debug: boolean): number {
   // The AWS line is built from error names, codes and hosts; an unexpected message may quote anything.
   const line =
     describeAwsError(error, { env: process.env }) ??
+    describeFileError(error) ??
     `unexpected error: ${redactText(oneLine(error))} (run with --debug for the stack trace, and report it if it persists)`;
   process.stderr.write(`driftwatch: ${stripForTerminal(line)}\n`);
   if (debug) printStack(error);
   return EXIT_RUNTIME_ERROR;
+}
+
+const FILE_VERBS: Readonly<Record<string, string>> = {
+  open: 'open',
+  read: 'read',
+  write: 'write',
+  mkdir: 'create',
+  scandir: 'list',
+  opendir: 'list',
+  rename: 'replace',
+  unlink: 'remove',
+  stat: 'read',
+  lstat: 'read',
+};
+const FILE_CAUSES: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied: check its permissions (ls -ld) or run as a user who may use it',
+  EPERM: 'operation not permitted: check its permissions (ls -ld) or run as a user who may use it',
+  EROFS: 'the file system is read-only: point driftwatch at a writable path',
+  ENOSPC: 'no space left on the device: free some, or point driftwatch at another disk',
+  EDQUOT: 'the disk quota is exceeded: free some, or point driftwatch at another disk',
+  EISDIR: 'it is a directory: pass the path of a file',
+  ENOTDIR: 'a part of the path is a file, not a directory: check the path',
+  ENOENT: 'no such file or directory: check the path',
+  EMFILE: 'too many open files: raise the limit (ulimit -n)',
+};
+
+/** A local file's error (Node's code, syscall and path) as one line: what, where, why, and the fix. */
+function describeFileError(error: unknown): string | undefined {
+  const { code, syscall, path } = (error ?? {}) as { code?: unknown; syscall?: unknown; path?: unknown };
+  if (typeof code !== 'string' || typeof syscall !== 'string' || typeof path !== 'string') return undefined;
+  const verb = FILE_VERBS[syscall] ?? `${syscall}`;
+  const cause = FILE_CAUSES[code] ?? `${code}: run again with --debug for the full error`;
+  return `cannot ${verb} ${redactText(path)} (${code}): ${cause}`;
 }
 
 function oneLine(error: unknown): string {

@@ -21,7 +21,11 @@ export function isAwsError(error: unknown): boolean {
     shape.$metadata !== undefined ||
     shape.name === 'CredentialsProviderError' ||
     shape.name === 'TimeoutError' ||
-    (typeof shape.code === 'string' && /^E[A-Z_]+$/.test(shape.code) && 'syscall' in shape) ||
+    // A network error (connect, getaddrinfo); a local file's error (open, mkdir, scandir) has a path.
+    (typeof shape.code === 'string' &&
+      /^E[A-Z_]+$/.test(shape.code) &&
+      'syscall' in shape &&
+      !('path' in shape)) ||
     shape.message === 'Region is missing'
   );
 }

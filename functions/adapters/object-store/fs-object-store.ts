@@ -187,8 +187,12 @@ function* walk(dir: string): Generator<string> {
   let entries: import('node:fs').Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
+  } catch (error) {
+    // A folder that is not there holds nothing; one that cannot be read (EACCES) is an error, or a
+    // listing of an unreadable store would say "No findings.".
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    throw error;
   }
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const path = join(dir, entry.name);
