@@ -189,7 +189,8 @@ describe('the report in chromium', () => {
     const text = await dialog.innerText();
     expect(text).toContain('Remediation');
     expect(text).toContain(lock.remediation.summary);
-    expect(text).toContain('terraform force-unlock f2b0c9a4-lock');
+    // On its own line, as the step holds it (a step's snippet is not run together with its prose).
+    expect(text).toContain('in the workspace root:\nterraform force-unlock f2b0c9a4-lock');
     expect(text).toContain('"who": "ci@runner-7"');
     expect(text).toContain(`driftwatch findings show ${lock.id.slice(0, 12)} --store ${built.dir}`);
     // remediate prepares no fix for a lock (a person force-unlocks it): the command is not offered.

@@ -76,6 +76,8 @@ dialog .body{padding:4px 18px 18px}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:10px 0}
 dl.meta dt{color:${PAGE_COLOURS.muted}}
 dl.meta dd{margin:0;overflow-wrap:anywhere}
+/* A step may hold a snippet (a Terraform block, the force-unlock command): its lines stay lines. */
+.steps li{white-space:pre-wrap}
 pre{background:${PAGE_COLOURS.panel};padding:8px 10px;border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 footer{max-width:1280px;margin:30px auto;padding:0 20px;font-size:.85rem;color:${PAGE_COLOURS.muted}}
@@ -256,7 +258,7 @@ export const REPORT_SCRIPT = `
       ? table(['Night', 'Status', 'Severity', 'Scan'], history.map((h) => [h.night, h.status, h.severity, el('code', null, h.scanId)]))
       : el('p', 'muted', 'Not seen in the last ' + meta.nights + ' nights of history.')));
     const remediation = f.remediation || { summary: '', steps: [] };
-    out.push(...section('Remediation', el('p', null, remediation.summary), el('ol', null, ...remediation.steps.map((step) => el('li', null, step)))));
+    out.push(...section('Remediation', el('p', null, remediation.summary), el('ol', 'steps', ...remediation.steps.map((step) => el('li', null, step)))));
     const store = meta.store ? ' --store ' + quote(meta.store) : '';
     const commands = ['driftwatch findings show ' + short(f.id) + store];
     for (const mode of f.remediate || []) commands.push('driftwatch remediate ' + short(f.id) + ' --' + mode + store);

@@ -224,7 +224,8 @@ function plan(options: ReportStoreOptions, nights: number): Planned[] {
         evidence: { lockId: 'f2b0c9a4-lock', who: 'ci@runner-7', operation: 'OperationTypeApply' },
         remediation: {
           summary: 'Check nobody is applying, then force-unlock.',
-          steps: ['terraform force-unlock f2b0c9a4-lock'],
+          // As the lock rule writes it: prose, then the command on its own line.
+          steps: ['Once nobody is applying, in the workspace root:\nterraform force-unlock f2b0c9a4-lock'],
         },
       }),
     },
