@@ -40,10 +40,29 @@ const OPENAPI: Record<string, unknown> = {
   v1: JSON.parse(readFileSync(join(FIXTURES, 'openapi-v3/api__v1.json'), 'utf8')),
 };
 
+/**
+ * One cluster as both modes see it: Git's objects, the live ones, the server's dry-run answer for
+ * each (direct mode), and what Argo CD predicts a sync leaves (Argo CD mode).
+ */
+interface Estate {
+  desired: KubeObject[];
+  live: KubeObject[];
+  dryRun(key: string): KubeObject;
+  argoPredicted(key: string, desired: KubeObject): KubeObject;
+}
+
 /** The fixture's manifests as the overlay renders them (namespace shop). */
-const desired: KubeObject[] = ['api.yaml', 'worker.yaml', 'secret.yaml', 'configmap.yaml']
-  .flatMap((file) => parseManifests(readFileSync(join(FIXTURES, 'server-side-diff/manifests', file), 'utf8')))
-  .map((object) => ({ ...object, metadata: { ...(object.metadata as object), namespace: 'shop' } }));
+const recordedEstate: Estate = {
+  desired: ['api.yaml', 'worker.yaml', 'secret.yaml', 'configmap.yaml']
+    .flatMap((file) =>
+      parseManifests(readFileSync(join(FIXTURES, 'server-side-diff/manifests', file), 'utf8')),
+    )
+    .map((object) => ({ ...object, metadata: { ...(object.metadata as object), namespace: 'shop' } })),
+  live: recorded.live,
+  dryRun: (key) => recorded.dryRun[key]!.body,
+  // Argo CD's server-side diff (compare-options ServerSideDiff=true) predicts the dry-run answer.
+  argoPredicted: (key) => recorded.dryRun[key]!.body,
+};
 
 const RESOURCE: Record<string, string> = {
   Deployment: 'deployments',
@@ -54,8 +73,8 @@ const RESOURCE: Record<string, string> = {
 const dryRunKey = (apiVersion: string, kind: string, name: string) =>
   `${apiVersion}/${RESOURCE[kind]}/shop/${name}`;
 
-function liveOf(apiVersion: string, kind: string, name: string): KubeObject | undefined {
-  return recorded.live.find((object) => {
+function liveOf(estate: Estate, apiVersion: string, kind: string, name: string): KubeObject | undefined {
+  return estate.live.find((object) => {
     const identity = identityOf(object)!;
     return object.apiVersion === apiVersion && identity.kind === kind && identity.name === name;
   });
@@ -90,12 +109,12 @@ function masked(states: (KubeObject | undefined)[]): (KubeObject | undefined)[] 
 }
 
 /** The Argo CD application of these objects and its managed-resources, as the API sends them. */
-function argoCd(): ArgoCdApi {
+function argoCd(estate: Estate): ArgoCdApi {
   const base = readArgoFixture('manual-sync-application-3x.yaml') as {
     metadata: Record<string, unknown>;
     status: Record<string, unknown>;
   };
-  const objects = desired.map((object) => ({ object, identity: identityOf(object)! }));
+  const objects = estate.desired.map((object) => ({ object, identity: identityOf(object)! }));
   const application = {
     ...base,
     metadata: {
@@ -117,10 +136,12 @@ function argoCd(): ArgoCdApi {
   };
   const items = objects.map(({ object, identity }) => {
     const apiVersion = String(object.apiVersion);
-    const live = liveOf(apiVersion, identity.kind, identity.name);
-    const dryRun = recorded.dryRun[dryRunKey(apiVersion, identity.kind, identity.name)];
-    // Not live: Argo CD predicts git's object itself; live: its server-side dry-run answer.
-    const predicted = live === undefined ? object : dryRun!.body;
+    const live = liveOf(estate, apiVersion, identity.kind, identity.name);
+    // Not live: Argo CD predicts git's object itself.
+    const predicted =
+      live === undefined
+        ? object
+        : estate.argoPredicted(dryRunKey(apiVersion, identity.kind, identity.name), object);
     const [target, liveState, predictedState] = masked([object, live, predicted]);
     return resourceDiff({
       group: identity.group,
@@ -141,30 +162,34 @@ function argoCd(): ArgoCdApi {
   };
 }
 
-function kubernetes(): KubernetesApi {
+function kubernetes(estate: Estate): KubernetesApi {
   return {
     server: 'https://kube.example.com',
     desiredManifests: async () => ({
-      text: desired.map((object) => JSON.stringify(object)).join('\n---\n'),
+      text: estate.desired.map((object) => JSON.stringify(object)).join('\n---\n'),
       source: 'the fixture overlay',
     }),
     async readLive(request: LiveObjectRequest) {
-      const object = liveOf(request.apiVersion, request.kind, request.name);
+      const object = liveOf(estate, request.apiVersion, request.kind, request.name);
       return object ? { found: true, object } : { found: false, reason: 'not-found' };
     },
     async dryRunApply(request) {
-      const answer = recorded.dryRun[dryRunKey(request.apiVersion, request.kind, request.name)]!;
-      return { outcome: 'applied', object: answer.body, created: answer.status === 201 };
+      const object = estate.dryRun(dryRunKey(request.apiVersion, request.kind, request.name));
+      return { outcome: 'applied', object, created: false };
     },
     openApiDocument: async (apiVersion) => OPENAPI[apiVersion],
   };
 }
 
-async function scan(mode: 'argocd' | ClusterComparison) {
+async function scan(mode: 'argocd' | ClusterComparison, estate: Estate = recordedEstate) {
   const config = cluster(mode);
   const result = await scanCluster(config, {
     registry: registryOfCluster(config),
-    ports: { argocd: argoCd, kubernetes, terraformObjects: async () => [] },
+    ports: {
+      argocd: () => argoCd(estate),
+      kubernetes: () => kubernetes(estate),
+      terraformObjects: async () => [],
+    },
     hashSensitive,
     now: NOW,
   });
@@ -179,7 +204,9 @@ function verdicts(findings: FindingDraft[]) {
       const resource = finding.resource as { kind: string; name: string };
       return {
         verdict: `${finding.ruleId} ${resource.kind}/${resource.name}`,
-        changes: (finding.drift?.changes ?? []).map(({ path, before, after }) => ({ path, before, after })),
+        changes: (finding.drift?.changes ?? [])
+          .map(({ path, before, after }) => ({ path, before, after }))
+          .sort((a, b) => a.path.localeCompare(b.path)),
       };
     })
     .sort((a, b) => a.verdict.localeCompare(b.verdict));
@@ -207,4 +234,50 @@ describe('Argo CD mode and direct mode agree on the same objects', () => {
         verdicts: argo,
       });
   });
+
+  it('an object applied client-side whose label and key Git removed (Argo CD three-way diff and kubectl apply: - tier, - retired)', async () => {
+    const { manifest, live } = removedFields.clientSideApplyRemovals!;
+    const estate: Estate = {
+      desired: [manifest],
+      live: [live],
+      // The server keeps what the client-side Update entry owns; the apply adds its own entry.
+      dryRun: () => withManagedField(live, { manager: 'kubectl', operation: 'Apply' }),
+      // Argo CD's client-side diff merges Git into live with last-applied as the original: the
+      // label and key last-applied had and Git dropped are gone from the prediction.
+      argoPredicted: () => {
+        const predicted = structuredClone(live) as { metadata: { labels: object }; data: object };
+        delete (predicted.metadata.labels as Record<string, unknown>).tier;
+        delete (predicted.data as Record<string, unknown>).retired;
+        return predicted as unknown as KubeObject;
+      },
+    };
+    const argo = verdicts(await scan('argocd', estate));
+    expect(argo).toEqual([
+      {
+        verdict: 'cluster.drift ConfigMap/flags',
+        changes: [
+          { path: 'data.retired', before: null, after: 'yes' },
+          { path: 'metadata.labels.tier', before: null, after: 'backend' },
+        ],
+      },
+    ]);
+    for (const comparison of ['server-dry-run', 'openapi', 'declared'] as const) {
+      const direct = verdicts(await scan(comparison, estate));
+      expect({ comparison, verdicts: direct }).toEqual({ comparison, verdicts: argo });
+    }
+  });
 });
+
+const removedFields = JSON.parse(readFileSync(join(FIXTURES, 'removed-fields/cases.json'), 'utf8')) as Record<
+  string,
+  { manifest: KubeObject; live: KubeObject }
+>;
+
+function withManagedField(object: KubeObject, entry: { manager: string; operation: string }): KubeObject {
+  const copy = structuredClone(object) as { metadata: { managedFields?: unknown[] } };
+  copy.metadata.managedFields = [
+    ...(copy.metadata.managedFields ?? []),
+    { ...entry, apiVersion: 'v1', time: '2026-12-02T03:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} },
+  ];
+  return copy as unknown as KubeObject;
+}
