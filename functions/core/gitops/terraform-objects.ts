@@ -115,9 +115,13 @@ const FIELD_MANAGERS: ReadonlySet<string> = new Set([
   'node_taint',
 ]);
 
-/** `kubernetes_config_map_v1_data` → `config_map_data`, `kubernetes_deployment_v1` → `deployment`. */
+/**
+ * `kubernetes_config_map_v1_data` → `config_map_data`, `kubernetes_deployment_v1` → `deployment`,
+ * `kubernetes_horizontal_pod_autoscaler_v2beta2` → `horizontal_pod_autoscaler` (the provider keeps
+ * beta-versioned types too: `_v2beta2`, `kubernetes_pod_security_policy_v1beta1`).
+ */
 export function kubernetesTypeBase(type: string): string {
-  return type.slice('kubernetes_'.length).replace(/_v\d+(?=_|$)/g, '');
+  return type.slice('kubernetes_'.length).replace(/_v\d+(?:(?:alpha|beta)\d+)?(?=_|$)/g, '');
 }
 
 interface StateResource {

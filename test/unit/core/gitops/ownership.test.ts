@@ -346,6 +346,13 @@ describe('Terraform identities of every Kubernetes-provider type', () => {
         resource('kubernetes_horizontal_pod_autoscaler_v2', 'api', {
           metadata: [{ name: 'api', namespace: 'payments' }],
         }),
+        // Beta-versioned types of hashicorp/kubernetes (its provider.go still registers them).
+        resource('kubernetes_horizontal_pod_autoscaler_v2beta2', 'worker', {
+          metadata: [{ name: 'worker', namespace: 'payments' }],
+        }),
+        resource('kubernetes_pod_security_policy_v1beta1', 'restricted', {
+          metadata: [{ name: 'restricted' }],
+        }),
       ],
     },
     'infra',
@@ -402,6 +409,20 @@ describe('Terraform identities of every Kubernetes-provider type', () => {
     expect(byAddress['kubernetes_horizontal_pod_autoscaler_v2.api']!.identity).toMatchObject({
       group: 'autoscaling',
       kind: 'HorizontalPodAutoscaler',
+    });
+    expect(byAddress['kubernetes_horizontal_pod_autoscaler_v2beta2.worker']).toMatchObject({
+      manages: 'object',
+      identity: {
+        group: 'autoscaling',
+        kind: 'HorizontalPodAutoscaler',
+        name: 'worker',
+        namespace: 'payments',
+      },
+    });
+    expect(byAddress['kubernetes_pod_security_policy_v1beta1.restricted']!.identity).toEqual({
+      group: 'policy',
+      kind: 'PodSecurityPolicy',
+      name: 'restricted',
     });
     // Names of fields leave the state; their values never do.
     expect(JSON.stringify(objects)).not.toContain(secretCanary);
