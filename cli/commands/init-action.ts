@@ -1,5 +1,5 @@
-import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { existsSync, linkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { bucketRegion, listStateBucketKeys } from '../../functions/adapters/backend/state-listing.js';
@@ -30,7 +30,12 @@ export async function initAction(run: (code: number) => void, options: InitOptio
   const badRegion = options.region === undefined ? undefined : regionProblem(options.region);
   if (badRegion) throw new UsageError(`--region: ${badRegion}`);
   const out = resolve(options.out);
-  // Before any AWS call: a file someone edited is never replaced by a starter without --force.
+  // Before any AWS call: --force replaces a file, never a directory (nor says it could).
+  if (isDirectory(out))
+    throw new CliError(
+      `${options.out} is a directory: pass --out with a file name, e.g. ${join(options.out, 'driftwatch.yaml')}`,
+    );
+  // A file someone edited is never replaced by a starter without --force.
   if (!options.force && existsSync(out)) throw alreadyExists(options.out);
 
   const input =
@@ -150,6 +155,14 @@ function alreadyExists(shown: string): CliError {
   return new CliError(
     `${shown} already exists: pass --force to overwrite it, or --out <file> to write another`,
   );
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -142,6 +142,19 @@ describe('driftwatch init --bucket', () => {
     expect(readdirSync(cwd)).toEqual(['driftwatch.yaml']);
   });
 
+  it('--out naming a directory says so, with or without --force, and writes nothing', async () => {
+    const cwd = workdir('out-dir');
+    mkdirSync(join(cwd, 'config'));
+    for (const force of [[], ['--force']]) {
+      const run = await init(['--bucket', 'tfstate', '--out', 'config', ...force], cwd);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `driftwatch: config is a directory: pass --out with a file name, e.g. ${join('config', 'driftwatch.yaml')}\n`,
+      );
+      expect(readdirSync(join(cwd, 'config'))).toEqual([]);
+    }
+  });
+
   it.each([
     [
       'missing-bucket',
