@@ -36,7 +36,7 @@ export function openObjectStore(
 ): ObjectStore {
   const chosen = location ?? env.DRIFTWATCH_STORE ?? DEFAULT_STORE;
   const parsed = parseStoreLocation(chosen);
-  if (!parsed) throw new UsageError(`--store takes s3://bucket, not ${chosen}`);
+  if (!parsed) throw new UsageError(`--store takes a directory or s3://bucket, not ${chosen}`);
   if ('dir' in parsed && options.mustExist) assertStoreDirectory(parsed.dir, location !== undefined);
   return openStoreAt(
     'dir' in parsed ? { dir: resolve(parsed.dir) } : parsed,

@@ -8,7 +8,9 @@ export type StoreLocation = { bucket: string } | { dir: string };
 
 /** `s3://bucket` (a trailing slash allowed, no key prefix) or a directory path; undefined for `s3://b/x`. */
 export function parseStoreLocation(text: string): StoreLocation | undefined {
-  if (!text.startsWith('s3://')) return { dir: text };
+  // Any other URL (https://, S3://, gs://) is a mistake, not a directory: taken as one, a scan
+  // would write its findings under ./https:/… and report success.
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return { dir: text };
   const bucket = /^s3:\/\/([^/]+)\/?$/.exec(text)?.[1];
   return bucket ? { bucket } : undefined;
 }

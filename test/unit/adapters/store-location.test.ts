@@ -8,6 +8,15 @@ describe('findings store locations (CLI --store and the handlers share the rule)
     expect(parseStoreLocation('s3://findings/')).toEqual({ bucket: 'findings' });
     expect(parseStoreLocation('.driftwatch/store')).toEqual({ dir: '.driftwatch/store' });
     expect(parseStoreLocation('s3://findings/prefix')).toBeUndefined();
+    // Another URL is no directory: a scan would have written under ./https:/… and said it had.
+    for (const url of [
+      'https://findings.example.com/store',
+      'S3://findings',
+      'gs://findings',
+      'file:///tmp/x',
+    ])
+      expect(parseStoreLocation(url), url).toBeUndefined();
+    expect(parseStoreLocation('C:\\driftwatch\\store')).toEqual({ dir: 'C:\\driftwatch\\store' });
   });
 
   it('handlers take FINDINGS_BUCKET first, then DRIFTWATCH_STORE, and name a bad one', () => {
