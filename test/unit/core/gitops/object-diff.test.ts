@@ -110,6 +110,30 @@ describe('diffKubeObjects', () => {
     ]);
   });
 
+  it('hashes a value that holds a credential wherever it sits (ConfigMap data, an env value under a plain name)', () => {
+    const url = 'postgres://app:s3cr3t-pw@db.internal:5432/shop';
+    const configMap = (value: string) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings' },
+      data: { DATABASE: value, LOG: 'info' },
+    });
+    const [data] = diffKubeObjects(configMap('postgres://app@db.internal:5432/shop'), configMap(url), full);
+    expect(data).toEqual({
+      path: 'data.DATABASE',
+      before: hashSensitive('postgres://app@db.internal:5432/shop'),
+      after: hashSensitive(url),
+      sensitive: true,
+    });
+    const env = diffKubeObjects(
+      deployment([{ name: 'api', env: [{ name: 'DATABASE', value: 'sqlite:///tmp/db' }] }]),
+      deployment([{ name: 'api', env: [{ name: 'DATABASE', value: url }] }]),
+      full,
+    );
+    expect(JSON.stringify(env)).not.toContain('s3cr3t-pw');
+    expect(env[0]).toMatchObject({ sensitive: true });
+  });
+
   it('folds stringData into data and drops the last-applied annotation that holds a plaintext copy', () => {
     const desired = {
       apiVersion: 'v1',
