@@ -102,6 +102,19 @@ describe('describeAwsError', () => {
     );
   });
 
+  it('names the endpoint by scheme, host and port: never a password or token the URL carries', () => {
+    const error = new NoSuchBucket({ message: 'x', $metadata: metadata(404) });
+    for (const endpoint of [
+      'http://admin:endpoint-pw-1@127.0.0.1:4566',
+      'http://127.0.0.1:4566/?token=endpoint-pw-1',
+      'http://127.0.0.1:4566/endpoint-pw-1/',
+    ]) {
+      const line = describeAwsError(error, { env: { AWS_ENDPOINT_URL: endpoint } });
+      expect(line).toContain('(HTTP 404 from http://127.0.0.1:4566)');
+      expect(line).not.toContain('endpoint-pw-1');
+    }
+  });
+
   it('leaves other errors alone', () => {
     expect(isAwsError(new Error('boom'))).toBe(false);
     expect(isAwsError(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(false);
