@@ -370,6 +370,42 @@ describe("cluster-diff with the registry's ignoreDifferences (driftwatch.yaml, a
     ).toBeGreaterThan(0);
   });
 
+  it('the ScanCluster stage logs the unread Application once too (driftwatch invoke scan-cluster)', async () => {
+    const registryPath = registry([]);
+    kube = await startFakeKubernetes({
+      objects: [...recorded.live, recorded.application, recorded.argocdCm],
+      authorize: (header) => header === `Bearer ${TOKEN}`,
+      failures: { [`GET ${APPLICATION_PATH}`]: recorded.applicationForbidden },
+    });
+    const kubeconfig = writeKubeconfig(join(temp.path, 'kubeconfig'), kube.server, TOKEN, 'shop');
+    const event = join(temp.path, 'event.json');
+    writeFileSync(
+      event,
+      JSON.stringify({
+        scanId: '20261202T030000Z-ignore-rules',
+        startedAt: '2026-12-02T03:00:00.000Z',
+        registry: registryPath,
+        cluster: 'shop-prod',
+      }),
+    );
+    const run = await runCli(['invoke', 'scan-cluster', '--event', event], {
+      env: {
+        KUBECONFIG: kubeconfig,
+        DRIFTWATCH_HASH_SALT: 'ignore-differences-salt-01',
+        DRIFTWATCH_STORE: join(temp.path, 'handler-store'),
+      },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const logged = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { message: string; ignoreRulesUnread?: string[] })
+      .find((line) => line.message === 'cluster scanned');
+    expect(logged?.ignoreRulesUnread).toEqual([
+      expect.stringMatching(/^Application argocd\/shop could not be read: GET .*: 403 /),
+    ]);
+  });
+
   it('a jq expression that does not compile is a registry error naming the field and its line; nothing is scanned', async () => {
     const run = await clusterDiff(
       registry([
