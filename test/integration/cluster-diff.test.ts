@@ -404,7 +404,10 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
   const recorded = JSON.parse(readFileSync(join(fixtures, 'server-side-diff/cluster.json'), 'utf8')) as {
     live: Array<Record<string, unknown>>;
     dryRun: Record<string, { status: number; body: unknown }>;
-    refusals: Record<'forbidden' | 'webhookWithoutDryRun', { status: number; body: unknown }>;
+    refusals: Record<
+      'forbidden' | 'webhookWithoutDryRun' | 'unsupportedMediaType',
+      { status: number; body: unknown }
+    >;
   };
   const openapiFile = (name: string) => JSON.parse(readFileSync(join(fixtures, 'openapi-v3', name), 'utf8'));
   const openapi = {
@@ -592,6 +595,27 @@ describe('cluster-diff in direct mode with server-side dry-run (recorded API ans
       '/openapi/v3/api/v1',
       '/openapi/v3/apis/apps/v1',
     ]);
+    expect(kube.writes).toEqual([]);
+  });
+
+  it('a server that cannot take apply patches (415, older than server-side apply) is compared through its OpenAPI schema: same verdicts', async () => {
+    const { run, kube } = await diffWith(
+      () => recorded.refusals.unsupportedMediaType,
+      'unsupported-media-type',
+    );
+    expect(run.code, run.stderr).toBe(2);
+    const findings = findingsOf(run.stdout);
+    expect(verdicts(findings)).toEqual([
+      'cluster.drift Deployment/api openapi-normalised',
+      'cluster.missing ConfigMap/api-config undefined',
+    ]);
+    const drift = findings.find((finding) => finding.ruleId === 'cluster.drift')!;
+    expect(drift.drift!.changes).toEqual(imageDrift);
+    expect(drift.evidence).toMatchObject({
+      comparisonFallback: expect.stringContaining(
+        'refused (415): the body of the request was in an unknown format',
+      ),
+    });
     expect(kube.writes).toEqual([]);
   });
 
