@@ -95,9 +95,13 @@ export const DEFAULT_NIGHTS = 30;
 const READ_CONCURRENCY = 16;
 
 export class EmptyStoreError extends Error {
-  constructor(location: string) {
+  constructor(location: string, unreadable: ReportData['unreadable'] = []) {
+    const [first] = unreadable;
     super(
-      `no scan has been recorded in the findings store at ${location}: run driftwatch scan (or deploy and let the nightly scan run) first, or pass --store with the store a scan wrote to`,
+      first
+        ? // Scans were recorded, but no current document can be read: say which and why, not "no scan".
+          `no current document in the findings store at ${location} can be read: ${first.key} is not a valid ${first.what} (${first.reason})${unreadable.length > 1 ? `, and ${unreadable.length - 1} more` : ''}; restore a good version, or let the next scan write it again`
+        : `no scan has been recorded in the findings store at ${location}: run driftwatch scan (or deploy and let the nightly scan run) first, or pass --store with the store a scan wrote to`,
     );
     this.name = 'EmptyStoreError';
   }
@@ -136,7 +140,7 @@ export async function readReportSource(
 
   const documents = await readCurrentDocuments(store, unreadable);
   const lastRun = latestRun(documents);
-  if (!lastRun) throw new EmptyStoreError(store.location);
+  if (!lastRun) throw new EmptyStoreError(store.location, unreadable);
   // Summaries are written after every run; a report of a store whose last scan wrote none (a local
   // check run, an interrupted scan) still reads as of the latest recorded run.
   const summaries = await findingsStore.recentSummaries(new Date(lastRun.at), nights + 1);

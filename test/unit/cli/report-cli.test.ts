@@ -72,6 +72,16 @@ describe('driftwatch report', () => {
       /^driftwatch: no scan has been recorded in the findings store at .*: run driftwatch scan/,
     );
     expect(none.stderr.trim().split('\n')).toHaveLength(1);
+    // Scans were recorded but the only current document is truncated: that is what it says, not "no scan".
+    const corrupt = join(dir, 'corrupt-store');
+    mkdirSync(join(corrupt, 'current'), { recursive: true });
+    writeFileSync(join(corrupt, 'current', 'payments-prod.json'), '{"workspace":"payments-prod","find');
+    const truncated = await runCli(['report', '--store', corrupt, '--out', out]);
+    expect(truncated.code).toBe(1);
+    expect(truncated.stderr).toMatch(
+      /^driftwatch: no current document in the findings store at .* can be read: current\/payments-prod\.json is not a valid .*\(not JSON .*\); restore a good version/,
+    );
+    expect(truncated.stderr.trim().split('\n')).toHaveLength(1);
     const missing = await runCli(['report', '--store', join(dir, 'nope'), '--out', out]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no findings store at');
