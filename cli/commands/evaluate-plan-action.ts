@@ -4,6 +4,7 @@ import { readPlanFile, readPlanStream } from '../../functions/adapters/plan-file
 import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
 import type { FindingDraft } from '../../functions/core/findings/model.js';
 import { DEFAULT_POLICIES, type Policies } from '../../functions/core/registry/model.js';
+import { closestMatch } from '../../functions/core/registry/suggest.js';
 import {
   evaluateCompactPlan,
   PlanFormatError,
@@ -14,7 +15,7 @@ import { resolveHasher } from '../hasher.js';
 import { writeJsonArray } from '../json-stream.js';
 import { exitCodeFor, renderFindings, shownFindings, sortFindings, sourceRootUri } from '../output.js';
 import { CliError } from '../usage.js';
-import type { EvaluatePlanOptions } from './evaluate-plan.js';
+import { DEFAULT_WORKSPACE, type EvaluatePlanOptions } from './evaluate-plan.js';
 
 /** The action of `cli/commands/evaluate-plan.ts` (loaded on use: main.ts registers commands without their implementations). */
 export async function evaluatePlanAction(
@@ -30,6 +31,15 @@ export async function evaluatePlanAction(
     const { registry } = loadRegistryFile(options.registry);
     policies = registry.policies;
     const entry = registry.workspaces.find((workspace) => workspace.id === options.workspace);
+    // A mistyped --workspace would lose the entry's environment (prod ranks higher) and owner, and
+    // a CI gate on --fail-on would pass quietly. The default id only asks for the registry's policies.
+    if (!entry && options.workspace !== DEFAULT_WORKSPACE) {
+      const ids = registry.workspaces.map((workspace) => workspace.id);
+      const near = closestMatch(options.workspace, ids);
+      throw new CliError(
+        `workspace ${options.workspace} is not in ${options.registry}${near ? ` (did you mean ${near}?)` : ''}: pass --workspace with one of its ids, or leave --workspace out to use only its policies`,
+      );
+    }
     environment ??= entry?.environment;
     owner ??= entry?.owner;
   }

@@ -2,6 +2,9 @@ import type { Command } from 'commander';
 import { FAIL_ON_HELP, LISTING_FORMAT_HELP, SEVERITY_HELP } from '../options.js';
 import { type ListingOptions, parseListingFormat, parseSeverity } from '../output.js';
 
+/** The workspace id of a plan evaluated on its own, outside any registry entry. */
+export const DEFAULT_WORKSPACE = 'adhoc';
+
 export interface EvaluatePlanOptions extends ListingOptions {
   workspace: string;
   environment?: string;
@@ -19,7 +22,7 @@ export function registerEvaluatePlan(program: Command, run: (code: number) => vo
     .option(
       '--workspace <id>',
       'workspace the plan belongs to (its registry entry supplies owner, environment and policies)',
-      'adhoc',
+      DEFAULT_WORKSPACE,
     )
     .option('--environment <name>', 'environment, for severity (prod ranks higher)')
     .option('--owner <team>', 'owner to put on the findings')

@@ -57,3 +57,54 @@ describe('driftwatch evaluate-plan --config', () => {
     expect(run.stderr).toMatch(/cannot read the configuration in .*nope.*leave out --config/);
   });
 });
+
+describe('driftwatch evaluate-plan --registry --workspace', () => {
+  const registry = join(dir, 'driftwatch.yaml');
+  writeFileSync(
+    registry,
+    [
+      'version: 1',
+      'owners:',
+      '  fallback: payments',
+      '  teams:',
+      '    - id: payments',
+      '      destinations: [{ type: email, address: payments@example.com }]',
+      'workspaces:',
+      '  - id: payments-prod',
+      '    owner: payments',
+      '    environment: prod',
+      '    source: { dir: . }',
+      '    backend: { bucket: tfstate-prod, key: payments/prod.tfstate, region: eu-west-1 }',
+      '',
+    ].join('\n'),
+  );
+
+  it("the registry's entry supplies owner and environment", async () => {
+    const run = await runCli(
+      ['evaluate-plan', planPath, '--registry', registry, '--workspace', 'payments-prod', '--format', 'json'],
+      { env },
+    );
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)[0]).toMatchObject({ owner: 'payments', environment: 'prod' });
+  });
+
+  it('a workspace the registry lacks (a typo) is an error naming the closest id, not a quiet evaluation without it', async () => {
+    const run = await runCli(
+      ['evaluate-plan', planPath, '--registry', registry, '--workspace', 'payments-prd', '--fail-on', 'high'],
+      { env },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      `driftwatch: workspace payments-prd is not in ${registry} (did you mean payments-prod?): pass --workspace with one of its ids, or leave --workspace out to use only its policies\n`,
+    );
+  });
+
+  it('without --workspace only its policies are used', async () => {
+    const run = await runCli(['evaluate-plan', planPath, '--registry', registry, '--format', 'json'], {
+      env,
+    });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)[0]).toMatchObject({ workspace: 'adhoc' });
+  });
+});
