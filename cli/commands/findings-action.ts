@@ -1,20 +1,22 @@
 import { createFindingsStore, type ScanSummary } from '../../functions/core/findings/findings-store.js';
+import { CURRENT_PREFIX } from '../../functions/core/findings/layout.js';
 import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/core/findings/model.js';
+import type { ObjectStore } from '../../functions/core/findings/object-store.js';
 import type { CorruptObject } from '../../functions/core/findings/quarantine.js';
 import { matchesFilter } from '../../functions/core/query/query-findings.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
+import { closestMatch } from '../../functions/core/registry/suggest.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { EXIT_RUNTIME_ERROR, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
+import { CliError, EXIT_RUNTIME_ERROR, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
 import { exitCodeFor, registrySourceRoots, renderFindings, renderTable, shownFindings } from '../output.js';
 import { parseSince } from '../since.js';
 import type { FindingsOptions } from './findings.js';
 
 /** The action of `cli/commands/findings.ts` (loaded on use: main.ts registers commands without their implementations). */
 export async function findingsAction(run: (code: number) => void, options: FindingsOptions): Promise<void> {
-  const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }), {
-    readOnly: true,
-  });
+  const objects = openObjectStore(options.store, process.env, { mustExist: true });
+  const store = createFindingsStore(objects, { readOnly: true });
   const now = new Date();
   if (options.health) {
     if (options.format === 'markdown' || options.format === 'sarif')
@@ -64,6 +66,8 @@ export async function findingsAction(run: (code: number) => void, options: Findi
       matchesFilter(finding, { owner, workspace, kind, since }) &&
       (!statuses || statuses.includes(finding.status)),
   );
+  // "No findings." for a mistyped --workspace would pass a CI gate: a name no scan recorded is an error.
+  if (workspace && selected.length === 0) await assertScopeRecorded(objects, workspace);
   const corrupt = reportCorruptions(store.takeCorruptions());
   const forPeople = options.format === 'table' || options.format === 'markdown';
   // "No findings." would be wrong when some could not be read: the stderr lines say why.
@@ -76,6 +80,18 @@ export async function findingsAction(run: (code: number) => void, options: Findi
       }),
     );
   run(corrupt ? EXIT_RUNTIME_ERROR : exitCodeFor(selected, options));
+}
+
+/** Every recorded scope (workspace, `s3.<bucket>`, cluster) has a current document, findings or not. */
+async function assertScopeRecorded(objects: ObjectStore, workspace: string): Promise<void> {
+  const scopes: string[] = [];
+  for await (const object of objects.list(CURRENT_PREFIX))
+    if (object.key.endsWith('.json')) scopes.push(object.key.slice(CURRENT_PREFIX.length, -'.json'.length));
+  if (scopes.includes(workspace)) return;
+  const near = closestMatch(workspace, scopes);
+  throw new CliError(
+    `no workspace ${workspace} in the findings store ${objects.location}${near ? ` (did you mean ${near}?)` : ''}: pass --workspace with a workspace or scope a scan recorded, or leave it out to list them all`,
+  );
 }
 
 /**

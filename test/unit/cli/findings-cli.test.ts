@@ -65,6 +65,27 @@ describe('driftwatch findings', () => {
     expect((await json(['findings', '--status', 'ongoing'])).findings).toEqual([]);
   });
 
+  it('a --workspace no scan recorded is an error naming the closest, not "No findings."; a quiet one lists nothing', async () => {
+    const typo = await runCli(['findings', '--store', storeDir, '--workspace', 'platform-prd']);
+    expect(typo.code).toBe(1);
+    expect(typo.stdout).toBe('');
+    expect(typo.stderr).toMatch(
+      /^driftwatch: no workspace platform-prd in the findings store .* \(did you mean platform-prod\?\): pass --workspace/,
+    );
+    // A recorded workspace whose filter leaves nothing is an ordinary empty listing.
+    const none = await runCli([
+      'findings',
+      '--store',
+      storeDir,
+      '--workspace',
+      'platform-prod',
+      '--kind',
+      'stale-lock',
+    ]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('No findings.\n');
+  });
+
   it('rejects an unknown kind or status', async () => {
     const run = await runCli(['findings', '--store', storeDir, '--kind', 'nonsense']);
     expect(run.code).toBe(64);
