@@ -192,10 +192,11 @@ describe('usage errors and bad option values', () => {
         cli(['findings', '--store', 'https://deploy:hunter3-store-password@example.com/x']),
       ]);
       // An error that quotes what the user typed never repeats a password in it.
+      // A URL other than s3://bucket is a usage error, not a directory name.
       expectOneLine(
         credentialStore,
-        1,
-        /^driftwatch: no findings store at https:\/\/deploy:\(redacted\)@example\.com\/x/,
+        64,
+        /^driftwatch: --store takes a directory or s3:\/\/bucket, not https:\/\/deploy:\(redacted\)@example\.com\/x/,
       );
       expect(credentialStore.stderr).not.toContain('hunter3');
       expect(unknownOption.code).toBe(64);
