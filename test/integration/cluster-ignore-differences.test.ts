@@ -66,6 +66,7 @@ async function scan(options: {
   ignoreDifferences?: IgnoreDifferencesRule[];
   objects?: Array<Record<string, unknown>>;
   text?: string;
+  resources?: Parameters<typeof startFakeKubernetes>[0]['resources'];
 }) {
   kube = await startFakeKubernetes({
     objects: options.objects ?? [...recorded.live, recorded.application, recorded.argocdCm],
@@ -73,6 +74,7 @@ async function scan(options: {
     dryRun: (key) => recorded.dryRun[key],
     openapi: OPENAPI,
     ...(options.failures ? { failures: options.failures } : {}),
+    ...(options.resources ? { resources: options.resources } : {}),
   });
   const server = kube.server;
   const cluster: ClusterConfig = {
@@ -283,6 +285,81 @@ describe('extraneous objects of a render without namespaces (kubeconfig default 
       '/api/v1/namespaces/default/services',
       '/apis/apps/v1/namespaces/default/deployments',
     ]);
+  });
+});
+
+describe("a kind Git dropped entirely, found through the Application's status.resources", () => {
+  // test/fixtures/kubernetes/extraneous/cronjob.json: application shop's CronJob, gone from Git
+  // with every other CronJob of the render; Argo CD still lists it (requiresPruning).
+  const cronJob = JSON.parse(readFileSync(join(FIXTURES, 'extraneous/cronjob.json'), 'utf8')) as {
+    object: Record<string, unknown>;
+    statusResource: Record<string, unknown>;
+  };
+  const BATCH = { 'batch/v1': [{ name: 'cronjobs', kind: 'CronJob', namespaced: true }] };
+  const CRONJOB_LIST = '/apis/batch/v1/namespaces/shop/cronjobs';
+
+  /** The recorded Application with the CronJob in its status and the given sync policy. */
+  function applicationWith(syncPolicy: Record<string, unknown>): Record<string, unknown> {
+    const application = structuredClone(recorded.application) as {
+      spec: Record<string, unknown>;
+      status: { resources: unknown[] };
+    };
+    application.spec.syncPolicy = syncPolicy;
+    application.status.resources.push(cronJob.statusResource);
+    return application;
+  }
+
+  it('manual sync: the CronJob the render no longer has is listed and is cluster.orphaned (Argo CD: requiresPruning, nobody prunes it)', async () => {
+    const result = await scan({
+      comparison: 'declared',
+      resources: BATCH,
+      objects: [
+        ...recorded.live,
+        recorded.argocdCm,
+        cronJob.object,
+        applicationWith({ automated: { enabled: false, prune: true } }),
+      ],
+    });
+    expect(verdicts(result.findings).filter((verdict) => !verdict.startsWith('cluster.drift'))).toEqual([
+      'cluster.orphaned CronJob/shop/nightly-report',
+    ]);
+    const orphaned = result.findings.find((finding) => finding.ruleId === 'cluster.orphaned')!;
+    expect(orphaned.evidence).toMatchObject({ pruneHeldBy: 'sync-policy', tracking: 'annotation' });
+    expect(kube!.requests.filter((request) => request.path === CRONJOB_LIST)).toHaveLength(1);
+    // The Application is still read once for the scan (ignoreDifferences and extraneous objects).
+    expect(kube!.requests.filter((request) => request.path === APPLICATION_PATH)).toHaveLength(1);
+    expect(kube!.writes).toEqual([]);
+  });
+
+  it('automated prune: the CronJob is found, and Argo CD prunes it itself: no finding, said once in the scan result', async () => {
+    const result = await scan({
+      comparison: 'declared',
+      resources: BATCH,
+      objects: [
+        ...recorded.live,
+        recorded.argocdCm,
+        cronJob.object,
+        applicationWith({ automated: { prune: true } }),
+      ],
+    });
+    expect(verdicts(result.findings).filter((verdict) => !verdict.startsWith('cluster.drift'))).toEqual([]);
+    expect(result.prunedByArgoCd).toEqual([
+      'CronJob shop/nightly-report of application shop is not in s3://ci/shop.yaml: Argo CD prunes it at its next automated sync (automated.prune: true)',
+    ]);
+  });
+
+  it('without the status entry (an Application that no longer lists it) no CronJob is listed: the render has none', async () => {
+    const result = await scan({
+      comparison: 'declared',
+      resources: BATCH,
+      objects: [...recorded.live, recorded.argocdCm, cronJob.object, recorded.application],
+    });
+    expect(
+      result.findings.filter(
+        (finding) => finding.resource && 'kind' in finding.resource && finding.resource.kind === 'CronJob',
+      ),
+    ).toEqual([]);
+    expect(kube!.requests.filter((request) => request.path === CRONJOB_LIST)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import type { FindingDraft } from '../findings/model.js';
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
 import type { ArgoApplication, ResourceDiff } from './argo-api.js';
-import { automatedSync, ignoresExtraneous, type PruneHold, pruneHold } from './argo-options.js';
+import { automatedSync, ignoresExtraneous, pruneHold, pruneHoldReason } from './argo-options.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
 import { describeObject, type KubeObject, type ObjectIdentity, stringMap } from './kube-object.js';
 import { normalizeObject, parseStateString } from './normalize.js';
@@ -291,7 +291,7 @@ function extraneousObject(
     app,
     identity,
     title: `${object} of application ${app} is no longer in git but still in cluster ${builder.cluster.id}`,
-    detail: `${object} requires pruning, and ${holdReason(hold, app)}.`,
+    detail: `${object} requires pruning, and ${pruneHoldReason(hold, app)}.`,
     evidence: {
       source: sourceOf(application),
       prune: false,
@@ -300,17 +300,6 @@ function extraneousObject(
     },
     remediation: clusterRemediation.orphaned(app, object),
   });
-}
-
-function holdReason(hold: PruneHold, app: string): string {
-  switch (hold.by) {
-    case 'annotation':
-      return `its annotation argocd.argoproj.io/sync-options: ${hold.option} keeps Argo CD from pruning it${hold.option === 'Prune=confirm' ? ' until someone confirms' : ''}`;
-    case 'application':
-      return `application ${app}'s syncOptions (${hold.option}) keep Argo CD from pruning it`;
-    case 'sync-policy':
-      return `application ${app} does not prune automatically (syncPolicy.automated.prune is not true, or automated sync is disabled)`;
-  }
 }
 
 function resourceKey(

@@ -74,6 +74,18 @@ export function pruneHold(application: ArgoApplication, live: KubeObject | undef
   return automatedSync(application).prune ? undefined : { by: 'sync-policy', option: 'no automated prune' };
 }
 
+/** Why the object stays, in a finding's words (both modes say it the same way). */
+export function pruneHoldReason(hold: PruneHold, app: string): string {
+  switch (hold.by) {
+    case 'annotation':
+      return `its annotation argocd.argoproj.io/sync-options: ${hold.option} keeps Argo CD from pruning it${hold.option === 'Prune=confirm' ? ' until someone confirms' : ''}`;
+    case 'application':
+      return `application ${app}'s syncOptions (${hold.option}) keep Argo CD from pruning it`;
+    case 'sync-policy':
+      return `application ${app} does not prune automatically (syncPolicy.automated.prune is not true, or automated sync is disabled)`;
+  }
+}
+
 function applicationSyncOptions(application: ArgoApplication): string[] {
   const list = application.spec?.syncPolicy?.syncOptions ?? [];
   return list.flatMap((option) => options(option));

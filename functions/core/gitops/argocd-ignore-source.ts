@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { ClusterConfig } from '../registry/model.js';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../registry/model.js';
+import { type ArgoApplication, applicationSchema } from './argo-api.js';
 import { parseIgnoreDifferences, type SourcedIgnoreRule } from './ignore-differences.js';
 import { isPlainObject, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import { ClusterSourceError, type KubernetesApi } from './ports.js';
@@ -17,7 +18,8 @@ import { type ArgoTracking, argoApplicationOf } from './tracking.js';
  *   `resource.customizations` YAML (`apps/Deployment: {ignoreDifferences: …}`), as argo-cd
  *   util/settings/settings.go reads them.
  * Neither is required: no permission, no Argo CD or no such Application leaves the rules out, and
- * the finding says which could not be read and why.
+ * the finding says which could not be read and why. The Application read here also decides direct
+ * mode's extraneous objects (its sync policy, and the kinds its `status.resources` lists).
  */
 
 export const APPLICATION_API_VERSION = 'argoproj.io/v1alpha1';
@@ -27,6 +29,13 @@ export interface ApplicationIgnoreRules {
   rules: SourcedIgnoreRule[];
   /** One line: what could not be read or used, and why (403, not found, a jq expression). */
   unread?: string;
+  /** The Application as read (spec and status), when it was read and has an Application's shape. */
+  application?: ArgoApplication;
+}
+
+/** The reader's key for a tracked application: `<namespace>_<name>` outside Argo CD's namespace. */
+export function applicationInstance(owner: { app: string; appNamespace?: string }): string {
+  return owner.appNamespace ? `${owner.appNamespace}_${owner.app}` : owner.app;
 }
 
 /** The namespace Argo CD's settings and Applications live in (registry `argocdNamespace`). */
@@ -158,7 +167,12 @@ async function readApplicationRules(
           : `${where} could not be read: not found (404)`,
     };
   const { rules, problems } = ignoreRulesFromApplication(read.object, location);
-  return { rules, ...(problems.length > 0 ? { unread: problems.map(oneLine).join('; ') } : {}) };
+  const application = applicationSchema.safeParse(read.object);
+  return {
+    rules,
+    ...(problems.length > 0 ? { unread: problems.map(oneLine).join('; ') } : {}),
+    ...(application.success ? { application: application.data } : {}),
+  };
 }
 
 /** Failures that stop the whole scan wherever they happen (scan-cluster.ts `isServerWide`). */
@@ -190,19 +204,20 @@ export interface ObjectIgnoreDifferences {
  * applies its settings to what it manages, not to objects another tool applies in the same cluster).
  * `unreadSeen` collects each source that could not be read, once, for the scan's log: a platform
  * engineer learns that Argo CD's rules were not applied without reading every finding.
+ * `applicationRules` lets the scan share its reader (each Application read once per scan).
  */
 export function createIgnoreDifferencesResolver(
   api: Pick<KubernetesApi, 'readLive'>,
   cluster: ClusterConfig,
   settings: { tracking: ArgoTracking; ignoreRules: SourcedIgnoreRule[]; unread?: string },
   unreadSeen?: Set<string>,
+  applicationRules = createApplicationRulesReader(api, argoCdNamespace(cluster)),
 ): (live: KubeObject, identity: ObjectIdentity) => Promise<ObjectIgnoreDifferences> {
   const registry = registryIgnoreDifferences(cluster);
-  const applicationRules = createApplicationRulesReader(api, argoCdNamespace(cluster));
   return async (live, identity) => {
     const app = argoApplicationOf(live, identity, settings.tracking);
     if (app === undefined) return { ignoreDifferences: registry };
-    const read = await applicationRules(app.appNamespace ? `${app.appNamespace}_${app.app}` : app.app);
+    const read = await applicationRules(applicationInstance(app));
     const unreadLines = [read.unread, settings.unread].filter((line) => line !== undefined);
     for (const line of unreadLines) unreadSeen?.add(line);
     const unread = unreadLines.join('; ');

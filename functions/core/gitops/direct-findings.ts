@@ -1,6 +1,8 @@
 import type { FindingDraft } from '../findings/model.js';
 import type { SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
+import type { ArgoApplication } from './argo-api.js';
+import { pruneHold, pruneHoldReason } from './argo-options.js';
 import { type ClusterFindingBuilder, clusterRemediation } from './cluster-findings.js';
 import type { ExtraneousObject } from './extraneous.js';
 import {
@@ -190,23 +192,63 @@ function sidesChanges(
     : comparisonChanges(comparison, sides.desired, sides.live, hashSensitive);
 }
 
+/** What direct mode concludes about an extraneous object: a finding, or Argo CD prunes it itself. */
+export type ExtraneousVerdict = { finding: FindingDraft } | { prunedByArgoCd: string };
+
 /**
  * A live object an application of the render tracks but the render no longer has (extraneous.ts):
- * Git removed it and the cluster kept it. Argo CD calls it "requires pruning".
+ * Git removed it and the cluster kept it. Argo CD calls it "requires pruning". When the tracking
+ * Application was read, direct mode decides as Argo CD mode does (argo-options.ts `pruneHold`):
+ * Argo CD's automated prune will delete it (no finding, said once in the scan's log), or something
+ * holds it (`Prune=false`/`Prune=confirm`, manual sync: `cluster.orphaned` with `pruneHeldBy`).
+ * Without the Application (403, 404) nobody can say whether Argo CD prunes it: `cluster.extraneous`.
  */
-export function extraneousFinding(
+export function extraneousVerdict(
   entry: ExtraneousObject,
-  context: { builder: ClusterFindingBuilder; source: string; tracking: ArgoTracking },
-): FindingDraft {
-  const { builder } = context;
+  context: {
+    builder: ClusterFindingBuilder;
+    source: string;
+    tracking: ArgoTracking;
+    /** The tracking Application as read (argocd-ignore-source.ts), undefined when it was not. */
+    application?: ArgoApplication;
+  },
+): ExtraneousVerdict {
+  const { builder, application } = context;
   const object = describeObject(entry.identity);
-  return builder.finding({
-    ruleId: 'cluster.extraneous',
-    app: entry.app,
-    identity: entry.identity,
-    title: `${object} of application ${entry.app} is no longer in git but still in cluster ${builder.cluster.id}`,
-    detail: `${object} carries application ${entry.app}'s tracking (${context.tracking.method}) but is not in ${context.source}.`,
-    evidence: { source: context.source, tracking: context.tracking.method },
-    remediation: clusterRemediation.extraneous(entry.app, object),
-  });
+  const title = `${object} of application ${entry.app} is no longer in git but still in cluster ${builder.cluster.id}`;
+  const notRendered = `${object} carries application ${entry.app}'s tracking (${context.tracking.method}) but is not in ${context.source}`;
+  if (application === undefined)
+    return {
+      finding: builder.finding({
+        ruleId: 'cluster.extraneous',
+        app: entry.app,
+        identity: entry.identity,
+        title,
+        detail: `${notRendered}.`,
+        evidence: { source: context.source, tracking: context.tracking.method },
+        remediation: clusterRemediation.extraneous(entry.app, object),
+      }),
+    };
+  const hold = pruneHold(application, entry.object);
+  if (hold === undefined)
+    return {
+      prunedByArgoCd: `${object} of application ${entry.app} is not in ${context.source}: Argo CD prunes it at its next automated sync (automated.prune: true)`,
+    };
+  return {
+    finding: builder.finding({
+      ruleId: 'cluster.orphaned',
+      app: entry.app,
+      identity: entry.identity,
+      title,
+      detail: `${notRendered}, and ${pruneHoldReason(hold, entry.app)}.`,
+      evidence: {
+        source: context.source,
+        tracking: context.tracking.method,
+        prune: false,
+        pruneHeldBy: hold.by,
+        pruneOption: hold.option,
+      },
+      remediation: clusterRemediation.orphaned(entry.app, object),
+    }),
+  };
 }

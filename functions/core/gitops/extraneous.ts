@@ -1,3 +1,4 @@
+import type { ArgoApplication } from './argo-api.js';
 import { ignoresExtraneous } from './argo-options.js';
 import { isHook } from './hooks.js';
 import {
@@ -23,7 +24,7 @@ import { type ArgoTracking, argoApplicationOf } from './tracking.js';
  *   pod template's labels, it is the controller's, not Git's).
  */
 
-/** What to list: the kinds and namespaces of the render. */
+/** What to list: the kinds and namespaces of the render (and of its Applications' managed resources). */
 export interface ListTarget {
   apiVersion: string;
   kind: string;
@@ -44,8 +45,14 @@ export const DEFAULT_EXTRANEOUS_KINDS: readonly { apiVersion: string; kind: stri
   { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
 ];
 
-/** One LIST per kind and namespace of the render, plus the default kinds in the render's namespaces. */
-export function listTargets(rendered: readonly KubeObject[]): ListTarget[] {
+/**
+ * One LIST per kind and namespace of the render, plus the default kinds in the render's namespaces,
+ * plus `managed`: the kinds and namespaces the tracking Applications list (managedListTargets).
+ */
+export function listTargets(
+  rendered: readonly KubeObject[],
+  managed: readonly ListTarget[] = [],
+): ListTarget[] {
   const targets = new Map<string, ListTarget>();
   const namespaces = new Set<string>();
   const add = (target: ListTarget) =>
@@ -62,7 +69,29 @@ export function listTargets(rendered: readonly KubeObject[]): ListTarget[] {
   }
   for (const namespace of namespaces)
     for (const kind of DEFAULT_EXTRANEOUS_KINDS) add({ ...kind, namespace });
+  for (const target of managed) add(target);
   return [...targets.values()];
+}
+
+/**
+ * The kinds and namespaces an Application manages, from its `status.resources` (argo-cd
+ * pkg/apis/application/v1alpha1/types.go `ResourceStatus`: group, version, kind, namespace, name,
+ * each `omitempty`; the core group is empty, a cluster-scoped resource has no namespace). Argo CD
+ * keeps an object there until it is pruned (`requiresPruning`), so a kind Git dropped entirely is
+ * still listed: its leftovers are found even though the render has no object of that kind. An
+ * entry without a version cannot be listed and is left out.
+ */
+export function managedListTargets(application: ArgoApplication | undefined): ListTarget[] {
+  return (application?.status?.resources ?? []).flatMap((resource) => {
+    if (!resource.version) return [];
+    return [
+      {
+        apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,
+        kind: resource.kind,
+        ...(resource.namespace ? { namespace: resource.namespace } : {}),
+      },
+    ];
+  });
 }
 
 /**
@@ -95,6 +124,8 @@ export function withResolvedNamespaces(
 export interface ExtraneousObject {
   identity: ObjectIdentity;
   app: string;
+  /** The application's namespace when its tracking names one (Argo CD's apps in any namespace). */
+  appNamespace?: string;
   object: KubeObject;
 }
 
@@ -119,14 +150,19 @@ export function extraneousObjects(
     if (seen.has(id)) continue;
     seen.add(id);
     if (renderedByKey.get(lookupKey(identity))?.some((other) => sameObject(other, identity))) continue;
-    const app = argoApplicationOf(object, identity, tracking)?.app;
-    if (app === undefined || !apps.has(app)) continue;
+    const owner = argoApplicationOf(object, identity, tracking);
+    if (owner === undefined || !apps.has(owner.app)) continue;
     if (ignoresExtraneous(object)) continue;
     // A hook left by its delete policy is not extraneous (Argo CD neither prunes nor reports it).
     if (isHook(object)) continue;
     const metadata = object.metadata as { ownerReferences?: unknown } | undefined;
     if (Array.isArray(metadata?.ownerReferences) && metadata.ownerReferences.length > 0) continue;
-    result.push({ identity, app, object });
+    result.push({
+      identity,
+      app: owner.app,
+      ...(owner.appNamespace ? { appNamespace: owner.appNamespace } : {}),
+      object,
+    });
   }
   return result;
 }

@@ -25,13 +25,25 @@ import {
   managedResourceFindings,
   trackedFromStatus,
 } from './argo-findings.js';
-import { createIgnoreDifferencesResolver } from './argocd-ignore-source.js';
+import {
+  type ApplicationIgnoreRules,
+  applicationInstance,
+  argoCdNamespace,
+  createApplicationRulesReader,
+  createIgnoreDifferencesResolver,
+} from './argocd-ignore-source.js';
 import { type ClusterFindingBuilder, createClusterFindingBuilder } from './cluster-findings.js';
 import type { ClusterScanFailedRule } from './cluster-rules.js';
 import { CLUSTER_RULES, isProductionCluster } from './cluster-rules.js';
 import { ownershipConflicts } from './conflicts.js';
-import { directObjectFindings, extraneousFinding, withApplicationTracking } from './direct-findings.js';
-import { extraneousObjects, listTargets, withResolvedNamespaces } from './extraneous.js';
+import { directObjectFindings, extraneousVerdict, withApplicationTracking } from './direct-findings.js';
+import {
+  extraneousObjects,
+  type ListTarget,
+  listTargets,
+  managedListTargets,
+  withResolvedNamespaces,
+} from './extraneous.js';
 import type { SkippedObject } from './hooks.js';
 import { identityOf, type KubeObject, type ObjectIdentity } from './kube-object.js';
 import { ManifestError, parseRender } from './manifests.js';
@@ -44,7 +56,7 @@ import {
 import { type ComparisonOptions, desiredStateOf } from './server-side-diff.js';
 import type { TerraformKubernetesObject } from './terraform-objects.js';
 import type { TrackedObject } from './tracked-object.js';
-import type { ArgoTracking } from './tracking.js';
+import { type ArgoTracking, argoApplicationOf } from './tracking.js';
 import { argoCdSettings } from './tracking-source.js';
 
 /**
@@ -79,6 +91,11 @@ export interface ClusterScanResult {
    * not be read, each once for the cluster; the findings of their objects say it too.
    */
   ignoreRulesUnread?: string[];
+  /**
+   * Direct mode: objects Git no longer renders that Argo CD's automated prune will delete on its own
+   * (no finding: nothing for a person to do), each once.
+   */
+  prunedByArgoCd?: string[];
 }
 
 /** Reads done at the same time against one server: enough to hide latency, few enough to be polite. */
@@ -106,6 +123,7 @@ export async function scanCluster(
     skipped: gitops.skipped ?? [],
     ...(gitops.renderNotes ? { renderNotes: gitops.renderNotes } : {}),
     ...(gitops.ignoreRulesUnread?.length ? { ignoreRulesUnread: gitops.ignoreRulesUnread } : {}),
+    ...(gitops.prunedByArgoCd?.length ? { prunedByArgoCd: gitops.prunedByArgoCd } : {}),
   };
 }
 
@@ -117,6 +135,7 @@ interface GitOpsRead {
   skipped?: SkippedObject[];
   renderNotes?: string[];
   ignoreRulesUnread?: string[];
+  prunedByArgoCd?: string[];
 }
 
 async function scanArgoCd(
@@ -229,7 +248,17 @@ async function scanDirect(
   const { tracking } = settings;
   // Argo CD's ignoreDifferences for each object (its Application's, argocd-cm's) and the registry's.
   const ignoreRulesUnread = new Set<string>();
-  const ignoreDifferencesOf = createIgnoreDifferencesResolver(api, cluster, settings, ignoreRulesUnread);
+  // Each tracking Application is read once: for its ignoreDifferences and for extraneous objects.
+  const readApplication = createApplicationRulesReader(api, argoCdNamespace(cluster));
+  const ignoreDifferencesOf = createIgnoreDifferencesResolver(
+    api,
+    cluster,
+    settings,
+    ignoreRulesUnread,
+    readApplication,
+  );
+  // The tracking Applications of the render's live objects (reader keys: `[<namespace>_]<name>`).
+  const applications = new Set<string>();
   const liveIdentities = new Map<KubeObject, ObjectIdentity>();
   const options: ComparisonOptions = {
     comparison: cluster.kubernetes?.comparison ?? DEFAULT_CLUSTER_COMPARISON,
@@ -252,6 +281,8 @@ async function scanDirect(
       if (!live.found) return directObjectFindings(object, live, findingContext);
       const liveIdentity = identityOf(live.object) ?? identity;
       liveIdentities.set(object, liveIdentity);
+      const owner = argoApplicationOf(live.object, liveIdentity, tracking);
+      if (owner) applications.add(applicationInstance(owner));
       const ignoreDifferences = await ignoreDifferencesOf(live.object, liveIdentity);
       const manifest = withApplicationTracking(object, live.object, tracking);
       const comparison = await desiredStateOf(api, request, manifest, options);
@@ -279,36 +310,61 @@ async function scanDirect(
   const tracked = results.flatMap((result) => (result?.tracked ? [result.tracked] : []));
   // Objects without a namespace in the render are listed where the cluster put them.
   const resolved = withResolvedNamespaces(desired, (object) => liveIdentities.get(object));
-  const extraneous = await extraneousDrafts(api, resolved, tracked, { builder, source, tracking });
+  const extraneous = await extraneousDrafts(api, resolved, tracked, {
+    builder,
+    source,
+    tracking,
+    applications,
+    readApplication: async (instance) => {
+      const read = await readApplication(instance);
+      if (read.unread) ignoreRulesUnread.add(read.unread);
+      return read;
+    },
+  });
   return {
-    findings: [...results.flatMap((result) => result?.drafts ?? []), ...extraneous],
+    findings: [...results.flatMap((result) => result?.drafts ?? []), ...extraneous.drafts],
     tracked,
     scanned: desired.length,
     skipped,
     renderNotes,
     ignoreRulesUnread: [...ignoreRulesUnread].sort(),
+    prunedByArgoCd: extraneous.prunedByArgoCd,
   };
 }
 
 /**
  * Objects an application of the render tracks that the render lacks (extraneous.ts): one LIST per
- * kind and namespace of the render and of the default kinds, by the tracking label when the
- * instance tracks by label (annotations cannot be selected on). A LIST the server refuses fails
- * that kind only (`scan.cluster-object`), never the objects already compared.
+ * kind and namespace of the render, of the default kinds, and of the tracking Applications'
+ * `status.resources` (the kinds Argo CD manages for them, even those Git dropped entirely), by the
+ * tracking label when the instance tracks by label (annotations cannot be selected on). A LIST the
+ * server refuses fails that kind only (`scan.cluster-object`), never the objects already compared.
+ * Each object found is decided by its Application's sync policy when it was read (extraneousVerdict).
  */
 async function extraneousDrafts(
   api: KubernetesApi,
   desired: readonly KubeObject[],
   tracked: readonly TrackedObject[],
-  context: { builder: ClusterFindingBuilder; source: string; tracking: ArgoTracking },
-): Promise<FindingDraft[]> {
-  if (api.listObjects === undefined) return [];
+  context: {
+    builder: ClusterFindingBuilder;
+    source: string;
+    tracking: ArgoTracking;
+    /** Reader keys of the tracking Applications of the render's live objects. */
+    applications: ReadonlySet<string>;
+    readApplication: (instance: string) => Promise<ApplicationIgnoreRules>;
+  },
+): Promise<{ drafts: FindingDraft[]; prunedByArgoCd: string[] }> {
+  const none = { drafts: [], prunedByArgoCd: [] };
+  if (api.listObjects === undefined) return none;
   const apps = new Set(tracked.flatMap((object) => (object.app === undefined ? [] : [object.app])));
-  if (apps.size === 0) return [];
+  if (apps.size === 0) return none;
   const rendered = desired.flatMap((object) => identityOf(object) ?? []);
   const drafts: FindingDraft[] = [];
+  const prunedByArgoCd: string[] = [];
   const listed: KubeObject[] = [];
-  for (const target of listTargets(desired)) {
+  const managed: ListTarget[] = [];
+  for (const instance of context.applications)
+    managed.push(...managedListTargets((await context.readApplication(instance)).application));
+  for (const target of listTargets(desired, managed)) {
     const selectors =
       context.tracking.method === 'label'
         ? [...apps].map((app) => `${context.tracking.labelKey}=${app}`)
@@ -328,9 +384,13 @@ async function extraneousDrafts(
       }
     }
   }
-  for (const entry of extraneousObjects(listed, rendered, apps, context.tracking))
-    drafts.push(extraneousFinding(entry, context));
-  return drafts;
+  for (const entry of extraneousObjects(listed, rendered, apps, context.tracking)) {
+    const { application } = await context.readApplication(applicationInstance(entry));
+    const verdict = extraneousVerdict(entry, { ...context, ...(application ? { application } : {}) });
+    if ('finding' in verdict) drafts.push(verdict.finding);
+    else prunedByArgoCd.push(verdict.prunedByArgoCd);
+  }
+  return { drafts, prunedByArgoCd: prunedByArgoCd.sort() };
 }
 
 async function terraformObjects(

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   extraneousObjects,
   listTargets,
+  managedListTargets,
   withResolvedNamespaces,
 } from '../../../../functions/core/gitops/extraneous.js';
 import { identityOf, type KubeObject } from '../../../../functions/core/gitops/kube-object.js';
@@ -117,5 +118,49 @@ describe('namespaces of a render that leaves them unset (kubeconfig context defa
 
   it('leave an object as rendered when no object shows the default namespace', () => {
     expect(withResolvedNamespaces([config], () => undefined)).toEqual([config]);
+  });
+});
+
+describe('the kinds an Application manages (its status.resources, argo-cd ResourceStatus)', () => {
+  // Entries as Argo CD writes them: `group` left out for the core group, `namespace` for a
+  // cluster-scoped object, every field omitempty.
+  const application = {
+    metadata: { name: 'shop' },
+    status: {
+      resources: [
+        {
+          group: 'batch',
+          version: 'v1',
+          kind: 'CronJob',
+          namespace: 'shop',
+          name: 'nightly-report',
+          requiresPruning: true,
+        },
+        { version: 'v1', kind: 'ConfigMap', namespace: 'jobs', name: 'report-config' },
+        { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', name: 'shop-reader' },
+        { group: 'example.com', kind: 'Widget', namespace: 'shop', name: 'no-version' },
+      ],
+    },
+  };
+
+  it('lists each kind in its namespace (cluster-wide for a cluster-scoped one); an entry without a version is left out', () => {
+    expect(managedListTargets(application)).toEqual([
+      { apiVersion: 'batch/v1', kind: 'CronJob', namespace: 'shop' },
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'jobs' },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+    ]);
+    expect(managedListTargets(undefined)).toEqual([]);
+  });
+
+  it("adds them to the render's targets once each", () => {
+    const targets = listTargets(rendered, [
+      ...managedListTargets(application),
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop' },
+    ]);
+    const keys = targets.map((target) => `${target.apiVersion} ${target.kind} ${target.namespace ?? '*'}`);
+    expect(keys).toContain('batch/v1 CronJob shop');
+    expect(keys).toContain('v1 ConfigMap jobs');
+    expect(keys).toContain('rbac.authorization.k8s.io/v1 ClusterRole *');
+    expect(keys.filter((key) => key === 'v1 ConfigMap shop')).toHaveLength(1);
   });
 });

@@ -281,3 +281,212 @@ function withManagedField(object: KubeObject, entry: { manager: string; operatio
   ];
   return copy as unknown as KubeObject;
 }
+
+/**
+ * Issue 14 §2 and §4: an object Git no longer renders. Argo CD reports it `requiresPruning`; what
+ * happens next is its sync policy's call (argo-options.ts `pruneHold`, Argo CD's sync-options docs),
+ * and direct mode, reading the same Application through the Kubernetes API, must make the same call.
+ * The objects are test/fixtures/kubernetes/extraneous/list.json's: the ConfigMap a kustomize
+ * generator renamed (`settings-b8m4t6`, in the render) and the one it left (`settings-7h2k9d`).
+ */
+describe('Argo CD mode and direct mode agree on an object Git no longer renders', () => {
+  const extraneousList = JSON.parse(readFileSync(join(FIXTURES, 'extraneous/list.json'), 'utf8')) as {
+    items: KubeObject[];
+  };
+  const liveItem = (name: string) =>
+    structuredClone(extraneousList.items.find((item) => identityOf(item)!.name === name)!);
+  const current = liveItem('settings-b8m4t6');
+  // Git's manifest of the current ConfigMap: no tracking (Argo CD adds it at sync) or server fields.
+  const manifest: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'settings-b8m4t6',
+      namespace: 'shop',
+      labels: { 'app.kubernetes.io/instance': 'shop' },
+    },
+    data: { mode: 'fast' },
+  };
+
+  /** The leftover ConfigMap, with its own `argocd.argoproj.io/sync-options` when given. */
+  function leftover(syncOptions?: string): KubeObject {
+    const object = liveItem('settings-7h2k9d') as { metadata: { annotations: Record<string, string> } };
+    if (syncOptions) object.metadata.annotations['argocd.argoproj.io/sync-options'] = syncOptions;
+    return object as unknown as KubeObject;
+  }
+
+  /** Application `shop` as both APIs return it: OutOfSync, the leftover `requiresPruning`. */
+  function application(syncPolicy: KubeObject): KubeObject {
+    return {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'shop', namespace: 'argocd', uid: 'a1b2c3d4-0000-4000-8000-00000000e001' },
+      spec: {
+        project: 'default',
+        source: {
+          repoURL: 'https://git.example.com/shop/deploy.git',
+          path: 'overlays/prod',
+          targetRevision: 'main',
+        },
+        destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+        syncPolicy,
+      },
+      status: {
+        sync: { status: 'OutOfSync', revision: '5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3c2b' },
+        health: { status: 'Healthy' },
+        resources: [
+          { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings-b8m4t6', status: 'Synced' },
+          {
+            version: 'v1',
+            kind: 'ConfigMap',
+            namespace: 'shop',
+            name: 'settings-7h2k9d',
+            status: 'OutOfSync',
+            requiresPruning: true,
+          },
+        ],
+      },
+    };
+  }
+
+  /** `applicationReadable: false`: direct mode's GET of the Application answers 404. */
+  async function scanBoth(app: KubeObject, extra: KubeObject, applicationReadable = true) {
+    const live = [current, extra];
+    const argoApi: ArgoCdApi = {
+      url: 'https://argocd.example.com',
+      listApplications: async () => ({ items: [app] }),
+      getApplication: async () => app,
+      managedResources: async () => ({
+        items: [
+          resourceDiff({
+            kind: 'ConfigMap',
+            namespace: 'shop',
+            name: 'settings-b8m4t6',
+            target: manifest,
+            live: current,
+            predicted: current,
+            modified: false,
+          }),
+          // Not in Git: Argo CD sends the live state only (gitops-engine handleResourceCreateOrDeleteDiff).
+          resourceDiff({
+            kind: 'ConfigMap',
+            namespace: 'shop',
+            name: 'settings-7h2k9d',
+            live: extra,
+            modified: true,
+          }),
+        ],
+      }),
+    };
+    const kubeApi: KubernetesApi = {
+      server: 'https://kube.example.com',
+      desiredManifests: async () => ({ text: JSON.stringify(manifest), source: 'the fixture overlay' }),
+      async readLive(request: LiveObjectRequest) {
+        const object = [...live, ...(applicationReadable ? [app] : [])].find(
+          (entry) =>
+            entry.apiVersion === request.apiVersion &&
+            entry.kind === request.kind &&
+            identityOf(entry)!.name === request.name &&
+            identityOf(entry)!.namespace === request.namespace,
+        );
+        return object ? { found: true, object } : { found: false, reason: 'not-found' };
+      },
+      // The server would store the live object again (the manifest plus what the server keeps).
+      dryRunApply: async () => ({ outcome: 'applied', object: current, created: false }),
+      openApiDocument: async (apiVersion) => OPENAPI[apiVersion],
+      listObjects: async (target) =>
+        live.filter((object) => object.apiVersion === target.apiVersion && object.kind === target.kind),
+    };
+    const run = async (config: ClusterConfig) => {
+      const result = await scanCluster(config, {
+        registry: registryOfCluster(config),
+        ports: { argocd: () => argoApi, kubernetes: () => kubeApi, terraformObjects: async () => [] },
+        hashSensitive,
+        now: NOW,
+      });
+      expect(result.outcome).toBe('ok');
+      return result;
+    };
+    const argo = applicationReadable ? await run(cluster('argocd')) : undefined;
+    const direct = await Promise.all(
+      (['server-dry-run', 'openapi', 'declared'] as const).map((comparison) => run(cluster(comparison))),
+    );
+    return { argo, direct };
+  }
+
+  /** Each object's rule, severity and what holds its pruning; the Application's own status findings aside. */
+  const objectVerdicts = (findings: FindingDraft[]) =>
+    findings
+      .filter((finding) => (finding.resource as { kind: string }).kind !== 'Application')
+      .map((finding) => {
+        const evidence = finding.evidence as { pruneHeldBy?: string; pruneOption?: string };
+        return `${finding.ruleId} ${(finding.resource as { name: string }).name} ${finding.severity} ${evidence.pruneHeldBy ?? '-'} ${evidence.pruneOption ?? '-'}`;
+      })
+      .sort();
+
+  const cases: Array<{
+    name: string;
+    syncPolicy: KubeObject;
+    objectOption?: string;
+    verdicts: string[];
+  }> = [
+    {
+      name: 'automated prune: Argo CD deletes it itself, nothing to report',
+      syncPolicy: { automated: { prune: true, selfHeal: true } },
+      verdicts: [],
+    },
+    {
+      name: 'Prune=false on the object: kept for good, cluster.orphaned held by the annotation',
+      syncPolicy: { automated: { prune: true } },
+      objectOption: 'Prune=false',
+      verdicts: ['cluster.orphaned settings-7h2k9d low annotation Prune=false'],
+    },
+    {
+      name: "Prune=false in the application's syncOptions: cluster.orphaned held by the application",
+      syncPolicy: { automated: { prune: true }, syncOptions: ['Prune=false'] },
+      verdicts: ['cluster.orphaned settings-7h2k9d low application Prune=false'],
+    },
+    {
+      name: "Prune=false in the application's syncOptions, Prune=true on the object: the object's option wins, Argo CD prunes it",
+      syncPolicy: { automated: { prune: true }, syncOptions: ['Prune=false'] },
+      objectOption: 'Prune=true',
+      verdicts: [],
+    },
+    {
+      name: 'manual sync (Argo CD 3.x automated.enabled: false): nobody prunes it, cluster.orphaned held by the sync policy',
+      syncPolicy: { automated: { enabled: false, prune: true, selfHeal: true } },
+      verdicts: ['cluster.orphaned settings-7h2k9d low sync-policy no automated prune'],
+    },
+  ];
+
+  for (const entry of cases)
+    it(entry.name, async () => {
+      const { argo, direct } = await scanBoth(application(entry.syncPolicy), leftover(entry.objectOption));
+      expect(objectVerdicts(argo!.findings)).toEqual(entry.verdicts);
+      for (const [index, result] of direct.entries())
+        expect({ run: index, verdicts: objectVerdicts(result.findings) }).toEqual({
+          run: index,
+          verdicts: entry.verdicts,
+        });
+      // Direct mode says once in the scan's log what Argo CD will prune itself.
+      for (const result of direct)
+        expect(result.prunedByArgoCd).toEqual(
+          entry.verdicts.length === 0
+            ? [
+                'ConfigMap shop/settings-7h2k9d of application shop is not in the fixture overlay: Argo CD prunes it at its next automated sync (automated.prune: true)',
+              ]
+            : undefined,
+        );
+    });
+
+  it('an Application direct mode may not read (404): cluster.extraneous as before, and the scan says it was not read', async () => {
+    // An automated-prune Application the scanner cannot see: it cannot know that Argo CD prunes.
+    const { direct } = await scanBoth(application({ automated: { prune: true } }), leftover(), false);
+    for (const result of direct) {
+      expect(objectVerdicts(result.findings)).toEqual(['cluster.extraneous settings-7h2k9d low - -']);
+      expect(result.ignoreRulesUnread).toContain(
+        'Application argocd/shop could not be read: not found (404)',
+      );
+    }
+  });
+});
