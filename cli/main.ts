@@ -20,6 +20,15 @@ import { registerSuppress } from './commands/suppress.js';
 import { packageVersion } from './package-root.js';
 import { EXIT_USAGE, HELP_EXIT_CODES_AND_ENVIRONMENT } from './usage.js';
 
+/** `error: unknown option '--fromat'\n(Did you mean --format?)\n` → one `driftwatch:` line with the fix. */
+function usageErrorLine(text: string): string {
+  const cause = text
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+  return `driftwatch: ${cause} (the command's --help lists its arguments and options)\n`;
+}
+
 /** Commands set the exit code through this, so `main` decides when the process ends. */
 let exitCode = 0;
 const setExitCode = (code: number) => {
@@ -30,7 +39,9 @@ const program = new Command('driftwatch')
   .description('read-only drift and policy scanner for Terraform estates on AWS')
   .version(packageVersion(), '-V, --version', 'print the version of driftwatch (from its package.json)')
   .option('--debug', 'print the stack trace of an unexpected error (errors are one line otherwise)')
-  .showHelpAfterError()
+  // A usage error is one line like every other error (docs/cli.md): the cause, commander's "did you
+  // mean", and where the options are listed, instead of the whole help after it.
+  .configureOutput({ outputError: (text, write) => write(usageErrorLine(text)) })
   .exitOverride()
   .addHelpText('after', HELP_EXIT_CODES_AND_ENVIRONMENT);
 

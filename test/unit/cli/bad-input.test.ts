@@ -200,7 +200,12 @@ describe('usage errors and bad option values', () => {
       );
       expect(credentialStore.stderr).not.toContain('hunter3');
       expect(unknownOption.code).toBe(64);
-      expect(unknownOption.stderr).toMatch(/^error: unknown option '--bogus'/);
+      // One line like every other error, not the whole help after it.
+      expectOneLine(
+        unknownOption,
+        64,
+        /^driftwatch: unknown option '--bogus' \(the command's --help lists its arguments and options\)\n$/,
+      );
       expectOneLine(
         since,
         64,
