@@ -39,9 +39,13 @@ const STREAM_CHUNK_BYTES = 16 * 1024 * 1024;
  */
 export async function readPlanFile(path: string, options: ReadPlanFileOptions): Promise<CompactPlan> {
   const limit = options.inMemoryLimitBytes ?? DEFAULT_IN_MEMORY_LIMIT_BYTES;
-  const { size } = await stat(path);
-  if (size === 0) throw new PlanFormatError('plan is empty');
-  if (size <= limit) {
+  const stats = await stat(path);
+  const { size } = stats;
+  // A pipe (`evaluate-plan <(terraform show -json plan.tfplan)`, a FIFO) or a device has no size
+  // until read: it is streamed, never taken for an empty file.
+  const sized = stats.isFile();
+  if (sized && size === 0) throw new PlanFormatError('plan is empty');
+  if (sized && size <= limit) {
     const text = decodePlanText(await readFile(path));
     return compactPlan(text, { hashSensitive: options.hashSensitive, knownSecrets: options.knownSecrets });
   }

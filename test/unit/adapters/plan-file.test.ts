@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPlanFile } from '../../../functions/adapters/plan-file.js';
@@ -144,5 +146,27 @@ describe('readPlanFile: bad files', () => {
 
   it('a missing file is an I/O error, not a plan error', async () => {
     await expect(inMemory(join(dir, 'missing.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('readPlanFile: a pipe', () => {
+  /** `evaluate-plan <(terraform show -json plan.tfplan)`: a FIFO, whose size is 0 until it is read. */
+  function pipeOf(name: string, content: string): string {
+    const path = join(dir, name);
+    execFileSync('mkfifo', [path]);
+    // Opening the write end waits for the reader (in libuv's thread pool, not this thread).
+    createWriteStream(path).end(content);
+    return path;
+  }
+
+  it('is read, not taken for an empty file', async () => {
+    const text = JSON.stringify(awsDriftPlan());
+    const fromPipe = await inMemory(pipeOf('plan.fifo', text));
+    expect(fromPipe).toEqual(await inMemory(writePlan(text)));
+    expect(fromPipe.drift.length).toBeGreaterThan(0);
+  });
+
+  it('that stays empty is an empty plan', async () => {
+    await expect(inMemory(pipeOf('empty.fifo', ''))).rejects.toThrow(/^plan is empty$/);
   });
 });
