@@ -63,6 +63,8 @@ export async function clusterDiffAction(
     ...(result.renderNotes ? { render: result.renderNotes } : {}),
     // Argo CD's ignore rules that could not be read (objects compared without them), once each.
     ...(result.ignoreRulesUnread ? { ignoreRulesUnread: result.ignoreRulesUnread } : {}),
+    // Extraneous objects Argo CD prunes itself at its next automated sync: no finding, said once.
+    ...(result.prunedByArgoCd ? { prunedByArgoCd: result.prunedByArgoCd } : {}),
     stored: storedAt(store, recorded.historyKey),
   });
   run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history, options));

@@ -44,6 +44,7 @@ export const handler = middy<ScanClusterEvent>()
       findings: result.findings.length,
       ...(result.renderNotes ? { render: result.renderNotes } : {}),
       ...(result.ignoreRulesUnread ? { ignoreRulesUnread: result.ignoreRulesUnread } : {}),
+      ...(result.prunedByArgoCd ? { prunedByArgoCd: result.prunedByArgoCd } : {}),
     });
     return {
       scanId: event.scanId,

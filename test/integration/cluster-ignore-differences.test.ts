@@ -288,26 +288,27 @@ describe('extraneous objects of a render without namespaces (kubeconfig default 
   });
 });
 
-describe("a kind Git dropped entirely, found through the Application's status.resources", () => {
-  // test/fixtures/kubernetes/extraneous/cronjob.json: application shop's CronJob, gone from Git
-  // with every other CronJob of the render; Argo CD still lists it (requiresPruning).
-  const cronJob = JSON.parse(readFileSync(join(FIXTURES, 'extraneous/cronjob.json'), 'utf8')) as {
-    object: Record<string, unknown>;
-    statusResource: Record<string, unknown>;
-  };
-  const BATCH = { 'batch/v1': [{ name: 'cronjobs', kind: 'CronJob', namespaced: true }] };
-  const CRONJOB_LIST = '/apis/batch/v1/namespaces/shop/cronjobs';
+// test/fixtures/kubernetes/extraneous/cronjob.json: application shop's CronJob, gone from Git
+// with every other CronJob of the render; Argo CD still lists it (requiresPruning).
+const cronJob = JSON.parse(readFileSync(join(FIXTURES, 'extraneous/cronjob.json'), 'utf8')) as {
+  object: Record<string, unknown>;
+  statusResource: Record<string, unknown>;
+};
+const BATCH = { 'batch/v1': [{ name: 'cronjobs', kind: 'CronJob', namespaced: true }] };
 
-  /** The recorded Application with the CronJob in its status and the given sync policy. */
-  function applicationWith(syncPolicy: Record<string, unknown>): Record<string, unknown> {
-    const application = structuredClone(recorded.application) as {
-      spec: Record<string, unknown>;
-      status: { resources: unknown[] };
-    };
-    application.spec.syncPolicy = syncPolicy;
-    application.status.resources.push(cronJob.statusResource);
-    return application;
-  }
+/** The recorded Application with the CronJob in its status and the given sync policy. */
+function applicationWith(syncPolicy: Record<string, unknown>): Record<string, unknown> {
+  const application = structuredClone(recorded.application) as {
+    spec: Record<string, unknown>;
+    status: { resources: unknown[] };
+  };
+  application.spec.syncPolicy = syncPolicy;
+  application.status.resources.push(cronJob.statusResource);
+  return application;
+}
+
+describe("a kind Git dropped entirely, found through the Application's status.resources", () => {
+  const CRONJOB_LIST = '/apis/batch/v1/namespaces/shop/cronjobs';
 
   it('manual sync: the CronJob the render no longer has is listed and is cluster.orphaned (Argo CD: requiresPruning, nobody prunes it)', async () => {
     const result = await scan({
@@ -393,11 +394,21 @@ describe("cluster-diff with the registry's ignoreDifferences (driftwatch.yaml, a
     return path;
   }
 
-  async function clusterDiff(registryPath: string, failures?: Record<string, RecordedResponse>) {
+  async function clusterDiff(
+    registryPath: string,
+    failures?: Record<string, RecordedResponse>,
+    cluster: { application?: Record<string, unknown>; extraObjects?: unknown[] } = {},
+  ) {
     kube = await startFakeKubernetes({
-      objects: [...recorded.live, recorded.application, recorded.argocdCm],
+      objects: [
+        ...recorded.live,
+        cluster.application ?? recorded.application,
+        recorded.argocdCm,
+        ...(cluster.extraObjects ?? []),
+      ],
       authorize: (header) => header === `Bearer ${TOKEN}`,
       ...(failures ? { failures } : {}),
+      ...(cluster.extraObjects ? { resources: BATCH } : {}),
     });
     const kubeconfig = writeKubeconfig(join(temp.path, 'kubeconfig'), kube.server, TOKEN, 'shop');
     return runCli(
@@ -431,6 +442,20 @@ describe("cluster-diff with the registry's ignoreDifferences (driftwatch.yaml, a
     // Everything was read: the log has nothing to say about ignore rules.
     expect(run.stderr).toContain('cluster diffed');
     expect(run.stderr).not.toContain('ignoreRulesUnread');
+  });
+
+  it('an extraneous object Argo CD prunes itself is no finding and is said once in the log', async () => {
+    const run = await clusterDiff(registry([]), undefined, {
+      application: applicationWith({ automated: { prune: true } }),
+      extraObjects: [cronJob.object],
+    });
+    expect(run.code, run.stderr).toBe(2);
+    const findings = JSON.parse(run.stdout) as FindingDraft[];
+    expect(verdicts(findings).filter((verdict) => verdict.includes('CronJob'))).toEqual([]);
+    const logLine = run.stderr.split('\n').find((line) => line.includes('cluster diffed'))!;
+    expect(logLine).toContain('prunedByArgoCd');
+    expect(logLine.split('CronJob shop/nightly-report of application shop').length - 1).toBe(1);
+    expect(kube!.writes).toEqual([]);
   });
 
   it('an Application the scanner may not read is said once in the log, as well as in each finding of its objects', async () => {
