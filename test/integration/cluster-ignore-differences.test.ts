@@ -397,7 +397,7 @@ describe("cluster-diff with the registry's ignoreDifferences (driftwatch.yaml, a
   async function clusterDiff(
     registryPath: string,
     failures?: Record<string, RecordedResponse>,
-    cluster: { application?: Record<string, unknown>; extraObjects?: unknown[] } = {},
+    cluster: { application?: Record<string, unknown>; extraObjects?: Record<string, unknown>[] } = {},
   ) {
     kube = await startFakeKubernetes({
       objects: [
