@@ -5,6 +5,7 @@ import type { ClusterScanPorts } from '../core/gitops/ports.js';
 import { ClusterSourceError } from '../core/gitops/ports.js';
 import type { ClusterConfig } from '../core/registry/model.js';
 import { createArgoCdClient } from './argocd-client.js';
+import { withHttpTimeouts } from './aws-http-timeouts.js';
 import { createAwsWorkspaceAccess } from './aws-workspace.js';
 import { createEksTokenProvider } from './eks-token.js';
 import { createKubernetesReader, kubeConfigForContext, kubeConfigForEks } from './kubernetes-client.js';
@@ -24,13 +25,13 @@ export function createClusterScanPorts(options: {
   let s3 = options.s3;
   let secretsManager: SecretsManagerClient | undefined;
   const resolveSecret = createSecretResolver({
-    secretsManager: () => (secretsManager ??= new SecretsManagerClient({})),
+    secretsManager: () => (secretsManager ??= new SecretsManagerClient(withHttpTimeouts())),
     env: options.env,
   });
   const eksToken = createEksTokenProvider({ scanId: options.scanId });
   const readManifests = createManifestReader({
     registryDir: options.registryDir,
-    s3: () => (s3 ??= new S3Client({})),
+    s3: () => (s3 ??= new S3Client(withHttpTimeouts())),
   });
   const signedToken = async (eks: NonNullable<NonNullable<ClusterConfig['kubernetes']>['eks']>) => {
     try {

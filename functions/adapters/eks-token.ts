@@ -2,6 +2,7 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { STSClient } from '@aws-sdk/client-sts';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { EksAccess } from '../core/registry/model.js';
+import { withHttpTimeouts } from './aws-http-timeouts.js';
 import { assumeRole } from './aws-workspace.js';
 
 /**
@@ -96,7 +97,7 @@ function defaultCredentials(scanId: string) {
   return async (access: Pick<EksAccess, 'region' | 'roleArn' | 'externalId'>): Promise<AwsCredentials> => {
     let sts = clients.get(access.region);
     if (!sts) {
-      sts = new STSClient({ region: access.region });
+      sts = new STSClient(withHttpTimeouts({ region: access.region }));
       clients.set(access.region, sts);
     }
     if (!access.roleArn) return sts.config.credentials();

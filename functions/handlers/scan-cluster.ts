@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import * as z from 'zod/mini';
+import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { createClusterScanPorts } from '../adapters/cluster-ports.js';
 import { loadRegistrySource } from '../adapters/registry-source.js';
 import { scanAndRecordCluster } from '../core/gitops/scan-and-record-cluster.js';
@@ -16,7 +17,7 @@ export const scanClusterEvent = z.object({
 });
 export type ScanClusterEvent = z.infer<typeof scanClusterEvent>;
 
-const s3 = new S3Client({});
+const s3 = new S3Client(withHttpTimeouts());
 const store = scannerFindingsStore(findingsObjectStore(s3));
 const hashSensitive = createSensitiveHasher(await hashSaltFromEnv());
 const logger = handlerLogger('scan-cluster');
