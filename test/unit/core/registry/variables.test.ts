@@ -5,7 +5,7 @@ import { expectProblem, problemsOf, registryWithWorkspace } from './helpers.js';
 /** Workspace variables: varFiles, vars and sensitiveVars (extra rows start at line 13). */
 describe('registry: workspace variables', () => {
   it.each([
-    ['../shared/prod.tfvars', "must not contain '..'"],
+    ['../common/prod.tfvars', "must not contain '..'"],
     ['env/../../prod.tfvars', "must not contain '..'"],
     ['/etc/prod.tfvars', "not start with '/'"],
     ['C:\\\\vars\\\\prod.tfvars', 'not an absolute path'],
