@@ -310,17 +310,17 @@ function applicationWith(syncPolicy: Record<string, unknown>): Record<string, un
 describe("a kind Git dropped entirely, found through the Application's status.resources", () => {
   const CRONJOB_LIST = '/apis/batch/v1/namespaces/shop/cronjobs';
 
-  it('manual sync: the CronJob the render no longer has is listed and is cluster.orphaned (Argo CD: requiresPruning, nobody prunes it)', async () => {
-    const result = await scan({
+  /** The recorded cluster plus the CronJob Git dropped, beside the given Application. */
+  function scanWithCronJob(application: Record<string, unknown>) {
+    return scan({
       comparison: 'declared',
       resources: BATCH,
-      objects: [
-        ...recorded.live,
-        recorded.argocdCm,
-        cronJob.object,
-        applicationWith({ automated: { enabled: false, prune: true } }),
-      ],
+      objects: [...recorded.live, recorded.argocdCm, cronJob.object, application],
     });
+  }
+
+  it('manual sync: the CronJob the render no longer has is listed and is cluster.orphaned (Argo CD: requiresPruning, nobody prunes it)', async () => {
+    const result = await scanWithCronJob(applicationWith({ automated: { enabled: false, prune: true } }));
     expect(verdicts(result.findings).filter((verdict) => !verdict.startsWith('cluster.drift'))).toEqual([
       'cluster.orphaned CronJob/shop/nightly-report',
     ]);
@@ -333,16 +333,7 @@ describe("a kind Git dropped entirely, found through the Application's status.re
   });
 
   it('automated prune: the CronJob is found, and Argo CD prunes it itself: no finding, said once in the scan result', async () => {
-    const result = await scan({
-      comparison: 'declared',
-      resources: BATCH,
-      objects: [
-        ...recorded.live,
-        recorded.argocdCm,
-        cronJob.object,
-        applicationWith({ automated: { prune: true } }),
-      ],
-    });
+    const result = await scanWithCronJob(applicationWith({ automated: { prune: true } }));
     expect(verdicts(result.findings).filter((verdict) => !verdict.startsWith('cluster.drift'))).toEqual([]);
     expect(result.prunedByArgoCd).toEqual([
       'CronJob shop/nightly-report of application shop is not in s3://ci/shop.yaml: Argo CD prunes it at its next automated sync (automated.prune: true)',
@@ -350,11 +341,7 @@ describe("a kind Git dropped entirely, found through the Application's status.re
   });
 
   it('without the status entry (an Application that no longer lists it) no CronJob is listed: the render has none', async () => {
-    const result = await scan({
-      comparison: 'declared',
-      resources: BATCH,
-      objects: [...recorded.live, recorded.argocdCm, cronJob.object, recorded.application],
-    });
+    const result = await scanWithCronJob(recorded.application);
     expect(
       result.findings.filter(
         (finding) => finding.resource && 'kind' in finding.resource && finding.resource.kind === 'CronJob',
