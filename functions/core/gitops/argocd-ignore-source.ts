@@ -4,7 +4,7 @@ import { DEFAULT_ARGOCD_NAMESPACE } from '../registry/model.js';
 import { type ArgoApplication, applicationSchema } from './argo-api.js';
 import { parseIgnoreDifferences, type SourcedIgnoreRule } from './ignore-differences.js';
 import { isPlainObject, type KubeObject, type ObjectIdentity } from './kube-object.js';
-import { ClusterSourceError, type KubernetesApi } from './ports.js';
+import { ClusterSourceError, isServerWide, type KubernetesApi } from './ports.js';
 import { type ArgoTracking, argoApplicationOf } from './tracking.js';
 
 /**
@@ -154,7 +154,7 @@ async function readApplicationRules(
   try {
     read = await api.readLive({ apiVersion: APPLICATION_API_VERSION, kind: 'Application', ...location });
   } catch (error) {
-    if (error instanceof ClusterSourceError && SERVER_WIDE.has(error.failure)) throw error;
+    if (isServerWide(error)) throw error;
     const reason = error instanceof ClusterSourceError ? error.reason : String(error);
     return { rules: [], unread: `${where} could not be read: ${oneLine(reason)}` };
   }
@@ -174,9 +174,6 @@ async function readApplicationRules(
     ...(application.success ? { application: application.data } : {}),
   };
 }
-
-/** Failures that stop the whole scan wherever they happen (scan-cluster.ts `isServerWide`). */
-const SERVER_WIDE: ReadonlySet<string> = new Set(['unreachable', 'unauthorized', 'configuration']);
 
 /** One line, bounded: the server's message can be long. */
 export function oneLine(text: string): string {

@@ -32,6 +32,17 @@ export class ClusterSourceError extends Error {
   readonly status: number | undefined;
 }
 
+/**
+ * A failure that stops the whole scan wherever it happens (the server is unreachable, refuses the
+ * credentials, or is not configured): every other read would fail the same way.
+ */
+export function isServerWide(error: unknown): boolean {
+  return (
+    error instanceof ClusterSourceError &&
+    (error.failure === 'unreachable' || error.failure === 'unauthorized' || error.failure === 'configuration')
+  );
+}
+
 export interface ArgoCdApi {
   /** The server's address, for evidence and messages. */
   readonly url: string;

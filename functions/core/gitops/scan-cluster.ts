@@ -50,6 +50,7 @@ import { ManifestError, parseRender } from './manifests.js';
 import {
   type ClusterScanPorts,
   ClusterSourceError,
+  isServerWide,
   type KubernetesApi,
   type LiveObjectRequest,
 } from './ports.js';
@@ -440,13 +441,6 @@ export function outOfSyncSince(previous: CurrentDocument | undefined): Map<strin
 function reasonOf(error: unknown): string {
   if (error instanceof ClusterSourceError) return error.reason;
   return redactText(error instanceof Error ? error.message : String(error));
-}
-
-function isServerWide(error: unknown): boolean {
-  return (
-    error instanceof ClusterSourceError &&
-    (error.failure === 'unreachable' || error.failure === 'unauthorized' || error.failure === 'configuration')
-  );
 }
 
 function failureRule(error: unknown, otherwise: ClusterScanFailedRule): ClusterScanFailedRule {
