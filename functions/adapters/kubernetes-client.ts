@@ -136,12 +136,15 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     return cached;
   }
 
+  /** The resource that serves a kind (not a subresource); undefined when the server does not serve it. */
+  async function resourceOf(apiVersion: string, kind: string): Promise<ApiResource | undefined> {
+    const resources = await resourcesOf(apiVersion);
+    return resources?.find((candidate) => candidate.kind === kind && !candidate.name.includes('/'));
+  }
+
   /** The object's URL path; undefined when the server does not serve its kind. */
   async function objectPath(request: LiveObjectRequest): Promise<string | undefined> {
-    const resources = await resourcesOf(request.apiVersion);
-    const resource = resources?.find(
-      (candidate) => candidate.kind === request.kind && !candidate.name.includes('/'),
-    );
+    const resource = await resourceOf(request.apiVersion, request.kind);
     if (!resource) return undefined;
     let scope = '';
     if (resource.namespaced) {
@@ -285,10 +288,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     },
 
     async listObjects(target: ListRequest): Promise<KubeObject[] | undefined> {
-      const resources = await resourcesOf(target.apiVersion);
-      const resource = resources?.find(
-        (candidate) => candidate.kind === target.kind && !candidate.name.includes('/'),
-      );
+      const resource = await resourceOf(target.apiVersion, target.kind);
       if (!resource) return undefined;
       const scope =
         resource.namespaced && target.namespace !== undefined
