@@ -21,12 +21,14 @@ export function kustomizeCommand(
   tools: RenderTools = {},
   capabilities: HelmCapabilities = {},
 ): RenderCommand {
-  const helmFlags = enableHelm ? ['--enable-helm', '--helm-command', tools.helm ?? 'helm'] : [];
-  if (enableHelm && capabilities.kubeVersion !== undefined)
-    helmFlags.push('--helm-kube-version', capabilities.kubeVersion);
-  if (enableHelm)
-    for (const apiVersion of capabilities.apiVersions ?? [])
-      helmFlags.push('--helm-api-versions', apiVersion);
+  const helmFlags = enableHelm
+    ? [
+        '--enable-helm',
+        '--helm-command',
+        tools.helm ?? 'helm',
+        ...capabilityFlags(capabilities, '--helm-kube-version', '--helm-api-versions'),
+      ]
+    : [];
   if (tools.kustomize !== undefined)
     return { command: tools.kustomize, args: ['build', dir, ...helmFlags], tool: 'kustomize' };
   return { command: tools.kubectl ?? 'kubectl', args: ['kustomize', dir, ...helmFlags], tool: 'kubectl' };
@@ -98,10 +100,19 @@ export function helmTemplateCommand(
   const args = ['template', chart.release, chartDir];
   if (chart.namespace !== undefined) args.push('-n', chart.namespace);
   for (const file of valuesFiles) args.push('-f', file);
-  args.push('--include-crds');
-  if (capabilities.kubeVersion !== undefined) args.push('--kube-version', capabilities.kubeVersion);
-  for (const apiVersion of capabilities.apiVersions ?? []) args.push('--api-versions', apiVersion);
+  args.push('--include-crds', ...capabilityFlags(capabilities, '--kube-version', '--api-versions'));
   return { command: tools.helm ?? 'helm', args, tool: 'helm' };
+}
+
+/** The capabilities as flags, under helm's names or kustomize's: the version, then one flag per API version. */
+function capabilityFlags(
+  capabilities: HelmCapabilities,
+  kubeVersionFlag: string,
+  apiVersionsFlag: string,
+): string[] {
+  const flags = capabilities.kubeVersion === undefined ? [] : [kubeVersionFlag, capabilities.kubeVersion];
+  for (const apiVersion of capabilities.apiVersions ?? []) flags.push(apiVersionsFlag, apiVersion);
+  return flags;
 }
 
 /**
