@@ -2,7 +2,12 @@ import type { AttributeChange } from '../findings/model.js';
 import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
 import { type ClusterComparison, DEFAULT_FIELD_MANAGER } from '../registry/model.js';
 import type { KubeObject } from './kube-object.js';
-import { appliedFieldsOf, replicasOwnedByAutoscaler, withoutRemovedFields } from './managed-fields.js';
+import {
+  type AppliedFields,
+  appliedFieldsOf,
+  replicasOwnedByAutoscaler,
+  withoutRemovedFields,
+} from './managed-fields.js';
 import { normalizeObject } from './normalize.js';
 import { diffKubeObjects } from './object-diff.js';
 import { createSchemaView, type SchemaView } from './openapi-normalizer.js';
@@ -143,10 +148,10 @@ function clientSideApplyRemovals(
   found: readonly AttributeChange[],
   hashSensitive: SensitiveHasher,
 ): AttributeChange[] {
-  const fieldManager = comparison.fieldManager ?? DEFAULT_FIELD_MANAGER;
-  if (appliedFieldsOf(live, fieldManager)?.source !== 'last-applied-configuration') return [];
+  const applied = appliedFieldsOf(live, comparison.fieldManager ?? DEFAULT_FIELD_MANAGER);
+  if (applied?.source !== 'last-applied-configuration') return [];
   const paths = new Set(found.map((change) => change.path));
-  return removedFieldChanges(manifest, live, fieldManager, hashSensitive).filter(
+  return changesRemovedFrom(applied, manifest, live, hashSensitive).filter(
     (change) => !paths.has(change.path),
   );
 }
@@ -164,6 +169,16 @@ export function removedFieldChanges(
 ): AttributeChange[] {
   const applied = appliedFieldsOf(live, fieldManager ?? DEFAULT_FIELD_MANAGER);
   if (applied === undefined) return [];
+  return changesRemovedFrom(applied, manifest, live, hashSensitive);
+}
+
+/** The changes for the fields `applied` holds that the manifest no longer sets. */
+function changesRemovedFrom(
+  applied: AppliedFields,
+  manifest: KubeObject,
+  live: KubeObject,
+  hashSensitive: SensitiveHasher,
+): AttributeChange[] {
   const { pruned, removed } = withoutRemovedFields(live, manifest, applied);
   if (removed === 0) return [];
   return diffKubeObjects(normalizeObject(pruned), normalizeObject(live), { mode: 'full', hashSensitive });
