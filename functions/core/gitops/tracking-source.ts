@@ -1,11 +1,16 @@
-import type { ClusterConfig } from '../registry/model.js';
+import { type ClusterConfig, DEFAULT_ARGOCD_NAMESPACE } from '../registry/model.js';
 import { argoCdNamespace, ignoreRulesFromConfigMap, oneLine } from './argocd-ignore-source.js';
 import type { SourcedIgnoreRule } from './ignore-differences.js';
 import { ClusterSourceError, type KubernetesApi } from './ports.js';
 import { type ArgoTracking, registryTracking, trackingFromConfigMap } from './tracking.js';
 
 /** Where an Argo CD install keeps argocd-cm (the namespace its manifests install into). */
-export const ARGOCD_CM = { apiVersion: 'v1', kind: 'ConfigMap', name: 'argocd-cm', namespace: 'argocd' };
+export const ARGOCD_CM = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  name: 'argocd-cm',
+  namespace: DEFAULT_ARGOCD_NAMESPACE,
+};
 
 /** What direct mode takes from the cluster's Argo CD settings (argocd-cm), read once per scan. */
 export interface ArgoCdSettings {
