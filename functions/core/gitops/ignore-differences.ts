@@ -268,14 +268,25 @@ function parsePointer(pointer: string): Segment[] {
     .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
+type JqFilter = (input: unknown) => Iterable<unknown>;
+
+/**
+ * Each expression compiled once: a scan applies the same rules to both sides of every object they
+ * cover. (A compiled filter keeps no state between inputs; the expressions come from configuration.)
+ */
+const compiledPaths = new Map<string, JqFilter>();
+
 function jqPaths(object: unknown, expression: string): Segment[][] {
-  let filter: (input: unknown) => Iterable<unknown>;
-  try {
-    filter = jq.compile(`path(${expression})`);
-  } catch (error) {
-    // jqjs throws its parse errors as strings.
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`jqPathExpressions: cannot read ${JSON.stringify(expression)}: ${message}`);
+  let filter = compiledPaths.get(expression);
+  if (filter === undefined) {
+    try {
+      filter = jq.compile(`path(${expression})`);
+    } catch (error) {
+      // jqjs throws its parse errors as strings.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`jqPathExpressions: cannot read ${JSON.stringify(expression)}: ${message}`);
+    }
+    compiledPaths.set(expression, filter);
   }
   const result: Segment[][] = [];
   try {
