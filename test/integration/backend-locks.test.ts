@@ -19,7 +19,7 @@ import {
   useMoto,
   useTempDir,
 } from '../helpers/integration.js';
-import { applyWaitingAtPrompt, nextSecond } from '../helpers/terraform-locks.js';
+import { applyWaitingAtPrompt, type HeldApply, nextSecond } from '../helpers/terraform-locks.js';
 
 /**
  * The stale-lock proof (DESIGN.md principle 6) against real Terraform locks in moto: an apply
@@ -74,48 +74,26 @@ async function lockInfo(): Promise<Record<string, string>> {
 }
 
 describe('stale locks, proven with real terraform and moto', () => {
-  it('a live holder younger than the threshold: no alert', async () => {
-    const apply = await applyWaitingAtPrompt(staged, CHANGE);
-    try {
+  // One apply held at its prompt for three looks at the same real lock (a held apply is a whole
+  // refreshing plan of Terraform and its provider): young under a long threshold, a live writer once
+  // the state is written after it, and gone when it is released during the confirmation window.
+  describe('one apply waiting at its prompt', () => {
+    let apply: HeldApply | undefined;
+    beforeAll(async () => {
+      apply = await applyWaitingAtPrompt(staged, CHANGE);
+    });
+    afterAll(async () => {
+      await apply?.release();
+    });
+
+    it('a live holder younger than the threshold: no alert', async () => {
       const run = await locks(['--prefix', 'locks/', '--stale-after', '10m', '--confirm-after', '2s']);
       expect(run.code, run.stderr).toBe(0);
       expect(run.open).toEqual([]);
       expect(run.stderr).toMatch(/1 lock\(s\) in s3:\/\/tfstate\/locks\/ \(young 1\)/);
-    } finally {
-      await apply.release();
-    }
-  });
-
-  it('a lock released during the confirmation window: no alert', async () => {
-    const apply = await applyWaitingAtPrompt(staged, CHANGE);
-    const objects = createFsObjectStore(join(temp.path, 'in-process'));
-    const scan = { scanId: 'released-during-window', startedAt: new Date() };
-    const deps = {
-      readerFor: createBackendAccess({ scanId: scan.scanId }).readerFor,
-      findings: createFindingsStore(objects),
-      objects,
-      now: () => new Date(),
-    };
-    const target = adhocTarget({
-      bucket: STATE_BUCKET,
-      prefix: 'locks/',
-      staleAfterMs: 1_000,
-      confirmAfterMs: 3_000,
     });
-    await nextSecond();
-    const { observation } = await observeAndStoreLocks(target, deps, scan);
-    expect(observation.locks).toHaveLength(1);
-    expect(observation.confirmAt).not.toBe(observation.observedAt);
-    await apply.release();
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(observation.confirmAt) - Date.now()));
-    const { outcomes, confirmation } = await confirmAndRecordLocks(target, deps, scan);
-    expect(confirmation.verdicts.map((entry) => entry.verdict)).toEqual(['gone']);
-    expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
-  });
 
-  it('a lock older than the threshold whose state was written after it was taken: info lock.live-writer', async () => {
-    const apply = await applyWaitingAtPrompt(staged, CHANGE);
-    try {
+    it('a lock older than the threshold whose state was written after it was taken: info lock.live-writer', async () => {
       await nextSecond();
       // The holder persisting state as a long apply does (here: a copy of the object onto itself).
       await aws.s3.send(
@@ -132,9 +110,35 @@ describe('stale locks, proven with real terraform and moto', () => {
       expect(run.open).toEqual([
         expect.objectContaining({ ruleId: 'lock.live-writer', severity: 'info', kind: 'stale-lock' }),
       ]);
-    } finally {
-      await apply.release();
-    }
+    });
+
+    it('a lock released during the confirmation window: no alert', async () => {
+      const objects = createFsObjectStore(join(temp.path, 'in-process'));
+      const scan = { scanId: 'released-during-window', startedAt: new Date() };
+      const deps = {
+        readerFor: createBackendAccess({ scanId: scan.scanId }).readerFor,
+        findings: createFindingsStore(objects),
+        objects,
+        now: () => new Date(),
+      };
+      const target = adhocTarget({
+        bucket: STATE_BUCKET,
+        prefix: 'locks/',
+        staleAfterMs: 1_000,
+        confirmAfterMs: 3_000,
+      });
+      await nextSecond();
+      const { observation } = await observeAndStoreLocks(target, deps, scan);
+      expect(observation.locks).toHaveLength(1);
+      expect(observation.confirmAt).not.toBe(observation.observedAt);
+      const held = apply!;
+      apply = undefined;
+      await held.release();
+      await new Promise((resolve) => setTimeout(resolve, Date.parse(observation.confirmAt) - Date.now()));
+      const { outcomes, confirmation } = await confirmAndRecordLocks(target, deps, scan);
+      expect(confirmation.verdicts.map((entry) => entry.verdict)).toEqual(['gone']);
+      expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
+    });
   });
 
   it('an apply killed with SIGKILL at its prompt leaves a lock that is proven stale; force-unlock resolves it', async () => {
