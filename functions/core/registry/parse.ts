@@ -31,6 +31,7 @@ export function parseRegistry(text: string, options: ParseRegistryOptions = {}):
   const source = YamlSource.parse(text);
   const raw = readDocument(source);
   if ('problems' in raw) throw new RegistryError(raw.problems, fileName);
+  withoutExtensionKeys(raw.value);
 
   // reportInput: problemFromIssue needs the offending value to keep it out of the message.
   const result = registrySchema.safeParse(raw.value, { error: describeIssue, reportInput: true });
@@ -40,6 +41,16 @@ export function parseRegistry(text: string, options: ParseRegistryOptions = {}):
   ];
   if (!result.success || problems.length > 0) throw new RegistryError(sortByPosition(problems), fileName);
   return result.data;
+}
+
+/**
+ * Top-level keys starting with `x-` are extension fields, as in Compose files: a place to define
+ * anchors (`x-backend: &backend {...}`) that entries then merge or alias. Everything else stays strict.
+ */
+function withoutExtensionKeys(document: unknown): void {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return;
+  for (const key of Object.keys(document))
+    if (key.startsWith('x-')) delete (document as Record<string, unknown>)[key];
 }
 
 /**

@@ -416,6 +416,32 @@ describe('parseRegistry: documents that are not a registry', () => {
     });
   });
 
+  it('ignores top-level `x-` extension keys (a place for anchors, as in Compose files), nowhere else', () => {
+    const registry = parseRegistry(
+      yaml(
+        'x-backend: &backend { bucket: tfstate-prod, region: eu-west-1 }',
+        ...HEADER,
+        'workspaces:',
+        '  - id: payments-prod',
+        '    owner: platform',
+        '    environment: prod',
+        '    source: { dir: infra/payments }',
+        '    backend: { <<: *backend, key: payments/prod.tfstate }',
+      ),
+    );
+    expect(registry.workspaces[0]?.backend).toMatchObject({
+      bucket: 'tfstate-prod',
+      key: 'payments/prod.tfstate',
+    });
+    expect(registry).not.toHaveProperty('x-backend');
+    expect(problemsOf(registryWithWorkspace('    x-note: kept out of the workspace'))).toStrictEqual([
+      expect.objectContaining({
+        path: 'workspaces[0].x-note',
+        message: expect.stringContaining("unknown key 'x-note'"),
+      }),
+    ]);
+  });
+
   it('keeps YAML 1.2 scalars with merge keys on: `no` and `on` stay text', () => {
     const registry = parseRegistry(registryWithWorkspace('    env: { TF_VAR_a: no, TF_VAR_b: on }'));
     expect(registry.workspaces[0]?.env).toEqual({ TF_VAR_a: 'no', TF_VAR_b: 'on' });
