@@ -35,7 +35,10 @@ export function describeAwsError(error: unknown, context: AwsErrorContext = {}):
   if (!isAwsError(error)) return undefined;
   const env = context.env ?? {};
   const failure = readFailure('the AWS resource', 'this request', error);
-  const cause = classifyReadFailure(failure);
+  let cause = classifyReadFailure(failure);
+  // A timeout carries no address: it is the endpoint the SDK was configured to talk to.
+  if (cause.kind === 'unreachable' && failure.endpoint === undefined)
+    cause = classifyReadFailure({ ...failure, endpoint: configuredEndpoint(env) });
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   // A network failure names its host in the summary; an answer came from the configured endpoint.
   const answered =

@@ -95,6 +95,17 @@ describe('describeAwsError', () => {
     expect(line).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
   });
 
+  it('a timeout (no address in the error) names the endpoint the SDK was configured with', () => {
+    // What the SDK throws when withHttpTimeouts' requestTimeout or connectionTimeout fires.
+    const timeout = Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
+    expect(describeAwsError(timeout, { env })).toMatch(
+      /^no answer from http:\/\/127\.0\.0\.1:4566 \(timeout\) \(TimeoutError\): Check where the SDK sends requests/,
+    );
+    expect(describeAwsError(timeout, { env: { AWS_REGION: 'eu-west-1' } })).toMatch(
+      /^no answer from AWS eu-west-1 \(timeout\)/,
+    );
+  });
+
   it('names AWS in the region when no endpoint is configured', () => {
     const error = new NoSuchBucket({ message: 'x', $metadata: metadata(404) });
     expect(describeAwsError(error, { env: { AWS_REGION: 'eu-west-1' } })).toContain(
