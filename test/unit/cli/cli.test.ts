@@ -141,6 +141,27 @@ describe('driftwatch invoke', () => {
     expect(run.stderr).toContain('scan-terraform');
   });
 
+  it('a missing or non-JSON event file is one line naming the sample event to start from', async () => {
+    const missing = await runCli(['invoke', 'scan-terraform', '--event', join(dir, 'no-such-event.json')], {
+      env,
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      /cannot read event .*no-such-event\.json \(ENOENT\): .*events\/scan-terraform\.json/,
+    );
+    const notJson = await runCli(
+      ['invoke', 'check-backend', '--event', file('not-json.json', '{scanId: 1}')],
+      {
+        env,
+      },
+    );
+    expect(notJson.code).toBe(1);
+    expect(notJson.stderr).toMatch(
+      /event .*not-json\.json is not JSON \(.*\): .*events\/check-backend\.json/,
+    );
+    expect(notJson.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('rejects an invalid event with the offending fields', async () => {
     const run = await runCli(
       ['invoke', 'scan-terraform', '--event', file('bad-event.json', '{"scanId":"x y"}')],
