@@ -24,6 +24,8 @@ import {
   type CompactionTools,
   compactOutputChange,
   compactResourceEntry,
+  hashSecretInstanceKeys,
+  REPLACE_PATH_SEGMENTS,
   safeAddress,
 } from './resource-entry.js';
 import { createSensitiveKeyTest, hashSide } from './sensitivity.js';
@@ -152,6 +154,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
         for (const change of drift) redact.change(change);
         for (const change of changes) redact.change(change);
         for (const output of outputChanges) redact.changes(output.changes);
+        for (const resource of managedResources) resource.address = redact.address(resource.address);
       }
       const plan: CompactPlan = {
         formatVersion: checkFormatVersion(formatVersion),
@@ -267,10 +270,26 @@ function createLiteralRedactor(literals: readonly string[], hash: SensitiveHashe
       change.sensitive = true;
     }
   };
+  // An instance key made of a secret (`for_each = toset([nonsensitive(var.token)])`) is in the address.
+  const address = (text: string) => hashSecretInstanceKeys(text, holdsLiteral, hash);
   return {
     changes: redactChanges,
+    address,
     change(change: CompactChange) {
       redactChanges(change.changes);
+      change.address = address(change.address);
+      if (change.previousAddress !== undefined) change.previousAddress = address(change.previousAddress);
+      if (change.module !== undefined) change.module = address(change.module);
+      const replaceSegments = REPLACE_PATH_SEGMENTS.get(change);
+      if (change.replacePaths !== undefined && replaceSegments?.some((path) => path.some(holdsLiteral))) {
+        change.replacePaths = replaceSegments.map((path) =>
+          formatPath(
+            path.map((segment) =>
+              typeof segment === 'string' && holdsLiteral(segment) ? hash(segment) : segment,
+            ),
+          ),
+        );
+      }
       if (change.tags !== undefined) {
         for (const key of Object.keys(change.tags))
           if (holdsLiteral(change.tags[key]) || holdsLiteral(key)) delete change.tags[key];

@@ -100,7 +100,11 @@ export function compactResourceEntry(
   const tags = extractTags(described, describedMask, tools);
   if (tags !== undefined) compact.tags = tags;
   const replacePaths = replacePathsOf(change.replace_paths, tools.hashSensitive);
-  if (replacePaths !== undefined) compact.replacePaths = replacePaths;
+  if (replacePaths !== undefined) {
+    compact.replacePaths = replacePaths.map(formatPath);
+    // Kept for the plan's sensitive literals, known only once the whole plan is read (compact.ts).
+    REPLACE_PATH_SEGMENTS.set(compact, replacePaths);
+  }
   const identity = extractIdentity(described, describedMask, tools);
   if (identity !== undefined) compact.identity = identity;
   const deposed = nonEmptyString(entry.deposed);
@@ -195,19 +199,50 @@ function typeFromAddress(address: string): string {
   return parts.length >= 2 ? (parts[parts.length - 2] ?? address) : address;
 }
 
-function replacePathsOf(value: unknown, hash: SensitiveHasher): string[] | undefined {
+/** The segments of each `replacePaths` entry of a compacted change (only set when it has some). */
+export const REPLACE_PATH_SEGMENTS = new WeakMap<CompactChange, readonly PathSegment[][]>();
+
+function replacePathsOf(value: unknown, hash: SensitiveHasher): PathSegment[][] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
   const paths = value
     .filter((path): path is unknown[] => Array.isArray(path))
     .map((path) =>
-      formatPath(
-        path
-          .filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number')
-          // A map key that is a credential is hashed here as in the changes' paths (attribute-diff.ts).
-          .map((s) => (typeof s === 'string' && containsCredential(s) ? hash(s) : s)),
-      ),
+      path
+        .filter((s): s is PathSegment => typeof s === 'string' || typeof s === 'number')
+        // A map key that is a credential is hashed here as in the changes' paths (attribute-diff.ts).
+        .map((s) => (typeof s === 'string' && containsCredential(s) ? hash(s) : s)),
     );
   return paths.length > 0 ? paths : undefined;
+}
+
+/** An instance key of an address: `["…"]` (its text escaped as Terraform prints strings). */
+const INSTANCE_KEY = /\["((?:[^"\\]|\\.)*)"\]/g;
+
+/**
+ * Hashes every instance key of `address` that holds a secret, whole, the way a secret map key is
+ * hashed in a path: `for_each = toset([nonsensitive(var.token)])` gives `x["<token>"]`, and
+ * `module.m["<token>"].x` puts it in the module address too. Keys are the only place an address
+ * carries data; the same key hashes the same in every address, so addresses still match each other.
+ */
+export function hashSecretInstanceKeys(
+  address: string,
+  isSecret: (text: string) => boolean,
+  hash: SensitiveHasher,
+): string {
+  if (!address.includes('["')) return address;
+  return address.replace(INSTANCE_KEY, (whole, escaped: string) => {
+    const key = unescapeKey(escaped);
+    return isSecret(key) || isSecret(escaped) ? `[${JSON.stringify(hash(key))}]` : whole;
+  });
+}
+
+function unescapeKey(escaped: string): string {
+  try {
+    const key: unknown = JSON.parse(`"${escaped}"`);
+    return typeof key === 'string' ? key : escaped;
+  } catch {
+    return escaped;
+  }
 }
 
 /**
