@@ -154,6 +154,8 @@ export interface NoiseSettings {
   equivalentJson: boolean;
   /** `tags_all` changes are reported once, as `tags`. */
   foldTagsAll: boolean;
+  /** Attributes AWS moves on by itself (`latest_restorable_time`): never a decision to revert or adopt. */
+  volatileAttributes: boolean;
 }
 
 export interface SeverityOverride {
@@ -229,7 +231,13 @@ export function scanAlertAfterMs(registry: Pick<Registry, 'schedule'> | undefine
 }
 
 export const DEFAULT_POLICIES: Policies = {
-  noise: { nullVersusEmpty: true, companionAttributes: true, equivalentJson: true, foldTagsAll: true },
+  noise: {
+    nullVersusEmpty: true,
+    companionAttributes: true,
+    equivalentJson: true,
+    foldTagsAll: true,
+    volatileAttributes: true,
+  },
   ignore: [],
   severity: { production: ['prod', 'production'], overrides: [] },
   deletionGuard: { ratio: 0.5 },

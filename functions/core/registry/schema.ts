@@ -464,6 +464,7 @@ const policiesSchema = z.pipe(
         companionAttributes: z.optional(z.boolean()),
         equivalentJson: z.optional(z.boolean()),
         foldTagsAll: z.optional(z.boolean()),
+        volatileAttributes: z.optional(z.boolean()),
       }),
     ),
     ignore: z.optional(z.array(ignoreRuleSchema)),

@@ -18,6 +18,7 @@ export type NoiseRuleName =
   | 'null-versus-empty'
   | 'equivalent-json'
   | 'companion-attributes'
+  | 'volatile-attributes'
   | 'ignore';
 
 export interface NoiseSubject extends Pick<CompactChange, 'address' | 'type' | 'identity'> {
@@ -129,6 +130,34 @@ const foldTagsAll: NoiseRule = {
   },
 };
 
+/**
+ * Attributes that only the provider sets and that AWS moves on by itself, with nobody changing the
+ * object: RDS advances `latest_restorable_time` every few minutes, an AMI's `last_launched_time` moves
+ * whenever someone launches it, Glue stamps a partition when it is read. Every refresh-only plan shows
+ * them changed (`lifecycle.ignore_changes` cannot hide them: Terraform warns that it has no effect on
+ * attributes the provider alone decides), and there is nothing to revert or adopt.
+ */
+const VOLATILE_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['aws_db_instance', new Set(['latest_restorable_time'])],
+  ['aws_ami', new Set(['last_launched_time'])],
+  ['aws_ami_copy', new Set(['last_launched_time'])],
+  ['aws_ami_from_instance', new Set(['last_launched_time'])],
+  ['aws_glue_partition', new Set(['last_accessed_time', 'last_analyzed_time'])],
+]);
+
+const volatileAttributes: NoiseRule = {
+  name: 'volatile-attributes',
+  enabled: (policies) => policies.noise.volatileAttributes,
+  apply(subject, changes, _environment, removed) {
+    const volatile = VOLATILE_ATTRIBUTES.get(subject.type);
+    if (volatile === undefined) return changes;
+    return removeWhere('volatile-attributes', changes, removed, (change) => {
+      const top = change.segments[0];
+      return change.segments.length === 1 && typeof top === 'string' && volatile.has(top);
+    });
+  },
+};
+
 const nullVersusEmpty = filterRule(
   'null-versus-empty',
   (policies) => policies.noise.nullVersusEmpty,
@@ -198,6 +227,7 @@ export const NOISE_RULES: readonly NoiseRule[] = [
   nullVersusEmpty,
   equivalentJson,
   companionAttributes,
+  volatileAttributes,
   ignore,
 ];
 

@@ -126,7 +126,13 @@ describe('parseRegistry: a valid registry', () => {
         },
       ],
       policies: {
-        noise: { nullVersusEmpty: true, companionAttributes: false, equivalentJson: true, foldTagsAll: true },
+        noise: {
+          nullVersusEmpty: true,
+          companionAttributes: false,
+          equivalentJson: true,
+          foldTagsAll: true,
+          volatileAttributes: true,
+        },
         ignore: [
           {
             address: 'aws_autoscaling_group.*',
@@ -182,7 +188,7 @@ describe('parseRegistry: a valid registry', () => {
     );
     expect(registry.policies).toStrictEqual({
       ...DEFAULT_POLICIES,
-      noise: { nullVersusEmpty: true, companionAttributes: true, equivalentJson: true, foldTagsAll: false },
+      noise: { ...DEFAULT_POLICIES.noise, foldTagsAll: false },
       severity: { production: ['live'], overrides: [] },
     });
     expect(registry.locks).toStrictEqual({

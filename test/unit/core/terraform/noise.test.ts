@@ -24,7 +24,79 @@ describe('the noise normaliser', () => {
       'null-versus-empty',
       'equivalent-json',
       'companion-attributes',
+      'volatile-attributes',
       'ignore',
+    ]);
+  });
+});
+
+describe('volatile-attributes', () => {
+  // `terraform plan -refresh-only` right after `terraform apply` of an aws_db_instance with
+  // `password_wo` (Terraform 1.11.4, AWS provider 5.100.0, moto): nobody touched it, yet
+  // latest_restorable_time moved (RDS advances it every few minutes), next to null → [] / {} noise.
+  // Trimmed to the attributes that differ and the write-only password, as the plan shows them.
+  const dbValues = (latest: string, empty: [] | null, tags: Record<string, string> | null) => ({
+    domain_dns_ips: empty,
+    enabled_cloudwatch_logs_exports: empty,
+    identifier: 'wo-db',
+    instance_class: 'db.t3.micro',
+    latest_restorable_time: latest,
+    password: null,
+    password_wo: null,
+    password_wo_version: 1,
+    tags,
+    username: 'app',
+  });
+  const dbMask = { password: true, password_wo: true, tags_all: {} };
+  const refreshAfterApply = (afterClass = 'db.t3.micro') =>
+    plan({
+      drift: [
+        entry('aws_db_instance.db', {
+          before: dbValues('2026-12-02T17:56:20Z', null, null),
+          after: { ...dbValues('2026-12-02T17:56:29Z', [], {}), instance_class: afterClass },
+          beforeSensitive: dbMask,
+          afterSensitive: { ...dbMask, domain_dns_ips: [], enabled_cloudwatch_logs_exports: [], tags: {} },
+        }),
+        entry('aws_ami.base', {
+          before: { name: 'base', last_launched_time: '2026-12-01T08:00:00Z' },
+          after: { name: 'base', last_launched_time: '2026-12-02T09:30:00Z' },
+        }),
+      ],
+    });
+
+  it('drops what AWS moves on by itself: no finding for an untouched database or AMI', () => {
+    const result = evaluate(refreshAfterApply());
+    expect(result.findings).toEqual([]);
+    expect(result.noiseRemoved).toContainEqual({
+      rule: 'volatile-attributes',
+      address: 'aws_db_instance.db',
+      paths: ['latest_restorable_time'],
+    });
+    expect(result.noiseRemoved).toContainEqual({
+      rule: 'volatile-attributes',
+      address: 'aws_ami.base',
+      paths: ['last_launched_time'],
+    });
+  });
+
+  it('keeps a real change next to it, and the attribute on other types', () => {
+    const raw = refreshAfterApply('db.m5.large');
+    (raw.resource_drift as unknown[]).push(
+      entry('aws_instance.web', {
+        before: { latest_restorable_time: 'a' },
+        after: { latest_restorable_time: 'b' },
+      }),
+    );
+    expect(changedPaths(evaluate(raw))).toEqual([
+      ['aws_db_instance.db', ['instance_class']],
+      ['aws_instance.web', ['latest_restorable_time']],
+    ]);
+  });
+
+  it('can be switched off', () => {
+    expect(changedPaths(evaluate(refreshAfterApply(), withNoise({ volatileAttributes: false })))).toEqual([
+      ['aws_ami.base', ['last_launched_time']],
+      ['aws_db_instance.db', ['latest_restorable_time']],
     ]);
   });
 });
