@@ -9,12 +9,17 @@ import { REPO_ROOT, runCli, useTempDir } from '../helpers/integration.js';
  */
 const temp = useTempDir();
 
+/**
+ * Whether anything still accepts connections at the endpoint: only a refused connection says no. A
+ * moto busy with the demo's Terraform runs on a loaded machine may answer late (or not within the
+ * bound), which is still listening; a stopped one refuses at once, so the bound costs nothing then.
+ */
 async function isListening(endpoint: string): Promise<boolean> {
   try {
-    await fetch(endpoint, { signal: AbortSignal.timeout(2000) });
+    await fetch(endpoint, { signal: AbortSignal.timeout(30_000) });
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    return (error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED';
   }
 }
 
