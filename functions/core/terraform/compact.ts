@@ -1,7 +1,7 @@
 import { containsCredential, MIN_LITERAL_SECRET, type SensitiveHasher } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { checkFormatVersion } from './format-version.js';
-import { isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
+import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
 import { PlanFormatError } from './plan-error.js';
 import {
   type CompactAttributeChange,
@@ -14,6 +14,7 @@ import {
   type PathSegment,
 } from './plan-model.js';
 import {
+  isPriorStateAttributeRead,
   isPriorStateResourcePath,
   priorStateFieldIndex,
   type SelectDecision,
@@ -28,7 +29,7 @@ import {
   REPLACE_PATH_SEGMENTS,
   safeAddress,
 } from './resource-entry.js';
-import { createSensitiveKeyTest, hashSide } from './sensitivity.js';
+import { createSensitiveKeyTest, hashSide, secretAttributesOf } from './sensitivity.js';
 
 export interface CompactOptions {
   hashSensitive: SensitiveHasher;
@@ -74,7 +75,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
   const drift: CompactChange[] = [];
   const changes: CompactChange[] = [];
   const outputChanges: CompactOutputChange[] = [];
-  const resources = new PriorStateResources(options.hashSensitive, tools.intern);
+  const resources = new PriorStateResources(options.hashSensitive, tools.intern, tools.isSensitiveKey);
   const secrets = new SensitiveValues(tools.isSensitiveKey);
 
   // Which identifying top-level members the document has (presence only, never their values).
@@ -146,6 +147,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
       const literals = [
         ...new Set([
           ...secrets.literals(),
+          ...resources.secretValues(),
           ...(options.knownSecrets ?? []).filter((text) => text.length >= MIN_LITERAL_SECRET),
         ]),
       ];
@@ -245,10 +247,13 @@ function collectStrings(value: unknown, into: Set<string>): void {
  * e.g. through `nonsensitive()`, or a refreshed value equal to a secret), and drops such tags.
  */
 function createLiteralRedactor(literals: readonly string[], hash: SensitiveHasher) {
+  const containsLiteral = createLiteralMatcher(literals);
   const holdsLiteral = (value: unknown): boolean => {
+    if (typeof value === 'string') return containsLiteral(value);
+    if (value === null || typeof value !== 'object') return false;
     const strings = new Set<string>();
     collectStrings(value, strings);
-    for (const text of strings) for (const literal of literals) if (text.includes(literal)) return true;
+    for (const text of strings) if (containsLiteral(text)) return true;
     return false;
   };
   const redactChanges = (list: CompactAttributeChange[]) => {
@@ -305,19 +310,53 @@ function createLiteralRedactor(literals: readonly string[], hash: SensitiveHashe
 }
 
 /**
+ * Whether a text contains one of the literals, in one pass over the text whatever their number (a
+ * plan with thousands of SecureString parameters has thousands): literals are indexed by their first
+ * MIN_LITERAL_SECRET characters, and only those starting with the text's characters at a position
+ * are compared there.
+ */
+function createLiteralMatcher(literals: readonly string[]): (text: string) => boolean {
+  const byPrefix = new Map<string, string[]>();
+  for (const literal of literals) {
+    const prefix = literal.slice(0, MIN_LITERAL_SECRET);
+    const group = byPrefix.get(prefix);
+    if (group === undefined) byPrefix.set(prefix, [literal]);
+    else group.push(literal);
+  }
+  return (text) => {
+    for (let index = 0; index + MIN_LITERAL_SECRET <= text.length; index++) {
+      const candidates = byPrefix.get(text.slice(index, index + MIN_LITERAL_SECRET));
+      if (candidates === undefined) continue;
+      for (const literal of candidates) if (text.startsWith(literal, index)) return true;
+    }
+    return false;
+  };
+}
+
+/**
  * Assembles prior_state resources from their captured pieces (address, mode, type and identity
  * attributes arrive one by one, consecutively per resource).
  */
+const IDENTITY_KEYS: ReadonlySet<string> = new Set(IDENTITY_ATTRIBUTES);
+
 class PriorStateResources {
   private readonly byAddress = new Map<string, ManagedResource>();
   /** Path segments that identify the resource being assembled (module path and index). */
   private currentEntry: PathSegment[] = [];
   private current: PartialResource = emptyResource();
 
+  /** Strings Terraform marks sensitive in prior_state that hold a secret (see collectSecretValues). */
+  private readonly secrets = new Set<string>();
+
   constructor(
     private readonly hash: SensitiveHasher,
     private readonly intern: (text: string) => string,
+    private readonly isSensitiveKey: (name: string) => boolean,
   ) {}
+
+  secretValues(): string[] {
+    return [...this.secrets].filter((text) => text.length >= MIN_LITERAL_SECRET);
+  }
 
   accept(path: readonly PathSegment[], value: unknown): void {
     const fieldIndex = priorStateFieldIndex(path);
@@ -333,10 +372,21 @@ class PriorStateResources {
     const attribute = path[fieldIndex + 1];
     if (field === 'address' || field === 'mode' || field === 'type') {
       if (typeof value === 'string') this.current[field] = value;
-    } else if (field === 'values' && typeof attribute === 'string' && typeof value === 'string') {
-      this.current.values[attribute as IdentityAttribute] = value;
-    } else if (field === 'sensitive_values' && typeof attribute === 'string' && value === true) {
-      this.current.sensitive = [...(this.current.sensitive ?? []), attribute];
+    } else if ((field === 'values' || field === 'sensitive_values') && typeof attribute === 'string') {
+      this.acceptAttribute(field, attribute, value);
+    }
+  }
+
+  /** One attribute of `values` or `sensitive_values` that isPriorStateAttributeRead selects. */
+  private acceptAttribute(field: 'values' | 'sensitive_values', attribute: string, value: unknown): void {
+    const current = this.current;
+    const identity = IDENTITY_KEYS.has(attribute);
+    if (field === 'values') {
+      if (identity && typeof value === 'string') current.values[attribute as IdentityAttribute] = value;
+      if (!identity || attribute === 'type') (current.secretValues ??= {})[attribute] = value;
+    } else {
+      if (identity && value === true) current.sensitive = [...(current.sensitive ?? []), attribute];
+      if (!identity) (current.secretMask ??= {})[attribute] = value;
     }
   }
 
@@ -350,12 +400,21 @@ class PriorStateResources {
     if (typeof resource.mode === 'string') current.mode = resource.mode;
     if (typeof resource.type === 'string') current.type = resource.type;
     const values = resource.values;
-    if (isPlainObject(values)) current.values = readIdentityValues(values);
+    if (isPlainObject(values)) {
+      current.values = readIdentityValues(values);
+      if (typeof values.type === 'string') (current.secretValues ??= {}).type = values.type;
+    }
     const sensitiveValues = resource.sensitive_values;
     if (isPlainObject(sensitiveValues)) {
-      const marked = readIdentityValues(sensitiveValues, true);
-      const keys = Object.keys(marked);
-      if (keys.length > 0) current.sensitive = keys;
+      const marked = Object.keys(readIdentityValues(sensitiveValues, true));
+      if (marked.length > 0) current.sensitive = marked;
+      // What the streaming reader reads of these: only masked attributes can hold a secret to collect.
+      for (const key in sensitiveValues) {
+        if (IDENTITY_KEYS.has(key) || !isPriorStateAttributeRead(key)) continue;
+        (current.secretMask ??= {})[key] = sensitiveValues[key];
+        if (isPlainObject(values) && Object.hasOwn(values, key))
+          (current.secretValues ??= {})[key] = values[key];
+      }
     }
     this.flush();
   }
@@ -373,8 +432,11 @@ class PriorStateResources {
   }
 
   private flush(): void {
-    const { address, mode, type, values, sensitive } = this.current;
+    const { address, mode, type, values, sensitive, secretValues, secretMask } = this.current;
     this.current = emptyResource();
+    if (secretValues !== undefined && secretMask !== undefined) {
+      collectSecretValues(secretValues, secretMask, type ?? '', this.isSensitiveKey, this.secrets);
+    }
     // Deposed objects share their address; a workspace manages the address once.
     if (address === undefined || mode !== 'managed') return;
     const safe = safeAddress(address);
@@ -425,6 +487,66 @@ interface PartialResource {
   type?: string;
   values: Partial<Record<IdentityAttribute, string>>;
   sensitive?: string[];
+  /** Attributes that may hold a secret (and `type`), with their masks, until flushed (collectSecretValues). */
+  secretValues?: Record<string, unknown>;
+  secretMask?: Record<string, unknown>;
+}
+
+/**
+ * The strings of a prior_state resource (managed or data) that Terraform marks sensitive and that
+ * hold a secret: under a secret-looking name (`secret_string`, `password`, `master_password`), in an
+ * attribute its type keeps a secret in (a SecureString's `value`), or shaped like a credential. A
+ * configuration that copies one elsewhere with `nonsensitive()` (a tag, another resource, a check's
+ * message) shows it in plaintext there; as a literal it is hashed wherever it reappears. Masked values
+ * that are not secrets by name or type (a String parameter's `value`, which the provider masks too)
+ * are left out: they would hash every ARN or region they appear in.
+ */
+function collectSecretValues(
+  values: Record<string, unknown>,
+  mask: Record<string, unknown>,
+  type: string,
+  isSensitiveKey: (name: string) => boolean,
+  into: Set<string>,
+): void {
+  const secretAttributes = secretAttributesOf(type, values, values);
+  for (const key in mask) {
+    const masked = mask[key];
+    if (masked !== true && (typeof masked !== 'object' || masked === null)) continue;
+    const bySecretName = isSensitiveKey(key) || secretAttributes?.has(key) === true;
+    collectMasked(values[key], masked, bySecretName, isSensitiveKey, into, 0);
+  }
+}
+
+function collectMasked(
+  value: unknown,
+  mask: unknown,
+  secret: boolean,
+  isSensitiveKey: (name: string) => boolean,
+  into: Set<string>,
+  depth: number,
+): void {
+  if (value === null || value === undefined || mask === false || depth > MAX_VALUE_DEPTH) return;
+  if (mask === true) {
+    const strings = new Set<string>();
+    collectStrings(value, strings);
+    for (const text of strings) if (secret || containsCredential(text)) into.add(text);
+    return;
+  }
+  if (typeof mask !== 'object' || mask === null) return;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++)
+      collectMasked(value[index], childMask(mask, index), secret, isSensitiveKey, into, depth + 1);
+  } else if (isPlainObject(value)) {
+    for (const key in value)
+      collectMasked(
+        value[key],
+        childMask(mask, key),
+        secret || isSensitiveKey(key),
+        isSensitiveKey,
+        into,
+        depth + 1,
+      );
+  }
 }
 
 function emptyResource(): PartialResource {

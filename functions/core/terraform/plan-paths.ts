@@ -1,3 +1,4 @@
+import { isSensitiveName } from '../redaction/secret-names.js';
 import { IDENTITY_ATTRIBUTES, type PathSegment } from './plan-model.js';
 
 /**
@@ -79,7 +80,7 @@ function selectPriorStatePath(path: readonly PathSegment[]): SelectDecision {
     if (
       (parent === 'values' || parent === 'sensitive_values') &&
       typeof last === 'string' &&
-      !IDENTITY_KEYS.has(last)
+      !isPriorStateAttributeRead(last)
     ) {
       return 'skip';
     }
@@ -114,9 +115,26 @@ function selectPriorStateResourcePath(path: readonly PathSegment[], resourceInde
   if (field !== 'values' && field !== 'sensitive_values') return 'skip';
   if (resourceIndex + 2 === depth) return 'descend';
   const attribute = path[resourceIndex + 2];
-  return resourceIndex + 3 === depth && typeof attribute === 'string' && IDENTITY_KEYS.has(attribute)
+  return resourceIndex + 3 === depth && typeof attribute === 'string' && isPriorStateAttributeRead(attribute)
     ? 'capture'
     : 'skip';
+}
+
+/** Attributes in which resource types keep a secret under a plain name (sensitivity.ts). */
+const SECRET_VALUE_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'value',
+  'insecure_value',
+  'secret_string',
+  'secret_binary',
+]);
+
+/**
+ * The prior_state attributes read (value and sensitivity mask): identity attributes, and those that
+ * may hold a secret — under a secret-looking name or one a type keeps its secret in. The secrets
+ * among them are redacted wherever `nonsensitive()` copied them (a tag, another resource: compact.ts).
+ */
+export function isPriorStateAttributeRead(attribute: string): boolean {
+  return IDENTITY_KEYS.has(attribute) || SECRET_VALUE_ATTRIBUTES.has(attribute) || isSensitiveName(attribute);
 }
 
 const ROOT_KEYS: readonly string[] = [

@@ -1,0 +1,186 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { readPlanStream } from '../../../../functions/adapters/plan-file.js';
+import { compactPlan, evaluatePlan, secretLiteralsOf } from '../../../../functions/core/terraform/index.js';
+import { context, hashSensitive } from '../../../helpers/plan-builders.js';
+
+/**
+ * A secret that Terraform marks sensitive in one place, copied in plaintext to another with
+ * `nonsensitive()`: `tags = { FromData = nonsensitive(data.aws_secretsmanager_secret_version.read.secret_string),
+ * FromManaged = nonsensitive(aws_secretsmanager_secret_version.plain.secret_string) }`. The shape is
+ * `terraform show -json` of `terraform plan -refresh-only` (Terraform 1.11.4, AWS provider 5.100.0,
+ * moto) after the parameter's `Team` tag was changed out of band, trimmed to what driftwatch reads.
+ * The secrets are masked only where they came from (prior_state of the data source and of the secret
+ * version); on the parameter they are plain tags, which every finding of it carries as evidence.
+ */
+const FROM_DATA = 'CNRYOOBPLAINSM22';
+const FROM_MANAGED = 'CNRYSMPLAIN5x1';
+const FROM_SECURE_STRING = 'CNRYDBPW1a2b3c';
+const ARN = 'arn:aws:ssm:eu-west-1:123456789012:parameter/tag/from-data';
+
+function parameterValues(tags: Record<string, string>) {
+  return {
+    arn: ARN,
+    data_type: 'text',
+    id: '/tag/from-data',
+    name: '/tag/from-data',
+    tags,
+    tags_all: tags,
+    tier: 'Standard',
+    type: 'String',
+    // A String parameter's value is masked by the provider too, but it is no secret: a region here
+    // must not hash every ARN of the plan.
+    value: 'eu-west-1',
+    value_wo: null,
+    version: 1,
+  };
+}
+const parameterMask = { tags: {}, tags_all: {}, value: true, value_wo: true };
+
+function copiedSecretPlan(after: Record<string, string>) {
+  const before = { FromData: FROM_DATA, FromManaged: FROM_MANAGED, Copied: FROM_SECURE_STRING, Team: 'a' };
+  return {
+    format_version: '1.2',
+    terraform_version: '1.11.4',
+    resource_drift: [
+      {
+        address: 'aws_ssm_parameter.tag_from_data',
+        mode: 'managed',
+        type: 'aws_ssm_parameter',
+        name: 'tag_from_data',
+        provider_name: 'registry.terraform.io/hashicorp/aws',
+        change: {
+          actions: ['update'],
+          before: parameterValues(before),
+          after: parameterValues({ ...before, ...after }),
+          after_unknown: {},
+          before_sensitive: parameterMask,
+          after_sensitive: parameterMask,
+        },
+      },
+    ],
+    prior_state: {
+      format_version: '1.0',
+      terraform_version: '1.11.4',
+      values: {
+        root_module: {
+          resources: [
+            {
+              address: 'data.aws_secretsmanager_secret_version.read',
+              mode: 'data',
+              type: 'aws_secretsmanager_secret_version',
+              name: 'read',
+              values: {
+                arn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:plain-secret-yHlnrb',
+                id: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:plain-secret-yHlnrb|AWSCURRENT',
+                secret_binary: '',
+                secret_string: FROM_DATA,
+                version_stages: ['AWSCURRENT'],
+              },
+              sensitive_values: { secret_binary: true, secret_string: true, version_stages: [false] },
+            },
+            {
+              address: 'data.aws_ssm_parameter.read',
+              mode: 'data',
+              type: 'aws_ssm_parameter',
+              name: 'read',
+              values: {
+                arn: 'arn:aws:ssm:eu-west-1:123456789012:parameter/secure/param',
+                id: '/secure/param',
+                insecure_value: '',
+                name: '/secure/param',
+                type: 'SecureString',
+                value: FROM_SECURE_STRING,
+                version: 3,
+              },
+              sensitive_values: { value: true },
+            },
+            {
+              address: 'aws_secretsmanager_secret_version.plain',
+              mode: 'managed',
+              type: 'aws_secretsmanager_secret_version',
+              name: 'plain',
+              values: {
+                arn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:plain-secret-yHlnrb',
+                secret_binary: '',
+                secret_string: FROM_MANAGED,
+                secret_string_wo: null,
+                version_stages: ['AWSPREVIOUS'],
+              },
+              sensitive_values: {
+                secret_binary: true,
+                secret_string: true,
+                secret_string_wo: true,
+                version_stages: [false],
+              },
+            },
+            {
+              address: 'aws_ssm_parameter.tag_from_data',
+              mode: 'managed',
+              type: 'aws_ssm_parameter',
+              name: 'tag_from_data',
+              values: parameterValues({ ...before, ...after }),
+              sensitive_values: parameterMask,
+            },
+          ],
+        },
+      },
+    },
+    configuration: { root_module: {} },
+    complete: true,
+    errored: false,
+  };
+}
+
+const SECRETS = [FROM_DATA, FROM_MANAGED, FROM_SECURE_STRING];
+
+describe('a sensitive value copied elsewhere with nonsensitive()', () => {
+  it('is left out of the evidence tags when something else on the resource drifts', () => {
+    const result = evaluatePlan(copiedSecretPlan({ Team: 'b' }), { ...context(), hashSensitive });
+    const text = JSON.stringify(result);
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
+    const [finding] = result.findings;
+    expect(finding?.drift?.changes).toEqual([
+      { path: 'tags.Team', before: 'a', after: 'b', sensitive: false },
+    ]);
+    // The applied side names the resource (resource-entry.ts extractTags).
+    expect(finding?.evidence.tags).toEqual({ Team: 'a' });
+  });
+
+  it('is hashed when the copy itself drifts, and stays known to redact diagnostics', () => {
+    const raw = copiedSecretPlan({ FromData: 'rotated-by-hand', Copied: 'rotated-too' });
+    const compact = compactPlan(raw, { hashSensitive });
+    for (const secret of SECRETS) expect(JSON.stringify(compact)).not.toContain(secret);
+    const changes = compact.drift[0]!.changes;
+    // tags_all repeats tags here; the evaluation folds it (fold-tags-all).
+    expect(changes.map((change) => change.path).sort()).toEqual([
+      'tags.Copied',
+      'tags.FromData',
+      'tags_all.Copied',
+      'tags_all.FromData',
+    ]);
+    expect(changes.every((change) => change.sensitive)).toBe(true);
+    expect(changes.find((change) => change.path === 'tags.FromData')?.before).toBe(hashSensitive(FROM_DATA));
+    expect(changes.find((change) => change.path === 'tags.Copied')?.before).toBe(
+      hashSensitive(FROM_SECURE_STRING),
+    );
+    expect([...secretLiteralsOf(compact)].sort()).toEqual([...SECRETS].sort());
+  });
+
+  it('masked values that are no secrets by name or type (a String parameter) do not hash what contains them', () => {
+    const compact = compactPlan(copiedSecretPlan({ Team: 'b' }), { hashSensitive });
+    expect(secretLiteralsOf(compact)).not.toContain('eu-west-1');
+    expect(compact.drift[0]!.identity).toMatchObject({ id: '/tag/from-data', name: '/tag/from-data' });
+  });
+
+  it('is found the same way when the plan is streamed', async () => {
+    const text = JSON.stringify(copiedSecretPlan({ FromData: 'rotated-by-hand', Team: 'b' }));
+    const chunks = [];
+    for (let start = 0; start < text.length; start += 89)
+      chunks.push(Buffer.from(text.slice(start, start + 89)));
+    const streamed = await readPlanStream(Readable.from(chunks), { hashSensitive });
+    const whole = compactPlan(text, { hashSensitive });
+    expect(streamed).toEqual(whole);
+    expect([...secretLiteralsOf(streamed)].sort()).toEqual([...secretLiteralsOf(whole)].sort());
+  });
+});
