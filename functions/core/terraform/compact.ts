@@ -383,10 +383,10 @@ class PriorStateResources {
     const identity = IDENTITY_KEYS.has(attribute);
     if (field === 'values') {
       if (identity && typeof value === 'string') current.values[attribute as IdentityAttribute] = value;
-      if (!identity || attribute === 'type') (current.secretValues ??= {})[attribute] = value;
+      if (!identity || attribute === 'type') secretValuesOf(current)[attribute] = value;
     } else {
       if (identity && value === true) current.sensitive = [...(current.sensitive ?? []), attribute];
-      if (!identity) (current.secretMask ??= {})[attribute] = value;
+      if (!identity) secretMaskOf(current)[attribute] = value;
     }
   }
 
@@ -402,7 +402,7 @@ class PriorStateResources {
     const values = resource.values;
     if (isPlainObject(values)) {
       current.values = readIdentityValues(values);
-      if (typeof values.type === 'string') (current.secretValues ??= {}).type = values.type;
+      if (typeof values.type === 'string') secretValuesOf(current).type = values.type;
     }
     const sensitiveValues = resource.sensitive_values;
     if (isPlainObject(sensitiveValues)) {
@@ -411,9 +411,8 @@ class PriorStateResources {
       // What the streaming reader reads of these: only masked attributes can hold a secret to collect.
       for (const key in sensitiveValues) {
         if (IDENTITY_KEYS.has(key) || !isPriorStateAttributeRead(key)) continue;
-        (current.secretMask ??= {})[key] = sensitiveValues[key];
-        if (isPlainObject(values) && Object.hasOwn(values, key))
-          (current.secretValues ??= {})[key] = values[key];
+        secretMaskOf(current)[key] = sensitiveValues[key];
+        if (isPlainObject(values) && Object.hasOwn(values, key)) secretValuesOf(current)[key] = values[key];
       }
     }
     this.flush();
@@ -547,6 +546,16 @@ function collectMasked(
         depth + 1,
       );
   }
+}
+
+function secretValuesOf(resource: PartialResource): Record<string, unknown> {
+  resource.secretValues ??= {};
+  return resource.secretValues;
+}
+
+function secretMaskOf(resource: PartialResource): Record<string, unknown> {
+  resource.secretMask ??= {};
+  return resource.secretMask;
 }
 
 function emptyResource(): PartialResource {
