@@ -31,7 +31,8 @@ const tenantToken = canary('tenant-token');
 const ephemeralPassword = canary('ephemeral-password');
 const outOfBandSecret = canary('oob-secret');
 const outOfBandParameter = canary('oob-parameter');
-const CANARIES = [tenantToken, ephemeralPassword, outOfBandSecret, outOfBandParameter];
+const seedSecret = canary('seed-secret');
+const CANARIES = [tenantToken, ephemeralPassword, outOfBandSecret, outOfBandParameter, seedSecret];
 const FORMATS = ['json', 'table', 'markdown', 'sarif'] as const;
 const SALT_ENV = { DRIFTWATCH_HASH_SALT: 'integration-test-salt-hostile-plan' };
 let staged: StagedWorkspace;
@@ -40,7 +41,11 @@ beforeAll(async () => {
   staged = await stageWorkspace({
     source: join(REPO_ROOT, 'test/integration/terraform/hostile-plan'),
     backend: { bucket: STATE_BUCKET, key: 'hostile-plan/terraform.tfstate', region: REGION },
-    env: { TF_VAR_tenant_token: tenantToken, TF_VAR_eph_password: ephemeralPassword },
+    env: {
+      TF_VAR_tenant_token: tenantToken,
+      TF_VAR_eph_password: ephemeralPassword,
+      TF_VAR_seed_value: seedSecret,
+    },
   });
   await staged.terraform(['apply', '-auto-approve', '-input=false']);
 }, 300_000);
@@ -108,9 +113,19 @@ describe('a Terraform 1.11 plan with secrets in its unusual places', () => {
       }),
     );
     await secrets.send(new PutSecretValueCommand({ SecretId: 'hostile-wo', SecretString: outOfBandSecret }));
+    await ssm.send(
+      new AddTagsToResourceCommand({
+        ResourceType: 'Parameter',
+        ResourceId: '/hostile/tagged',
+        Tags: [{ Key: 'Team', Value: 'b' }],
+      }),
+    );
 
     const file = await refreshOnlyPlan('changed');
-    expect(readFileSync(file, 'utf8')).toContain(tenantToken);
+    const plan = readFileSync(file, 'utf8');
+    expect(plan).toContain(tenantToken);
+    // The copy is a plain tag of aws_ssm_parameter.tagged: nothing in the plan masks it there.
+    expect(plan).toContain(`"FromData":"${seedSecret}"`);
 
     for (const format of FORMATS) {
       const run = await evaluate(file, format);
@@ -140,6 +155,11 @@ describe('a Terraform 1.11 plan with secrets in its unusual places', () => {
       byAddress.get('aws_secretsmanager_secret_version.wo')?.drift?.changes.map((change) => change.path),
     ).toEqual(['version_stages[0]']);
     expect(byAddress.has('aws_ssm_parameter.per_tenant["public"]')).toBe(false);
+    const tagged = byAddress.get('aws_ssm_parameter.tagged');
+    expect(tagged?.drift?.changes).toEqual([
+      { path: 'tags.Team', before: 'a', after: 'b', sensitive: false },
+    ]);
+    expect(tagged?.evidence.tags).toEqual({ Team: 'a' });
   }, 180_000);
 });
 

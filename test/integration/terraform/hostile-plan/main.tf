@@ -56,6 +56,35 @@ module "tenant" {
   name     = md5("module-${each.key}")
 }
 
+# A secret Terraform masks only where it comes from (the secret version, the data source reading
+# it), copied into a plain tag with nonsensitive(). Its value is not a sensitive variable.
+variable "seed_value" {
+  type = string
+}
+
+resource "aws_secretsmanager_secret" "copied" {
+  name = "hostile-copied"
+}
+
+resource "aws_secretsmanager_secret_version" "copied" {
+  secret_id     = aws_secretsmanager_secret.copied.id
+  secret_string = var.seed_value
+}
+
+data "aws_secretsmanager_secret_version" "copied" {
+  secret_id = aws_secretsmanager_secret_version.copied.secret_id
+}
+
+resource "aws_ssm_parameter" "tagged" {
+  name  = "/hostile/tagged"
+  type  = "String"
+  value = "plain"
+  tags = {
+    FromData = nonsensitive(data.aws_secretsmanager_secret_version.copied.secret_string)
+    Team     = "a"
+  }
+}
+
 check "token_length" {
   assert {
     condition     = length(var.tenant_token) < 3
