@@ -63,10 +63,13 @@ export const VALUE_RULES: readonly ValueRule[] = [
     id: 'named-value',
     hints: [':', '='],
     // `password = x`, `"api_key": "x"`, `Password=x;` in connection strings, `?token=x&` in URLs,
-    // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts).
+    // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts). Not the
+    // service or resource type of an ARN (`arn:aws:secretsmanager:…:123456789012:secret:db-AbCdEf`),
+    // each looked behind for within one segment (linear on long input), nor the
+    // service of an IAM action (`secretsmanager:GetSecretValue`).
     pattern:
-      /(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
-    accept: (groups) => isSensitiveName(groups.name ?? ''),
+      /(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<!\barn:[\w-]+:)(?<!\barn:[\w-]+:[\w-]+:[\w-]*:\d*:)(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
+    accept: (groups) => groups.name !== 'secretsmanager' && isSensitiveName(groups.name ?? ''),
     value: new RegExp(`"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`, 'y'),
   },
   {

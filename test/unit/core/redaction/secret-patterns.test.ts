@@ -62,6 +62,12 @@ describe('credentials recognised by value', () => {
     'the token is rotated monthly by the pipeline',
     'validating provider credentials: retrieving caller identity from STS: operation error',
     'Error: configuring Terraform AWS Provider: no valid credential sources found',
+    // ARNs name their resource type after a colon: `secret:` or `token:` there is no name = value.
+    // (Shapes of `terraform show -json` of a plan of aws_secretsmanager_secret_version, provider 5.100.)
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:wo-secret-lZKciI',
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:wo-secret-lZKciI|terraform-20261202175333132000000003',
+    '{"Statement":[{"Action":"secretsmanager:GetSecretValue","Effect":"Allow","Resource":"arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:db-AbCdEf"}]}',
+    '[{"name":"DB","valueFrom":"arn:aws:secretsmanager:eu-west-1:123456789012:secret:db-AbCdEf"}]',
   ])('leaves ordinary values alone: %s', (value) => {
     expect(containsCredential(value)).toBe(false);
     expect(redactText(value)).toBe(value);
