@@ -1,5 +1,6 @@
 import { isSensitiveName } from '../redaction/secret-names.js';
 import { IDENTITY_ATTRIBUTES, type PathSegment } from './plan-model.js';
+import { TYPE_SECRET_ATTRIBUTES } from './sensitivity.js';
 
 /**
  * Which parts of a `terraform show -json` document the compactor reads. One table for both the
@@ -120,21 +121,13 @@ function selectPriorStateResourcePath(path: readonly PathSegment[], resourceInde
     : 'skip';
 }
 
-/** Attributes in which resource types keep a secret under a plain name (sensitivity.ts). */
-const SECRET_VALUE_ATTRIBUTES: ReadonlySet<string> = new Set([
-  'value',
-  'insecure_value',
-  'secret_string',
-  'secret_binary',
-]);
-
 /**
  * The prior_state attributes read (value and sensitivity mask): identity attributes, and those that
  * may hold a secret — under a secret-looking name or one a type keeps its secret in. The secrets
  * among them are redacted wherever `nonsensitive()` copied them (a tag, another resource: compact.ts).
  */
 export function isPriorStateAttributeRead(attribute: string): boolean {
-  return IDENTITY_KEYS.has(attribute) || SECRET_VALUE_ATTRIBUTES.has(attribute) || isSensitiveName(attribute);
+  return IDENTITY_KEYS.has(attribute) || TYPE_SECRET_ATTRIBUTES.has(attribute) || isSensitiveName(attribute);
 }
 
 const ROOT_KEYS: readonly string[] = [
