@@ -14,9 +14,7 @@ import {
   type PathSegment,
 } from './plan-model.js';
 import {
-  isPriorStateAttributeRead,
   isPriorStateResourcePath,
-  priorStateFieldIndex,
   type SelectDecision,
   selectPlanPath,
   wantedPlanKeys,
@@ -334,16 +332,11 @@ function createLiteralMatcher(literals: readonly string[]): (text: string) => bo
 }
 
 /**
- * Assembles prior_state resources from their captured pieces (address, mode, type and identity
- * attributes arrive one by one, consecutively per resource).
+ * The managed resources of prior_state (address, type, identity attributes) and the secrets its
+ * resources hold, from each resource entry taken whole (both reading paths capture entries).
  */
-const IDENTITY_KEYS: ReadonlySet<string> = new Set(IDENTITY_ATTRIBUTES);
-
 class PriorStateResources {
   private readonly byAddress = new Map<string, ManagedResource>();
-  /** Path segments that identify the resource being assembled (module path and index). */
-  private currentEntry: PathSegment[] = [];
-  private current: PartialResource = emptyResource();
 
   /** Strings Terraform marks sensitive in prior_state that hold a secret (see collectSecretValues). */
   private readonly secrets = new Set<string>();
@@ -358,96 +351,32 @@ class PriorStateResources {
     return [...this.secrets].filter((text) => text.length >= MIN_LITERAL_SECRET);
   }
 
-  accept(path: readonly PathSegment[], value: unknown): void {
-    const fieldIndex = priorStateFieldIndex(path);
-    if (fieldIndex < 0) {
-      if (isPriorStateResourcePath(path)) this.acceptWhole(value);
-      return;
-    }
-    if (!this.isCurrentEntry(path, fieldIndex)) {
-      this.flush();
-      this.currentEntry = path.slice(0, fieldIndex);
-    }
-    const field = path[fieldIndex];
-    const attribute = path[fieldIndex + 1];
-    if (field === 'address' || field === 'mode' || field === 'type') {
-      if (typeof value === 'string') this.current[field] = value;
-    } else if ((field === 'values' || field === 'sensitive_values') && typeof attribute === 'string') {
-      this.acceptAttribute(field, attribute, value);
-    }
-  }
-
-  /** One attribute of `values` or `sensitive_values` that isPriorStateAttributeRead selects. */
-  private acceptAttribute(field: 'values' | 'sensitive_values', attribute: string, value: unknown): void {
-    const current = this.current;
-    const identity = IDENTITY_KEYS.has(attribute);
-    if (field === 'values') {
-      if (identity && typeof value === 'string') current.values[attribute as IdentityAttribute] = value;
-      if (!identity || attribute === 'type') secretValuesOf(current)[attribute] = value;
-    } else {
-      if (identity && value === true) current.sensitive = [...(current.sensitive ?? []), attribute];
-      if (!identity) secretMaskOf(current)[attribute] = value;
-    }
-  }
-
-  /** A whole resource entry (the in-memory walk captures entries instead of walking their fields). */
-  private acceptWhole(resource: unknown): void {
-    this.flush();
-    this.currentEntry = [];
-    if (!isPlainObject(resource)) return;
-    const current = this.current;
-    if (typeof resource.address === 'string') current.address = resource.address;
-    if (typeof resource.mode === 'string') current.mode = resource.mode;
-    if (typeof resource.type === 'string') current.type = resource.type;
-    const values = resource.values;
-    if (isPlainObject(values)) {
-      current.values = readIdentityValues(values);
-      if (typeof values.type === 'string') secretValuesOf(current).type = values.type;
-    }
-    const sensitiveValues = resource.sensitive_values;
-    if (isPlainObject(sensitiveValues)) {
-      const marked = Object.keys(readIdentityValues(sensitiveValues, true));
-      if (marked.length > 0) current.sensitive = marked;
-      // What the streaming reader reads of these: only masked attributes can hold a secret to collect.
-      for (const key in sensitiveValues) {
-        if (IDENTITY_KEYS.has(key) || !isPriorStateAttributeRead(key)) continue;
-        secretMaskOf(current)[key] = sensitiveValues[key];
-        if (isPlainObject(values) && Object.hasOwn(values, key)) secretValuesOf(current)[key] = values[key];
-      }
-    }
-    this.flush();
-  }
-
-  finish(): ManagedResource[] {
-    this.flush();
-    return [...this.byAddress.values()];
-  }
-
-  private isCurrentEntry(path: readonly PathSegment[], fieldIndex: number): boolean {
-    const entry = this.currentEntry;
-    if (entry.length !== fieldIndex) return false;
-    for (let index = fieldIndex - 1; index >= 0; index--) if (entry[index] !== path[index]) return false;
-    return true;
-  }
-
-  private flush(): void {
-    const { address, mode, type, values, sensitive, secretValues, secretMask } = this.current;
-    this.current = emptyResource();
-    if (secretValues !== undefined && secretMask !== undefined) {
-      collectSecretValues(secretValues, secretMask, type ?? '', this.isSensitiveKey, this.secrets);
-    }
+  accept(path: readonly PathSegment[], resource: unknown): void {
+    if (!isPriorStateResourcePath(path) || !isPlainObject(resource)) return;
+    const address = typeof resource.address === 'string' ? resource.address : undefined;
+    const type = typeof resource.type === 'string' ? resource.type : '';
+    const values = isPlainObject(resource.values) ? resource.values : undefined;
+    const mask = isPlainObject(resource.sensitive_values) ? resource.sensitive_values : undefined;
+    if (values !== undefined && mask !== undefined)
+      collectSecretValues(values, mask, type, this.isSensitiveKey, this.secrets);
     // Deposed objects share their address; a workspace manages the address once.
-    if (address === undefined || mode !== 'managed') return;
+    if (address === undefined || resource.mode !== 'managed') return;
     const safe = safeAddress(address);
     if (this.byAddress.has(safe)) return;
+    const identity = values !== undefined ? readIdentityValues(values) : {};
+    const sensitive = mask !== undefined ? readIdentityValues(mask, true) : {};
     // Built in a fixed order, whatever order the plan listed the attributes in.
     const kept: ManagedResource['values'] = {};
     for (const key of IDENTITY_ATTRIBUTES) {
-      const value = values[key];
+      const value = identity[key];
       if (value === undefined || value === '' || containsCredential(value)) continue;
-      kept[key] = sensitive?.includes(key) ? this.hash(value) : value;
+      kept[key] = sensitive[key] !== undefined ? this.hash(value) : value;
     }
-    this.byAddress.set(safe, { address: safe, type: this.intern(type ?? ''), values: kept });
+    this.byAddress.set(safe, { address: safe, type: this.intern(type), values: kept });
+  }
+
+  finish(): ManagedResource[] {
+    return [...this.byAddress.values()];
   }
 }
 
@@ -478,17 +407,6 @@ function keepIdentity(
   flags: boolean,
 ): void {
   if (flags ? value === true : typeof value === 'string') found[key] = flags ? 'true' : (value as string);
-}
-
-interface PartialResource {
-  address?: string;
-  mode?: string;
-  type?: string;
-  values: Partial<Record<IdentityAttribute, string>>;
-  sensitive?: string[];
-  /** Attributes that may hold a secret (and `type`), with their masks, until flushed (collectSecretValues). */
-  secretValues?: Record<string, unknown>;
-  secretMask?: Record<string, unknown>;
 }
 
 /**
@@ -546,20 +464,6 @@ function collectMasked(
         depth + 1,
       );
   }
-}
-
-function secretValuesOf(resource: PartialResource): Record<string, unknown> {
-  resource.secretValues ??= {};
-  return resource.secretValues;
-}
-
-function secretMaskOf(resource: PartialResource): Record<string, unknown> {
-  resource.secretMask ??= {};
-  return resource.secretMask;
-}
-
-function emptyResource(): PartialResource {
-  return { values: {} };
 }
 
 function notAnObject(): PlanFormatError {
@@ -660,12 +564,9 @@ export function compactPlan(raw: unknown, options: CompactOptions): CompactPlan 
   const plan = owned ? parsePlanText(raw) : raw;
   if (!isPlainObject(plan)) throw notAnObject();
   const compactor = createPlanCompactor(options);
-  // Entries of prior_state are already parsed here: take each whole instead of walking its fields.
-  const select = (path: readonly PathSegment[]) =>
-    isPriorStateResourcePath(path) ? 'capture' : compactor.selector(path);
   // A plan parsed here is ours: let go of each entry once compacted, so the garbage collector does
   // not trace hundreds of MiB of plan it will free anyway (a caller's object is left untouched).
-  walkSelected(plan, select, compactor.accept, wantedPlanKeys, [], owned);
+  walkSelected(plan, compactor.selector, compactor.accept, wantedPlanKeys, [], owned);
   return compactor.finish();
 }
 

@@ -49,6 +49,10 @@ const NUMBER_SYNTAX = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
  */
 export const MAX_CAPTURE_BYTES = 0x1fffffe8;
 
+/** How far past an element's start the native read looks for its end (it widens with the elements). */
+const MIN_SPECULATION_WINDOW = 256 * 1024;
+const EMPTY_BUFFER: Buffer = Buffer.alloc(0);
+
 export interface JsonSelectorOptions {
   /** Tests lower it to reach the limit without a 512 MiB document. */
   maxCaptureBytes?: number;
@@ -67,6 +71,11 @@ export function createJsonSelector(
   let started = false;
   let consumed = 0; // bytes of earlier chunks, for error offsets
   let chunk: Uint8Array = empty;
+  // The same bytes as a Buffer, for its native multi-byte indexOf.
+  let chunkBytes: Buffer = EMPTY_BUFFER;
+  let cachedOpening = new Uint8Array(0);
+  let largestElement = 0;
+  let speculationWindow = MIN_SPECULATION_WINDOW;
 
   // Containers: all open ones, bottom `navDepth` of them are descended (tracked in `path`).
   const kinds: number[] = [];
@@ -144,11 +153,11 @@ export function createJsonSelector(
   }
 
   /** A value begins at `position` in a descended container (or at the root). */
-  function beginValue(position: number, isContainer: boolean): void {
+  function beginValue(position: number, isContainer: boolean, known?: SelectDecision): void {
     if (regionDepth >= 0) return;
     const top = navDepth - 1;
     if (top >= 0 && kinds[top] === ARRAY) path[top] = indexes[top]!;
-    const decision = select(path);
+    const decision = known ?? select(path);
     if (decision === 'descend' && isContainer) return;
     regionDepth = kinds.length;
     // A scalar met while descending is delivered like a captured one.
@@ -160,8 +169,8 @@ export function createJsonSelector(
     }
   }
 
-  function openContainer(kind: number, position: number): void {
-    beginValue(position, true);
+  function openContainer(kind: number, position: number, known?: SelectDecision): void {
+    beginValue(position, true, known);
     const descended = regionDepth < 0;
     if (regionDepth === kinds.length) {
       fast = true;
@@ -389,6 +398,7 @@ export function createJsonSelector(
     const input =
       data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     chunk = input;
+    chunkBytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
     const length = input.length;
     let position = 0;
     if (inString && fastString) {
@@ -492,6 +502,17 @@ export function createJsonSelector(
   /** Returns the position after the token start, or -1 when a string runs past the chunk. */
   function startValue(code: number, position: number): number {
     if (code === 0x7b /* { */) {
+      if (regionDepth < 0 && navDepth === kinds.length && kinds[navDepth - 1] === ARRAY) {
+        const top = navDepth - 1;
+        path[top] = indexes[top]!;
+        const decision = select(path);
+        if (decision === 'capture') {
+          const end = captureElementNatively(position);
+          if (end >= 0) return end;
+        }
+        openContainer(OBJECT, position, decision);
+        return position + 1;
+      }
       openContainer(OBJECT, position);
       return position + 1;
     }
@@ -502,6 +523,67 @@ export function createJsonSelector(
     if (code === QUOTE) return startString(position, false);
     startScalar(code, position);
     return position + 1;
+  }
+
+  /**
+   * The object element of a descended array starting at `position`, read with one native search and
+   * one JSON.parse instead of byte by byte: `terraform show -json` writes no whitespace, and the
+   * entries of an array start with the same key, so `},{"address":` (this element's own opening
+   * after `},`) ends it unless the same bytes open a nested object inside it. JSON.parse is the proof:
+   * a slice that is not exactly one JSON value fails, and the element is then read the slow way (which
+   * also reports malformed JSON as the slow way does). Returns the position after the element, or -1.
+   */
+  function captureElementNatively(position: number): number {
+    const opening = elementOpening(position);
+    if (opening === undefined) return -1;
+    const limit = Math.min(chunk.length, position + speculationWindow, position + maxCaptureBytes);
+    const found = chunkBytes.subarray(position + opening.length, limit).indexOf(opening);
+    if (found < 0) return -1;
+    const end = position + opening.length + found; // at the `,`, after the element's `}`
+    if (chunk[end - 1] !== 0x7d /* } */) return -1;
+    let value: unknown;
+    try {
+      value = JSON.parse(decoder.decode(chunk.subarray(position, end)));
+    } catch {
+      return -1;
+    }
+    // Elements grow in the window's terms: a plan of large entries widens it, a last element never
+    // finds its successor (the search runs to the limit), so the window stays a few elements wide.
+    if (end - position > largestElement) {
+      largestElement = end - position;
+      speculationWindow = Math.max(MIN_SPECULATION_WINDOW, 4 * largestElement);
+    }
+    onValue(path, value);
+    state = EXPECT_COMMA_OR_END;
+    indexes[navDepth - 1]!++;
+    return end;
+  }
+
+  /** `,{"key":` for an element opening with `{"key":` (a short plain key), else undefined. */
+  function elementOpening(position: number): Uint8Array | undefined {
+    if (chunk[position + 1] !== QUOTE) return undefined;
+    const keyEnd = Math.min(chunk.length, position + 66);
+    let index = position + 2;
+    while (index < keyEnd && chunk[index] !== QUOTE && chunk[index] !== BACKSLASH) index++;
+    if (index >= keyEnd || chunk[index] !== QUOTE || chunk[index + 1] !== 0x3a /* : */) return undefined;
+    const length = index + 2 - position + 1;
+    if (
+      cachedOpening.length === length &&
+      chunk[position + 2] === cachedOpening[3] &&
+      sameOpening(position, length)
+    )
+      return cachedOpening;
+    const opening = new Uint8Array(length);
+    opening[0] = 0x2c; /* , */
+    opening.set(chunk.subarray(position, index + 2), 1);
+    cachedOpening = opening;
+    return opening;
+  }
+
+  function sameOpening(position: number, length: number): boolean {
+    for (let index = 1; index < length; index++)
+      if (cachedOpening[index] !== chunk[position + index - 1]) return false;
+    return true;
   }
 
   /** Chunks are not ours to keep: copy the parts a capture or key still needs. */
@@ -519,6 +601,7 @@ export function createJsonSelector(
     }
     consumed += length;
     chunk = empty;
+    chunkBytes = EMPTY_BUFFER;
   }
 
   function end(): void {

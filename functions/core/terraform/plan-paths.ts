@@ -1,14 +1,13 @@
-import { isSensitiveName } from '../redaction/secret-names.js';
-import { IDENTITY_ATTRIBUTES, type PathSegment } from './plan-model.js';
-import { TYPE_SECRET_ATTRIBUTES } from './sensitivity.js';
+import type { PathSegment } from './plan-model.js';
 
 /**
  * Which parts of a `terraform show -json` document the compactor reads. One table for both the
  * in-memory walk and the streaming selector, so the two paths cannot disagree. Everything not
  * listed — `configuration` apart from which variables and outputs are sensitive (constant_value holds
- * plaintext secrets), resource values of `planned_values`, prior_state values other than identity
- * attributes — is skipped and never materialised. Variable and output values are read so that the
- * sensitive ones can be redacted wherever they reappear.
+ * plaintext secrets), resource values of `planned_values` — is skipped and never materialised.
+ * Resource entries (resource_drift, resource_changes, prior_state) are captured one at a time, whole:
+ * one native JSON.parse each is cheaper than picking attributes out byte by byte. Variable and output
+ * values are read so that the sensitive ones can be redacted wherever they reappear.
  */
 
 export type SelectDecision = 'capture' | 'descend' | 'skip';
@@ -19,8 +18,6 @@ const SCALAR_KEYS: ReadonlySet<string> = new Set([
   'errored',
   'complete',
 ]);
-const IDENTITY_KEYS: ReadonlySet<string> = new Set(IDENTITY_ATTRIBUTES);
-const PRIOR_STATE_RESOURCE_FIELDS: ReadonlySet<string> = new Set(['address', 'mode', 'type']);
 
 export function selectPlanPath(path: readonly PathSegment[]): SelectDecision {
   const depth = path.length;
@@ -71,21 +68,9 @@ function selectConfigurationPath(path: readonly PathSegment[]): SelectDecision {
   return depth === 5 && path[4] === 'sensitive' ? 'capture' : 'skip';
 }
 
-/** prior_state.values.root_module(.child_modules[n])*.resources[n].{address,mode,type,values.X,sensitive_values.X} */
+/** prior_state.values.root_module(.child_modules[n])*.resources[n], each entry taken whole. */
 function selectPriorStatePath(path: readonly PathSegment[]): SelectDecision {
   const depth = path.length;
-  // The streaming reader asks for every attribute of every resource: answer those first.
-  if (depth >= 7) {
-    const parent = path[depth - 2];
-    const last = path[depth - 1];
-    if (
-      (parent === 'values' || parent === 'sensitive_values') &&
-      typeof last === 'string' &&
-      !isPriorStateAttributeRead(last)
-    ) {
-      return 'skip';
-    }
-  }
   if (depth === 1) return 'descend';
   if (path[1] !== 'values') return 'skip';
   if (depth === 2) return 'descend';
@@ -100,34 +85,10 @@ function selectPriorStatePath(path: readonly PathSegment[]): SelectDecision {
       continue;
     }
     if (segment !== 'resources') return 'skip';
-    return selectPriorStateResourcePath(path, index + 1);
+    if (index + 1 === depth) return 'descend';
+    return index + 2 === depth && typeof path[index + 1] === 'number' ? 'capture' : 'skip';
   }
   return 'descend';
-}
-
-function selectPriorStateResourcePath(path: readonly PathSegment[], resourceIndex: number): SelectDecision {
-  const depth = path.length;
-  if (resourceIndex === depth) return 'descend';
-  if (typeof path[resourceIndex] !== 'number') return 'skip';
-  if (resourceIndex + 1 === depth) return 'descend';
-  const field = path[resourceIndex + 1];
-  if (typeof field !== 'string') return 'skip';
-  if (PRIOR_STATE_RESOURCE_FIELDS.has(field)) return resourceIndex + 2 === depth ? 'capture' : 'skip';
-  if (field !== 'values' && field !== 'sensitive_values') return 'skip';
-  if (resourceIndex + 2 === depth) return 'descend';
-  const attribute = path[resourceIndex + 2];
-  return resourceIndex + 3 === depth && typeof attribute === 'string' && isPriorStateAttributeRead(attribute)
-    ? 'capture'
-    : 'skip';
-}
-
-/**
- * The prior_state attributes read (value and sensitivity mask): identity attributes, and those that
- * may hold a secret — under a secret-looking name or one a type keeps its secret in. The secrets
- * among them are redacted wherever `nonsensitive()` copied them (a tag, another resource: compact.ts).
- */
-export function isPriorStateAttributeRead(attribute: string): boolean {
-  return IDENTITY_KEYS.has(attribute) || TYPE_SECRET_ATTRIBUTES.has(attribute) || isSensitiveName(attribute);
 }
 
 const ROOT_KEYS: readonly string[] = [
@@ -150,7 +111,6 @@ const ROOT_KEYS: readonly string[] = [
   '@message',
 ];
 const MODULE_KEYS: readonly string[] = ['resources', 'child_modules'];
-const RESOURCE_KEYS: readonly string[] = ['address', 'mode', 'type', 'values', 'sensitive_values'];
 
 /**
  * For the in-memory walk: the only members of the object at `path` that `selectPlanPath` may not
@@ -173,21 +133,7 @@ export function wantedPlanKeys(path: readonly PathSegment[]): readonly string[] 
   const last = path[depth - 1];
   if (last === 'root_module' || (typeof last === 'number' && path[depth - 2] === 'child_modules'))
     return MODULE_KEYS;
-  if (typeof last === 'number' && path[depth - 2] === 'resources') return RESOURCE_KEYS;
-  if (last === 'values' || last === 'sensitive_values') return IDENTITY_ATTRIBUTES;
   return undefined;
-}
-
-/**
- * For a captured prior_state piece: the position of the resource's field segment (`address`,
- * `values`...) in the path; the segments before it identify the resource entry. -1 otherwise.
- */
-export function priorStateFieldIndex(path: readonly PathSegment[]): number {
-  if (path[0] !== 'prior_state' || path[1] !== 'values' || path[2] !== 'root_module') return -1;
-  for (let index = 3; index < path.length; index++) {
-    if (path[index] === 'resources') return index + 2 < path.length ? index + 2 : -1;
-  }
-  return -1;
 }
 
 /** `prior_state.values.root_module(.child_modules[n])*.resources[n]` */

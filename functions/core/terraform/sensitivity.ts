@@ -14,12 +14,6 @@ import { UNKNOWN_VALUE } from './plan-model.js';
 const SSM_SECURE_STRING_ATTRIBUTES: ReadonlySet<string> = new Set(['value', 'insecure_value']);
 const SECRET_VERSION_ATTRIBUTES: ReadonlySet<string> = new Set(['secret_string', 'secret_binary']);
 
-/** Every attribute name secretAttributesOf can answer, whatever the type (which prior_state reads). */
-export const TYPE_SECRET_ATTRIBUTES: ReadonlySet<string> = new Set([
-  ...SSM_SECURE_STRING_ATTRIBUTES,
-  ...SECRET_VERSION_ATTRIBUTES,
-]);
-
 /** Top-level attributes that hold a secret for this resource type, whatever the masks say (0.x has none). */
 export function secretAttributesOf(
   type: string,

@@ -187,3 +187,111 @@ describe('createJsonSelector', () => {
     expect(() => viaSelector([bytes])).toThrow(/invalid UTF-8/);
   });
 });
+
+/**
+ * Array elements that are captured are read natively when the next `,{"<first key>":` in the chunk
+ * ends them (compact output, as Terraform writes it). Every way that guess can be wrong must give what
+ * the byte-by-byte reader gives: fed one byte at a time no chunk ever holds the next element, so that
+ * is the reference.
+ */
+describe('createJsonSelector, native reading of captured array elements', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const outcome = (chunks: Uint8Array[]) => {
+    try {
+      return { captured: viaSelector(chunks) };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+  const byteByByte = (text: string) => outcome(Array.from(encode(text), (byte) => Uint8Array.of(byte)));
+  const entry = (address: string, extra: Record<string, unknown> = {}) => ({
+    address,
+    mode: 'managed',
+    ...extra,
+  });
+  const documents: Array<[string, string]> = [
+    [
+      'entries that end where the next one starts',
+      JSON.stringify({ items: [entry('a'), entry('b'), entry('c')] }),
+    ],
+    [
+      'a nested object opening with the same key (the first `,{"address":` is inside the element)',
+      JSON.stringify({
+        items: [
+          entry('a', { values: { list: [{ address: '10.0.0.1' }, { address: '10.0.0.2' }] } }),
+          entry('b', { values: [[{ address: 'x' }, { address: 'y' }]] }),
+          entry('c'),
+        ],
+      }),
+    ],
+    [
+      'the separator inside strings',
+      JSON.stringify({
+        items: [entry('a },{"address":"b'), entry('},{"address":'), entry('"},{\\"address\\":"')],
+      }),
+    ],
+    [
+      'another array of the same shape after the last element',
+      JSON.stringify({
+        items: [entry('a')],
+        nav: { items: [entry('b'), entry('c')] },
+        cap_tail: [entry('d')],
+      }),
+    ],
+    [
+      'elements that are not objects between objects',
+      JSON.stringify({ items: [entry('a'), 'two', entry('b'), [entry('c')], entry('d')] }),
+    ],
+    [
+      'elements opening with different keys',
+      JSON.stringify({ items: [{ b: 1 }, { a: 2 }, { b: 3 }, { a: 4 }] }),
+    ],
+    ['an empty element and an escaped first key', '{"items":[{},{"a\\"b":1},{"a\\"b":2},{}]}'],
+    [
+      'pretty-printed (no native guess applies)',
+      JSON.stringify({ items: [entry('a'), entry('b')] }, null, 2),
+    ],
+    [
+      'an element larger than the look-ahead window',
+      JSON.stringify({ items: [entry('a', { big: 'x'.repeat(300_000) }), entry('b'), entry('c')] }),
+    ],
+    ['a malformed element between good ones', '{"items":[{"address":"a"},{"address":"b",},{"address":"c"}]}'],
+    ['a bad escape in an element', '{"items":[{"address":"a"},{"address":"b\\q"},{"address":"c"}]}'],
+    [
+      'a raw control character in an element',
+      '{"items":[{"address":"a"},{"address":"b\u0001"},{"address":"c"}]}',
+    ],
+    ['an unclosed element before the next', '{"items":[{"address":"a","v":[1},{"address":"c"}]}'],
+    ['a truncated array', '{"items":[{"address":"a"},{"address":"b"}'],
+  ];
+
+  it.each(documents)('%s: the same values or the same error as byte by byte', (_, text) => {
+    const expected = byteByByte(text);
+    expect(outcome([encode(text)])).toEqual(expected);
+    if (expected.captured) expect(expected.captured).toEqual(viaParse(text));
+  });
+
+  it('reads across chunk boundaries at every position the same way', () => {
+    const text = documents[1]![1];
+    const bytes = encode(text);
+    const expected = viaParse(text);
+    for (let split = 1; split < bytes.length; split++) {
+      expect(viaSelector([bytes.subarray(0, split), bytes.subarray(split)]), `split at ${split}`).toEqual(
+        expected,
+      );
+    }
+  });
+
+  it('names the limit when a natively read element would exceed it, as byte by byte does', () => {
+    const text = JSON.stringify({ items: [entry('a', { big: 'x'.repeat(200) }), entry('b')] });
+    const run = (chunks: Uint8Array[]) => {
+      const reader = createJsonSelector(select, () => undefined, { maxCaptureBytes: 100 });
+      for (const chunk of chunks) reader.write(chunk);
+      reader.end();
+    };
+    expect(() => run([encode(text)])).toThrow(/larger than 100 bytes/);
+    expect(() => run(Array.from(encode(text), (byte) => Uint8Array.of(byte)))).toThrow(
+      /larger than 100 bytes/,
+    );
+  });
+});

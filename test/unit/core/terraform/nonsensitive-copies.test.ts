@@ -173,6 +173,29 @@ describe('a sensitive value copied elsewhere with nonsensitive()', () => {
     expect(compact.drift[0]!.identity).toMatchObject({ id: '/tag/from-data', name: '/tag/from-data' });
   });
 
+  it('a masked attribute of any name holding a credential (a sensitive startup script) is known whole as a secret', async () => {
+    // Marked sensitive by the configuration (`sensitive()`), under a name no rule knows: recognised by
+    // the credential in it, read from the whole prior_state entry, so a diagnostic or a copy quoting
+    // the script is redacted whole, not only the token inside it.
+    const script = `#!/bin/sh\nexport GITHUB_TOKEN=ghp_${'a1B2c3D4e5'.repeat(3)}f6G7h8\n`;
+    const raw = copiedSecretPlan({ Team: 'b' });
+    raw.prior_state.values.root_module.resources.push({
+      address: 'google_compute_instance.runner',
+      mode: 'managed',
+      type: 'google_compute_instance',
+      name: 'runner',
+      values: { id: 'runner', metadata_startup_script: script, machine_type: 'e2-small' },
+      sensitive_values: { metadata_startup_script: true },
+    } as never);
+    const text = JSON.stringify(raw);
+    const whole = compactPlan(text, { hashSensitive });
+    const streamed = await readPlanStream(Readable.from([Buffer.from(text)]), { hashSensitive });
+    expect(secretLiteralsOf(whole)).toContain(script);
+    expect(secretLiteralsOf(streamed)).toEqual(secretLiteralsOf(whole));
+    // The machine type beside it is masked nowhere and no credential: not a secret.
+    expect(secretLiteralsOf(whole)).not.toContain('e2-small');
+  });
+
   it('is found the same way when the plan is streamed', async () => {
     const text = JSON.stringify(copiedSecretPlan({ FromData: 'rotated-by-hand', Team: 'b' }));
     const chunks = [];
