@@ -309,26 +309,41 @@ function createLiteralRedactor(literals: readonly string[], hash: SensitiveHashe
 
 /**
  * Whether a text contains one of the literals, in one pass over the text whatever their number (a
- * plan with thousands of SecureString parameters has thousands): literals are indexed by their first
- * MIN_LITERAL_SECRET characters, and only those starting with the text's characters at a position
- * are compared there.
+ * plan with thousands of SecureString parameters has thousands): literals are indexed by a hash of
+ * their first MIN_LITERAL_SECRET characters, and a table of the pairs of characters they start with
+ * rejects most positions of a text before any hashing (no substring is built per position).
  */
 function createLiteralMatcher(literals: readonly string[]): (text: string) => boolean {
-  const byPrefix = new Map<string, string[]>();
+  const byPrefix = new Map<number, string[]>();
+  const startsPair = new Uint8Array(65536);
   for (const literal of literals) {
-    const prefix = literal.slice(0, MIN_LITERAL_SECRET);
-    const group = byPrefix.get(prefix);
-    if (group === undefined) byPrefix.set(prefix, [literal]);
+    startsPair[pairAt(literal, 0)] = 1;
+    const key = prefixKey(literal, 0);
+    const group = byPrefix.get(key);
+    if (group === undefined) byPrefix.set(key, [literal]);
     else group.push(literal);
   }
   return (text) => {
     for (let index = 0; index + MIN_LITERAL_SECRET <= text.length; index++) {
-      const candidates = byPrefix.get(text.slice(index, index + MIN_LITERAL_SECRET));
+      if (startsPair[pairAt(text, index)] === 0) continue;
+      const candidates = byPrefix.get(prefixKey(text, index));
       if (candidates === undefined) continue;
       for (const literal of candidates) if (text.startsWith(literal, index)) return true;
     }
     return false;
   };
+}
+
+/** The two characters at `index`, folded to 16 bits (collisions only cost a lookup). */
+function pairAt(text: string, index: number): number {
+  return ((text.charCodeAt(index) << 8) ^ text.charCodeAt(index + 1)) & 0xffff;
+}
+
+function prefixKey(text: string, index: number): number {
+  let key = 0;
+  for (let offset = 0; offset < MIN_LITERAL_SECRET; offset++)
+    key = (Math.imul(key, 31) + text.charCodeAt(index + offset)) | 0;
+  return key;
 }
 
 /**

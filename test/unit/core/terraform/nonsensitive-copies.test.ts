@@ -196,6 +196,41 @@ describe('a sensitive value copied elsewhere with nonsensitive()', () => {
     expect(secretLiteralsOf(whole)).not.toContain('e2-small');
   });
 
+  it('is found among thousands of secrets wherever it sits in a text, and near misses are left alone', () => {
+    // Literals that share their first characters, non-ASCII ones, and tags holding one at the start,
+    // in the middle and at the end of a text; texts that only begin like a secret stay readable.
+    const secrets = Array.from(
+      { length: 3000 },
+      (_, index) => `Sx${index.toString(36).padStart(4, '0')}-é-${index}`,
+    );
+    const raw = copiedSecretPlan({
+      Team: 'b',
+      AtStart: `${secrets[7]} was copied`,
+      InMiddle: `db password (${secrets[1234]}) in a tag`,
+      AtEnd: `token=${secrets[2999]}`,
+      NearMiss: `${secrets[5]!.slice(0, -1)}?`,
+    });
+    raw.prior_state.values.root_module.resources.push(
+      ...secrets.map(
+        (secret, index) =>
+          ({
+            address: `aws_ssm_parameter.secret_${index}`,
+            mode: 'managed',
+            type: 'aws_ssm_parameter',
+            name: `secret_${index}`,
+            values: { id: `/p/${index}`, name: `/p/${index}`, type: 'SecureString', value: secret },
+            sensitive_values: { value: true },
+          }) as never,
+      ),
+    );
+    const changes = compactPlan(raw, { hashSensitive }).drift[0]!.changes;
+    const tag = (name: string) => changes.find((change) => change.path === `tags.${name}`);
+    for (const name of ['AtStart', 'InMiddle', 'AtEnd'])
+      expect(tag(name), name).toMatchObject({ sensitive: true });
+    expect(tag('NearMiss')).toMatchObject({ sensitive: false, after: `${secrets[5]!.slice(0, -1)}?` });
+    expect(tag('Team')).toMatchObject({ sensitive: false, after: 'b' });
+  });
+
   it('is found the same way when the plan is streamed', async () => {
     const text = JSON.stringify(copiedSecretPlan({ FromData: 'rotated-by-hand', Team: 'b' }));
     const chunks = [];
