@@ -52,6 +52,7 @@ export const MAX_CAPTURE_BYTES = 0x1fffffe8;
 /** How far past an element's start the native read looks for its end (it widens with the elements). */
 const MIN_SPECULATION_WINDOW = 256 * 1024;
 const EMPTY_BUFFER: Buffer = Buffer.alloc(0);
+const MISS = Symbol('not one JSON value');
 
 export interface JsonSelectorOptions {
   /** Tests lower it to reach the limit without a 512 MiB document. */
@@ -76,6 +77,8 @@ export function createJsonSelector(
   let cachedOpening = new Uint8Array(0);
   let largestElement = 0;
   let speculationWindow = MIN_SPECULATION_WINDOW;
+  let nativeReads = 0;
+  let nativeMisses = 0;
 
   // Containers: all open ones, bottom `navDepth` of them are descended (tracked in `path`).
   const kinds: number[] = [];
@@ -534,19 +537,20 @@ export function createJsonSelector(
    * also reports malformed JSON as the slow way does). Returns the position after the element, or -1.
    */
   function captureElementNatively(position: number): number {
+    // A document where the guess keeps failing (entries nesting objects that open like them, arrays
+    // of one element) is read byte by byte from then on instead of paying for both ways.
+    if (nativeMisses > 64 && nativeMisses > 2 * nativeReads) return -1;
     const opening = elementOpening(position);
     if (opening === undefined) return -1;
     const limit = Math.min(chunk.length, position + speculationWindow, position + maxCaptureBytes);
     const found = chunkBytes.subarray(position + opening.length, limit).indexOf(opening);
-    if (found < 0) return -1;
     const end = position + opening.length + found; // at the `,`, after the element's `}`
-    if (chunk[end - 1] !== 0x7d /* } */) return -1;
-    let value: unknown;
-    try {
-      value = JSON.parse(decoder.decode(chunk.subarray(position, end)));
-    } catch {
+    const value = found >= 0 && chunk[end - 1] === 0x7d /* } */ ? parseOrMiss(position, end) : MISS;
+    if (value === MISS) {
+      nativeMisses++;
       return -1;
     }
+    nativeReads++;
     // Elements grow in the window's terms: a plan of large entries widens it, a last element never
     // finds its successor (the search runs to the limit), so the window stays a few elements wide.
     if (end - position > largestElement) {
@@ -557,6 +561,14 @@ export function createJsonSelector(
     state = EXPECT_COMMA_OR_END;
     indexes[navDepth - 1]!++;
     return end;
+  }
+
+  function parseOrMiss(start: number, end: number): unknown {
+    try {
+      return JSON.parse(decoder.decode(chunk.subarray(start, end)));
+    } catch {
+      return MISS;
+    }
   }
 
   /** `,{"key":` for an element opening with `{"key":` (a short plain key), else undefined. */

@@ -263,6 +263,17 @@ describe('createJsonSelector, native reading of captured array elements', () => 
     ],
     ['an unclosed element before the next', '{"items":[{"address":"a","v":[1},{"address":"c"}]}'],
     ['a truncated array', '{"items":[{"address":"a"},{"address":"b"}'],
+    [
+      'hundreds of entries that each nest an object opening like them (the guess is given up), then plain ones',
+      JSON.stringify({
+        items: [
+          ...Array.from({ length: 300 }, (_, index) =>
+            entry(`n${index}`, { v: [{ address: `10.0.${index}.1` }, { address: `10.0.${index}.2` }] }),
+          ),
+          ...Array.from({ length: 50 }, (_, index) => entry(`p${index}`)),
+        ],
+      }),
+    ],
   ];
 
   it.each(documents)('%s: the same values or the same error as byte by byte', (_, text) => {
