@@ -70,6 +70,7 @@ export async function readPlanStream(
     knownSecrets: options.knownSecrets,
   });
   const selector = createJsonSelector(compactor.selector, compactor.accept, {
+    skipEntry: compactor.skipsEntry,
     ...(options.maxCaptureBytes !== undefined ? { maxCaptureBytes: options.maxCaptureBytes } : {}),
   });
   const utf8 = createUtf8Check();

@@ -46,6 +46,11 @@ export interface PlanCompactor {
   finish(): CompactPlan;
   /** The document read so far is a message of `terraform plan -json`'s log, not a plan. */
   isStreamedLog(): boolean;
+  /**
+   * Whether the captured entry at `path` that opens with this address would be ignored by `accept`
+   * (a prior_state resource already read from its drift entry): a reader may skip it unparsed.
+   */
+  skipsEntry(path: readonly PathSegment[], address: string): boolean;
 }
 
 /**
@@ -139,6 +144,9 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
     isStreamedLog() {
       return rootKeys.has('@message');
     },
+    skipsEntry(path, address) {
+      return resources.readFromDrift(path, address);
+    },
     finish() {
       assertIsPlan(formatVersion, rootKeys);
       const managedResources = resources.finish();
@@ -180,6 +188,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
     // `"resource_drift": null` arrives as a scalar at the section path: nothing to compact.
     const index = path[1];
     if (path.length !== 2 || value === null || typeof index !== 'number') return;
+    if (section === 'resource_drift') resources.acceptDrift(value);
     const compact = compactResourceEntry(value, section, index, tools);
     if (compact) into.push(compact);
   }
@@ -346,6 +355,14 @@ function prefixKey(text: string, index: number): number {
   return key;
 }
 
+const PRIOR_STATE_RESOURCE_PATH: readonly PathSegment[] = [
+  'prior_state',
+  'values',
+  'root_module',
+  'resources',
+  0,
+];
+
 /**
  * The managed resources of prior_state (address, type, identity attributes) and the secrets its
  * resources hold, from each resource entry taken whole (both reading paths capture entries).
@@ -355,6 +372,8 @@ class PriorStateResources {
 
   /** Strings Terraform marks sensitive in prior_state that hold a secret (see collectSecretValues). */
   private readonly secrets = new Set<string>();
+  /** Addresses read from their resource_drift entry (acceptDrift). */
+  private readonly fromDrift = new Set<string>();
 
   constructor(
     private readonly hash: SensitiveHasher,
@@ -366,9 +385,34 @@ class PriorStateResources {
     return [...this.secrets].filter((text) => text.length >= MIN_LITERAL_SECRET);
   }
 
+  /**
+   * A resource_drift entry holds what prior_state holds for its resource: `after` is the refreshed
+   * object prior_state lists (Terraform writes both from the same state), `after_sensitive` its
+   * marks. Read here, its prior_state entry (written later, as large again) need not be parsed.
+   */
+  acceptDrift(entry: unknown): void {
+    if (!isPlainObject(entry) || !isPlainObject(entry.change)) return;
+    const { address, change } = entry;
+    // A deposed object's drift says nothing of the current object at that address.
+    if (typeof address !== 'string' || entry.deposed !== undefined || !isPlainObject(change.after)) return;
+    this.accept(PRIOR_STATE_RESOURCE_PATH, {
+      address,
+      mode: entry.mode,
+      type: entry.type,
+      values: change.after,
+      sensitive_values: change.after_sensitive,
+    });
+    this.fromDrift.add(address);
+  }
+
+  readFromDrift(path: readonly PathSegment[], address: string): boolean {
+    return this.fromDrift.has(address) && isPriorStateResourcePath(path);
+  }
+
   accept(path: readonly PathSegment[], resource: unknown): void {
     if (!isPriorStateResourcePath(path) || !isPlainObject(resource)) return;
     const address = typeof resource.address === 'string' ? resource.address : undefined;
+    if (address !== undefined && path !== PRIOR_STATE_RESOURCE_PATH && this.fromDrift.has(address)) return;
     const type = typeof resource.type === 'string' ? resource.type : '';
     const values = isPlainObject(resource.values) ? resource.values : undefined;
     const mask = isPlainObject(resource.sensitive_values) ? resource.sensitive_values : undefined;
@@ -390,8 +434,11 @@ class PriorStateResources {
     this.byAddress.set(safe, { address: safe, type: this.intern(type), values: kept });
   }
 
+  /** By address: the same list whichever section a plan lists first, and whichever was read whole. */
   finish(): ManagedResource[] {
-    return [...this.byAddress.values()];
+    return [...this.byAddress.values()].sort((a, b) =>
+      a.address < b.address ? -1 : a.address > b.address ? 1 : 0,
+    );
   }
 }
 

@@ -53,10 +53,17 @@ export const MAX_CAPTURE_BYTES = 0x1fffffe8;
 const MIN_SPECULATION_WINDOW = 256 * 1024;
 const EMPTY_BUFFER: Buffer = Buffer.alloc(0);
 const MISS = Symbol('not one JSON value');
+const ADDRESS_OPENING = new TextEncoder().encode('{"address":"');
 
 export interface JsonSelectorOptions {
   /** Tests lower it to reach the limit without a 512 MiB document. */
   maxCaptureBytes?: number;
+  /**
+   * Asked for a captured object element that opens with `{"address":"<plain text>"`: true skips it
+   * unparsed (scanned past, as a skipped value is). Only an optimisation: the consumer must ignore
+   * such an element when it is delivered anyway (a chunk boundary, another layout).
+   */
+  skipEntry?: (path: readonly PathSegment[], address: string) => boolean;
 }
 
 export function createJsonSelector(
@@ -65,6 +72,7 @@ export function createJsonSelector(
   options: JsonSelectorOptions = {},
 ): JsonSelector {
   const maxCaptureBytes = options.maxCaptureBytes ?? MAX_CAPTURE_BYTES;
+  const { skipEntry } = options;
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const empty = new Uint8Array(0);
 
@@ -510,6 +518,10 @@ export function createJsonSelector(
         path[top] = indexes[top]!;
         const decision = select(path);
         if (decision === 'capture') {
+          if (skipEntry !== undefined && isSkippedEntry(position)) {
+            openContainer(OBJECT, position, 'skip');
+            return position + 1;
+          }
           const end = captureElementNatively(position);
           if (end >= 0) return end;
         }
@@ -561,6 +573,22 @@ export function createJsonSelector(
     state = EXPECT_COMMA_OR_END;
     indexes[navDepth - 1]!++;
     return end;
+  }
+
+  /** Whether the element at `position` opens with an address (in this chunk) that skipEntry skips. */
+  function isSkippedEntry(position: number): boolean {
+    const start = position + ADDRESS_OPENING.length;
+    if (start >= chunk.length) return false;
+    for (let index = 0; index < ADDRESS_OPENING.length; index++)
+      if (chunk[position + index] !== ADDRESS_OPENING[index]) return false;
+    const end = Math.min(chunk.length, start + 1024);
+    let quote = start;
+    while (quote < end && chunk[quote] !== QUOTE) {
+      if (chunk[quote] === BACKSLASH || chunk[quote]! < 0x20) return false;
+      quote++;
+    }
+    if (quote === end) return false;
+    return skipEntry!(path, decode(chunk.subarray(start, quote), quote));
   }
 
   function parseOrMiss(start: number, end: number): unknown {
