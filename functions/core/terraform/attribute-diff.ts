@@ -170,6 +170,9 @@ function diffMember(
 ): void {
   const childUnknown = childMask(unknownMask, key);
   if (before === after && childUnknown !== true) return;
+  // Most attributes of a drifted resource did not change: equal values with nothing unknown below
+  // produce no change, and deepEqual walks them without the path and masks the diff keeps.
+  if (typeof before === 'object' && noUnknowns(childUnknown) && deepEqual(before, after)) return;
   // Secret-looking names are checked when a change is emitted (any segment of its path), which
   // keeps this hot loop free of name tests; resource-type secrets are known only at the top level.
   const sensitive =
@@ -186,6 +189,14 @@ function diffMember(
     sensitive,
   );
   state.path.pop();
+}
+
+/** A mask of after_unknown that marks nothing: absent, false, or an empty object or list. */
+function noUnknowns(mask: unknown): boolean {
+  if (mask === undefined || mask === null || mask === false) return true;
+  if (typeof mask !== 'object') return false;
+  for (const _key in mask) return false;
+  return true;
 }
 
 function diffLists(

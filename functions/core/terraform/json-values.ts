@@ -24,31 +24,28 @@ export function asJson(value: unknown): JsonValue {
  */
 export const MAX_VALUE_DEPTH = 256;
 
-/** Whether `value` nests containers more than `limit` levels deep. Iterative: any depth is safe to ask about. */
+/**
+ * Whether `value` nests containers more than `limit` levels deep. The recursion stops at `limit`
+ * levels, so any depth is safe to ask about; it allocates nothing (it runs over every plan entry).
+ */
 export function nestingExceeds(value: unknown, limit: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const values: object[] = [value];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const current = values.pop() as Record<string, unknown> | unknown[];
-    const depth = depths.pop() as number;
-    if (depth > limit) return true;
-    if (Array.isArray(current)) {
-      for (const child of current) {
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(depth + 1);
-        }
-      }
-    } else {
-      for (const key in current) {
-        const child = current[key];
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(depth + 1);
-        }
-      }
+  return typeof value === 'object' && value !== null && containerNestsBeyond(value, 1, limit);
+}
+
+function containerNestsBeyond(container: object, depth: number, limit: number): boolean {
+  if (depth > limit) return true;
+  if (Array.isArray(container)) {
+    for (let index = 0; index < container.length; index++) {
+      const child: unknown = container[index];
+      if (typeof child === 'object' && child !== null && containerNestsBeyond(child, depth + 1, limit))
+        return true;
     }
+    return false;
+  }
+  for (const key in container) {
+    const child = (container as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && containerNestsBeyond(child, depth + 1, limit))
+      return true;
   }
   return false;
 }
