@@ -1,7 +1,7 @@
 import { canonicalJson } from '../redaction/secrets.js';
 import { openDays } from './describe.js';
 import { findingId, sha256Hex } from './fingerprint.js';
-import type { Check, Finding, FindingDraft, FindingStatus, Suppression } from './model.js';
+import type { Check, DriftDetail, Finding, FindingDraft, FindingStatus, Suppression } from './model.js';
 
 /**
  * `current/<scope>.json`: the open findings of one scope (a registry workspace, or a state bucket
@@ -68,8 +68,41 @@ export const NOTIFIED_STATUSES: ReadonlySet<FindingStatus> = new Set(['new', 'ch
  * carry volatile data (ages, timestamps) or every run would look `changed`.
  */
 export function valueHashOf(draft: Pick<FindingDraft, 'severity' | 'title' | 'drift'>): string {
-  const subject = { severity: draft.severity, title: draft.title, drift: draft.drift ?? null };
-  return sha256Hex(canonicalJson(subject)).slice(0, 16);
+  // canonicalJson({ severity, title, drift }), written directly: members in sorted order, and the
+  // drift of the one shape every finding has without copying it into sorted objects first.
+  const drift = draft.drift ?? null;
+  const driftText = (drift !== null && canonicalDriftText(drift)) || canonicalJson(drift);
+  return sha256Hex(
+    `{"drift":${driftText},"severity":${canonicalJson(draft.severity)},"title":${canonicalJson(draft.title)}}`,
+  ).slice(0, 16);
+}
+
+/**
+ * canonicalJson of `{action, changes: [{path, before, after, sensitive}]}` (the shape findings
+ * build), or undefined for any other shape (canonicalJson then writes it the general way).
+ */
+function canonicalDriftText(drift: DriftDetail): string | undefined {
+  if (!hasExactly(drift, DRIFT_KEYS) || !Array.isArray(drift.changes)) return undefined;
+  let text = `{"action":${canonicalJson(drift.action)},"changes":[`;
+  for (let index = 0; index < drift.changes.length; index++) {
+    const change = drift.changes[index];
+    if (change === undefined || !hasExactly(change, CHANGE_KEYS)) return undefined;
+    text += `${index === 0 ? '' : ','}{"after":${canonicalJson(change.after)},"before":${canonicalJson(change.before)},"path":${canonicalJson(change.path)},"sensitive":${canonicalJson(change.sensitive)}}`;
+  }
+  return `${text}]}`;
+}
+const DRIFT_KEYS = ['action', 'changes'];
+const CHANGE_KEYS = ['path', 'before', 'after', 'sensitive'];
+
+/** A plain object with these own keys and no other (in any order). */
+function hasExactly(value: object, keys: readonly string[]): boolean {
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let count = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || !keys.includes(key)) return false;
+    count++;
+  }
+  return count === keys.length;
 }
 
 /**
