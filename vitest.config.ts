@@ -8,8 +8,8 @@ import LongestFirstSequencer from './test/sequencer.js';
 // environment with vi.stubEnv and calls vi.resetModules first); `integration` runs real terraform
 // against a real moto_server per worker slot, emptied for each test file.
 // Each terraform plan holds ~0.8 GB for the AWS provider, so integration files run three at a time.
-// `corpus` reads third-party plans in ../shared/fixtures, which a clone does not have: it is opt-in
-// (`npm run test:corpus`), and `npm test` names only unit and integration.
+// `corpus` reads third-party plans from the folder DRIFTWATCH_CORPUS_DIR names, which a clone does
+// not have: it is opt-in (`npm run test:corpus`), and `npm test` names only unit and integration.
 export default defineConfig({
   test: {
     // The AWS SDK warns that its 2027 releases need Node 22; the versions pinned here run on 20.

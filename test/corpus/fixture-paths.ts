@@ -1,23 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 
 /**
- * Real plans from OpenTofu and terraform-json, read in place from ../shared/fixtures (DESIGN.md
- * "Real data to test against"); never copied into the repository. Only the opt-in `corpus`
- * project (`npm run test:corpus`) reads them; `npm test` never does.
+ * Real plans from OpenTofu and terraform-json, read in place from the folder DRIFTWATCH_CORPUS_DIR
+ * names (the team's fixtures, DESIGN.md "Real data to test against"); never copied into the
+ * repository. Only the opt-in `corpus` project (`npm run test:corpus`) reads them; `npm test` never does.
  */
-export const FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const configured = process.env.DRIFTWATCH_CORPUS_DIR;
 
-// The corpus exists to read these plans, so a clone without them fails the corpus file with one
-// line naming the folder (at import, before any test), never a run that silently skips.
-if (!existsSync(FIXTURES_DIR)) {
+// The corpus exists to read these plans, so without them the corpus file fails with one line naming
+// the setting (at import, before any test), never a run that silently skips.
+if (!configured || !existsSync(configured)) {
   const error = new Error(
-    `corpus: ${FIXTURES_DIR} does not exist; run the corpus in a checkout beside ../shared/fixtures (npm test does not need it)`,
+    `corpus: ${configured ? `${configured} does not exist` : 'DRIFTWATCH_CORPUS_DIR is not set'}; set it to the folder of third-party fixture plans (npm test does not need it)`,
   );
   // One line, not a stack trace: the cause and the fix are in the message.
   error.stack = error.message;
   throw error;
 }
+
+export const FIXTURES_DIR = `${resolve(configured)}/`;
 
 export function fixturePath(relative: string): string {
   return `${FIXTURES_DIR}${relative}`;
