@@ -355,14 +355,6 @@ function prefixKey(text: string, index: number): number {
   return key;
 }
 
-const PRIOR_STATE_RESOURCE_PATH: readonly PathSegment[] = [
-  'prior_state',
-  'values',
-  'root_module',
-  'resources',
-  0,
-];
-
 /**
  * The managed resources of prior_state (address, type, identity attributes) and the secrets its
  * resources hold, from each resource entry taken whole (both reading paths capture entries).
@@ -395,13 +387,7 @@ class PriorStateResources {
     const { address, change } = entry;
     // A deposed object's drift says nothing of the current object at that address.
     if (typeof address !== 'string' || entry.deposed !== undefined || !isPlainObject(change.after)) return;
-    this.accept(PRIOR_STATE_RESOURCE_PATH, {
-      address,
-      mode: entry.mode,
-      type: entry.type,
-      values: change.after,
-      sensitive_values: change.after_sensitive,
-    });
+    this.read(address, entry.mode, entry.type, change.after, change.after_sensitive);
     this.fromDrift.add(address);
   }
 
@@ -409,17 +395,28 @@ class PriorStateResources {
     return this.fromDrift.has(address) && isPriorStateResourcePath(path);
   }
 
+  /** A prior_state resource entry (ignored when its drift entry was read). */
   accept(path: readonly PathSegment[], resource: unknown): void {
     if (!isPriorStateResourcePath(path) || !isPlainObject(resource)) return;
     const address = typeof resource.address === 'string' ? resource.address : undefined;
-    if (address !== undefined && path !== PRIOR_STATE_RESOURCE_PATH && this.fromDrift.has(address)) return;
-    const type = typeof resource.type === 'string' ? resource.type : '';
-    const values = isPlainObject(resource.values) ? resource.values : undefined;
-    const mask = isPlainObject(resource.sensitive_values) ? resource.sensitive_values : undefined;
+    if (address !== undefined && this.fromDrift.has(address)) return;
+    this.read(address, resource.mode, resource.type, resource.values, resource.sensitive_values);
+  }
+
+  private read(
+    address: string | undefined,
+    mode: unknown,
+    resourceType: unknown,
+    rawValues: unknown,
+    rawMask: unknown,
+  ): void {
+    const type = typeof resourceType === 'string' ? resourceType : '';
+    const values = isPlainObject(rawValues) ? rawValues : undefined;
+    const mask = isPlainObject(rawMask) ? rawMask : undefined;
     if (values !== undefined && mask !== undefined)
       collectSecretValues(values, mask, type, this.isSensitiveKey, this.secrets);
     // Deposed objects share their address; a workspace manages the address once.
-    if (address === undefined || resource.mode !== 'managed') return;
+    if (address === undefined || mode !== 'managed') return;
     const safe = safeAddress(address);
     if (this.byAddress.has(safe)) return;
     const identity = values !== undefined ? readIdentityValues(values) : {};
