@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 export interface MotoServer {
   /** `http://127.0.0.1:<port>`: an IP, not localhost, so S3 clients use path-style requests. */
@@ -96,9 +97,33 @@ function stopChild(child: ChildProcess): Promise<void> {
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
+  process.on('exit', () => killAndAwaitSync([...running]));
+}
+
+/**
+ * SIGKILLs the children and waits (synchronously: an `exit` handler cannot await) until the kernel
+ * has torn them down, at most `limitMs`: a Ctrl-C'd demo must not leave moto accepting connections
+ * on its port for a moment after the shell prompt returns. Dead means gone or a zombie (its sockets
+ * are closed); where /proc is missing (not Linux), a process cannot be watched and is taken as dead.
+ */
+export function killAndAwaitSync(children: readonly ChildProcess[], limitMs = 2_000): void {
+  const pids = children
+    .filter((child) => child.kill('SIGKILL') && child.pid !== undefined)
+    .map((child) => child.pid!);
+  const deadline = Date.now() + limitMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (pids.some(isAlive) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 3 (after the parenthesised command name) is the state: Z zombie, X dead.
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
 }
 
 /** Environment that points the AWS SDK, Terraform's AWS provider and its S3 backend at moto. */
