@@ -84,6 +84,7 @@ export async function readPlanStream(
   };
   const releaseHead = (bytes: Uint8Array) => {
     head = undefined;
+    assertNotBinaryPlan(bytes);
     assertNotUtf16(bytes);
     // A UTF-8 byte order mark (editors add one) is not part of the JSON; decodePlanText drops it too.
     const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
@@ -123,12 +124,24 @@ const NOT_UTF8 =
  * non-ASCII characters into U+FFFD and read on (a UTF-8 BOM is dropped, as editors add one).
  */
 export function decodePlanText(bytes: Uint8Array): string {
+  assertNotBinaryPlan(bytes);
   assertNotUtf16(bytes);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new PlanFormatError(NOT_UTF8);
   }
+}
+
+/**
+ * The plan file itself (`terraform plan -out plan.tfplan`) is a zip archive: the most common wrong
+ * input, named as such rather than as text in a foreign encoding.
+ */
+function assertNotBinaryPlan(bytes: Uint8Array): void {
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03)
+    throw new PlanFormatError(
+      'this is a binary plan file (a zip archive, as `terraform plan -out` writes it), not its JSON: run `terraform show -json plan.tfplan > plan.json` and pass plan.json',
+    );
 }
 
 /**
@@ -139,11 +152,20 @@ export function decodePlanText(bytes: Uint8Array): string {
 function assertNotUtf16(bytes: Uint8Array): void {
   const [first, second] = bytes;
   const marked = (first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff);
-  const unmarked = bytes.length >= 2 && (first === 0) !== (second === 0);
+  // The other byte of the first character is printable ASCII (`{`, whitespace): other binary input
+  // starting with a NUL is not called UTF-16.
+  const unmarked =
+    bytes.length >= 2 && ((first === 0 && isAsciiText(second)) || (second === 0 && isAsciiText(first)));
   if (marked || unmarked)
     throw new PlanFormatError(
       'plan is UTF-16 text, not UTF-8 (PowerShell 5 `>` writes UTF-16): write it with `terraform show -json plan.tfplan | Out-File -Encoding utf8 plan.json`',
     );
+}
+
+function isAsciiText(byte: number | undefined): boolean {
+  return (
+    byte !== undefined && (byte === 0x09 || byte === 0x0a || byte === 0x0d || (byte >= 0x20 && byte < 0x7f))
+  );
 }
 
 /**

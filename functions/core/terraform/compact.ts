@@ -2,7 +2,7 @@ import { containsCredential, MIN_LITERAL_SECRET, type SensitiveHasher } from '..
 import { formatPath } from './attribute-path.js';
 import { checkFormatVersion } from './format-version.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
-import { PlanFormatError } from './plan-error.js';
+import { jsonParseReason, PlanFormatError } from './plan-error.js';
 import {
   type CompactAttributeChange,
   type CompactChange,
@@ -110,11 +110,11 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
           terraformVersion = typeof value === 'string' && value !== '' ? value : undefined;
           return;
         case 'errored':
-          errored = value === true;
+          errored = flag('errored', value, false);
           return;
         case 'complete':
           // Absent in older versions and trimmed fixtures: only an explicit false means incomplete.
-          complete = value !== false;
+          complete = flag('complete', value, true);
           return;
         case 'resource_drift':
         case 'resource_changes':
@@ -608,6 +608,16 @@ function checkSectionShape(section: PathSegment | undefined, member: PathSegment
   );
 }
 
+/**
+ * `errored` and `complete` as Terraform writes them (booleans; null as absent). `"errored": "true"`
+ * must not read as a clean plan: an errored plan's drift is incomplete, and saying so is the point.
+ */
+function flag(name: string, value: unknown, absent: boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === null || value === undefined) return absent;
+  throw new PlanFormatError(`invalid plan: ${name} is ${describeJson(value)}, expected true or false`);
+}
+
 function describeJson(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object' && value !== null) return 'an object';
@@ -635,7 +645,7 @@ export function parsePlanText(text: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     if (startsWithLogMessage(text)) throw streamedLogError();
-    throw new PlanFormatError(`plan is not JSON: ${(error as Error).message}`, { cause: error });
+    throw new PlanFormatError(`plan is not JSON: ${jsonParseReason(error)}`, { cause: error });
   }
 }
 

@@ -1,17 +1,20 @@
-import { PlanFormatError } from './plan-error.js';
+import { PlanFormatError, shownToken } from './plan-error.js';
 
 /** `terraform show -json` format majors this evaluator understands (0.x: Terraform ≤ 0.15). */
 const SUPPORTED_MAJORS: ReadonlySet<string> = new Set(['0', '1']);
 
 /** Returns the version string, or throws `unsupported format_version X`. */
 export function checkFormatVersion(value: unknown): string {
-  if (typeof value !== 'string') {
-    const shown = value === undefined ? '(missing)' : JSON.stringify(value);
-    throw new PlanFormatError(`unsupported format_version ${shown}`);
-  }
+  if (value === undefined) throw new PlanFormatError('unsupported format_version (missing)');
+  if (typeof value !== 'string')
+    throw new PlanFormatError(
+      `invalid format_version: ${shownToken(value)}, expected a string such as "1.2"`,
+    );
   const major = /^(\d+)\.\d+/.exec(value)?.[1];
   if (major === undefined || !SUPPORTED_MAJORS.has(major)) {
-    throw new PlanFormatError(`unsupported format_version ${value}`);
+    throw new PlanFormatError(
+      `unsupported format_version ${/^[\w.+-]{1,20}$/.test(value) ? value : shownToken(value)}`,
+    );
   }
   return value;
 }

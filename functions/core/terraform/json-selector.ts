@@ -1,4 +1,4 @@
-import { PlanFormatError } from './plan-error.js';
+import { jsonParseReason, PlanFormatError } from './plan-error.js';
 import type { PathSegment } from './plan-model.js';
 import type { SelectDecision } from './plan-paths.js';
 
@@ -231,7 +231,8 @@ export function createJsonSelector(
     try {
       value = JSON.parse(text);
     } catch (error) {
-      fail((error as Error).message, end);
+      // V8's position is within the value; the byte offset of the value's end locates it in the file.
+      fail(`${jsonParseReason(error).replace(/ in JSON at position \d+$/, '')} in the value ending`, end);
     }
     onValue(path, value);
   }

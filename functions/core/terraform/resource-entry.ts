@@ -2,7 +2,7 @@ import { containsCredential, redactText, type SensitiveHasher } from '../redacti
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
-import { PlanFormatError } from './plan-error.js';
+import { PlanFormatError, shownAddress, shownToken } from './plan-error.js';
 import {
   type CompactChange,
   type CompactOutputChange,
@@ -43,9 +43,11 @@ export function compactResourceEntry(
   const address = entry.address;
   if (typeof address !== 'string' || address === '') throw invalidPlan(`${section}[${index}] has no address`);
   const change = entry.change;
-  if (!isPlainObject(change)) throw invalidPlan(`${section}[${index}] (${address}) has no change`);
-  if (!isStringArray(change.actions)) throw invalidPlan(`${section}[${index}] (${address}) has no actions`);
-  const actions = canonicalActions(change.actions, `${section}[${index}] (${address})`);
+  if (!isPlainObject(change))
+    throw invalidPlan(`${section}[${index}] (${shownAddress(address)}) has no change`);
+  if (!isStringArray(change.actions))
+    throw invalidPlan(`${section}[${index}] (${shownAddress(address)}) has no actions`);
+  const actions = canonicalActions(change.actions, `${section}[${index}] (${shownAddress(address)})`);
 
   const mode = resourceMode(entry.mode, address);
   const previousAddress = optionalAddress(nonEmptyString(entry.previous_address));
@@ -55,7 +57,7 @@ export function compactResourceEntry(
   if (mode === 'data' || (isNothingToDo(actions) && previousAddress === undefined && !imports))
     return undefined;
 
-  assertNesting(change, `${section}[${index}] (${address})`);
+  assertNesting(change, `${section}[${index}] (${shownAddress(address)})`);
   const type = tools.intern(nonEmptyString(entry.type) ?? typeFromAddress(address));
   const before = change.before ?? null;
   const after = change.after ?? null;
@@ -152,7 +154,7 @@ function canonicalActions(actions: readonly string[], where: string): string[] {
     // The vocabulary is closed: an action we do not know would otherwise read as "nothing to do".
     if (known === undefined)
       throw invalidPlan(
-        `${where} has an unknown action ${JSON.stringify(action).slice(0, 40)} (known: ${[...KNOWN_ACTIONS.keys()].join(', ')}): written by a Terraform newer than this driftwatch?`,
+        `${where} has an unknown action ${shownToken(action)} (known: ${[...KNOWN_ACTIONS.keys()].join(', ')}): written by a Terraform newer than this driftwatch?`,
       );
     return known;
   });

@@ -50,8 +50,15 @@ describe('format_version', () => {
     const missing: Record<string, unknown> = plan();
     delete missing.format_version;
     expect(() => compactPlan(missing, { hashSensitive })).toThrow('unsupported format_version (missing)');
-    expect(() => compactPlan({ ...plan(), format_version: 1 }, { hashSensitive })).toThrow(
-      'unsupported format_version 1',
+    expect(() => compactPlan({ ...plan(), format_version: 1.2 }, { hashSensitive })).toThrow(
+      'invalid format_version: the number 1.2, expected a string such as "1.2"',
+    );
+    // Plan text that is not a version is not quoted: a hostile plan could put anything there.
+    expect(() =>
+      compactPlan({ ...plan(), format_version: { password: 'CANARY-fv-object' } }, { hashSensitive }),
+    ).toThrow('invalid format_version: an object (not shown), expected a string such as "1.2"');
+    expect(() => compactPlan({ ...plan(), format_version: 'CANARY fv string' }, { hashSensitive })).toThrow(
+      'unsupported format_version a string (not shown)',
     );
   });
 });
