@@ -32,7 +32,7 @@ export interface EvaluationResult {
   };
   /** `removed-block`: drift of a resource the configuration removes with a `removed` block. */
   noiseRemoved: Array<{
-    rule: NoiseRuleName | 'removed-block';
+    rule: NoiseRuleName | 'removed-block' | 'deposed-object';
     address: string;
     paths: string[];
     reason?: string;

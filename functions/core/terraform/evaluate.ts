@@ -195,6 +195,18 @@ class Evaluation {
     const { address, type } = change;
     const remediation = this.remediations;
 
+    if (change.deposed !== undefined) {
+      // A deposed object is what a create_before_destroy left behind; the next apply destroys it
+      // whatever the refresh found. Its drift (even its deletion) is no decision for anyone, and it
+      // must not read as the current object at that address being deleted or changed.
+      this.noiseRemoved.push({
+        rule: 'deposed-object',
+        address,
+        paths: change.changes.length > 0 ? pathsOf(change.changes) : [''],
+        reason: `deposed object ${change.deposed}, destroyed by the next apply`,
+      });
+      return;
+    }
     const removedBlock = this.configuration.removedBlockFor(address);
     if (removedBlock !== undefined) {
       // The configuration has let go of this object (a `removed` block): its drift is nobody's
@@ -344,9 +356,10 @@ class Evaluation {
 
   /**
    * An `import` block adopts an object that already exists: the configuration catching up with
-   * reality, not drift and not a risky change, so it is info (with the attributes the import's
-   * apply would also set). An import that replaces the object stays a `pending.replace`: that
-   * destroys something that exists.
+   * reality, not drift and not a risky change, so it is info. When the same apply also updates
+   * attributes, those are judged as any pending update is (an import that also makes a bucket
+   * public is critical, not info). An import that replaces the object stays a `pending.replace`:
+   * that destroys something that exists.
    */
   private pendingImport(change: CompactChange): void {
     const { address, type } = change;
@@ -355,7 +368,7 @@ class Evaluation {
       kind: 'pending-change',
       ruleId: 'pending.import',
       action: 'update',
-      severityBase: 'pending.import',
+      severityBase: changes.length > 0 ? 'pending.update' : 'pending.import',
       change,
       changes,
       noise: removed,

@@ -104,7 +104,7 @@ describe('moved blocks', () => {
 });
 
 describe('import blocks', () => {
-  it('an import without changes is one info pending.import; with changes it is info with the paths', () => {
+  it('an import without changes is one info pending.import; with changes it is judged as a pending update of them', () => {
     const result = evaluate(
       plan({
         changes: [
@@ -119,6 +119,14 @@ describe('import blocks', () => {
             }),
             'exp-e',
           ),
+          // The import's apply also makes the bucket public: that is not info, whatever adopts it.
+          importing(
+            entry('aws_s3_bucket.f', {
+              before: { ...bucket(null), acl: 'private' },
+              after: { ...bucket(null), acl: 'public-read' },
+            }),
+            'exp-f',
+          ),
         ],
       }),
     );
@@ -130,11 +138,11 @@ describe('import blocks', () => {
         finding.drift?.changes.map((change) => change.path),
       ]),
     ).toEqual([
+      ['pending.import', 'critical', 'aws_s3_bucket.f', ['acl']],
+      ['pending.import', 'low', 'aws_s3_bucket.e', ['tags.Owner']],
       ['pending.import', 'info', 'aws_s3_bucket.d', []],
-      ['pending.import', 'info', 'aws_s3_bucket.e', ['tags.Owner']],
     ]);
-    expect(result.findings[0]?.title).toBe('aws_s3_bucket.d will be imported by the next apply');
-    expect(result.findings.some(isAboveInfo)).toBe(false);
+    expect(result.findings[2]?.title).toBe('aws_s3_bucket.d will be imported by the next apply');
   });
 
   it('an import that replaces the existing object stays a high pending.replace', () => {
@@ -324,6 +332,36 @@ describe('lifecycle.ignore_changes', () => {
         'info',
         expect.objectContaining({ address: 'aws_s3_bucket.b2', movedFrom: 'aws_s3_bucket.b' }),
       ],
+    ]);
+  });
+});
+
+describe('deposed objects (create_before_destroy leftovers)', () => {
+  it('their drift, even a deletion, is accounted as deposed-object noise, never as the current object deleted', () => {
+    const deposed = (planEntry: ReturnType<typeof entry>) => ({ ...planEntry, deposed: '1a2b3c4d' });
+    const result = evaluate(
+      plan({
+        drift: [
+          deposed(entry('aws_instance.x', { actions: ['delete'], before: { id: 'i-old' }, after: null })),
+          deposed(
+            entry('aws_instance.y', {
+              before: { id: 'i-old-y', instance_type: 't3.micro' },
+              after: { id: 'i-old-y', instance_type: 't3.large' },
+            }),
+          ),
+          entry('aws_instance.x', {
+            before: { id: 'i-new', instance_type: 't3.micro' },
+            after: { id: 'i-new', instance_type: 't3.large' },
+          }),
+        ],
+      }),
+    );
+    expect(result.findings.map((finding) => [finding.ruleId, finding.title])).toEqual([
+      ['drift.update', 'aws_instance.x changed outside Terraform: instance_type'],
+    ]);
+    expect(result.noiseRemoved.filter((noise) => noise.rule === 'deposed-object')).toEqual([
+      expect.objectContaining({ address: 'aws_instance.x', paths: [''] }),
+      expect.objectContaining({ address: 'aws_instance.y', paths: ['instance_type'] }),
     ]);
   });
 });
