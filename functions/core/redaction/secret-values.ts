@@ -200,7 +200,12 @@ function* secretMatches(rule: ValueRule, text: string): Generator<{ start: numbe
     if (rule.value) {
       rule.value.lastIndex = pattern.lastIndex;
       const value = rule.value.exec(text);
-      if (value === null || isRedacted(value[0]) || isProse(match[0], value[0], text, rule.value.lastIndex))
+      if (
+        value === null ||
+        isRedacted(value[0]) ||
+        isProse(match[0], value[0], text, rule.value.lastIndex) ||
+        isFileLocation(match[0], value[0])
+      )
         continue;
       pattern.lastIndex = rule.value.lastIndex;
       yield { start: value.index, end: value.index + value[0].length };
@@ -231,6 +236,15 @@ function isProse(nameAndSeparator: string, value: string, text: string, end: num
     text.charCodeAt(end) === 0x20 &&
     /^[a-z]/.test(text.charAt(end + 1))
   );
+}
+
+/**
+ * `my-secrets.yaml:3:10`: a file name (an extension after its last dot) with a line and column is
+ * where an error is, not a secret named after the file. Only digits count, so `secrets.env:hunter2`
+ * and `password:1234` (no extension) stay secrets.
+ */
+function isFileLocation(nameAndSeparator: string, value: string): boolean {
+  return /\.[A-Za-z][A-Za-z0-9]{0,7}:$/.test(nameAndSeparator) && /^\d+(?::\d+)?:?$/.test(value);
 }
 
 function isRedacted(secret: string | undefined): boolean {

@@ -68,9 +68,20 @@ describe('credentials recognised by value', () => {
     'arn:aws:secretsmanager:eu-west-1:123456789012:secret:wo-secret-lZKciI|terraform-20261202175333132000000003',
     '{"Statement":[{"Action":"secretsmanager:GetSecretValue","Effect":"Allow","Resource":"arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:db-AbCdEf"}]}',
     '[{"name":"DB","valueFrom":"arn:aws:secretsmanager:eu-west-1:123456789012:secret:db-AbCdEf"}]',
+    // A file named after secrets, with the line and column of an error in it.
+    'driftwatch: reg/my-secrets.yaml:3:10 version: must be 1',
+    'api-tokens.json:12: Unexpected token',
   ])('leaves ordinary values alone: %s', (value) => {
     expect(containsCredential(value)).toBe(false);
     expect(redactText(value)).toBe(value);
+  });
+
+  it.each([
+    ['secrets.env:hunter2x', 'secrets.env:(redacted)'],
+    ['password:1234', 'password:(redacted)'],
+    ['password=12:30', 'password=(redacted)'],
+  ])('still redacts a secret after a file-like or numeric-looking name: %s', (text, redacted) => {
+    expect(redactText(text)).toBe(redacted);
   });
 
   it('tries the rules without hints on any value with a long enough run, wherever the run starts', () => {
