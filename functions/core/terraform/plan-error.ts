@@ -24,9 +24,13 @@ export function shownAddress(address: string): string {
   return address.replace(/\["(?:[^"\\]|\\.)*"\]/g, '["…"]');
 }
 
-/** A plan value named in an error (an action, a version): shown only when it looks like a keyword. */
-export function shownToken(value: unknown): string {
-  if (typeof value === 'string' && /^[A-Za-z0-9][\w.+-]{0,39}$/.test(value)) return `"${value}"`;
+/**
+ * A plan value named in an error (an action, a version): shown only when it has the shape of one
+ * (`shape`: Terraform's actions are lower-case words, versions digits and dots); anything else may
+ * be a secret put in the wrong place, and only its kind is said.
+ */
+export function shownToken(value: unknown, shape: RegExp): string {
+  if (typeof value === 'string' && shape.test(value)) return `"${value}"`;
   if (typeof value === 'number' && Number.isFinite(value)) return `the number ${value}`;
   return `${describeKind(value)} (not shown)`;
 }

@@ -154,7 +154,7 @@ function canonicalActions(actions: readonly string[], where: string): string[] {
     // The vocabulary is closed: an action we do not know would otherwise read as "nothing to do".
     if (known === undefined)
       throw invalidPlan(
-        `${where} has an unknown action ${shownToken(action)} (known: ${[...KNOWN_ACTIONS.keys()].join(', ')}): written by a Terraform newer than this driftwatch?`,
+        `${where} has an unknown action ${shownToken(action, /^[a-z][a-z-]{0,30}$/)} (known: ${[...KNOWN_ACTIONS.keys()].join(', ')}): written by a Terraform newer than this driftwatch?`,
       );
     return known;
   });

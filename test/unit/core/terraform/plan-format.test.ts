@@ -38,12 +38,12 @@ describe('format_version', () => {
   it.each([
     ['2.0', 'unsupported format_version 2.0'],
     ['10.1', 'unsupported format_version 10.1'],
-    ['one', 'unsupported format_version one'],
+    ['one', 'unsupported format_version a string (not shown)'],
   ])('rejects %s', (formatVersion, reason) => {
     expect(() => compactPlan(plan({ formatVersion }), { hashSensitive })).toThrow(
       new PlanFormatError(reason),
     );
-    expectOneScanFailed(plan({ formatVersion }), new RegExp(reason));
+    expectOneScanFailed(plan({ formatVersion }), new RegExp(reason.replace(/[()]/g, '\\$&')));
   });
 
   it('rejects a missing or non-string format_version', () => {
