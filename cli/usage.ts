@@ -46,6 +46,7 @@ Environment:
   DRIFTWATCH_TERRAFORM_RELEASES, DRIFTWATCH_OPENTOFU_RELEASES, DRIFTWATCH_RELEASE_KEYS
                              a mirror of the release layout and the keys that sign it (docs/terraform-versions.md)
   DRIFTWATCH_LOG_LEVEL       debug, info, warn or error
+  DRIFTWATCH_CLUSTER_TIMEOUT each cluster-diff request to Argo CD or Kubernetes (e.g. 2m; default 30s)
   DRIFTWATCH_PROGRESS        tty: scan's status line even into a pipe; plain: log lines only (default: tty on a terminal)
   NO_COLOR, FORCE_COLOR      no colour (any value) / colour even into a pipe (FORCE_COLOR=0: never)
   COLUMNS                    table width (default: the terminal's; none into a pipe)

@@ -1,12 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { CLUSTER_TIMEOUT_ENV, clusterTimeoutMs } from '../../functions/adapters/http-failure.js';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { freshScanId } from '../../functions/adapters/scan-id.js';
 import { parseStateText } from '../../functions/adapters/terraform-state.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
+import type { FindingDraft } from '../../functions/core/findings/model.js';
 import type { ClusterScanPorts } from '../../functions/core/gitops/ports.js';
 import { scanAndRecordCluster } from '../../functions/core/gitops/scan-and-record-cluster.js';
-import { apiServerUrlProblem } from '../../functions/core/registry/cluster-formats.js';
+import { redactText } from '../../functions/core/redaction/secrets.js';
+import { labelSelectorProblem, tokenEnvNameProblem } from '../../functions/core/registry/cluster-formats.js';
 import { safeIdProblem } from '../../functions/core/registry/formats.js';
 import {
   type ClusterConfig,
@@ -18,7 +21,15 @@ import {
   type Registry,
   type WorkspaceConfig,
 } from '../../functions/core/registry/model.js';
-import { CliError, loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
+import {
+  CliError,
+  loadRegistryFile,
+  openObjectStore,
+  resolveHasher,
+  storedAt,
+  UsageError,
+} from '../context.js';
 import { exitCodeFor, renderFindings } from '../output.js';
 import type { ClusterDiffOptions } from './cluster-diff.js';
 
@@ -28,6 +39,12 @@ export async function clusterDiffAction(
   options: ClusterDiffOptions,
 ): Promise<void> {
   const { registry, registryDir, cluster } = resolveCluster(options);
+  // A malformed timeout fails here, once, instead of as every request's scan-failed finding.
+  try {
+    clusterTimeoutMs();
+  } catch (error) {
+    throw new CliError(`${(error as Error).message} (or unset ${CLUSTER_TIMEOUT_ENV} for 30s)`);
+  }
   const store = createFindingsStore(openObjectStore(options.store));
   const localStates = localStateWorkspaces(options.terraformState ?? [], cluster);
   const scanRegistry: Registry = {
@@ -67,6 +84,9 @@ export async function clusterDiffAction(
     ...(result.prunedByArgoCd ? { prunedByArgoCd: result.prunedByArgoCd } : {}),
     stored: storedAt(store, recorded.historyKey),
   });
+  // The table says that the scan failed; this line says why and what to do, as other errors do.
+  const failure = scanFailureLine(result.findings, cluster);
+  if (failure !== undefined) process.stderr.write(`driftwatch: ${failure}\n`);
   run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history, options));
 }
 
@@ -75,24 +95,18 @@ function resolveCluster(options: ClusterDiffOptions): {
   registryDir: string;
   cluster: ClusterConfig;
 } {
+  checkCommandLine(options);
   const loaded = options.registry ? loadRegistryFile(options.registry) : undefined;
-  const adhocSource = options.argocd !== undefined || options.kustomize !== undefined;
   if (options.cluster !== undefined) {
-    if (!loaded) throw new CliError('--cluster needs --registry (the file that defines the cluster)');
-    if (adhocSource) throw new CliError('give either --cluster or --argocd/--kustomize, not both');
-    const cluster = loaded.registry.clusters.find((entry) => entry.id === options.cluster);
+    const cluster = loaded!.registry.clusters.find((entry) => entry.id === options.cluster);
     if (!cluster) {
-      const known = loaded.registry.clusters.map((entry) => entry.id);
+      const known = loaded!.registry.clusters.map((entry) => entry.id);
       throw new CliError(
         `no cluster '${options.cluster}' in ${options.registry}${known.length ? ` (clusters: ${known.join(', ')})` : ''}`,
       );
     }
-    return { registry: loaded.registry, registryDir: loaded.dir, cluster };
+    return { registry: loaded!.registry, registryDir: loaded!.dir, cluster };
   }
-  if ((options.argocd === undefined) === (options.kustomize === undefined))
-    throw new CliError(
-      'give --argocd <url>, or --kustomize <dir> with --context, or --registry with --cluster',
-    );
   const registry = loaded?.registry ?? emptyRegistry();
   const base = {
     id: options.id,
@@ -103,8 +117,6 @@ function resolveCluster(options: ClusterDiffOptions): {
     policies: { ...DEFAULT_CLUSTER_POLICIES },
   };
   if (options.argocd !== undefined) {
-    const problem = apiServerUrlProblem(options.argocd);
-    if (problem) throw new CliError(`--argocd ${options.argocd}: ${problem}`);
     const argocd = {
       url: options.argocd,
       token: { env: options.tokenEnv },
@@ -113,10 +125,165 @@ function resolveCluster(options: ClusterDiffOptions): {
     };
     return { registry, registryDir: process.cwd(), cluster: { ...base, argocd } };
   }
-  if (!options.context)
-    throw new CliError('--kustomize needs --context <kubeconfig context> of the live cluster');
-  const kubernetes = { context: options.context, manifests: { kustomize: resolve(options.kustomize!) } };
+  const kubernetes = { context: options.context!, manifests: { kustomize: resolve(options.kustomize!) } };
   return { registry, registryDir: process.cwd(), cluster: { ...base, kubernetes } };
+}
+
+const SOURCES =
+  '--argocd <url>, --kustomize <dir> with --context <name>, or --registry <file> with --cluster <id>';
+
+/**
+ * A command line that cannot be right is a usage error (exit 64) before anything is read: no source
+ * or two of them, an option of one source given with another (it would be ignored), a malformed
+ * value. Messages never quote a credential (an --argocd URL may carry one).
+ */
+function checkCommandLine(options: ClusterDiffOptions): void {
+  const given = (names: Array<[string, unknown]>) =>
+    names.filter(([, value]) => value !== undefined).map(([name]) => name);
+  if (options.cluster !== undefined) {
+    const extra = given([
+      ['--argocd', options.argocd],
+      ['--kustomize', options.kustomize],
+      ['--context', options.context],
+      ['--project', options.project],
+      ['--selector', options.selector],
+    ]);
+    if (extra.length > 0)
+      throw usageError(
+        `--cluster reads its source from the registry: leave out ${extra.join(', ')} (or leave out --cluster and --registry to diff that source directly)`,
+      );
+    if (options.registry === undefined)
+      throw usageError('--cluster needs --registry <file>, the file that defines the cluster');
+    return;
+  }
+  if (options.argocd !== undefined && options.kustomize !== undefined)
+    throw usageError(
+      'give --argocd <url> or --kustomize <dir>, not both: one run diffs one source (run cluster-diff once for each)',
+    );
+  if (options.argocd === undefined && options.kustomize === undefined)
+    throw usageError(
+      options.registry !== undefined
+        ? `--registry needs --cluster <id> to choose the cluster to diff (or give --argocd <url>, or --kustomize <dir> with --context <name>)`
+        : `cluster-diff needs a source: ${SOURCES}`,
+    );
+  if (options.argocd !== undefined) {
+    const misplaced = given([['--context', options.context]]);
+    if (misplaced.length > 0)
+      throw usageError(
+        '--context goes with --kustomize (the kubeconfig context of the live cluster), not with --argocd',
+      );
+    const problem = argocdUrlProblem(options.argocd);
+    if (problem) throw usageError(problem);
+    const tokenEnv = tokenEnvNameProblem(options.tokenEnv);
+    if (tokenEnv) throw usageError(`--token-env: ${tokenEnv}`);
+    const selector = options.selector === undefined ? undefined : labelSelectorProblem(options.selector);
+    if (selector) throw usageError(`--selector: ${selector}`);
+    if (options.project !== undefined && options.project.trim() === '')
+      throw usageError('--project needs the name of an Argo CD project');
+    return;
+  }
+  const misplaced = given([
+    ['--project', options.project],
+    ['--selector', options.selector],
+  ]);
+  if (misplaced.length > 0)
+    throw usageError(
+      `${misplaced.join(' and ')} choose${misplaced.length === 1 ? 's' : ''} Argo CD applications: ${misplaced.length === 1 ? 'it goes' : 'they go'} with --argocd, not with --kustomize`,
+    );
+  if (options.context === undefined)
+    throw usageError('--kustomize needs --context <name>: the kubeconfig context of the live cluster');
+}
+
+/** A usage error of this command, pointing at its help (as commander's own usage errors do). */
+function usageError(message: string): UsageError {
+  return new UsageError(`${message} (driftwatch cluster-diff --help lists its options)`);
+}
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * What is wrong with an --argocd value, in the words of a command-line flag; never quoting the value
+ * itself where it may hold a credential (user:password@, a query string).
+ */
+export function argocdUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "--argocd takes the Argo CD server's URL with its scheme, such as https://argocd.example.com";
+  }
+  if (url.username !== '' || url.password !== '')
+    return "--argocd must not carry credentials (user:password@ in the URL): give the server's address only, and the API token in the environment variable that --token-env names (ARGOCD_AUTH_TOKEN by default)";
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1]?.toLowerCase();
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname))
+    return `--argocd http://${url.host}: plain http would send the API token in clear text: use https://${url.host} (plain http is accepted only for 127.0.0.1, localhost and [::1], a local test server)`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `--argocd takes an https:// URL such as https://argocd.example.com${scheme ? `, not an ${scheme}:// one` : ''}`;
+  if (url.search !== '' || url.hash !== '')
+    return "--argocd takes the server's address only, without '?' or '#' (the API token goes in the environment variable that --token-env names)";
+  return undefined;
+}
+
+/**
+ * The one stderr line of a failed scan: its first failure's reason and what to do about it (the
+ * scan-failed findings on stdout list every failure). Reasons are redacted when their findings are
+ * built; the token and terminal controls are taken out again here, as the line goes to a terminal.
+ */
+export function scanFailureLine(
+  findings: readonly FindingDraft[],
+  cluster: ClusterConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const failures = findings.filter((finding) => finding.kind === 'scan-failed');
+  const first = failures[0];
+  if (first === undefined) return undefined;
+  const evidenceReason = first.evidence?.reason;
+  const reason = typeof evidenceReason === 'string' ? evidenceReason : first.detail;
+  const fix = failureFix(first.ruleId, reason, cluster);
+  const more =
+    failures.length > 1
+      ? ` (${failures.length - 1} more failure${failures.length > 2 ? 's' : ''}: each is a scan-failed finding in the output)`
+      : '';
+  const token = cluster.argocd && 'env' in cluster.argocd.token ? env[cluster.argocd.token.env] : undefined;
+  const line = `the scan of cluster ${cluster.id} failed: ${reason}${fix ? `: ${fix}` : ''}${more}`;
+  return stripForTerminal(redactText(line, token ? [token, token.trim()] : []));
+}
+
+/** What to do about a failure, by its rule; undefined when the reason already says it. */
+function failureFix(ruleId: string, reason: string, cluster: ClusterConfig): string | undefined {
+  const argocd = cluster.argocd;
+  const tokenHolder = argocd
+    ? 'env' in argocd.token
+      ? `the environment variable ${argocd.token.env}`
+      : `the secret ${argocd.token.secretsManager}`
+    : undefined;
+  const status = /(?:^|\D)(401|403)(?:\D|$)/.exec(reason)?.[1];
+  switch (ruleId) {
+    case 'scan.cluster-unreachable':
+      if (/\bwithin \d|in time\b/.test(reason))
+        return `check that the server answers from here${argocd ? " and is Argo CD's API server" : ''}; a slow server may need a longer ${CLUSTER_TIMEOUT_ENV} (e.g. 2m, default 30s)`;
+      return argocd
+        ? 'check the address (--argocd, or argocd.url in the registry), that Argo CD is up, and that this machine can reach it (network, VPN, proxy)'
+        : "check the kubeconfig context's server address and that this machine can reach it (network, VPN, proxy)";
+    case 'scan.cluster-unauthorized':
+      if (argocd)
+        return status === '403'
+          ? `the token's account may not read applications: grant it get on applications in argocd-rbac-cm`
+          : `Argo CD refused the token in ${tokenHolder}: create a new one (argocd account generate-token) and put it there`;
+      return status === '403'
+        ? "the context's user may not read these objects: grant it get and list (a ClusterRole such as view)"
+        : "the API server refused the context's credentials: renew them (log in again, or aws eks update-kubeconfig)";
+    case 'scan.cluster-credentials':
+      return argocd
+        ? `put an Argo CD API token in ${tokenHolder} (argocd account generate-token)${'env' in argocd.token ? ', or name another variable with --token-env' : ''}`
+        : 'check the kubeconfig (KUBECONFIG or ~/.kube/config) and the --context name';
+    case 'scan.cluster-invalid-response':
+      return argocd
+        ? "check that the URL is Argo CD's API server itself (not its login page or a proxy in front of it) and that the server is Argo CD 2.x or 3.x"
+        : "check that the context's server is a Kubernetes API server";
+    default:
+      return undefined;
+  }
 }
 
 function emptyRegistry(): Registry {

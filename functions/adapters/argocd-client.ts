@@ -1,7 +1,13 @@
 import { type ArgoCdApi, ClusterSourceError } from '../core/gitops/ports.js';
 import { redactText } from '../core/redaction/secrets.js';
 import type { ArgoCdSource } from '../core/registry/model.js';
-import { errorBodyMessage, failureOfStatus } from './http-failure.js';
+import {
+  clusterTimeoutMs,
+  errorBodyMessage,
+  failureOfStatus,
+  formatTimeout,
+  requestDeadline,
+} from './http-failure.js';
 
 /**
  * A read-only client of Argo CD's REST API (`/api/v1/applications`...). Only GETs: driftwatch
@@ -12,11 +18,10 @@ export interface ArgoCdClientOptions {
   source: Pick<ArgoCdSource, 'url' | 'project' | 'selector' | 'appNamespace'>;
   /** Resolved once per client (Secrets Manager or an environment variable). */
   token: () => Promise<string>;
+  /** The whole request, body included (default: DRIFTWATCH_CLUSTER_TIMEOUT, else 30 s). */
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
-
-const DEFAULT_TIMEOUT_MS = 30_000;
 
 export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
   const base = options.source.url.replace(/\/+$/, '');
@@ -35,19 +40,45 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
       token = undefined;
       throw error;
     }
+    // One deadline for the whole request, body included (requestDeadline says why not fetch's own).
+    const timeoutMs = options.timeoutMs ?? clusterTimeoutMs();
+    const deadline = requestDeadline(timeoutMs);
     let response: Response;
+    let body: string;
     try {
-      response = await doFetch(url, {
+      const answer = doFetch(url, {
         headers: { Authorization: `Bearer ${bearer}`, Accept: 'application/json' },
-        signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+        signal: deadline.signal,
         redirect: 'error',
       });
-    } catch (error) {
-      throw new ClusterSourceError('unreachable', `GET ${path}: ${networkReason(error, base)}`, {
-        cause: error,
-      });
+      try {
+        response = await deadline.within(answer);
+      } catch (error) {
+        // An answer that comes after all is not read: its connection is closed.
+        if (deadline.expired())
+          void answer.then(
+            (late) => late.body?.cancel().catch(() => undefined),
+            () => undefined,
+          );
+        const reason = deadline.expired()
+          ? `no answer from ${base} within ${formatTimeout(timeoutMs)}`
+          : networkReason(error, base);
+        throw new ClusterSourceError('unreachable', `GET ${path}: ${reason}`, { cause: error });
+      }
+      const reader = response.body?.getReader();
+      try {
+        body = reader ? await deadline.within(readText(reader)) : '';
+      } catch (error) {
+        // Cancelling the body closes the connection (a trickling server would hold it open).
+        if (deadline.expired()) reader?.cancel().catch(() => undefined);
+        const reason = deadline.expired()
+          ? `the response from ${base} did not complete within ${formatTimeout(timeoutMs)} (headers came, the body did not)`
+          : `the connection to ${base} broke while reading the response: ${(error as Error).message}`;
+        throw new ClusterSourceError('unreachable', `GET ${path}: ${reason}`, { cause: error });
+      }
+    } finally {
+      deadline.clear();
     }
-    const body = await response.text();
     if (!response.ok) {
       const failure = failureOfStatus(response.status);
       const message = redactText(errorBodyMessage(body, ARGO_MESSAGE_KEYS), [bearer]);
@@ -88,6 +119,17 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
     managedResources: (name, appNamespace) =>
       get(`/api/v1/applications/${encodeURIComponent(name)}/managed-resources`, namespaceQuery(appNamespace)),
   };
+}
+
+/** A response body as text (UTF-8, as `Response.text()` reads it), read through a reader the caller can cancel. */
+async function readText(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 /** Argo CD errors are `{"error": "...", "code": 16, "message": "..."}`. */

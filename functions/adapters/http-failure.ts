@@ -1,4 +1,5 @@
-import type { SourceFailure } from '../core/gitops/ports.js';
+import { ClusterSourceError, type SourceFailure } from '../core/gitops/ports.js';
+import { parseDuration } from '../core/registry/duration.js';
 
 /** What an HTTP error status of Argo CD or the Kubernetes API means for a cluster scan. */
 export function failureOfStatus(status: number): SourceFailure {
@@ -21,4 +22,67 @@ export function errorBodyMessage(body: string, keys: readonly string[]): string 
     // not JSON: fall through
   }
   return body.slice(0, 120).replace(/\s+/g, ' ').trim();
+}
+
+/** How long one request to Argo CD or the Kubernetes API may take, response body included. */
+export const DEFAULT_CLUSTER_TIMEOUT_MS = 30_000;
+/** Overrides DEFAULT_CLUSTER_TIMEOUT_MS (a duration: `90s`, `2m`): a slow server, or a test's short wait. */
+export const CLUSTER_TIMEOUT_ENV = 'DRIFTWATCH_CLUSTER_TIMEOUT';
+
+/** The request timeout of the cluster clients: CLUSTER_TIMEOUT_ENV when set, else the default. */
+export function clusterTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env[CLUSTER_TIMEOUT_ENV]?.trim();
+  if (!text) return DEFAULT_CLUSTER_TIMEOUT_MS;
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (error) {
+    throw new ClusterSourceError('configuration', `${CLUSTER_TIMEOUT_ENV}: ${(error as Error).message}`);
+  }
+  if (ms <= 0)
+    throw new ClusterSourceError('configuration', `${CLUSTER_TIMEOUT_ENV} must be longer than 0s, e.g. 30s`);
+  return ms;
+}
+
+/** `30000` → `30s`, `90000` → `90s`, `120000` → `2m` (for messages). */
+export function formatTimeout(ms: number): string {
+  if (ms % 60_000 === 0 && ms >= 120_000) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/**
+ * A deadline for one whole request: connecting, the headers and every byte of the body. A server
+ * that sends its headers and then trickles the body (a byte now and then) defeats an idle timeout,
+ * and an abort signal given to fetch does not reliably end a body read: undici's Request follows the
+ * caller's signal through a weak reference, so once the garbage collector has run, aborting it
+ * reaches nothing and the read waits for ever. `within` therefore settles on its own when the time
+ * is up (and the signal is aborted too, for whatever still listens). The timer is held until `clear()`.
+ */
+export function requestDeadline(ms: number): {
+  signal: AbortSignal;
+  expired: () => boolean;
+  /** `work`, or a TimeoutError rejection once the deadline has passed, whichever comes first. */
+  within: <T>(work: Promise<T>) => Promise<T>;
+  clear: () => void;
+} {
+  const controller = new AbortController();
+  let expired = false;
+  let expire: (error: Error) => void = () => undefined;
+  const expiry = new Promise<never>((_, reject) => {
+    expire = reject;
+  });
+  expiry.catch(() => undefined);
+  const timer = setTimeout(() => {
+    expired = true;
+    const error = new DOMException(`no complete answer in ${formatTimeout(ms)}`, 'TimeoutError');
+    controller.abort(error);
+    expire(error);
+  }, ms);
+  return {
+    signal: controller.signal,
+    expired: () => expired,
+    within: (work) => Promise.race([work, expiry]),
+    clear: () => clearTimeout(timer),
+  };
 }

@@ -11,7 +11,7 @@ import {
 } from '../core/gitops/ports.js';
 import { apiVersionsOf, kubeVersionOf } from '../core/gitops/render.js';
 import type { EksAccess } from '../core/registry/model.js';
-import { errorBodyMessage, failureOfStatus } from './http-failure.js';
+import { clusterTimeoutMs, errorBodyMessage, failureOfStatus, formatTimeout } from './http-failure.js';
 
 /**
  * Reads live objects from the Kubernetes API, read-only: GETs, and server-side apply dry-runs
@@ -25,6 +25,7 @@ import { errorBodyMessage, failureOfStatus } from './http-failure.js';
 export interface KubernetesReaderOptions {
   /** A fresh config per request, so short-lived tokens (EKS) are renewed between reads. */
   config: () => Promise<KubeConfig>;
+  /** The whole request, body included (default: DRIFTWATCH_CLUSTER_TIMEOUT, else 30 s). */
   timeoutMs?: number;
 }
 
@@ -33,8 +34,6 @@ interface ApiResource {
   kind: string;
   namespaced: boolean;
 }
-
-const DEFAULT_TIMEOUT_MS = 30_000;
 
 export function createKubernetesReader(options: KubernetesReaderOptions) {
   const discovery = new Map<string, Promise<ApiResource[] | undefined>>();
@@ -64,7 +63,21 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     }
     const url = new URL(`${server.replace(/\/+$/, '')}${path}`);
     const transport = url.protocol === 'http:' ? http : https;
+    const timeoutMs = options.timeoutMs ?? clusterTimeoutMs();
     return new Promise((resolve, reject) => {
+      // One deadline for the whole request, body included: the socket's idle `timeout` alone never
+      // fires while a server trickles its body a byte at a time.
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      let answered = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        outcome();
+      };
+      const fail = (reason: string, cause?: unknown) =>
+        settle(() => reject(new ClusterSourceError('unreachable', reason, { cause })));
       const request = transport.request(
         url,
         {
@@ -80,26 +93,39 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
                 }
               : {}),
           },
-          timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          timeout: timeoutMs,
         },
         (response) => {
+          answered = true;
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+            settle(() =>
+              resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+            ),
           );
-          response.on('error', reject);
+          const broken = (error?: Error) =>
+            fail(
+              `${method} ${url.pathname}: the connection to ${url.host} broke while reading the response${error ? `: ${error.message}` : ''}`,
+              error,
+            );
+          response.on('error', broken);
+          response.on('aborted', () => broken());
         },
       );
+      // Started once the request exists (a request that cannot be built leaves no timer behind).
+      timer = setTimeout(() => {
+        const where = `${method} ${url.pathname}`;
+        fail(
+          answered
+            ? `${where}: the response from ${url.host} did not complete within ${formatTimeout(timeoutMs)} (headers came, the body did not)`
+            : `${where}: no answer from ${url.host} within ${formatTimeout(timeoutMs)}`,
+        );
+        request.destroy();
+      }, timeoutMs);
       request.on('timeout', () => request.destroy(new Error(`no answer from ${url.host} in time`)));
       request.on('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new ClusterSourceError(
-            'unreachable',
-            `cannot reach ${url.host}${error.code ? ` (${error.code})` : ''}: ${error.message}`,
-            { cause: error },
-          ),
-        ),
+        fail(`cannot reach ${url.host}${error.code ? ` (${error.code})` : ''}: ${error.message}`, error),
       );
       request.end(payload?.body);
     });

@@ -291,8 +291,9 @@ describe('cluster-diff failures', () => {
 
   it('rejects an Argo CD URL over plain http to another host', async () => {
     const run = await runCli(['cluster-diff', '--argocd', 'http://argocd.example.com'], { env: salt });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('must use https://');
+    // A usage error (test/unit/cli/cluster-diff-cli.test.ts has the others).
+    expect(run.code).toBe(64);
+    expect(run.stderr).toContain('plain http would send the API token in clear text: use https://');
   });
 });
 

@@ -28,6 +28,8 @@ export const CLUSTER_SCAN_FAILED_RULES = [
   'scan.cluster-unauthorized',
   'scan.cluster-credentials',
   'scan.cluster-invalid-response',
+  /** The source answered, but with nothing to compare: zero applications, or a render without objects. */
+  'scan.cluster-empty',
   'scan.cluster-application',
   'scan.cluster-comparison',
   'scan.cluster-manifests',

@@ -152,6 +152,15 @@ async function scanArgoCd(
   } catch (error) {
     return { findings: [sourceFailure(builder, error, `listing applications of ${api.url}`)], scanned: 0 };
   }
+  // An empty list is what Argo CD answers for an unknown project, a selector nothing matches, or a
+  // token whose account may not see the applications: "no findings" would claim a check that never ran.
+  if (listed.length === 0)
+    return {
+      findings: [
+        builder.scanFailed({ ruleId: 'scan.cluster-empty', reason: noApplicationsReason(cluster, api.url) }),
+      ],
+      scanned: 0,
+    };
   const production = isProductionCluster(cluster, context.registry.policies);
   const since = outOfSyncSince(context.previous);
   const readManagedAlways = cluster.workspaces.length > 0;
@@ -241,6 +250,18 @@ async function scanDirect(
       scanned: 0,
     };
   }
+
+  // A render without a single object to compare (an empty kustomization, a directory of hooks only)
+  // would end as "no findings" about objects nobody looked at.
+  if (desired.length === 0)
+    return {
+      findings: [
+        builder.scanFailed({ ruleId: 'scan.cluster-empty', reason: noObjectsReason(source, skipped) }),
+      ],
+      scanned: 0,
+      skipped,
+      renderNotes,
+    };
 
   // The first read that shows the server is unreachable or refuses us stops the scan: a thousand
   // identical failures would say nothing more than one.
@@ -436,6 +457,29 @@ export function outOfSyncSince(previous: CurrentDocument | undefined): Map<strin
     if (known === undefined || first < known) since.set(app, first);
   }
   return since;
+}
+
+/** Why an Argo CD scan read nothing, naming the filters that chose nothing and how to check them. */
+function noApplicationsReason(cluster: ClusterConfig, url: string): string {
+  const { project, selector } = cluster.argocd ?? {};
+  const filters = [...(project ? [`project ${project}`] : []), ...(selector ? [`selector ${selector}`] : [])];
+  const rbac =
+    "that the token's account may read applications (Argo CD lists only those its RBAC lets it see)";
+  if (filters.length === 0) return `Argo CD at ${url} returned no applications: check ${rbac}`;
+  return (
+    `Argo CD at ${url} returned no applications for ${filters.join(' / ')}: check --project and ` +
+    `--selector (a registry cluster: argocd.project and argocd.selector), and ${rbac}`
+  );
+}
+
+/** Why a direct-mode scan compared nothing: the render held no object (or only hooks and generateName ones). */
+function noObjectsReason(source: string, skipped: readonly SkippedObject[]): string {
+  const setApart =
+    skipped.length > 0 ? ` (${skipped.length} set apart as hooks or generateName objects)` : '';
+  return (
+    `the desired manifests (${source}) hold no objects to compare${setApart}: ` +
+    "check the overlay or chart (--kustomize, or the registry cluster's manifests) renders the objects the cluster should have"
+  );
 }
 
 function reasonOf(error: unknown): string {
