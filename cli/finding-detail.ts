@@ -2,6 +2,7 @@ import { resourceLabel } from '../functions/core/findings/describe.js';
 import type { Finding, FindingStatus, JsonValue } from '../functions/core/findings/model.js';
 import { redactText } from '../functions/core/redaction/secrets.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
+import { dayOf, expiredSuppressionOf } from './finding-view.js';
 import { age } from './output.js';
 import { truncateCell } from './table-fit.js';
 import { bold, dim, PLAIN, paintSeverity, type TerminalStyle } from './terminal.js';
@@ -57,11 +58,14 @@ export function renderFindingDetail(
   field('id', finding.id);
   field('severity', paintSeverity(finding.severity.toUpperCase(), finding.severity, style));
   const suppression = finding.suppression;
+  const expired = finding.status === 'resolved' ? undefined : expiredSuppressionOf(finding);
   field(
     'status',
     suppression
       ? `${finding.status} until ${clean(suppression.until.slice(0, 10))} by ${clean(suppression.by)}: ${clean(suppression.reason)}`
-      : finding.status,
+      : expired
+        ? `${finding.status} (open again: the suppression by ${clean(expired.by)} expired on ${clean(dayOf(expired.until))}: ${clean(expired.reason)})`
+        : finding.status,
   );
   field('kind', `${finding.kind} (${clean(finding.ruleId)})`);
   field(

@@ -9,7 +9,17 @@ import { closestMatch } from '../../functions/core/registry/suggest.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, EXIT_RUNTIME_ERROR, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
-import { exitCodeFor, registrySourceRoots, renderFindings, renderTable, shownFindings } from '../output.js';
+import { shortIdLength } from '../finding-ids.js';
+import { dayOf, expiredSuppressionOf, presentFindings } from '../finding-view.js';
+import {
+  exitCodeFor,
+  registrySourceRoots,
+  renderFindings,
+  renderTable,
+  shownFindings,
+  sortFindings,
+} from '../output.js';
+import { assertRecordedStore, wrongKindLine } from '../recorded-store.js';
 import { parseSince } from '../since.js';
 import type { FindingsOptions } from './findings.js';
 
@@ -56,10 +66,15 @@ export async function findingsAction(run: (code: number) => void, options: Findi
     throw new UsageError(
       `--status resolved reads at most ${MAX_HISTORY_DAYS} days of scan history, not ${historyDays}: give a later --since, or query older history with Athena`,
     );
-  const findings =
-    statuses?.[0] === 'resolved'
-      ? latestResolved(await store.recentHistory(now, historyDays))
-      : await store.openFindings();
+  const open = await store.openFindings();
+  // Never "No findings." from a directory that is not a findings store, or one whose documents are
+  // of the wrong kind: one line naming the cause (entries beside readable ones: a line each, exit 1).
+  const wrongKind = await assertRecordedStore(objects);
+  // Shown as of now: an expired suppression no longer hides its finding; suppressions' text redacted.
+  const findings = presentFindings(
+    statuses?.[0] === 'resolved' ? latestResolved(await store.recentHistory(now, historyDays)) : open,
+    now,
+  );
   const { owner, workspace, kind } = options;
   const selected = findings.filter(
     (finding) =>
@@ -68,10 +83,12 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   );
   // "No findings." for a mistyped --workspace would pass a CI gate: a name no scan recorded is an error.
   if (workspace && selected.length === 0) await assertScopeRecorded(objects, workspace);
-  const corrupt = reportCorruptions(store.takeCorruptions());
+  for (const entry of wrongKind)
+    process.stderr.write(`driftwatch: ${stripForTerminal(wrongKindLine(entry, objects.location))}\n`);
+  const corrupt = reportCorruptions(store.takeCorruptions()) || wrongKind.length > 0;
   const forPeople = options.format === 'table' || options.format === 'markdown';
   // "No findings." would be wrong when some could not be read: the stderr lines say why.
-  if (!(corrupt && shownFindings(selected, options.severity).length === 0 && forPeople))
+  if (!(corrupt && shownFindings(selected, options.severity).length === 0 && forPeople)) {
     process.stdout.write(
       renderFindings(selected, options.format, now, undefined, {
         severity: options.severity,
@@ -79,6 +96,9 @@ export async function findingsAction(run: (code: number) => void, options: Findi
         sourceRootOf: options.registry ? registrySourceRoots(loadRegistryFile(options.registry)) : undefined,
       }),
     );
+    if (options.format === 'table')
+      process.stdout.write(expiredSuppressionNotes(shownFindings(selected, options.severity)));
+  }
   run(corrupt ? EXIT_RUNTIME_ERROR : exitCodeFor(selected, options));
 }
 
@@ -109,6 +129,25 @@ function reportCorruptions(corruptions: readonly CorruptObject[]): boolean {
     );
   }
   return corruptions.length > 0;
+}
+
+/**
+ * Under the table, one line per finding shown open because its suppression expired: the status
+ * column says `new`, this says why it is back (JSON, SARIF: `evidence.suppressionExpired`).
+ */
+function expiredSuppressionNotes(shown: readonly Finding[]): string {
+  const lines: string[] = [];
+  const idLength = shortIdLength(shown.map((finding) => finding.id));
+  for (const finding of sortFindings(shown)) {
+    const expired = finding.status === 'resolved' ? undefined : expiredSuppressionOf(finding);
+    if (expired)
+      lines.push(
+        stripForTerminal(
+          `${finding.id.slice(0, idLength)}: its suppression by ${expired.by} expired on ${dayOf(expired.until)} (${expired.reason}); it is open again: fix it, or suppress it again`,
+        ),
+      );
+  }
+  return lines.length > 0 ? `\nSuppression expired:\n${lines.map((line) => `  ${line}`).join('\n')}\n` : '';
 }
 
 /** A finding resolved several times in the window appears once, as of its latest resolution. */

@@ -1,11 +1,13 @@
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../functions/core/findings/model.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { openObjectStore } from '../context.js';
+import { openObjectStore, UsageError } from '../context.js';
 import { historySpans, renderFindingDetail } from '../finding-detail.js';
 import { matchFindingId } from '../finding-ids.js';
 import { resolveFindingId } from '../finding-ref.js';
-import type { OutputFormat } from '../output.js';
+import { presentFinding } from '../finding-view.js';
+import type { ListingFormat } from '../output.js';
+import { assertRecordedStore, wrongKindLine } from '../recorded-store.js';
 import { terminalFor } from '../terminal.js';
 import { EXIT_RUNTIME_ERROR } from '../usage.js';
 
@@ -16,14 +18,22 @@ export const SHOW_HISTORY_DAYS = 30;
 export async function findingsShowAction(
   run: (code: number) => void,
   typed: string,
-  options: { store?: string; format: OutputFormat },
+  options: { store?: string; format: ListingFormat },
 ): Promise<void> {
   const { store: location, format } = options;
-  const store = createFindingsStore(openObjectStore(location, process.env, { mustExist: true }), {
-    readOnly: true,
-  });
+  // The --format of `driftwatch findings` also takes markdown and sarif: one finding is a table or json.
+  if (format !== 'table' && format !== 'json')
+    throw new UsageError(
+      `findings show takes --format table or json, not ${format} (markdown and sarif are formats of the listing: driftwatch findings --format ${format})`,
+    );
+  const objects = openObjectStore(location, process.env, { mustExist: true });
+  const store = createFindingsStore(objects, { readOnly: true });
   const now = new Date();
   const open = await store.openFindings();
+  // A directory that is not a findings store says so, not "no finding <id>".
+  const wrongKind = await assertRecordedStore(objects);
+  for (const entry of wrongKind)
+    process.stderr.write(`driftwatch: ${stripForTerminal(wrongKindLine(entry, objects.location))}\n`);
   let finding: Finding | undefined;
   if (
     matchFindingId(
@@ -47,8 +57,9 @@ export async function findingsShowAction(
     );
     finding = latest(recent.filter((line) => line.id === id));
   }
-  const shown = finding;
-  if (!shown) throw new Error('a resolved finding id has no finding');
+  if (!finding) throw new Error('a resolved finding id has no finding');
+  // As of now (an expired suppression no longer hides it), its suppression's text redacted.
+  const shown = presentFinding(finding, now);
   const history = (await store.recentHistory(now, SHOW_HISTORY_DAYS, shown.workspace)).filter(
     (line) => line.id === shown.id,
   );
@@ -62,7 +73,7 @@ export async function findingsShowAction(
       ? `${jsonForTerminal({ ...shown, history: historySpans(history) })}\n`
       : renderFindingDetail(shown, history, now, terminalFor()),
   );
-  run(corrupt.length > 0 ? EXIT_RUNTIME_ERROR : 0);
+  run(corrupt.length > 0 || wrongKind.length > 0 ? EXIT_RUNTIME_ERROR : 0);
 }
 
 function latest(lines: readonly Finding[]): Finding | undefined {

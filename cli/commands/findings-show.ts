@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { OutputFormat } from '../output.js';
+import type { ListingFormat } from '../output.js';
 
 /**
  * `driftwatch findings show <id>`: one finding in full. `--store` and `--format` are those of
@@ -16,10 +16,10 @@ export function registerFindingsShow(findings: Command, run: (code: number) => v
     )
     .addHelpText(
       'after',
-      '\nOptions of driftwatch findings apply: --store <location>, --format table|json.\nExit codes: 0 shown, 1 unknown or ambiguous id or unreadable store, 64 not an id (docs/cli.md).',
+      '\nOptions of driftwatch findings apply: --store <location>, --format table|json.\nExit codes: 0 shown, 1 unknown or ambiguous id or unreadable store, 64 not an id or a --format other than table or json (docs/cli.md).',
     )
     .action(async (typed: string, _options: unknown, command: Command) => {
-      const options = command.optsWithGlobals() as { store?: string; format: OutputFormat };
+      const options = command.optsWithGlobals() as { store?: string; format: ListingFormat };
       const { findingsShowAction } = await import('./findings-show-action.js');
       await findingsShowAction(run, typed, options);
     });

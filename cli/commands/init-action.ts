@@ -1,5 +1,5 @@
-import { existsSync, linkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { bucketRegion, listStateBucketKeys } from '../../functions/adapters/backend/state-listing.js';
@@ -17,6 +17,7 @@ import {
   workspacesFromKeys,
 } from '../../functions/core/registry/starter.js';
 import { CliError, UsageError } from '../context.js';
+import { assertReplaceableFile } from '../output-file.js';
 import type { InitOptions } from './init.js';
 
 export async function initAction(run: (code: number) => void, options: InitOptions): Promise<void> {
@@ -30,11 +31,9 @@ export async function initAction(run: (code: number) => void, options: InitOptio
   const badRegion = options.region === undefined ? undefined : regionProblem(options.region);
   if (badRegion) throw new UsageError(`--region: ${badRegion}`);
   const out = resolve(options.out);
-  // Before any AWS call: --force replaces a file, never a directory (nor says it could).
-  if (isDirectory(out))
-    throw new CliError(
-      `${options.out} is a directory: pass --out with a file name, e.g. ${join(options.out, 'driftwatch.yaml')}`,
-    );
+  // Before any AWS call: --force replaces a regular file, never a directory, device, FIFO or symlink
+  // (nor says it could).
+  assertReplaceableFile(out, options.out, INIT_EXAMPLE);
   // A file someone edited is never replaced by a starter without --force.
   if (!options.force && existsSync(out)) throw alreadyExists(options.out);
 
@@ -157,13 +156,7 @@ function alreadyExists(shown: string): CliError {
   );
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
+const INIT_EXAMPLE = 'driftwatch.yaml';
 
 /**
  * Written whole or not at all: a temporary file beside it, then renamed over it (--force) or linked
@@ -173,8 +166,11 @@ function writeAtomically(out: string, text: string, options: InitOptions): void 
   const temporary = `${out}.${process.pid}.${Date.now()}.tmp`;
   try {
     writeFileSync(temporary, text, { flag: 'wx' });
-    if (options.force) renameSync(temporary, out);
-    else {
+    if (options.force) {
+      // Again just before the rename: what is at the path may have changed kind meanwhile.
+      assertReplaceableFile(out, options.out, INIT_EXAMPLE);
+      renameSync(temporary, out);
+    } else {
       try {
         linkSync(temporary, out);
       } catch (error) {

@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import { redactText } from '../../functions/core/redaction/secrets.js';
 import { renderReport } from '../../functions/core/report/render-report.js';
 import { EmptyStoreError, loadReportData } from '../../functions/core/report/report-data.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, EXIT_RUNTIME_ERROR, openObjectStore, UsageError } from '../context.js';
+import { presentFindings } from '../finding-view.js';
+import { assertReplaceableFile } from '../output-file.js';
+import { assertRecordedStore, wrongKindLine } from '../recorded-store.js';
 import type { ReportOptions } from './report.js';
 
 /** The action of `cli/commands/report.ts` (loaded on use). */
@@ -13,13 +17,19 @@ export async function reportAction(run: (code: number) => void, options: ReportO
   const nights = parseNights(options.nights);
   assertWritableDirectory(out);
   const store = openObjectStore(options.store, process.env, { mustExist: true });
-  let data: Awaited<ReturnType<typeof loadReportData>>;
+  // A directory where a current document belongs is named, not read as "no scan has been recorded".
+  // Nothing recorded at all: loadReportData says so in its own words (and names corrupt documents).
+  const wrongKind = await assertRecordedStore(store, { emptyIsReported: true });
+  let loaded: Awaited<ReturnType<typeof loadReportData>>;
   try {
-    data = await loadReportData(store, { owner: options.owner, nights });
+    loaded = await loadReportData(store, { owner: options.owner, nights });
   } catch (error) {
     if (error instanceof EmptyStoreError) throw new CliError(error.message);
     throw error;
   }
+  // As of now, as `findings` lists them: an expired suppression no longer hides its finding (the
+  // store's next scan records it so), and suppressions' free text is redacted once more.
+  const data = { ...loaded, findings: presentFindings(loaded.findings, new Date()) };
   writeAtomically(out, renderReport(data));
   const shown = data.findings.length;
   process.stderr.write(
@@ -27,14 +37,16 @@ export async function reportAction(run: (code: number) => void, options: ReportO
   );
   if (options.owner !== undefined && !data.owners.includes(options.owner))
     process.stderr.write(
-      `driftwatch: no finding in the last ${data.nights} nights belongs to owner '${stripForTerminal(options.owner)}' (owners in the store: ${data.owners.map((owner) => stripForTerminal(owner)).join(', ') || 'none'}): check the spelling\n`,
+      `driftwatch: no finding in the last ${data.nights} nights belongs to owner '${stripForTerminal(redactText(options.owner))}' (owners in the store: ${data.owners.map((owner) => stripForTerminal(owner)).join(', ') || 'none'}): check the spelling\n`,
     );
+  for (const entry of wrongKind)
+    process.stderr.write(`driftwatch: ${stripForTerminal(wrongKindLine(entry, store.location))}\n`);
   for (const object of data.unreadable)
     process.stderr.write(
       `driftwatch: ${stripForTerminal(`${object.key} in the findings store is not a valid ${object.what} (${object.reason}): the report says so and lacks its findings; restore a good version, or let the next scan write it again`)}\n`,
     );
   // A report that lacks part of the store was written (it says what is missing), but is not a success.
-  run(data.unreadable.length > 0 ? EXIT_RUNTIME_ERROR : 0);
+  run(data.unreadable.length > 0 || wrongKind.length > 0 ? EXIT_RUNTIME_ERROR : 0);
 }
 
 function parseNights(value: string | undefined): number | undefined {
@@ -58,24 +70,22 @@ function assertWritableDirectory(out: string): void {
     throw new CliError(
       `cannot write ${out}: the directory ${dir} does not exist (create it, or pass another --out)`,
     );
-  try {
-    if (statSync(out).isDirectory())
-      throw new CliError(
-        `cannot write ${out}: it is a directory (pass --out with a file name, e.g. report.html)`,
-      );
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-  }
+  assertReplaceableFile(out, out, REPORT_EXAMPLE);
 }
+
+const REPORT_EXAMPLE = 'report.html';
 
 /** A temporary file beside the target, renamed over it: readers see the old report or the new one. */
 function writeAtomically(out: string, content: string): void {
   const temporary = resolve(dirname(out), `.${basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     writeFileSync(temporary, content, { flag: 'wx' });
+    // Again just before the rename: what is at the path may have changed kind while the store was read.
+    assertReplaceableFile(out, out, REPORT_EXAMPLE);
     renameSync(temporary, out);
   } catch (error) {
     rmSync(temporary, { force: true });
+    if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(
       `cannot write ${out} (${code ?? (error as Error).message}): check the path and its permissions`,

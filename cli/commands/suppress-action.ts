@@ -4,6 +4,7 @@ import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
 import { SHORT_ID_LENGTH } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
+import { redactSuppression } from '../finding-view.js';
 import { parseUntil } from '../since.js';
 import type { SuppressOptions } from './suppress.js';
 
@@ -30,12 +31,14 @@ export async function suppressAction(
     );
   }
   const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }));
-  const suppression = {
+  // What a person typed is free text: a credential pasted into it is redacted (DESIGN.md principle 7)
+  // before it is stored (suppressions/<id>.json, the current document) or printed.
+  const suppression = redactSuppression({
     reason: options.reason.trim(),
     by: options.by.trim(),
     until: until.toISOString(),
     at: now.toISOString(),
-  };
+  });
   // A unique prefix is enough, as for git: the table's ID column is what people copy.
   const id = resolveFindingId(
     findingId,

@@ -149,7 +149,7 @@ describe('driftwatch init --bucket', () => {
       const run = await init(['--bucket', 'tfstate', '--out', 'config', ...force], cwd);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(
-        `driftwatch: config is a directory: pass --out with a file name, e.g. ${join('config', 'driftwatch.yaml')}\n`,
+        `driftwatch: cannot write config: it is a directory, not a regular file, and is left as it is: pass --out with the path of a new or regular file, e.g. ${join('config', 'driftwatch.yaml')}\n`,
       );
       expect(readdirSync(join(cwd, 'config'))).toEqual([]);
     }
