@@ -2,7 +2,7 @@ import { containsCredential, MIN_LITERAL_SECRET, type SensitiveHasher } from '..
 import { formatPath } from './attribute-path.js';
 import { checkFormatVersion } from './format-version.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
-import { jsonParseReason, PlanFormatError } from './plan-error.js';
+import { describeJson, jsonParseReason, PlanFormatError } from './plan-error.js';
 import {
   type CompactAttributeChange,
   type CompactChange,
@@ -15,6 +15,7 @@ import {
 } from './plan-model.js';
 import {
   isPriorStateResourcePath,
+  type JsonKind,
   type SelectDecision,
   selectPlanPath,
   wantedPlanKeys,
@@ -28,6 +29,7 @@ import {
   safeAddress,
 } from './resource-entry.js';
 import { createSensitiveKeyTest, hashSide, secretAttributesOf } from './sensitivity.js';
+import { firstRepeatedMember, isReadMember, repeatedMemberError } from './top-level-keys.js';
 
 export interface CompactOptions {
   hashSensitive: SensitiveHasher;
@@ -40,7 +42,7 @@ export interface CompactOptions {
 
 export interface PlanCompactor {
   /** Which JSON paths to capture; paths not captured or descended are never materialised. */
-  selector(path: readonly PathSegment[]): SelectDecision;
+  selector(path: readonly PathSegment[], kind: JsonKind): SelectDecision;
   /** Receives each captured value (the path array is only valid during the call). */
   accept(path: readonly PathSegment[], value: unknown): void;
   finish(): CompactPlan;
@@ -83,12 +85,18 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
 
   // Which identifying top-level members the document has (presence only, never their values).
   const rootKeys = new Set<string>();
+  // The members read so far: one given twice is rejected (top-level-keys.ts).
+  const readMembers = new Set<string>();
 
   return {
-    selector(path) {
+    selector(path, kind) {
       if (path.length === 1 && typeof path[0] === 'number') throw notAnObject();
       if (path.length === 1 && IDENTIFYING_KEYS.has(path[0] as string)) rootKeys.add(path[0] as string);
-      if (path.length === 2) checkSectionShape(path[0], path[1]);
+      if (path.length === 1 && typeof path[0] === 'string' && isReadMember(path[0])) {
+        if (readMembers.has(path[0])) throw repeatedMemberError(path[0]);
+        readMembers.add(path[0]);
+        if (kind !== 'scalar') checkSectionShape(path[0], kind);
+      }
       if (path.length > MAX_VALUE_DEPTH) throw tooDeep();
       return selectPlanPath(path);
     },
@@ -597,12 +605,15 @@ function assertIsPlan(formatVersion: string | undefined, rootKeys: ReadonlySet<s
   );
 }
 
-/** Members of a section: `resource_drift` by index, `output_changes` by name. */
-function checkSectionShape(section: PathSegment | undefined, member: PathSegment | undefined): void {
+/**
+ * A section that opens as the wrong container: `"resource_drift": {}` must not read as no drift
+ * (scalars are named when they are accepted). Checked as the section opens, so an empty one counts.
+ */
+function checkSectionShape(section: PathSegment | undefined, kind: 'object' | 'array'): void {
   const expected = typeof section === 'string' ? SECTIONS.get(section) : undefined;
   if (expected === undefined) return;
   const isList = expected === 'a list';
-  if (isList === (typeof member === 'number')) return;
+  if (isList === (kind === 'array')) return;
   throw new PlanFormatError(
     `invalid plan: ${section} is ${isList ? 'an object' : 'a list'}, expected ${expected}`,
   );
@@ -618,12 +629,6 @@ function flag(name: string, value: unknown, absent: boolean): boolean {
   throw new PlanFormatError(`invalid plan: ${name} is ${describeJson(value)}, expected true or false`);
 }
 
-function describeJson(value: unknown): string {
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object' && value !== null) return 'an object';
-  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
-}
-
 /**
  * Compacts a plan given as parsed JSON or as JSON text. Throws PlanFormatError with the reason
  * (`plan is empty`, `plan is not JSON: …`, `unsupported format_version 2.0`...).
@@ -632,6 +637,9 @@ export function compactPlan(raw: unknown, options: CompactOptions): CompactPlan 
   const owned = typeof raw === 'string';
   const plan = owned ? parsePlanText(raw) : raw;
   if (!isPlainObject(plan)) throw notAnObject();
+  // JSON.parse kept the last of a repeated member; the streaming reader rejects it, and so does this.
+  const repeated = owned ? firstRepeatedMember(raw) : undefined;
+  if (repeated !== undefined) throw repeatedMemberError(repeated);
   const compactor = createPlanCompactor(options);
   // A plan parsed here is ours: let go of each entry once compacted, so the garbage collector does
   // not trace hundreds of MiB of plan it will free anyway (a caller's object is left untouched).
@@ -665,7 +673,7 @@ function startsWithLogMessage(text: string): boolean {
  */
 export function walkSelected(
   value: unknown,
-  select: (path: readonly PathSegment[]) => SelectDecision,
+  select: (path: readonly PathSegment[], kind: JsonKind) => SelectDecision,
   onValue: (path: readonly PathSegment[], value: unknown) => void,
   wantedKeys: (path: readonly PathSegment[]) => readonly string[] | undefined = () => undefined,
   path: PathSegment[] = [],
@@ -673,7 +681,7 @@ export function walkSelected(
 ): void {
   // The walk recurses per level it descends (prior_state modules nest in modules): bounded here.
   if (path.length > MAX_VALUE_DEPTH) throw tooDeep();
-  const decision = select(path);
+  const decision = select(path, jsonKindOf(value));
   if (decision === 'skip') return;
   if (decision === 'capture' || typeof value !== 'object' || value === null) {
     onValue(path, value);
@@ -707,4 +715,9 @@ export function walkSelected(
     walkSelected(object[key], select, onValue, wantedKeys, path, release);
     path.pop();
   }
+}
+
+function jsonKindOf(value: unknown): JsonKind {
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'object' && value !== null ? 'object' : 'scalar';
 }

@@ -1,11 +1,11 @@
 import { jsonParseReason, PlanFormatError } from './plan-error.js';
 import type { PathSegment } from './plan-model.js';
-import type { SelectDecision } from './plan-paths.js';
+import type { JsonKind, SelectDecision } from './plan-paths.js';
 
 /**
  * Incremental, selective JSON reader for plans too large to hold as one string (V8 strings stop at
- * ~512 MiB). Bytes go in chunk by chunk; at every value inside a descended container `select(path)`
- * decides: `descend` walks into it, `capture` materialises it (bytes collected, then one native
+ * ~512 MiB). Bytes go in chunk by chunk; at every value inside a descended container
+ * `select(path, kind)` decides (kind: what the value opens with): `descend` walks into it, `capture` materialises it (bytes collected, then one native
  * JSON.parse) and hands it to `onValue`, `skip` scans past it without building anything. Memory is
  * bounded by the captured values, not by the document.
  *
@@ -21,7 +21,7 @@ export interface JsonSelector {
   end(): void;
 }
 
-type Select = (path: readonly PathSegment[]) => SelectDecision;
+type Select = (path: readonly PathSegment[], kind: JsonKind) => SelectDecision;
 type OnValue = (path: readonly PathSegment[], value: unknown) => void;
 
 // Grammar positions.
@@ -164,12 +164,12 @@ export function createJsonSelector(
   }
 
   /** A value begins at `position` in a descended container (or at the root). */
-  function beginValue(position: number, isContainer: boolean, known?: SelectDecision): void {
+  function beginValue(position: number, kind: JsonKind, known?: SelectDecision): void {
     if (regionDepth >= 0) return;
     const top = navDepth - 1;
     if (top >= 0 && kinds[top] === ARRAY) path[top] = indexes[top]!;
-    const decision = known ?? select(path);
-    if (decision === 'descend' && isContainer) return;
+    const decision = known ?? select(path, kind);
+    if (decision === 'descend' && kind !== 'scalar') return;
     regionDepth = kinds.length;
     // A scalar met while descending is delivered like a captured one.
     capturing = decision !== 'skip';
@@ -181,7 +181,7 @@ export function createJsonSelector(
   }
 
   function openContainer(kind: number, position: number, known?: SelectDecision): void {
-    beginValue(position, true, known);
+    beginValue(position, kind === ARRAY ? 'array' : 'object', known);
     const descended = regionDepth < 0;
     if (regionDepth === kinds.length) {
       fast = true;
@@ -341,7 +341,7 @@ export function createJsonSelector(
     trailingBackslashes = 0;
     // Millions of strings start here: a new (empty) array each time is garbage to collect.
     if (keyParts.length > 0) keyParts = [];
-    if (!isKey) beginValue(position, false);
+    if (!isKey) beginValue(position, 'scalar');
     return scanString(position + 1);
   }
 
@@ -357,11 +357,11 @@ export function createJsonSelector(
     else if (code === 0x66 /* f */) literal = 'false';
     else if (code === 0x6e /* n */) literal = 'null';
     else if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) {
-      beginValue(position, false);
+      beginValue(position, 'scalar');
       numberText = String.fromCharCode(code);
       return;
     } else unexpected(position);
-    beginValue(position, false);
+    beginValue(position, 'scalar');
     literalIndex = 1;
   }
 
@@ -517,7 +517,7 @@ export function createJsonSelector(
       if (regionDepth < 0 && navDepth === kinds.length && kinds[navDepth - 1] === ARRAY) {
         const top = navDepth - 1;
         path[top] = indexes[top]!;
-        const decision = select(path);
+        const decision = select(path, 'object');
         if (decision === 'capture') {
           if (skipEntry !== undefined && isSkippedEntry(position)) {
             openContainer(OBJECT, position, 'skip');

@@ -32,10 +32,11 @@ export function shownAddress(address: string): string {
 export function shownToken(value: unknown, shape: RegExp): string {
   if (typeof value === 'string' && shape.test(value)) return `"${value}"`;
   if (typeof value === 'number' && Number.isFinite(value)) return `the number ${value}`;
-  return `${describeKind(value)} (not shown)`;
+  return `${describeJson(value)} (not shown)`;
 }
 
-function describeKind(value: unknown): string {
+/** The kind of a JSON value, for errors that must not quote it: `a string`, `an object`, `null`. */
+export function describeJson(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'an object';

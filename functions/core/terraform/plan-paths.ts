@@ -11,6 +11,8 @@ import type { PathSegment } from './plan-model.js';
  */
 
 export type SelectDecision = 'capture' | 'descend' | 'skip';
+/** What a value at a selected path opens with: readers know it before they read the value. */
+export type JsonKind = 'object' | 'array' | 'scalar';
 
 const SCALAR_KEYS: ReadonlySet<string> = new Set([
   'format_version',

@@ -2,7 +2,7 @@ import { containsCredential, redactText, type SensitiveHasher } from '../redacti
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
-import { PlanFormatError, shownAddress, shownToken } from './plan-error.js';
+import { describeJson, PlanFormatError, shownAddress, shownToken } from './plan-error.js';
 import {
   type CompactChange,
   type CompactOutputChange,
@@ -57,10 +57,11 @@ export function compactResourceEntry(
   if (mode === 'data' || (isNothingToDo(actions) && previousAddress === undefined && !imports))
     return undefined;
 
-  assertNesting(change, `${section}[${index}] (${shownAddress(address)})`);
+  const where = `${section}[${index}] (${shownAddress(address)})`;
+  assertNesting(change, where);
   const type = tools.intern(nonEmptyString(entry.type) ?? typeFromAddress(address));
-  const before = change.before ?? null;
-  const after = change.after ?? null;
+  const before = resourceValue(change.before, `${where} change.before`);
+  const after = resourceValue(change.after, `${where} change.after`);
   const masks: ValueMasks = {
     beforeSensitive: change.before_sensitive,
     afterSensitive: change.after_sensitive,
@@ -176,6 +177,16 @@ const KNOWN_ACTIONS = new Map(
 function assertNesting(value: unknown, where: string): void {
   if (nestingExceeds(value, MAX_VALUE_DEPTH))
     throw invalidPlan(`${where} nests values deeper than ${MAX_VALUE_DEPTH} levels, driftwatch's limit`);
+}
+
+/**
+ * A resource's values are an object (null: absent). `"before": "x"` would otherwise be diffed as a
+ * scalar, every attribute of `after` becoming one change "x → {…}"; its text is never quoted.
+ */
+function resourceValue(value: unknown, where: string): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (isPlainObject(value)) return value;
+  throw invalidPlan(`${where} is ${describeJson(value)}, expected an object or null`);
 }
 
 function isStringArray(value: unknown): value is string[] {
