@@ -34,10 +34,20 @@ export function openObjectStore(
   env: NodeJS.ProcessEnv = process.env,
   options: { mustExist?: boolean } = {},
 ): ObjectStore {
-  const chosen = location ?? env.DRIFTWATCH_STORE ?? DEFAULT_STORE;
+  // `--store ''` would be the current directory (resolve('')): a scan would write its findings there.
+  if (location === '') throw new UsageError('--store takes a directory or s3://bucket, not an empty value');
+  // An empty DRIFTWATCH_STORE counts as unset, as an empty DRIFTWATCH_HASH_SALT or _LOG_LEVEL does:
+  // `DRIFTWATCH_STORE= driftwatch findings` reads the default store, not a store named ''.
+  const fromEnv = env.DRIFTWATCH_STORE || undefined;
+  const chosen = location ?? fromEnv ?? DEFAULT_STORE;
+  const chosenBy =
+    location !== undefined ? '--store' : fromEnv !== undefined ? 'DRIFTWATCH_STORE' : 'the default';
   const parsed = parseStoreLocation(chosen);
-  if (!parsed) throw new UsageError(`--store takes a directory or s3://bucket, not ${chosen}`);
-  if ('dir' in parsed && options.mustExist) assertStoreDirectory(parsed.dir, location !== undefined);
+  if (!parsed)
+    throw new UsageError(
+      `${chosenBy === 'DRIFTWATCH_STORE' ? chosenBy : '--store'} takes a directory or s3://bucket, not ${chosen}`,
+    );
+  if ('dir' in parsed && options.mustExist) assertStoreDirectory(parsed.dir, chosenBy);
   return openStoreAt(
     'dir' in parsed ? { dir: resolve(parsed.dir) } : parsed,
     () => new S3Client(withHttpTimeouts()),
@@ -48,8 +58,7 @@ export function openObjectStore(
  * Commands that only read findings need a store that exists: an empty listing of a mistyped path
  * would read as "No findings." (a missing bucket fails on its own, with NoSuchBucket).
  */
-function assertStoreDirectory(dir: string, fromOption: boolean): void {
-  const chosenBy = fromOption ? '--store' : 'DRIFTWATCH_STORE or the default';
+function assertStoreDirectory(dir: string, chosenBy: string): void {
   let isDirectory: boolean;
   try {
     isDirectory = statSync(dir).isDirectory();

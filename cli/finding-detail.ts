@@ -3,7 +3,7 @@ import type { Finding, FindingStatus, JsonValue } from '../functions/core/findin
 import { redactText } from '../functions/core/redaction/secrets.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
 import { dayOf, expiredSuppressionOf } from './finding-view.js';
-import { age } from './output.js';
+import { ago } from './output.js';
 import { truncateCell } from './table-fit.js';
 import { bold, dim, PLAIN, paintSeverity, type TerminalStyle } from './terminal.js';
 
@@ -74,7 +74,7 @@ export function renderFindingDetail(
   );
   field('owner', finding.owner ? clean(finding.owner) : '(none: the fallback owner is told)');
   field('resource', clean(resourceDescription(finding)));
-  field('first seen', `${finding.firstSeenAt} (${age(finding.firstSeenAt, now)} ago)`);
+  field('first seen', `${finding.firstSeenAt} (${ago(finding.firstSeenAt, now)})`);
   field('last seen', `${finding.lastSeenAt} in scan ${clean(finding.scanId)}`);
   if (finding.resolvedAt) field('resolved', finding.resolvedAt);
 

@@ -61,18 +61,47 @@ registerProviders(program, setExitCode);
 registerDemo(program, setExitCode);
 /** The commands whose exit code says whether findings above info were reported. */
 const REPORTING = new Set(['evaluate-plan', 'scan', 'cluster-diff', 'check-backend', 'locks', 'findings']);
+const REPORTING_EXIT_CODES =
+  'Exit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.\n' +
+  // output.ts exitCodeFor: --fail-on moves the threshold of 2; a failed scan is 1 whatever it says.
+  'With --fail-on <level>: 2 only when a shown finding (after --severity) is at or above <level>,\n' +
+  'else 0; an open scan-failed finding still exits 1.';
+/**
+ * Every other command's exit codes, by its path, as its action sets them: each has its own line (one
+ * shared line once told suppress, report and init about routes --check). `findings show` lists its
+ * own in findings-show.ts.
+ */
+const OWN_EXIT_CODES: Record<string, string> = {
+  demo: 'Exit codes: 0 the demo ran as planned, 1 it did not, 64 usage error.',
+  invoke: 'Exit codes: 0 the handler ran or the scan started (printed as JSON), 1 error, 64 usage error.',
+  suppress:
+    'Exit codes: 0 suppressed, 1 no such open finding or an unreadable store, 64 usage error\n' +
+    '(not a finding id, --until in the past or beyond the limit, an empty --reason or --by).',
+  remediate:
+    'Exit codes: 0 printed, 1 error (no such finding, an unreadable store, a --config that is not a directory),\n' +
+    '64 usage error, or --revert/--adopt does not apply to the finding (a backend policy, a stale lock…).',
+  report:
+    'Exit codes: 0 written, 1 error, or written without part of the store (a corrupt or misplaced document,\n' +
+    'named on stderr), 64 usage error.',
+  routes:
+    'Exit codes: 0 listed (with --check: everything reaches a destination), 1 error, or with --check\n' +
+    'something reaches no destination, 64 usage error.',
+  init:
+    'Exit codes: 0 written, 1 error (the file exists without --force, the bucket or root cannot be read),\n' +
+    '64 usage error.',
+  'providers mirror':
+    'Exit codes: 0 mirrored, 1 error or a workspace that could not be mirrored, 64 usage error.',
+};
 const ERRORS_LINE = 'Errors are one line; --debug adds the stack trace (driftwatch --help, docs/cli.md).';
 for (const command of program.commands) {
-  const exitCodes =
-    command.name() === 'demo'
-      ? 'Exit codes: 0 the demo ran as planned, 1 it did not, 64 usage error.'
-      : REPORTING.has(command.name())
-        ? 'Exit codes: 0 nothing above info, 2 findings above info, 1 error or failed scan, 64 usage error.\n' +
-          // output.ts exitCodeFor: --fail-on moves the threshold of 2; a failed scan is 1 whatever it says.
-          'With --fail-on <level>: 2 only when a shown finding (after --severity) is at or above <level>,\n' +
-          'else 0; an open scan-failed finding still exits 1.'
-        : 'Exit codes: 0 done, 1 error (routes --check: something reaches no destination), 64 usage error.';
-  command.addHelpText('after', `\n${exitCodes}\n${ERRORS_LINE}`);
+  addExitCodes(command, command.name());
+  // `providers mirror`; `findings show` lists its own in findings-show.ts.
+  for (const sub of command.commands) addExitCodes(sub, `${command.name()} ${sub.name()}`);
+}
+
+function addExitCodes(command: Command, path: string): void {
+  const exitCodes = REPORTING.has(path) ? REPORTING_EXIT_CODES : OWN_EXIT_CODES[path];
+  if (exitCodes) command.addHelpText('after', `\n${exitCodes}\n${ERRORS_LINE}`);
 }
 markRequiredOptions(program);
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { changeSummary, resourceLabel, truncate } from '../functions/core/findings/describe.js';
+import { changeSummary, resourceLabel } from '../functions/core/findings/describe.js';
 import type { Finding, Severity } from '../functions/core/findings/model.js';
 import { SEVERITIES, severityRank } from '../functions/core/findings/model.js';
 import type { Registry } from '../functions/core/registry/model.js';
@@ -108,7 +108,9 @@ export function renderFindings(
     finding.workspace,
     finding.ruleId,
     resourceLabel(finding),
-    truncate(changeSummary(finding), 70),
+    // Whole here: renderTable cuts it to the width of a terminal or COLUMNS, and into a pipe a
+    // script reads it uncut (docs/cli.md). changeSummary already keeps each value short.
+    changeSummary(finding).replace(/\s+/g, ' '),
     age(finding.firstSeenAt, now),
   ]);
   return renderTable(
@@ -157,13 +159,22 @@ export function renderTable(header: string[], rawRows: string[][], options: Tabl
   return `${[line(header), ...rows.map((row, index) => line(row, index))].join('\n')}\n`;
 }
 
-/** How long a finding has been open: "3d", "5h", "12m", "now". */
+/**
+ * How long a finding has been open, for the table's AGE column: "3d", "5h", "12m", "now". In a
+ * sentence, use {@link ago}: "now" does not take a suffix.
+ */
 export function age(since: string, now: Date): string {
   const minutes = Math.floor((now.getTime() - new Date(since).getTime()) / 60_000);
   if (minutes < 1) return 'now';
   if (minutes < 60) return `${minutes}m`;
   if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h`;
   return `${Math.floor(minutes / (24 * 60))}d`;
+}
+
+/** {@link age} in running text: "3d ago", "just now" (never "now ago"). */
+export function ago(since: string, now: Date): string {
+  const shown = age(since, now);
+  return shown === 'now' ? 'just now' : `${shown} ago`;
 }
 
 /**

@@ -61,11 +61,8 @@ export async function findingsAction(run: (code: number) => void, options: Findi
       '--status resolved reads the scan history: list it on its own, not with other statuses',
     );
   const since = options.since ? parseSince(options.since, now) : undefined;
+  if (statuses?.[0] === 'resolved' && options.since && since) assertWithinHistory(options.since, since, now);
   const historyDays = since ? daysBack(since, now) : 7;
-  if (statuses?.[0] === 'resolved' && historyDays > MAX_HISTORY_DAYS)
-    throw new UsageError(
-      `--status resolved reads at most ${MAX_HISTORY_DAYS} days of scan history, not ${historyDays}: give a later --since, or query older history with Athena`,
-    );
   const open = await store.openFindings();
   // Never "No findings." from a directory that is not a findings store, or one whose documents are
   // of the wrong kind: one line naming the cause (entries beside readable ones: a line each, exit 1).
@@ -164,8 +161,23 @@ function latestResolved(history: readonly Finding[]): Finding[] {
 /** One listing per day of history: a window this long is already ~400 listings (older: Athena). */
 const MAX_HISTORY_DAYS = 400;
 
+/**
+ * `--status resolved --since` reaches back at most MAX_HISTORY_DAYS (docs/cli.md: "more than 400 days
+ * back" is the error). Judged and named by how far back the --since the user typed is, not by the
+ * days of listings read (daysBack counts the partial day too: 400d reads 401 and must pass).
+ */
+function assertWithinHistory(typed: string, since: Date, now: Date): void {
+  const back = (now.getTime() - since.getTime()) / DAY_MS;
+  if (back <= MAX_HISTORY_DAYS) return;
+  throw new UsageError(
+    `--status resolved reads at most ${MAX_HISTORY_DAYS} days of scan history and --since ${typed} is ${Math.ceil(back)} days back: give a --since at most ${MAX_HISTORY_DAYS} days back (e.g. --since ${MAX_HISTORY_DAYS}d), or query older history with Athena`,
+  );
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+
 function daysBack(since: Date, now: Date): number {
-  return Math.max(1, Math.ceil((now.getTime() - since.getTime()) / (24 * 60 * 60_000)) + 1);
+  return Math.max(1, Math.ceil((now.getTime() - since.getTime()) / DAY_MS) + 1);
 }
 
 function renderHealth(summaries: readonly ScanSummary[], missing: boolean, alertAfterMs: number): string {

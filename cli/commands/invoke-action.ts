@@ -30,7 +30,8 @@ export async function invokeAction(
   if (!names.includes(name)) throw new CliError(`unknown handler '${name}'; handlers: ${names.join(', ')}`);
   const event = readEvent(options.event, name);
   // Locally, findings go to the CLI's store and sensitive values use the CLI's salt, unless set.
-  if (!process.env.FINDINGS_BUCKET) process.env.DRIFTWATCH_STORE ??= DEFAULT_STORE;
+  // An empty DRIFTWATCH_STORE is unset here too (context.ts openObjectStore).
+  if (!process.env.FINDINGS_BUCKET) process.env.DRIFTWATCH_STORE ||= DEFAULT_STORE;
   process.env.DRIFTWATCH_HASH_SALT ??= resolveSalt();
   const module = (await import(pathToFileURL(join(HANDLERS_DIR, `${name}${HANDLER_EXTENSION}`)).href)) as {
     handler: (event: unknown, context: unknown) => Promise<unknown>;

@@ -55,8 +55,7 @@ export function registerRemediate(program: Command, run: (code: number) => void)
     .addHelpText(
       'after',
       '\nIt never applies: driftwatch does not run terraform apply, kubectl apply or argocd app sync.\n' +
-        "Run the printed plan through the team's pipeline, review it, and apply the reviewed plan there.\n" +
-        'Exit 64 as well when --revert/--adopt does not apply to the finding (a backend policy, a stale lock…).',
+        "Run the printed plan through the team's pipeline, review it, and apply the reviewed plan there.",
     )
     .action(async (typed: string, options: RemediateOptions) => {
       const { remediateAction } = await import('./remediate-action.js');

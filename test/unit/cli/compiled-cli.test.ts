@@ -48,7 +48,7 @@ describe('the compiled CLI', () => {
     expect(suppress.stdout).toMatch(/--reason <text> +why this finding may be ignored for now \(required\)/);
     expect(suppress.stdout).toMatch(/--registry <file>.*\n/);
     expect(suppress.stdout).not.toMatch(/--registry <file>[^\n]*\(required\)/);
-    expect(suppress.stdout).toContain('Exit codes: 0 done, 1 error');
+    expect(suppress.stdout).toContain('Exit codes: 0 suppressed, 1 no such open finding');
     const findings = await runCli(['findings', '--help']);
     expect(findings.stdout).toContain('2 findings above info');
   });
