@@ -1,7 +1,7 @@
 import { resourceLabel } from '../functions/core/findings/describe.js';
 import type { Finding, FindingStatus, JsonValue } from '../functions/core/findings/model.js';
 import { redactText } from '../functions/core/redaction/secrets.js';
-import { stripForTerminal } from '../functions/core/text/sanitize.js';
+import { stripForTerminal, visibleValue } from '../functions/core/text/sanitize.js';
 import { dayOf, expiredSuppressionOf } from './finding-view.js';
 import { ago } from './output.js';
 import { truncateCell } from './table-fit.js';
@@ -113,10 +113,9 @@ export function renderFindingDetail(
   });
   return `${out.join('\n')}\n`;
 
+  // Invisible characters written out, so two values that differ always read differently.
   function shownValue(value: JsonValue | undefined): string {
-    const text =
-      value === undefined ? 'undefined' : typeof value === 'string' ? value : JSON.stringify(value);
-    return truncateCell(clean(text), MAX_VALUE_LENGTH);
+    return truncateCell(clean(value === undefined ? 'undefined' : visibleValue(value)), MAX_VALUE_LENGTH);
   }
 }
 

@@ -1,3 +1,4 @@
+import { limitText, visibleValue } from '../text/sanitize.js';
 import type { Finding, JsonValue } from './model.js';
 
 /** How findings read in a table or a chat line: short, one line, values already redacted. */
@@ -29,9 +30,9 @@ export function changeSummary(
   return changes.length > maxChanges ? `${shown}; +${changes.length - maxChanges} more` : shown;
 }
 
+/** A value in at most `max` characters, on one line, invisible characters made visible (visibleValue). */
 export function shortValue(value: JsonValue, max: number): string {
-  if (value === null) return 'null';
-  return truncate(typeof value === 'string' ? value : JSON.stringify(value), max);
+  return limitText(visibleValue(value), max);
 }
 
 export function truncate(text: string, max: number): string {

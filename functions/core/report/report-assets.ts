@@ -1,3 +1,5 @@
+import { INVISIBLE_IN_JSON_SOURCE, NOT_PLAIN_SOURCE } from '../text/sanitize.js';
+
 /**
  * The report's own stylesheet and script: constants, inlined into the file (it is opened from S3, a
  * file or a mail attachment, with no network). The script reads the findings from the JSON block and
@@ -217,7 +219,13 @@ export const REPORT_SCRIPT = `
     if (target) focusRow(target);
   }
 
-  const shown = (value) => (value === null ? 'null' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  // visibleValue (text/sanitize.ts): two values that differ never read the same.
+  const NOT_PLAIN = new RegExp(${JSON.stringify(NOT_PLAIN_SOURCE)});
+  const INVISIBLE_IN_JSON = new RegExp(${JSON.stringify(INVISIBLE_IN_JSON_SOURCE)}, 'g');
+  const shown = (value) =>
+    typeof value === 'string' && !NOT_PLAIN.test(value)
+      ? value
+      : JSON.stringify(value, null, 2).replace(INVISIBLE_IN_JSON, (char) => '\\\\u' + char.charCodeAt(0).toString(16).padStart(4, '0'));
   const section = (title, ...content) => [el('h3', null, title), ...content];
   const table = (headers, rowsOfCells) =>
     el('div', 'scroll', el('table', null,

@@ -115,6 +115,35 @@ export function limitText(text: string, max: number, ellipsis = '…'): string {
   return `${kept.replace(/&[#a-z0-9]*$/i, '')}${ellipsis}`;
 }
 
+/**
+ * Characters a reader cannot see, or cannot tell from a space or from nothing: C0 and C1 controls,
+ * DEL, no-break and the other Unicode spaces, soft hyphen, zero-width characters and joiners, bidi
+ * controls, line and paragraph separators, the byte order mark, Hangul fillers.
+ */
+const INVISIBLE_CHARACTERS =
+  '\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufeff\\uffa0';
+/** Text shown bare only when none of this applies: empty, a space at either end, two spaces, or an invisible character. */
+export const NOT_PLAIN_SOURCE = `^$|^ | $|  |[${INVISIBLE_CHARACTERS}]`;
+/** What JSON.stringify leaves raw among them (it escapes C0 controls itself; raw line feeds are its layout). */
+export const INVISIBLE_IN_JSON_SOURCE = `[${INVISIBLE_CHARACTERS.replace('\\u0000-\\u001f', '')}]`;
+const NOT_PLAIN = new RegExp(NOT_PLAIN_SOURCE);
+const INVISIBLE_IN_JSON = new RegExp(INVISIBLE_IN_JSON_SOURCE, 'g');
+
+/**
+ * A value from a plan, state or cluster as people read it in a table, a digest or a report. Text is
+ * shown bare when what is seen is what it holds; otherwise (empty, spaces at its ends or doubled,
+ * controls, escape sequences, bidi controls, zero-width or no-break spaces) as a quoted JSON string
+ * with every invisible character written as `\uXXXX`. Stripping them instead would let two
+ * different values read the same: `private → private` for a value that gained `ESC[0m` or a trailing
+ * space. Other values are JSON, with the same escapes. The result holds no control character.
+ * (The report's script does the same in the browser, from the same patterns.)
+ */
+export function visibleValue(value: unknown, space?: number): string {
+  if (typeof value === 'string' && !NOT_PLAIN.test(value)) return value;
+  const json = JSON.stringify(value, null, space) ?? String(value);
+  return json.replace(INVISIBLE_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** {@link escapeForChat} then {@link limitText}: one piece of data with its own length budget. */
 export function chatText(text: string, max: number): string {
   return limitText(escapeForChat(text), max);

@@ -206,7 +206,8 @@ describe('finding detail', () => {
     expect(text).toMatch(/workspace +payments-prod \(prod\)/);
     expect(text).toMatch(/first seen +2026-11-28T02:00:00Z \(3d ago\)/);
     expect(text).toContain('password: (sensitive:0a1b2c3d) → (sensitive:4e5f6a7b)');
-    expect(text).toContain('tags.Owner: payments → finance');
+    // The screen-clear planted in the value is written out, not run and not silently dropped.
+    expect(text).toContain('tags.Owner: payments → "fin\\u001b[2Jance"');
     expect(text).toContain('stateVersion: v7');
     expect(text).toMatch(
       /2026-11-28T02:00:00Z +new\n +2026-11-29T02:00:00Z … 2026-11-30T02:00:00Z +ongoing \(2 scans\)/,

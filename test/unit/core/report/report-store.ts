@@ -244,6 +244,8 @@ function plan(options: ReportStoreOptions, nights: number): Planned[] {
           [
             [`tags.${HOSTILE.mustache}`, HOSTILE.bidi, HOSTILE.script],
             ['user_data', HOSTILE.comment, HOSTILE.lineSeparator],
+            // Differs only by a trailing space: must not read "private → private".
+            ['acl', 'private', 'private '],
           ],
           { detail: `${HOSTILE.script} ${HOSTILE.mustache} ${HOSTILE.bidi}` },
         ),
