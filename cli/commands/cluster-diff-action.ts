@@ -9,7 +9,11 @@ import type { FindingDraft } from '../../functions/core/findings/model.js';
 import type { ClusterScanPorts } from '../../functions/core/gitops/ports.js';
 import { scanAndRecordCluster } from '../../functions/core/gitops/scan-and-record-cluster.js';
 import { redactText } from '../../functions/core/redaction/secrets.js';
-import { labelSelectorProblem, tokenEnvNameProblem } from '../../functions/core/registry/cluster-formats.js';
+import {
+  LOOPBACK_HOSTS,
+  labelSelectorProblem,
+  tokenEnvNameProblem,
+} from '../../functions/core/registry/cluster-formats.js';
 import { safeIdProblem } from '../../functions/core/registry/formats.js';
 import {
   type ClusterConfig,
@@ -198,8 +202,6 @@ function checkCommandLine(options: ClusterDiffOptions): void {
 function usageError(message: string): UsageError {
   return new UsageError(`${message} (driftwatch cluster-diff --help lists its options)`);
 }
-
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * What is wrong with an --argocd value, in the words of a command-line flag; never quoting the value

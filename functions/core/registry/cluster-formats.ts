@@ -5,7 +5,8 @@
 import jq from '@michaelhomer/jqjs';
 import { SECRETS_ELSEWHERE } from './formats.js';
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** Hosts where plain http is accepted (a local test server): a token sent there never leaves the machine. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * An API server URL that carries a bearer token: https, or http on loopback only (a local test
