@@ -1,6 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { CLUSTER_TIMEOUT_ENV, clusterTimeoutMs } from '../../functions/adapters/http-failure.js';
+import {
+  CLUSTER_TIMEOUT_ENV,
+  clusterTimeoutMs,
+  formatTimeout,
+} from '../../functions/adapters/http-failure.js';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { freshScanId } from '../../functions/adapters/scan-id.js';
 import { parseStateText } from '../../functions/adapters/terraform-state.js';
@@ -44,8 +48,9 @@ export async function clusterDiffAction(
 ): Promise<void> {
   const { registry, registryDir, cluster } = resolveCluster(options);
   // A malformed timeout fails here, once, instead of as every request's scan-failed finding.
+  let timeoutMs: number;
   try {
-    clusterTimeoutMs();
+    timeoutMs = clusterTimeoutMs();
   } catch (error) {
     throw new CliError(`${(error as Error).message} (or unset ${CLUSTER_TIMEOUT_ENV} for 30s)`);
   }
@@ -66,6 +71,12 @@ export async function clusterDiffAction(
   const { createClusterScanPorts } = await import('../../functions/adapters/cluster-ports.js');
   const ports = withLocalStates(createClusterScanPorts({ scanId, registryDir }), localStates.files);
   const logger = createLogger({ format: 'text', level: logLevelFrom(process.env.DRIFTWATCH_LOG_LEVEL) });
+  // Said before the first request: a server that does not answer is otherwise a silent wait.
+  logger.info('diffing cluster', {
+    cluster: cluster.id,
+    source: clusterSource(cluster),
+    requestTimeout: formatTimeout(timeoutMs),
+  });
   const { result, recorded } = await scanAndRecordCluster(
     scanCluster,
     scanRegistry,
@@ -131,6 +142,14 @@ function resolveCluster(options: ClusterDiffOptions): {
   }
   const kubernetes = { context: options.context!, manifests: { kustomize: resolve(options.kustomize!) } };
   return { registry, registryDir: process.cwd(), cluster: { ...base, kubernetes } };
+}
+
+/** Where the live objects are read from, for the line said before the first request. */
+function clusterSource(cluster: ClusterConfig): string {
+  if (cluster.argocd) return `Argo CD at ${cluster.argocd.url}`;
+  const kubernetes = cluster.kubernetes;
+  if (kubernetes?.eks) return `EKS cluster ${kubernetes.eks.cluster} at ${kubernetes.eks.server}`;
+  return `kubeconfig context ${kubernetes?.context ?? '(current)'}`;
 }
 
 const SOURCES =

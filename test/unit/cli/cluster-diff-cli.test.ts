@@ -195,7 +195,11 @@ describe('a failed scan says why on stderr, once, without the token', () => {
       const timer = setInterval(() => response.write(' '), 100);
       request.on('close', () => clearInterval(timer));
     });
-    const { line, findings } = await diff(url, [], { DRIFTWATCH_CLUSTER_TIMEOUT: '1s' });
+    const { run, line, findings } = await diff(url, [], { DRIFTWATCH_CLUSTER_TIMEOUT: '1s' });
+    // Before the wait, the first line says what is read and how long a request may take.
+    expect(run.stderr.split('\n')[0]).toBe(
+      `INFO  diffing cluster cluster=shop source="Argo CD at ${url}" requestTimeout=1s`,
+    );
     expect(findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-unreachable']);
     expect(line).toContain(
       `GET /api/v1/applications: the response from ${url} did not complete within 1s (headers came, the body did not)`,
