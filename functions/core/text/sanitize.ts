@@ -97,7 +97,9 @@ export function chatCode(text: string, max = Number.POSITIVE_INFINITY): string {
   return `\`${limitText(escapeForChat(text), max)}\``;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Built on first use: creating a Segmenter loads ICU's break rules (~10 ms), which every CLI start
+// paid when this module was loaded, `--help` included.
+let segmenter: Intl.Segmenter | undefined;
 
 /**
  * At most `max` UTF-16 code units (never fewer characters than that: a conservative measure for
@@ -108,6 +110,7 @@ export function limitText(text: string, max: number, ellipsis = '…'): string {
   if (text.length <= max) return text;
   const budget = max - ellipsis.length;
   let kept = '';
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of segmenter.segment(text.slice(0, budget + 8))) {
     if (kept.length + segment.length > budget) break;
     kept += segment;
