@@ -1,5 +1,5 @@
 import { type ArgoCdApi, ClusterSourceError } from '../core/gitops/ports.js';
-import { redactText } from '../core/redaction/secrets.js';
+import { redactedExcerpt, redactText } from '../core/redaction/secrets.js';
 import type { ArgoCdSource } from '../core/registry/model.js';
 import {
   clusterTimeoutMs,
@@ -91,7 +91,7 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
     try {
       return JSON.parse(body);
     } catch (error) {
-      const preview = redactText(body.slice(0, 80).replace(/\s+/g, ' '), [bearer]);
+      const preview = redactedExcerpt(body.replace(/\s+/g, ' '), 80, [bearer]);
       throw new ClusterSourceError(
         'invalid-response',
         `GET ${path}: the response is not JSON (starts with '${preview}')`,

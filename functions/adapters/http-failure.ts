@@ -1,4 +1,5 @@
 import { ClusterSourceError, type SourceFailure } from '../core/gitops/ports.js';
+import { redactedExcerpt } from '../core/redaction/secrets.js';
 import { parseDuration } from '../core/registry/duration.js';
 
 /** What an HTTP error status of Argo CD or the Kubernetes API means for a cluster scan. */
@@ -17,11 +18,11 @@ export function errorBodyMessage(body: string, keys: readonly string[]): string 
   try {
     const parsed = JSON.parse(body) as Record<string, unknown>;
     const message = keys.map((key) => parsed[key]).find((value) => value !== undefined && value !== null);
-    if (typeof message === 'string') return message.slice(0, 300);
+    if (typeof message === 'string') return redactedExcerpt(message, 300);
   } catch {
     // not JSON: fall through
   }
-  return body.slice(0, 120).replace(/\s+/g, ' ').trim();
+  return redactedExcerpt(body.replace(/\s+/g, ' ').trim(), 120);
 }
 
 /** How long one request to Argo CD or the Kubernetes API may take, response body included. */

@@ -1,3 +1,4 @@
+import { redactText } from '../redaction/secrets.js';
 import type { ClusterConfig, WorkspaceConfig } from '../registry/model.js';
 import type { KubeObject } from './kube-object.js';
 import type { TerraformKubernetesObject } from './terraform-objects.js';
@@ -19,17 +20,22 @@ export type SourceFailure =
   | 'failed';
 
 export class ClusterSourceError extends Error {
+  /** Redacted: safe to log and store. */
+  readonly reason: string;
+  readonly status: number | undefined;
+
   constructor(
     readonly failure: SourceFailure,
-    /** Redacted: safe to log and store. */
-    readonly reason: string,
+    reason: string,
     options?: { cause?: unknown; status?: number },
   ) {
-    super(reason, options);
+    // Redacted here, whoever builds it: a server's error message may quote what it refused.
+    const redacted = redactText(reason);
+    super(redacted, options);
+    this.reason = redacted;
     this.name = 'ClusterSourceError';
     this.status = options?.status;
   }
-  readonly status: number | undefined;
 }
 
 /**

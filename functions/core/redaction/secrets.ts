@@ -35,6 +35,16 @@ export function redactText(text: string, knownSecrets: Iterable<string> = []): s
   return redactCredentials(redactLiterals(text, knownSecrets));
 }
 
+/**
+ * At most `max` characters of `text` (then `…`), redacted whole before it is cut: a cap that cuts
+ * through a credential (`postgres://admin:pass…`, half a token) leaves a start that no rule
+ * recognises, and that start would be kept.
+ */
+export function redactedExcerpt(text: string, max: number, knownSecrets: Iterable<string> = []): string {
+  const redacted = redactText(text, knownSecrets);
+  return redacted.length > max ? `${redacted.slice(0, max)}…` : redacted;
+}
+
 /** Known secret literals shorter than this are not searched for: they would redact ordinary words. */
 export const MIN_LITERAL_SECRET = 4;
 
