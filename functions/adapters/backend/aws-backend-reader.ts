@@ -219,6 +219,7 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
           if (!lockId) continue;
           const entry: LockTableItem = { lockId };
           if (item.Info?.S !== undefined) entry.info = item.Info.S;
+          else if (item.Info !== undefined) entry.infoType = Object.keys(item.Info)[0];
           if (item.Digest?.S !== undefined) entry.digest = item.Digest.S;
           items.push(entry);
         }

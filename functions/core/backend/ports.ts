@@ -41,6 +41,8 @@ export interface ObjectVersionRef {
 export interface LockTableItem {
   lockId: string;
   info?: string;
+  /** The DynamoDB type (`N`, `M`…) of an `Info` that is not a string (`info` is then unset). */
+  infoType?: string;
   digest?: string;
 }
 

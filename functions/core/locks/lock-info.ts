@@ -1,5 +1,5 @@
 import { parseJsonObject } from '../backend/json-body.js';
-import { redactText } from '../redaction/secrets.js';
+import { redactedExcerpt } from '../redaction/secrets.js';
 
 /**
  * Terraform's lock info (statemgr.LockInfo), as written to `<state key>.tflock` by the S3 backend
@@ -23,7 +23,7 @@ export interface LockInfo {
 
 export type ParsedLock = { ok: true; lock: LockInfo } | { ok: false; reason: string };
 
-/** Lock bodies come from anyone who can write the bucket: fields are capped and redacted. */
+/** Lock bodies come from anyone who can write the bucket: fields are redacted, then capped. */
 const MAX_FIELD = 200;
 
 /** Parses a lock body. Unreadable bodies give a reason that never quotes the body. */
@@ -34,7 +34,7 @@ export function parseLockInfo(body: string): ParsedLock {
   const text = (name: string): string | undefined => {
     const value = fields[name];
     if (typeof value !== 'string' || value === '') return undefined;
-    return redactText(value.length > MAX_FIELD ? `${value.slice(0, MAX_FIELD)}…` : value);
+    return redactedExcerpt(value, MAX_FIELD);
   };
   const id = text('ID');
   if (id === undefined) return { ok: false, reason: 'the lock body has no ID' };
@@ -54,11 +54,30 @@ export function parseLockInfo(body: string): ParsedLock {
   return { ok: true, lock };
 }
 
-/** When the lock was taken, or undefined when Created is missing or not a time. */
-export function lockCreatedAt(lock: LockInfo): Date | undefined {
-  if (lock.created === undefined) return undefined;
-  const ms = Date.parse(lock.created);
-  return Number.isNaN(ms) ? undefined : new Date(ms);
+/** Terraform writes Created as RFC 3339 (Go's time.Time, nanoseconds). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+/** Clocks disagree a little; a lock taken further ahead of our clock than this has no usable age. */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * When the lock was taken, or undefined when Created cannot give its age: missing, not RFC 3339
+ * (Date.parse reads `"1"` or `"12/31/1999"` as dates in 2000 or 2001, which made any state written
+ * since look like a live writer's), or more than CLOCK_SKEW_MS ahead of `now` (a lock from 2099 was
+ * young for ever). Either way the lock cannot be proven stale: it is reported as unreadable.
+ */
+export function lockCreatedAt(lock: LockInfo, now: Date): Date | undefined {
+  return createdProblem(lock, now) === undefined ? new Date(Date.parse(lock.created!)) : undefined;
+}
+
+/** Why a lock's Created gives no age (`lockCreatedAt` is undefined), in the words of a finding. */
+export function createdProblem(lock: LockInfo, now: Date): string | undefined {
+  if (lock.created === undefined) return 'the lock has no Created time, so its age cannot be proven';
+  const ms = RFC3339.test(lock.created) ? Date.parse(lock.created) : Number.NaN;
+  if (Number.isNaN(ms))
+    return 'the lock Created time is not an RFC 3339 time (Terraform writes one), so its age cannot be proven';
+  if (ms > now.getTime() + CLOCK_SKEW_MS)
+    return 'the lock Created time is in the future, so its age cannot be proven';
+  return undefined;
 }
 
 export type OperationKind = 'plan' | 'apply' | 'default';

@@ -1,5 +1,5 @@
 import type { StaleAfter } from '../backend/target.js';
-import { lockCreatedAt, operationKind } from './lock-info.js';
+import { createdProblem, lockCreatedAt, operationKind } from './lock-info.js';
 import type { ObservedLock } from './observation.js';
 
 /**
@@ -47,7 +47,7 @@ export function decideLock(input: LockProofInput): LockVerdict {
     if (second.lock) replaced.byLockId = second.lock.id;
     return replaced;
   }
-  const created = first.lock ? lockCreatedAt(first.lock) : undefined;
+  const created = first.lock ? lockCreatedAt(first.lock, input.secondObservedAt) : undefined;
   const thresholdMs = thresholdFor(input.staleAfterMs, first.lock?.operation);
   const ageMs = created ? input.secondObservedAt.getTime() - created.getTime() : undefined;
   // Young is young however close the looks were (ObserveLocks skips the wait when every lock is).
@@ -61,9 +61,7 @@ export function decideLock(input: LockProofInput): LockVerdict {
   if (first.lock === undefined) return { kind: 'unreadable', reason: first.unreadable ?? 'unreadable lock' };
   if (created === undefined || ageMs === undefined) {
     const reason =
-      first.lock.created === undefined
-        ? 'the lock has no Created time, so its age cannot be proven'
-        : 'the lock Created time is not a time, so its age cannot be proven';
+      createdProblem(first.lock, input.secondObservedAt) ?? 'the lock has no usable Created time';
     return { kind: 'unreadable', reason };
   }
   if (!input.state.exists) return { kind: 'orphaned', ageMs, thresholdMs };
@@ -89,7 +87,7 @@ export function needsConfirmation(
   confirmAfterMs: number,
   staleAfterMs: StaleAfter,
 ): boolean {
-  const created = lock.lock ? lockCreatedAt(lock.lock) : undefined;
+  const created = lock.lock ? lockCreatedAt(lock.lock, observedAt) : undefined;
   if (created === undefined) return true;
   const ageAtWindowEnd = observedAt.getTime() + confirmAfterMs - created.getTime();
   return ageAtWindowEnd >= thresholdFor(staleAfterMs, lock.lock?.operation);
@@ -103,9 +101,13 @@ function sameLock(first: ObservedLock, second: ObservedLock): boolean {
 }
 
 /**
- * S3 keeps last-modified times to the second, lock Created times to the nanosecond: a write in the
- * same second as the lock counts as after it, so doubt means "still working", never an alert.
+ * S3 keeps last-modified times to the second, lock Created times to the nanosecond. A write in a
+ * later second than the lock's is the holder's. A write in the lock's own second is taken for the
+ * write that came before it: `terraform apply && terraform plan` writes the state and locks it again
+ * within the second, and that write counted as the holder's kept a killed plan's lock a "live writer"
+ * for ever. A holder that wrote within the same second and then nothing until the lock is past its
+ * threshold (an hour and more) is not writing either.
  */
 function writtenSince(stateLastWrite: Date, created: Date): boolean {
-  return stateLastWrite.getTime() >= Math.floor(created.getTime() / 1000) * 1000;
+  return stateLastWrite.getTime() >= (Math.floor(created.getTime() / 1000) + 1) * 1000;
 }

@@ -1,5 +1,5 @@
 import { discoverBackend, preflightTarget } from '../backend/discovery.js';
-import { BackendReadError, type BackendReader } from '../backend/ports.js';
+import { BackendReadError, type BackendReader, type LockTableItem } from '../backend/ports.js';
 import { type BackendTarget, inPrefix } from '../backend/target.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 import { parseLockInfo } from './lock-info.js';
@@ -91,7 +91,11 @@ export async function snapshotLocks(
           table,
           stateKey: classified.stateKey,
         };
-        snapshot.locks.push(withParsedBody(base, item.info ?? ''));
+        snapshot.locks.push(
+          item.info !== undefined
+            ? withParsedBody(base, item.info)
+            : { ...base, unreadable: missingInfo(item) },
+        );
       }
     } catch (error) {
       if (!(error instanceof BackendReadError)) throw error;
@@ -105,6 +109,12 @@ export async function snapshotLocks(
   }
   snapshot.finishedAt = now();
   return snapshot;
+}
+
+function missingInfo(item: LockTableItem): string {
+  return item.infoType !== undefined
+    ? `the lock item's Info is of DynamoDB type ${item.infoType}, not the lock JSON (a string) Terraform writes`
+    : 'the lock item has no Info, the lock JSON Terraform writes';
 }
 
 function withParsedBody(base: ObservedLock, body: string): ObservedLock {

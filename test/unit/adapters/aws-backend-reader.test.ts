@@ -175,10 +175,17 @@ describe('AWS backend reader', () => {
         Items: [{ LockID: { S: 'tfstate/a.tfstate' }, Info: { S: '{"ID":"x"}' } }],
         LastEvaluatedKey: { LockID: { S: 'tfstate/a.tfstate' } },
       })
-      .resolvesOnce({ Items: [{ LockID: { S: 'tfstate/a.tfstate-md5' }, Digest: { S: 'abc' } }] });
+      .resolvesOnce({
+        Items: [
+          { LockID: { S: 'tfstate/a.tfstate-md5' }, Digest: { S: 'abc' } },
+          // An Info that is not a string is named by its type, never dropped.
+          { LockID: { S: 'tfstate/b.tfstate' }, Info: { N: '42' } },
+        ],
+      });
     expect(await reader.lockTableItems('tf-locks', 'tfstate')).toEqual([
       { lockId: 'tfstate/a.tfstate', info: '{"ID":"x"}' },
       { lockId: 'tfstate/a.tfstate-md5', digest: 'abc' },
+      { lockId: 'tfstate/b.tfstate', infoType: 'N' },
     ]);
     expect(dynamoMock).toHaveReceivedCommandWith(ScanCommand, {
       TableName: 'tf-locks',

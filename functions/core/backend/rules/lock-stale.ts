@@ -1,4 +1,4 @@
-import type { LockRule } from '../rule.js';
+import { type LockRule, shellWord } from '../rule.js';
 import { forceUnlockSteps, holderOf, lockEvidence, lockResource } from './lock-facts.js';
 
 export const lockStaleRule: LockRule = {
@@ -22,7 +22,8 @@ export const lockStaleRule: LockRule = {
         detail: `The lock on ${where} (ID ${subject.lock.lock?.id}) was seen twice with the same ID, is older than the threshold for its operation, and the state has not been written since it was taken.`,
         evidence: lockEvidence(subject),
         remediation: {
-          summary: `Confirm the holder is gone, then run terraform force-unlock ${subject.lock.lock?.id} from the workspace, then a fresh plan.`,
+          // Quoted as a shell word: the ID is whatever the lock's writer put there (`0000; curl … | sh`).
+          summary: `Confirm the holder is gone, then run terraform force-unlock ${shellWord(subject.lock.lock?.id ?? '')} from the workspace, then a fresh plan.`,
           steps: forceUnlockSteps(subject),
         },
       },

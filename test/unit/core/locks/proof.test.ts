@@ -91,9 +91,27 @@ describe('the stale-lock proof', () => {
     });
   });
 
-  it('a write in the same second as the lock counts as after it (S3 keeps seconds): no alert on doubt', () => {
+  it("a write in the lock's own second is the one before it (apply && plan); a later second is the holder's", () => {
+    // S3 keeps seconds: the lock was taken at …00.5Z, the state last written within that second.
     const sameSecond = new Date('2026-11-29T00:00:00.000Z');
-    expect(decideLock(input({ state: { exists: true, lastModified: sameSecond } })).kind).toBe('live-writer');
+    expect(decideLock(input({ state: { exists: true, lastModified: sameSecond } })).kind).toBe('stale');
+    const nextSecond = new Date('2026-11-29T00:00:01.000Z');
+    expect(decideLock(input({ state: { exists: true, lastModified: nextSecond } })).kind).toBe('live-writer');
+  });
+
+  it.each([
+    ['"1" (Date.parse: 2001)', '1', /not an RFC 3339 time/],
+    ['a US date', '12/31/1999 10:00', /not an RFC 3339 time/],
+    ['far in the future', '2099-01-01T00:00:00Z', /in the future/],
+  ])('a Created time %s is unreadable once seen twice, never young or live', (_name, created, reason) => {
+    const odd = lock({ lock: { id: 'lock-1', operation: 'OperationTypeApply', created } });
+    const verdict = decideLock(input({ first: odd, second: odd }));
+    expect(verdict.kind).toBe('unreadable');
+    if (verdict.kind === 'unreadable') expect(verdict.reason).toMatch(reason);
+    // The second look is waited for: an unreadable lock is only reported when it stays.
+    expect(
+      needsConfirmation(odd, new Date('2026-11-29T10:00:00Z'), 60_000, { plan: 1, apply: 1, default: 1 }),
+    ).toBe(true);
   });
 
   it('an old lock on a state that does not exist is orphaned', () => {
