@@ -5,7 +5,7 @@ import type {
   ObjectVersionRef,
   ReadFailure,
 } from '../../functions/core/backend/ports.js';
-import { BackendReadError } from '../../functions/core/backend/ports.js';
+import { BackendReadError, ObjectTooLargeError } from '../../functions/core/backend/ports.js';
 import { tlsOnlyPolicy } from '../../functions/core/backend/rules/tls-only.js';
 import type { BucketSettings } from '../../functions/core/backend/settings.js';
 import { type ObjectStore, PreconditionFailedError } from '../../functions/core/findings/object-store.js';
@@ -76,6 +76,8 @@ export function stateBody(fields: Record<string, unknown> = {}): string {
 
 export interface FakeObject {
   body: string;
+  /** The size S3 reports, when it is not the body's (an object too large to build in a test). */
+  size?: number;
   lastModified?: Date;
   etag?: string;
   /** Older versions, newest first, each with its own body. */
@@ -119,7 +121,7 @@ export function fakeBackend(
         calls.list++;
         for (const key of keys.slice(start, start + pageSize)) {
           const object = objects.get(key)!;
-          const listed: BackendObject = { key, size: object.body.length };
+          const listed: BackendObject = { key, size: object.size ?? object.body.length };
           listed.lastModified = object.lastModified ?? new Date('2026-11-28T00:00:00Z');
           listed.etag = object.etag ?? `"${object.body.length}-${object.body.slice(0, 12)}"`;
           yield listed;
@@ -144,11 +146,13 @@ export function fakeBackend(
         })),
       ].slice(0, limit);
     },
-    async readObject(_name, key, versionId) {
+    async readObject(_name, key, versionId, maxBytes) {
       calls.read.push(versionId ? `${key}@${versionId}` : key);
       failIf(`s3://${bucket}/${key}`);
       const object = objects.get(key);
       if (!object) return undefined;
+      const size = object.size ?? object.body.length;
+      if (maxBytes !== undefined && size > maxBytes) throw new ObjectTooLargeError(size, maxBytes);
       if (!versionId || versionId === `${key}@current`) return object.body;
       return object.history?.find((version) => version.versionId === versionId)?.body;
     },

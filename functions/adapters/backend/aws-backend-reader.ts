@@ -16,6 +16,7 @@ import {
   BackendReadError,
   type BackendReader,
   type LockTableItem,
+  ObjectTooLargeError,
   type ObjectVersionRef,
   type Observed,
   type ReadFailure,
@@ -179,7 +180,7 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       return refs.map(({ isLatest: _isLatest, ...ref }) => ref);
     },
 
-    async readObject(bucket, key, versionId) {
+    async readObject(bucket, key, versionId, maxBytes) {
       // `null` is the version id S3 reports for objects written while versioning was off.
       const version = versionId && versionId !== 'null' ? versionId : undefined;
       const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
@@ -187,6 +188,12 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
         const response = await read(`s3://${bucket}/${key}`, action, () =>
           s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: version })),
         );
+        const length = response.ContentLength ?? 0;
+        if (maxBytes !== undefined && length > maxBytes) {
+          // The body is left unread: its connection is closed.
+          (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
+          throw new ObjectTooLargeError(length, maxBytes);
+        }
         return (await response.Body?.transformToString('utf8')) ?? '';
       } catch (error) {
         if (

@@ -1,7 +1,14 @@
 import { classifyTableItem } from '../locks/lock-table.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 import { type Discovery, discoverBackend, preflightTarget } from './discovery.js';
-import { BackendReadError, type BackendReader, type Observed, type ReadFailure } from './ports.js';
+import {
+  BackendReadError,
+  type BackendReader,
+  byteSize,
+  ObjectTooLargeError,
+  type Observed,
+  type ReadFailure,
+} from './ports.js';
 import {
   type BucketSubject,
   type LockTableFacts,
@@ -113,6 +120,9 @@ function rulesReading(setting: BucketSettingName): string[] {
   return BUCKET_RULES.filter((rule) => rule.reads.includes(setting)).map((rule) => rule.id);
 }
 
+/** V8's longest string (2^29 - 24 characters): a larger state cannot be held as text to parse. */
+const MAX_STATE_BYTES = 0x1fffffe8;
+
 /** A state whose versions could not be read is checked by none of the state rules. */
 const STATE_RULE_IDS = STATE_RULES.map((rule) => rule.id);
 
@@ -126,10 +136,18 @@ async function readStateHistory(reader: BackendReader, bucket: string, key: stri
   const reads: Array<{ versionId?: string; lastModified?: Date }> = versions.length > 0 ? versions : [{}];
   const facts: StateVersionFacts[] = [];
   for (const version of reads) {
-    const body = await reader.readObject(bucket, key, version.versionId);
-    if (body === undefined) continue;
-    const parsed = parseStateHeader(body);
-    const fact: StateVersionFacts = parsed.ok ? { header: parsed.header } : { unreadable: parsed.reason };
+    let fact: StateVersionFacts;
+    try {
+      const body = await reader.readObject(bucket, key, version.versionId, MAX_STATE_BYTES);
+      if (body === undefined) continue;
+      const parsed = parseStateHeader(body);
+      fact = parsed.ok ? { header: parsed.header } : { unreadable: parsed.reason };
+    } catch (error) {
+      if (!(error instanceof ObjectTooLargeError)) throw error;
+      fact = {
+        unreadable: `the state is ${byteSize(error.bytes)}, more than driftwatch reads (${byteSize(MAX_STATE_BYTES)}, the longest text JavaScript holds)`,
+      };
+    }
     if (version.versionId !== undefined) fact.versionId = version.versionId;
     if (version.lastModified !== undefined) fact.lastModified = version.lastModified.toISOString();
     facts.push(fact);

@@ -17,8 +17,11 @@ export interface BackendReader {
   bucketSettings(bucket: string): Promise<BucketSettings>;
   /** Versions and delete markers of exactly this key, newest first, at most about `limit` of them. */
   recentVersions(bucket: string, key: string, limit: number): Promise<ObjectVersionRef[]>;
-  /** An object's body (one version of it when `versionId` is given); undefined when it is gone. */
-  readObject(bucket: string, key: string, versionId?: string): Promise<string | undefined>;
+  /**
+   * An object's body (one version of it when `versionId` is given); undefined when it is gone.
+   * Throws ObjectTooLargeError, without reading the body, when it is larger than `maxBytes`.
+   */
+  readObject(bucket: string, key: string, versionId?: string, maxBytes?: number): Promise<string | undefined>;
   /** The lock and digest items of one bucket in a legacy DynamoDB lock table. */
   lockTableItems(table: string, bucket: string): Promise<LockTableItem[]>;
 }
@@ -73,6 +76,27 @@ export class BackendReadError extends Error {
     super(`${failure.code} reading ${failure.resource} (${failure.action}): ${failure.message}`, options);
     this.name = 'BackendReadError';
   }
+}
+
+/**
+ * An object larger than its reader takes: anyone who can write the bucket can put a 600 MB `.tflock`
+ * there, and reading it whole aborted the check (V8 strings end at ~512 MiB) or took gigabytes.
+ */
+export class ObjectTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`the object is ${bytes} bytes, more than the ${maxBytes} driftwatch reads`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+/** What `n` bytes read as in a reason: `600 MiB`, `70 KiB`, `512 bytes`. */
+export function byteSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.floor(bytes / (1024 * 1024))} MiB`;
+  if (bytes >= 1024) return `${Math.floor(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
 }
 
 /** A read that may have failed; rules that need a failed read are skipped and the failure reported. */

@@ -1,5 +1,11 @@
 import { discoverBackend, preflightTarget } from '../backend/discovery.js';
-import { BackendReadError, type BackendReader, type LockTableItem } from '../backend/ports.js';
+import {
+  BackendReadError,
+  type BackendReader,
+  byteSize,
+  type LockTableItem,
+  ObjectTooLargeError,
+} from '../backend/ports.js';
 import { type BackendTarget, inPrefix } from '../backend/target.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 import { parseLockInfo } from './lock-info.js';
@@ -69,10 +75,13 @@ export async function snapshotLocks(
     if (object.etag !== undefined) base.etag = object.etag;
     const previous = known.get(object.key);
     if (previous && previous.etag === object.etag) return withBody(base, previous);
+    // The listing's size first (no GET); the reader checks again, as the object may have grown since.
+    if (object.size > MAX_LOCK_BYTES) return { ...base, unreadable: oversizedLock(object.size) };
     try {
-      const body = await reader.readObject(target.bucket, object.key);
+      const body = await reader.readObject(target.bucket, object.key, undefined, MAX_LOCK_BYTES);
       return body === undefined ? undefined : withParsedBody(base, body);
     } catch (error) {
+      if (error instanceof ObjectTooLargeError) return { ...base, unreadable: oversizedLock(error.bytes) };
       if (!(error instanceof BackendReadError)) throw error;
       snapshot.failures.push({ ...error.failure, stateKey: object.stateKey });
       return undefined;
@@ -109,6 +118,13 @@ export async function snapshotLocks(
   }
   snapshot.finishedAt = now();
   return snapshot;
+}
+
+/** Terraform's lock info is a few hundred bytes; a lock body is never read beyond this. */
+const MAX_LOCK_BYTES = 64 * 1024;
+
+function oversizedLock(bytes: number): string {
+  return `the lock body is ${byteSize(bytes)}, more than any lock Terraform writes (driftwatch reads at most ${byteSize(MAX_LOCK_BYTES)})`;
 }
 
 function missingInfo(item: LockTableItem): string {

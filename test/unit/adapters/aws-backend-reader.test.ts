@@ -18,7 +18,7 @@ import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAwsBackendReader, errorCode } from '../../../functions/adapters/backend/aws-backend-reader.js';
 import { classifyReadFailure } from '../../../functions/core/backend/failure-cause.js';
-import { BackendReadError } from '../../../functions/core/backend/ports.js';
+import { BackendReadError, ObjectTooLargeError } from '../../../functions/core/backend/ports.js';
 
 const s3Mock = mockClient(S3Client);
 const dynamoMock = mockClient(DynamoDBClient);
@@ -166,6 +166,32 @@ describe('AWS backend reader', () => {
     s3Mock.on(GetObjectCommand, { Key: 'old.tfstate' }).resolves({ Body: body('{}') });
     await reader.readObject('tfstate', 'old.tfstate', 'null');
     expect(s3Mock).toHaveReceivedCommandWith(GetObjectCommand, { Key: 'old.tfstate', VersionId: undefined });
+  });
+
+  it('an object larger than the caller takes is refused by its length, its body left unread', async () => {
+    let read = false;
+    let destroyed = false;
+    const huge = {
+      transformToString: async () => {
+        read = true;
+        return '';
+      },
+      destroy: () => {
+        destroyed = true;
+      },
+    } as never;
+    s3Mock
+      .on(GetObjectCommand, { Key: 'big.tflock' })
+      .resolves({ Body: huge, ContentLength: 600 * 1024 * 1024 });
+    const error = await reader
+      .readObject('tfstate', 'big.tflock', undefined, 64 * 1024)
+      .catch((thrown) => thrown);
+    expect(error).toBeInstanceOf(ObjectTooLargeError);
+    expect(error).toMatchObject({ bytes: 600 * 1024 * 1024, maxBytes: 64 * 1024 });
+    expect(read).toBe(false);
+    expect(destroyed).toBe(true);
+    s3Mock.on(GetObjectCommand, { Key: 'small.tflock' }).resolves({ Body: body('{}'), ContentLength: 2 });
+    expect(await reader.readObject('tfstate', 'small.tflock', undefined, 64 * 1024)).toBe('{}');
   });
 
   it("scans a lock table for the bucket's items, page by page", async () => {

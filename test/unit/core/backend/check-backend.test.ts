@@ -219,6 +219,23 @@ describe('checkBackend', () => {
     expect(result.missingStateKeys).toEqual(['net/terraform.tfstate', 'typo.tfstate']);
   });
 
+  it('a state larger than JavaScript can hold as text is state.unreadable with its size, never a crash', async () => {
+    const { reader } = fakeBackend({
+      objects: {
+        'pay/terraform.tfstate': { body: stateBody(), size: 600 * 1024 * 1024 },
+        'net/terraform.tfstate': versioned([2]),
+      },
+    });
+    const result = await checkBackend(reader, target());
+    const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
+    expect(pay.drafts.map((draft) => [draft.ruleId, draft.evidence?.reason])).toEqual([
+      [
+        'state.unreadable',
+        expect.stringMatching(/^the state is 600 MiB, more than driftwatch reads \(511 MiB/),
+      ],
+    ]);
+  });
+
   it('never lets state content into a finding', async () => {
     const secret = 'CANARY-backend-check-4d1e';
     const outputs = { db: { value: secret, sensitive: true } };

