@@ -1,4 +1,5 @@
 import { classifyReadFailure } from '../core/backend/failure-cause.js';
+import { configuredEndpoint } from './aws-endpoint.js';
 import { readFailure } from './backend/aws-backend-reader.js';
 
 /**
@@ -62,22 +63,3 @@ const ADVICE: Partial<Record<ReturnType<typeof classifyReadFailure>['kind'], str
     'the credentials (or the role they assume) lack a read permission for this call: grant it, or use credentials that have it (`aws sts get-caller-identity` shows whose they are)',
   other: 'run again with --debug for the full error',
 };
-
-/**
- * Where the SDK sends requests: AWS_ENDPOINT_URL(_S3), else AWS in the configured region. Only the
- * scheme, host and port: the URL may carry a password (`http://user:pw@proxy`) or a token in its
- * query, which an error line must not print.
- */
-function configuredEndpoint(env: NodeJS.ProcessEnv): string {
-  const configured = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL;
-  if (configured) {
-    try {
-      const url = new URL(configured);
-      return `${url.protocol}//${url.host}`;
-    } catch {
-      return 'AWS_ENDPOINT_URL (not a URL)';
-    }
-  }
-  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-  return region ? `AWS ${region}` : 'AWS';
-}

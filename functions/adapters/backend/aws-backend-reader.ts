@@ -11,6 +11,7 @@ import {
   ListObjectVersionsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { classifyReadFailure } from '../../core/backend/failure-cause.js';
 import {
   type BackendObject,
   BackendReadError,
@@ -23,6 +24,7 @@ import {
 } from '../../core/backend/ports.js';
 import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.js';
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
+import { configuredEndpoint } from '../aws-endpoint.js';
 
 /**
  * The backend port over S3 and DynamoDB: list pages, bucket settings, object versions, lock table
@@ -246,7 +248,15 @@ async function read<T>(resource: string, action: string, send: () => Promise<T>)
   try {
     return await send();
   } catch (error) {
-    throw new BackendReadError(readFailure(resource, action, error), { cause: error });
+    const failure = readFailure(resource, action, error);
+    // A timeout carries no address: name the endpoint the SDK was configured to talk to, so the
+    // line says where nothing answered ("no answer from http://127.0.0.1:4566 (timeout)").
+    if (failure.endpoint === undefined && classifyReadFailure(failure).kind === 'unreachable')
+      failure.endpoint = configuredEndpoint(
+        process.env,
+        resource.startsWith('dynamodb:') ? 'dynamodb' : 's3',
+      );
+    throw new BackendReadError(failure, { cause: error });
   }
 }
 

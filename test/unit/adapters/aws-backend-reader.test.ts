@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAwsBackendReader, errorCode } from '../../../functions/adapters/backend/aws-backend-reader.js';
 import { classifyReadFailure } from '../../../functions/core/backend/failure-cause.js';
 import { BackendReadError, ObjectTooLargeError } from '../../../functions/core/backend/ports.js';
@@ -330,7 +330,13 @@ describe('preflight: one cheap read whose failure says why', () => {
       'cannot resolve the host of tfstate.s3.nowhere.invalid (ENOTFOUND)',
       { code: 'ENOTFOUND', endpoint: 'tfstate.s3.nowhere.invalid' },
     ],
-    ['timeout', 'unreachable', 'no answer from the AWS endpoint (timeout)', { errorName: 'TimeoutError' }],
+    [
+      'timeout',
+      'unreachable',
+      // A timeout has no address: the endpoint the SDK was configured with is named (no password).
+      'no answer from http://127.0.0.1:4566 (timeout)',
+      { errorName: 'TimeoutError', endpoint: 'http://127.0.0.1:4566' },
+    ],
     [
       'noCredentials',
       'no-credentials',
@@ -360,7 +366,10 @@ describe('preflight: one cheap read whose failure says why', () => {
     ['noSuchBucket', 'no-such-bucket', 'the bucket does not exist (NoSuchBucket)', { code: 'NoSuchBucket' }],
     ['expired', 'rejected-credentials', 'credentials rejected (ExpiredToken)', { code: 'ExpiredToken' }],
   ] as const)('%s: classified as %s', async (shape, kind, summary, facts) => {
+    vi.stubEnv('AWS_ENDPOINT_URL', 'http://user:CANARYendpoint@127.0.0.1:4566/path');
     const failure = await preflightFailure(sdkErrors[shape]());
+    vi.unstubAllEnvs();
+    expect(JSON.stringify(failure)).not.toContain('CANARYendpoint');
     expect(failure).toMatchObject({ resource: 's3://tfstate/payments/', action: 's3:ListBucket', ...facts });
     expect(classifyReadFailure(failure)).toMatchObject({ kind, summary });
   });
