@@ -8,6 +8,7 @@ import { objectOwnershipRule } from '../../../../functions/core/backend/rules/ob
 import { publicAccessBlockRule } from '../../../../functions/core/backend/rules/public-access-block.js';
 import {
   deniesInsecureTransport,
+  tlsOnlyGap,
   tlsOnlyPolicy,
   tlsOnlyRule,
 } from '../../../../functions/core/backend/rules/tls-only.js';
@@ -117,13 +118,11 @@ describe('backend.tls-only', () => {
     expect(deniesInsecureTransport(JSON.stringify(tlsOnlyPolicy('tfstate')), 'tfstate')).toBe(true);
     expect(
       deniesInsecureTransport(
-        policy({ ...deny, Principal: { AWS: '*' }, Action: ['s3:GetObject', 's3:PutObject'] }),
-        'tfstate',
-      ),
-    ).toBe(true);
-    expect(
-      deniesInsecureTransport(
-        policy({ ...deny, Action: 'S3:Get*', Resource: 'arn:aws-us-gov:s3:::tfstate/*' }),
+        policy({
+          ...deny,
+          Action: 'S3:*',
+          Resource: ['arn:aws-us-gov:s3:::tfstate', 'arn:aws-us-gov:s3:::tfstate/*'],
+        }),
         'tfstate',
       ),
     ).toBe(true);
@@ -140,6 +139,8 @@ describe('backend.tls-only', () => {
       { ...deny, Effect: 'Allow' },
       { ...deny, Principal: { AWS: 'arn:aws:iam::111111111111:root' } },
       { ...deny, Action: 's3:PutObject' },
+      { ...deny, Action: ['s3:GetObject', 's3:PutObject'] },
+      { ...deny, Action: 'S3:Get*' },
       { ...deny, Resource: 'arn:aws:s3:::other-bucket/*' },
       { ...deny, Condition: { Bool: { 'aws:SecureTransport': 'true' } } },
       { ...deny, Condition: undefined },
@@ -156,6 +157,281 @@ describe('backend.tls-only', () => {
     const other = policy({ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: '*' });
     const [violation] = tlsOnlyRule.evaluate(subject({ policy: ok(other) }));
     expect(violation?.remediation.steps[1]).toContain('"aws:SecureTransport":"false"');
+  });
+
+  // The policy variants of the backend sweep (notes/sweep/backends/03-tls-policies.sh) and more.
+  // Each is [name, Statement (BKT is the bucket), undefined when TLS-only, else why not].
+  const BOTH = ['arn:aws:s3:::BKT', 'arn:aws:s3:::BKT/*'];
+  const FALSE = { Bool: { 'aws:SecureTransport': 'false' } };
+  const D = { Effect: 'Deny', Principal: '*', Action: 's3:*', Resource: BOTH };
+  const VARIANTS: Array<[string, unknown, string | undefined]> = [
+    ['string-false', [{ ...D, Condition: FALSE }], undefined],
+    ['bool-false', [{ ...D, Condition: { Bool: { 'aws:SecureTransport': false } } }], undefined],
+    ['boolifexists', [{ ...D, Condition: { BoolIfExists: { 'aws:SecureTransport': 'false' } } }], undefined],
+    ['value-list', [{ ...D, Condition: { Bool: { 'aws:SecureTransport': ['false'] } } }], undefined],
+    ['key-case', [{ ...D, Condition: { Bool: { 'AWS:SecureTransport': 'FALSE' } } }], undefined],
+    ['principal-aws', [{ ...D, Principal: { AWS: '*' }, Condition: FALSE }], undefined],
+    [
+      'principal-aws-list',
+      [{ ...D, Principal: { AWS: ['*'] }, Action: ['s3:*'], Resource: '*', Condition: FALSE }],
+      undefined,
+    ],
+    ['action-star', [{ ...D, Action: '*', Condition: FALSE }], undefined],
+    ['statement-object', { ...D, Condition: FALSE }, undefined],
+    [
+      'second-statement',
+      [
+        {
+          Sid: 'Read',
+          Effect: 'Allow',
+          Principal: { AWS: 'arn:aws:iam::123456789012:root' },
+          Action: 's3:GetObject',
+          Resource: 'arn:aws:s3:::BKT/*',
+        },
+        { ...D, Condition: FALSE },
+      ],
+      undefined,
+    ],
+    [
+      'split-actions (together: every action)',
+      [
+        { ...D, Action: ['s3:Get*', 's3:List*'], Condition: FALSE },
+        { ...D, Action: undefined, NotAction: ['s3:Get*', 's3:List*'], Condition: FALSE },
+      ],
+      undefined,
+    ],
+    [
+      'split-resources (together: the bucket and its objects)',
+      [
+        { ...D, Resource: 'arn:aws:s3:::BKT', Condition: FALSE },
+        { ...D, Resource: 'arn:aws:s3:::BKT/*', Condition: FALSE },
+      ],
+      undefined,
+    ],
+    [
+      'notresource (another bucket)',
+      [{ ...D, Resource: undefined, NotResource: 'arn:aws:s3:::some-other-bucket/*', Condition: FALSE }],
+      undefined,
+    ],
+    [
+      'notresource, the part left out denied by a second statement',
+      [
+        { ...D, Resource: undefined, NotResource: 'arn:aws:s3:::BKT/secret/*', Condition: FALSE },
+        { ...D, Resource: 'arn:aws:s3:::BKT/secret/*', Condition: FALSE },
+      ],
+      undefined,
+    ],
+    [
+      'notaction of no S3 action',
+      [{ ...D, Action: undefined, NotAction: 'ec2:*', Condition: FALSE }],
+      undefined,
+    ],
+    [
+      'numeric-tls-plus',
+      [
+        { ...D, Condition: FALSE },
+        { ...D, Condition: { NumericLessThan: { 's3:TlsVersion': '1.2' } } },
+      ],
+      undefined,
+    ],
+    [
+      'multi-value-false-true',
+      [{ ...D, Condition: { Bool: { 'aws:SecureTransport': ['true', 'false'] } } }],
+      undefined,
+    ],
+
+    [
+      'inverted-true',
+      [{ ...D, Condition: { Bool: { 'aws:SecureTransport': 'true' } } }],
+      'the Deny applies when aws:SecureTransport is true (requests with TLS), not when it is false',
+    ],
+    [
+      'allow-only-tls',
+      [
+        {
+          Effect: 'Allow',
+          Principal: { AWS: 'arn:aws:iam::123456789012:root' },
+          Action: 's3:*',
+          Resource: 'arn:aws:s3:::BKT/*',
+          Condition: { Bool: { 'aws:SecureTransport': 'true' } },
+        },
+      ],
+      'only an Allow names aws:SecureTransport, and an Allow denies nothing',
+    ],
+    [
+      'getobject-only',
+      [{ ...D, Action: 's3:GetObject', Resource: 'arn:aws:s3:::BKT/*', Condition: FALSE }],
+      'the Deny covers only s3:GetObject; the Deny covers only arn:aws:s3:::BKT/*, not arn:aws:s3:::BKT',
+    ],
+    [
+      'getobject-only, on the bucket and its objects',
+      [{ ...D, Action: 's3:GetObject', Condition: FALSE }],
+      'the Deny covers only s3:GetObject',
+    ],
+    [
+      'split-actions of the sweep (five actions)',
+      [
+        {
+          ...D,
+          Action: ['s3:GetObject', 's3:GetObjectVersion'],
+          Resource: 'arn:aws:s3:::BKT/*',
+          Condition: FALSE,
+        },
+        { ...D, Action: ['s3:PutObject', 's3:DeleteObject', 's3:ListBucket'], Condition: FALSE },
+      ],
+      'the Deny statements cover only s3:PutObject, s3:DeleteObject, s3:ListBucket on arn:aws:s3:::BKT; ' +
+        'the Deny statements cover only s3:GetObject, s3:GetObjectVersion, s3:PutObject, s3:DeleteObject, ' +
+        's3:ListBucket on arn:aws:s3:::BKT/*',
+    ],
+    [
+      'narrowed-by-ip',
+      [{ ...D, Condition: { ...FALSE, IpAddress: { 'aws:SourceIp': '10.0.0.0/8' } } }],
+      'the Deny also requires aws:SourceIp, so requests from elsewhere are not denied',
+    ],
+    [
+      'narrowed-by-acct',
+      [{ ...D, Condition: { ...FALSE, StringEquals: { 'aws:PrincipalAccount': '123456789012' } } }],
+      'the Deny also requires aws:PrincipalAccount, so requests from elsewhere are not denied',
+    ],
+    [
+      'narrowed by a second key in the Bool block',
+      [{ ...D, Condition: { Bool: { 'aws:SecureTransport': 'false', 'aws:ViaAWSService': 'false' } } }],
+      'the Deny also requires aws:ViaAWSService, so requests from elsewhere are not denied',
+    ],
+    [
+      'contradicted by Null',
+      [{ ...D, Condition: { ...FALSE, Null: { 'aws:SecureTransport': 'true' } } }],
+      'the Deny also requires Null aws:SecureTransport, so requests from elsewhere are not denied',
+    ],
+    [
+      'one-principal',
+      [{ ...D, Principal: { AWS: 'arn:aws:iam::123456789012:role/ci' }, Condition: FALSE }],
+      'the Deny applies only to arn:aws:iam::123456789012:role/ci, not to everyone',
+    ],
+    [
+      'notprincipal',
+      [
+        {
+          ...D,
+          Principal: undefined,
+          NotPrincipal: { AWS: 'arn:aws:iam::123456789012:role/ci' },
+          Condition: FALSE,
+        },
+      ],
+      'the Deny has NotPrincipal, so the principals it names are not denied',
+    ],
+    [
+      'notaction',
+      [{ ...D, Action: undefined, NotAction: 's3:GetObject', Condition: FALSE }],
+      'the Deny does not cover s3:GetObject',
+    ],
+    [
+      'notaction of an action outside the usual ones',
+      [{ ...D, Action: undefined, NotAction: 's3:PutReplication*', Condition: FALSE }],
+      'the Deny does not cover s3:PutReplication*',
+    ],
+    [
+      'bucket-arn-only',
+      [{ ...D, Resource: 'arn:aws:s3:::BKT', Condition: FALSE }],
+      'the Deny covers only arn:aws:s3:::BKT, not arn:aws:s3:::BKT/*',
+    ],
+    [
+      'objects only (action-star of the sweep)',
+      [{ ...D, Action: '*', Resource: 'arn:aws:s3:::BKT/*', Condition: FALSE }],
+      'the Deny covers only arn:aws:s3:::BKT/*, not arn:aws:s3:::BKT',
+    ],
+    [
+      'other-bucket',
+      [{ ...D, Resource: 'arn:aws:s3:::BKT-other/*', Condition: FALSE }],
+      'the Deny covers only arn:aws:s3:::BKT-other/*, not arn:aws:s3:::BKT or arn:aws:s3:::BKT/*',
+    ],
+    [
+      'single-object',
+      [{ ...D, Resource: 'arn:aws:s3:::BKT/terraform.tfstate', Condition: FALSE }],
+      'the Deny covers only arn:aws:s3:::BKT/terraform.tfstate, not arn:aws:s3:::BKT or arn:aws:s3:::BKT/*',
+    ],
+    [
+      'an object prefix',
+      [{ ...D, Resource: ['arn:aws:s3:::BKT', 'arn:aws:s3:::BKT/env/*'], Condition: FALSE }],
+      'the Deny covers only arn:aws:s3:::BKT, arn:aws:s3:::BKT/env/*, not arn:aws:s3:::BKT/*',
+    ],
+    [
+      'notresource of its own objects',
+      [{ ...D, Resource: undefined, NotResource: 'arn:aws:s3:::BKT/secret/*', Condition: FALSE }],
+      'the Deny does not cover arn:aws:s3:::BKT/secret/*',
+    ],
+    [
+      'bool-true-deny-null',
+      [{ ...D, Condition: { Null: { 'aws:SecureTransport': 'false' } } }],
+      'the Deny tests aws:SecureTransport with Null, not Bool aws:SecureTransport = false',
+    ],
+    [
+      'a narrow Deny and a narrowed one',
+      [
+        { ...D, Action: 's3:GetObject', Condition: FALSE },
+        { ...D, Condition: { ...FALSE, StringEquals: { 'aws:PrincipalAccount': '123456789012' } } },
+      ],
+      'the Deny covers only s3:GetObject; another Deny also requires aws:PrincipalAccount, so requests from elsewhere are not denied',
+    ],
+    ['no condition', [{ ...D }], 'no Deny statement has the condition aws:SecureTransport = false'],
+    ['not an object', 'Deny', 'the bucket policy has no statements'],
+    ['no statements', [null, 1, 'x', []], 'the bucket policy has no statements'],
+    [
+      'Action null',
+      [{ ...D, Action: null, Condition: FALSE }],
+      'the Deny has an Action that is not a string',
+    ],
+    ['Action empty', [{ ...D, Action: [], Condition: FALSE }], 'the Deny has an empty Action list'],
+    [
+      'Resource and NotResource',
+      [{ ...D, NotResource: 'arn:aws:s3:::x', Condition: FALSE }],
+      'the Deny has both Resource and NotResource',
+    ],
+    ['no Resource', [{ ...D, Resource: undefined, Condition: FALSE }], 'the Deny has no Resource'],
+    [
+      'Principal a number',
+      [{ ...D, Principal: 7, Condition: FALSE }],
+      'the Deny applies only to 7, not to everyone',
+    ],
+    [
+      'a condition block that is not an object',
+      [{ ...D, Condition: { ...FALSE, IpAddress: '10.0.0.0/8' } }],
+      'the Deny also requires IpAddress, so requests from elsewhere are not denied',
+    ],
+  ];
+  const policyOf = (statements: unknown) =>
+    JSON.stringify({ Version: '2012-10-17', Statement: statements }).replaceAll('BKT', 'tfstate');
+
+  it.each(VARIANTS)('%s: the verdict', (_, statements, reason) => {
+    const violations = tlsOnlyRule.evaluate(subject({ policy: ok(policyOf(statements)) }));
+    expect(violations.length > 0 ? 'finding' : 'TLS-only').toBe(
+      reason === undefined ? 'TLS-only' : 'finding',
+    );
+  });
+
+  it.each(VARIANTS.filter(([, , reason]) => reason !== undefined))(
+    '%s: the detail says what is missing',
+    (_, statements, reason) => {
+      const [violation] = tlsOnlyRule.evaluate(subject({ policy: ok(policyOf(statements)) }));
+      const missing = reason!.replaceAll('BKT', 'tfstate');
+      expect(violation?.title).toBe('State bucket tfstate accepts requests without TLS');
+      expect(violation?.detail).toBe(
+        `The bucket policy of tfstate has no Deny statement for aws:SecureTransport = false covering the bucket and its objects: ${missing}.`,
+      );
+      expect(violation?.evidence).toEqual({ bucketPolicy: 'present without a TLS-only statement', missing });
+    },
+  );
+
+  it('reads any text without throwing, and a pattern that would make a regular expression backtrack quickly', () => {
+    for (const text of ['', 'null', '[]', '{"Statement":{"Effect":"Deny","Condition":[1]}}', '"x"', '1e999'])
+      expect(tlsOnlyGap(text, 'tfstate'), text).toBeDefined();
+    const hostile = policy({
+      ...deny,
+      Resource: ['arn:aws:s3:::tfstate', `${'*a'.repeat(4000)}b`],
+    });
+    const started = performance.now();
+    expect(tlsOnlyGap(hostile, 'tfstate')).toMatch(/not arn:aws:s3:::tfstate\/\*$/);
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
 
