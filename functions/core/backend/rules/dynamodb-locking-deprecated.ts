@@ -15,7 +15,12 @@ export const dynamodbLockingDeprecatedRule: BucketRule = {
   iamActions: ['dynamodb:Scan'],
   reads: [],
   evaluate({ bucket, lockTables }) {
-    return lockTables.map(({ table, configuredBy, items }) => {
+    // A table that does not exist locks nothing: its read failure is reported (scan-failed), and
+    // "uses DynamoDB lock table X" would be false (a typo in --lock-table or the registry).
+    const existing = lockTables.filter(
+      ({ items }) => items.ok || items.failure.code !== 'ResourceNotFoundException',
+    );
+    return existing.map(({ table, configuredBy, items }) => {
       const read = items.ok ? items.value : undefined;
       const counts = items.ok
         ? {

@@ -498,4 +498,27 @@ describe('backend.dynamodb-locking-deprecated', () => {
   it('finds nothing without a lock table', () => {
     expect(dynamodbLockingDeprecatedRule.evaluate(subject())).toEqual([]);
   });
+
+  it('a configured table that does not exist is no "uses" finding (its read failure is reported); an unreadable one still is', () => {
+    const failure = (code: string) => ({
+      ok: false as const,
+      failure: { resource: 'dynamodb:x', action: 'dynamodb:Scan', code, message: code },
+    });
+    const found = dynamodbLockingDeprecatedRule.evaluate(
+      subject(
+        {},
+        {
+          lockTables: [
+            {
+              table: 'no-such-table',
+              configuredBy: ['--lock-table'],
+              items: failure('ResourceNotFoundException'),
+            },
+            { table: 'tf-locks', configuredBy: ['payments-prod'], items: failure('AccessDeniedException') },
+          ],
+        },
+      ),
+    );
+    expect(found.map((draft) => draft.resource)).toEqual([{ bucket: 'tfstate', lockTable: 'tf-locks' }]);
+  });
 });
