@@ -12,9 +12,23 @@ export function parseJsonObject(
   try {
     value = JSON.parse(body);
   } catch {
-    return { ok: false, reason: `${what} is not JSON (${body.length} characters)` };
+    return { ok: false, reason: `${what} ${notJsonBecause(body)}` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return { ok: false, reason: `${what} is not a JSON object` };
   return { ok: true, value: value as Record<string, unknown> };
+}
+
+/**
+ * Why a body is not JSON when its bytes say it: a text editor's byte order mark, or UTF-16 (each
+ * ASCII character followed or preceded by a NUL once read as UTF-8; its BOM reads as two U+FFFD).
+ * Terraform writes UTF-8 without a BOM and cannot read either.
+ */
+function notJsonBecause(body: string): string {
+  if (body.startsWith('\uFEFF')) return 'starts with a byte order mark (Terraform writes UTF-8 without one)';
+  const head = body.slice(0, 64);
+  const nulAt = (index: number) => head.charCodeAt(index) === 0;
+  if (head.startsWith('\uFFFD\uFFFD') || (head.length > 1 && nulAt(0) !== nulAt(1)))
+    return 'is UTF-16 text, not the UTF-8 Terraform writes';
+  return `is not JSON (${body.length} characters)`;
 }
