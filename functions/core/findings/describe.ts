@@ -3,12 +3,23 @@ import type { Finding, JsonValue } from './model.js';
 
 /** How findings read in a table or a chat line: short, one line, values already redacted. */
 
+/**
+ * What a finding is about, in one line. A label with invisible characters (a lock key holding an
+ * escape sequence) is shown as visibleValue shows values: stripped, it would name another key.
+ */
 export function resourceLabel(finding: Pick<Finding, 'resource' | 'workspace'>): string {
   const resource = finding.resource;
-  if (!resource) return finding.workspace;
-  if ('address' in resource) return resource.address;
-  if ('bucket' in resource) return `s3://${resource.bucket}/${resource.key ?? ''}`;
-  return `${resource.kind}/${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}`;
+  if (!resource) return visibleLabel(finding.workspace);
+  if ('address' in resource) return visibleLabel(resource.address);
+  if ('bucket' in resource) return visibleLabel(`s3://${resource.bucket}/${resource.key ?? ''}`);
+  return visibleLabel(
+    `${resource.kind}/${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}`,
+  );
+}
+
+/** The label itself when it reads as it is (an empty one too: `s3://b/` is not empty). */
+function visibleLabel(label: string): string {
+  return label === '' ? label : visibleValue(label);
 }
 
 /** `tags.Owner: payments → finance; ingress[0]: null → {...}` for the first changes, else the title. */

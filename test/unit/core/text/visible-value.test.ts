@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderFindingDetail } from '../../../../cli/finding-detail.js';
-import { changeSummary, shortValue } from '../../../../functions/core/findings/describe.js';
+import { changeSummary, resourceLabel, shortValue } from '../../../../functions/core/findings/describe.js';
 import type { Finding, JsonValue } from '../../../../functions/core/findings/model.js';
 import { visibleValue } from '../../../../functions/core/text/sanitize.js';
 
@@ -35,6 +35,7 @@ const LOOK_ALIKES: [string, string, string][] = [
 
 /** Anything a reader cannot see or tell from a space (what visibleValue must write out). */
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
   /[\u0000-\u001f\u007f-\u00a0\u00ad\u061c\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/;
 
 function finding(before: JsonValue, after: JsonValue): Finding {
@@ -90,6 +91,20 @@ describe('values that differ read differently', () => {
     expect(visibleValue(22)).toBe('22');
     expect(visibleValue({ a: 'x\u200by' })).toBe('{"a":"x\\u200by"}');
     expect(changeSummary(finding('private', 'private\u001b[0m'))).toBe('acl: private → "private\\u001b[0m"');
+  });
+
+  it('a resource label that holds invisible characters is written out, never shown as another key', () => {
+    const lock = (key: string) => resourceLabel({ workspace: 'w', resource: { bucket: 'b', key } });
+    expect(lock('app/terraform.tfstate.tflock')).toBe('s3://b/app/terraform.tfstate.tflock');
+    const hostile = lock('esc/\u001b[2J\u001b]0;x\u0007/terraform.tfstate.tflock');
+    expect(hostile).toBe('"s3://b/esc/\\u001b[2J\\u001b]0;x\\u0007/terraform.tfstate.tflock"');
+    expect(hostile).not.toMatch(INVISIBLE);
+    expect(
+      resourceLabel({
+        workspace: 'w',
+        resource: { address: 'aws_s3_bucket.x["a\u202eb"]', type: 'aws_s3_bucket' },
+      }),
+    ).toBe('"aws_s3_bucket.x[\\"a\\u202eb\\"]"');
   });
 
   it('a long value is cut with an ellipsis, never inside a character pair', () => {
