@@ -1,7 +1,5 @@
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
 import { freshScanId } from '../functions/adapters/scan-id.js';
-import { classifyReadFailure } from '../functions/core/backend/failure-cause.js';
-import type { ReadFailure } from '../functions/core/backend/ports.js';
 import type { BackendStageDeps } from '../functions/core/backend/stages.js';
 import { createFindingsStore, type ScanRef } from '../functions/core/findings/findings-store.js';
 import type { Finding } from '../functions/core/findings/model.js';
@@ -56,16 +54,6 @@ export function reportRuns(
     );
   run(outcomes.some((outcome) => outcome.error) ? 1 : exitCodeFor(findings, listing));
   return findings;
-}
-
-/**
- * A bucket whose preflight failed was not checked at all: one line with the cause and the fix (the
- * table shows the same cause as the finding's title; the fix is in its remediation).
- */
-export function reportPreflight(bucket: string, failure: ReadFailure | undefined): void {
-  if (!failure) return;
-  const cause = classifyReadFailure(failure);
-  process.stderr.write(`driftwatch: s3://${bucket} not checked: ${cause.summary}. ${cause.advice}\n`);
 }
 
 export function storedIn(store: ObjectStore, scan: ScanRef): string {

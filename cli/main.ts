@@ -110,7 +110,38 @@ function markRequiredOptions(command: Command): void {
   for (const option of command.options)
     if (option.mandatory && !option.description.endsWith('(required)'))
       option.description = `${option.description} (required)`;
+  if (command.options.some((option) => option.mandatory)) reportUnknownOptionFirst(command);
   for (const sub of command.commands) markRequiredOptions(sub);
+}
+
+/**
+ * An unknown option is reported before a required option that is missing: in `--buckte b` the
+ * missing --bucket is the typo, and commander's "did you mean" says so (commander checks required
+ * options first). The missing option's error waits until the unknown option's check, which comes
+ * right after it; should that check pass (nothing unknown after all), it is raised before the action.
+ */
+function reportUnknownOptionFirst(command: Command): void {
+  let unknown: string[] = [];
+  const parseOptions = command.parseOptions.bind(command);
+  command.parseOptions = (args) => {
+    const parsed = parseOptions(args);
+    unknown = parsed.unknown;
+    return parsed;
+  };
+  const error = command.error.bind(command);
+  let deferred: Parameters<Command['error']> | undefined;
+  command.error = ((message, errorOptions) => {
+    if (errorOptions?.code === 'commander.missingMandatoryOptionValue' && unknown[0]?.startsWith('-')) {
+      deferred ??= [message, errorOptions];
+      return undefined as never;
+    }
+    return error(message, errorOptions);
+  }) as Command['error'];
+  command.hook('preAction', () => {
+    const missing = deferred;
+    deferred = undefined;
+    if (missing) error(...missing);
+  });
 }
 
 // Terraform and its providers run in their own process groups: take them down with us, and leave

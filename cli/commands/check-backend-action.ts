@@ -1,13 +1,18 @@
 import { checkAndRecordBackend } from '../../functions/core/backend/stages.js';
 import { adhocTarget } from '../../functions/core/backend/target.js';
-import {
-  openBucketCommand,
-  reportPreflight,
-  reportRuns,
-  startBackendSession,
-  storedIn,
-} from '../backend-session.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
+import { openBucketCommand, reportRuns, startBackendSession, storedIn } from '../backend-session.js';
+import { EXIT_RUNTIME_ERROR } from '../context.js';
+import { shownFindings } from '../output.js';
 import type { CheckBackendOptions } from './check-backend.js';
+import {
+  checkBucketCommandLine,
+  checkFindingsStore,
+  checkStateKeys,
+  missingKeyLine,
+  preflightLine,
+  readFailureLines,
+} from './check-backend-shared.js';
 
 /** The action of `cli/commands/check-backend.ts` (loaded on use: main.ts registers commands without their implementations). */
 export async function checkBackendAction(
@@ -15,18 +20,36 @@ export async function checkBackendAction(
   options: CheckBackendOptions,
 ): Promise<void> {
   const { bucket, registry, store } = openBucketCommand(options);
+  checkBucketCommandLine(options);
+  checkStateKeys(options.key, bucket);
+  await checkFindingsStore(store, bucket, options.store);
   const target = adhocTarget(
     { bucket, region: options.region, keys: options.key, lockTables: options.lockTable },
     registry,
   );
   const { scan, deps } = startBackendSession(store);
   const { outcomes, result } = await checkAndRecordBackend(target, deps, scan);
-  reportRuns(outcomes, options, run);
-  reportPreflight(bucket, result.preflight);
-  for (const key of result.missingStateKeys)
-    process.stderr.write(`driftwatch: no state object at s3://${bucket}/${key} (never applied, or a typo)\n`);
+  // A --key that names no object was not checked: "No findings." would pass a CI gate that guards it.
+  const missingKeys = result.missingStateKeys.filter((key) => options.key.includes(key));
+  const findings = outcomes.flatMap((outcome) => outcome.findings);
+  const forPeople = options.format === 'table' || options.format === 'markdown';
+  if (missingKeys.length > 0 && forPeople && shownFindings(findings, options.severity).length === 0) {
+    for (const outcome of outcomes.filter((candidate) => candidate.error))
+      process.stderr.write(
+        `driftwatch: ${stripForTerminal(`${outcome.scope}: ${outcome.error}`, { multiline: true })}\n`,
+      );
+  } else reportRuns(outcomes, options, run);
+  if (result.preflight) process.stderr.write(`driftwatch: ${preflightLine(bucket, result.preflight)}\n`);
+  for (const line of readFailureLines(result.runs)) process.stderr.write(`driftwatch: ${line}\n`);
+  for (const key of missingKeys) process.stderr.write(`driftwatch: ${missingKeyLine(bucket, key)}\n`);
+  // A registry workspace whose state is not there yet (never applied) is said, not an error.
+  for (const key of result.missingStateKeys.filter((candidate) => !options.key.includes(candidate)))
+    process.stderr.write(
+      `driftwatch: ${stripForTerminal(`no state object at s3://${bucket}/${key} (never applied, or a typo)`)}\n`,
+    );
+  if (missingKeys.length > 0) run(EXIT_RUNTIME_ERROR);
   const seen = result.preflight
     ? 'not checked'
     : `${result.stateObjects} state object(s), ${result.locks} lock file(s)`;
-  process.stderr.write(`check-backend s3://${bucket}: ${seen}; ${storedIn(store, scan)}\n`);
+  process.stderr.write(`check-backend s3://${bucket}: ${seen}; ${stripForTerminal(storedIn(store, scan))}\n`);
 }
