@@ -11,7 +11,6 @@ import {
   ListObjectVersionsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { classifyReadFailure } from '../../core/backend/failure-cause.js';
 import {
   type BackendObject,
   BackendReadError,
@@ -249,13 +248,12 @@ async function read<T>(resource: string, action: string, send: () => Promise<T>)
     return await send();
   } catch (error) {
     const failure = readFailure(resource, action, error);
-    // A timeout carries no address: name the endpoint the SDK was configured to talk to, so the
-    // line says where nothing answered ("no answer from http://127.0.0.1:4566 (timeout)").
-    if (failure.endpoint === undefined && classifyReadFailure(failure).kind === 'unreachable')
-      failure.endpoint = configuredEndpoint(
-        process.env,
-        resource.startsWith('dynamodb:') ? 'dynamodb' : 's3',
-      );
+    // A timeout carries no address, nor does an answer: name the endpoint the SDK was configured to
+    // talk to ("no answer from http://127.0.0.1:4566 (timeout)", "HTTP 500 from …").
+    failure.endpoint ??= configuredEndpoint(
+      process.env,
+      resource.startsWith('dynamodb:') ? 'dynamodb' : 's3',
+    );
     throw new BackendReadError(failure, { cause: error });
   }
 }
@@ -273,6 +271,9 @@ export function readFailure(resource: string, action: string, error: unknown): R
   if (endpoint) failure.endpoint = endpoint;
   const region = bucketRegion(error);
   if (region) failure.bucketRegion = region;
+  const status = (error as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata
+    ?.httpStatusCode;
+  if (typeof status === 'number') failure.httpStatus = status;
   return failure;
 }
 

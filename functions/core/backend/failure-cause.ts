@@ -86,6 +86,13 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
       advice:
         'Refresh or replace the credentials (an expired session, a deleted key, a wrong secret or a skewed clock); `aws sts get-caller-identity` shows what the SDK chain finds.',
     };
+  if (/region not accepted/i.test(failure.message))
+    return {
+      kind: 'no-region',
+      summary: 'the region configured is not an AWS region (Region not accepted)',
+      advice:
+        "Name the bucket's region as AWS writes it (eu-west-1): backend.region in the registry, --region, or AWS_REGION.",
+    };
   if (/region is missing/i.test(failure.message))
     return {
       kind: 'no-region',
@@ -133,6 +140,19 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
       advice:
         'AWS throttled the reads: the next scan tries again; if it keeps happening, scan fewer buckets at once.',
     };
+  // An answer without an S3 error in it: a proxy's HTML page, another service at that address.
+  if (
+    failure.httpStatus !== undefined &&
+    (/^(Unknown|UnknownError|Error)$/.test(code) ||
+      /XML parse error|Deserialization error/i.test(failure.message))
+  ) {
+    const where = failure.endpoint ?? 'the AWS endpoint';
+    return {
+      kind: 'other',
+      summary: `HTTP ${failure.httpStatus} from ${where} on ${action}, not an answer S3 gives`,
+      advice: `Check what answers at ${where} (a proxy, a captive portal, another service on that port, AWS_ENDPOINT_URL): the answer had no S3 error code in it.${failure.httpStatus >= 500 ? ' A server error may pass: the next scan tries again.' : ''}`,
+    };
+  }
   return {
     kind: 'other',
     summary: /^(Error|UnknownError)$/.test(code)

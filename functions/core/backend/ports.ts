@@ -66,6 +66,8 @@ export interface ReadFailure {
   endpoint?: string;
   /** The bucket's region, when a redirect or a region error names it. */
   bucketRegion?: string;
+  /** The HTTP status of an answer that came (absent when nothing answered). */
+  httpStatus?: number;
 }
 
 export class BackendReadError extends Error {

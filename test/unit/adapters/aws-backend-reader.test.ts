@@ -76,6 +76,9 @@ describe('AWS backend reader', () => {
       code: 'NoSuchBucket',
       message: 'NoSuchBucket!',
       errorName: 'NoSuchBucket',
+      // Where the answer came from (AWS_ENDPOINT_URL or AWS in the region) and its status.
+      endpoint: expect.any(String),
+      httpStatus: 404,
     });
   });
 
@@ -112,6 +115,8 @@ describe('AWS backend reader', () => {
           code: 'AccessDenied',
           message: 'AccessDenied!',
           errorName: 'AccessDenied',
+          endpoint: expect.any(String),
+          httpStatus: 403,
         },
       },
       objectOwnership: { ok: true, value: 'BucketOwnerEnforced' },
@@ -235,6 +240,7 @@ describe('AWS backend reader', () => {
       code: 'ResourceNotFoundException',
       message: 'no table',
       errorName: 'ResourceNotFoundException',
+      endpoint: expect.any(String),
     });
   });
 
@@ -372,6 +378,32 @@ describe('preflight: one cheap read whose failure says why', () => {
     expect(JSON.stringify(failure)).not.toContain('CANARYendpoint');
     expect(failure).toMatchObject({ resource: 's3://tfstate/payments/', action: 's3:ListBucket', ...facts });
     expect(classifyReadFailure(failure)).toMatchObject({ kind, summary });
+  });
+
+  it('an answer with no S3 error in it (a proxy page) names its status and the endpoint; a bad region is named', async () => {
+    vi.stubEnv('AWS_ENDPOINT_URL', 'http://127.0.0.1:4566');
+    const proxyPage = await preflightFailure(
+      Object.assign(serviceError('Unknown', 500), { message: 'Unknown' }),
+    );
+    const notXml = await preflightFailure(
+      Object.assign(new Error('@aws-sdk XML parse error: unexpected content'), {
+        $metadata: { httpStatusCode: 200 },
+      }),
+    );
+    const badRegion = await preflightFailure(
+      new Error('Region not accepted: region="not a region" is not a valid hostname component.'),
+    );
+    vi.unstubAllEnvs();
+    expect(classifyReadFailure(proxyPage).summary).toBe(
+      'HTTP 500 from http://127.0.0.1:4566 on s3:ListBucket, not an answer S3 gives',
+    );
+    expect(classifyReadFailure(notXml).summary).toBe(
+      'HTTP 200 from http://127.0.0.1:4566 on s3:ListBucket, not an answer S3 gives',
+    );
+    expect(classifyReadFailure(badRegion)).toMatchObject({
+      kind: 'no-region',
+      summary: 'the region configured is not an AWS region (Region not accepted)',
+    });
   });
 
   it('a denied setting read names the SDK error and the action, and the advice the permission', async () => {
