@@ -21,6 +21,7 @@ import { checkBackendAction } from '../../../cli/commands/check-backend-action.j
 import { readFailureLines } from '../../../cli/commands/check-backend-shared.js';
 import { locksAction } from '../../../cli/commands/locks-action.js';
 import { CliError, EXIT_USAGE } from '../../../cli/usage.js';
+import { tlsOnlyPolicy } from '../../../functions/core/backend/rules/tls-only.js';
 import type { FindingDraft } from '../../../functions/core/findings/model.js';
 import { REPO_ROOT } from '../../helpers/integration.js';
 import { type NodeRun, runNode } from '../../helpers/processes.js';
@@ -211,19 +212,7 @@ function compliantBucket(keys: string[]): void {
     },
   });
   s3.on(GetBucketPolicyCommand).resolves({
-    Policy: JSON.stringify({
-      Version: '2012-10-17',
-      Statement: [
-        {
-          Sid: 'DenyInsecureTransport',
-          Effect: 'Deny',
-          Principal: '*',
-          Action: 's3:*',
-          Resource: [`arn:aws:s3:::${BUCKET}`, `arn:aws:s3:::${BUCKET}/*`],
-          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-        },
-      ],
-    }),
+    Policy: JSON.stringify(tlsOnlyPolicy(BUCKET)),
   });
   s3.on(GetBucketOwnershipControlsCommand).resolves({
     OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },

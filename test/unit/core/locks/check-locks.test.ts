@@ -75,6 +75,23 @@ function setup(
   };
 }
 
+/** Both looks, 10 minutes apart, of the bucket tfstate with the DynamoDB lock table tf-locks. */
+async function runWithLockTable(backend: ReturnType<typeof fakeBackend>): Promise<Finding[]> {
+  const clock = manualClock('2026-11-29T03:00:00Z');
+  const objects = memoryObjectStore();
+  const deps = {
+    readerFor: async () => backend.reader,
+    findings: createFindingsStore(objects),
+    objects,
+    now: clock.now,
+  };
+  const target = adhocTarget({ bucket: 'tfstate', lockTables: ['tf-locks'] }, registry);
+  const scan = { scanId: 'scan-ddb', startedAt: clock.now() };
+  await observeAndStoreLocks(target, deps, scan);
+  clock.advance(10 * MINUTE);
+  return (await confirmAndRecordLocks(target, deps, scan)).outcomes.flatMap((outcome) => outcome.findings);
+}
+
 describe('observe, wait, confirm', () => {
   it('proves a stale lock and says who holds it, since when, and how to release it', async () => {
     const backend = bucket();
@@ -240,19 +257,7 @@ describe('observe, wait, confirm', () => {
         ],
       },
     });
-    const clock = manualClock('2026-11-29T03:00:00Z');
-    const objects = memoryObjectStore();
-    const deps = {
-      readerFor: async () => backend.reader,
-      findings: createFindingsStore(objects),
-      objects,
-      now: clock.now,
-    };
-    const target = adhocTarget({ bucket: 'tfstate', lockTables: ['tf-locks'] }, registry);
-    const scan = { scanId: 'scan-ddb', startedAt: clock.now() };
-    await observeAndStoreLocks(target, deps, scan);
-    clock.advance(10 * MINUTE);
-    const findings = (await confirmAndRecordLocks(target, deps, scan)).outcomes.flatMap((o) => o.findings);
+    const findings = await runWithLockTable(backend);
     expect(findings).toEqual([
       expect.objectContaining({
         ruleId: 'lock.stale',
@@ -284,19 +289,7 @@ describe('what a writer of the bucket or the table controls', () => {
         ],
       },
     });
-    const clock = manualClock('2026-11-29T03:00:00Z');
-    const objects = memoryObjectStore();
-    const deps = {
-      readerFor: async () => backend.reader,
-      findings: createFindingsStore(objects),
-      objects,
-      now: clock.now,
-    };
-    const target = adhocTarget({ bucket: 'tfstate', lockTables: ['tf-locks'] }, registry);
-    const scan = { scanId: 'scan-items', startedAt: clock.now() };
-    await observeAndStoreLocks(target, deps, scan);
-    clock.advance(10 * MINUTE);
-    const findings = (await confirmAndRecordLocks(target, deps, scan)).outcomes.flatMap((o) => o.findings);
+    const findings = await runWithLockTable(backend);
     expect(findings.map((finding) => [finding.ruleId, finding.evidence.reason])).toEqual([
       ['lock.unreadable', 'the lock item has no Info, the lock JSON Terraform writes'],
       [
