@@ -1,5 +1,6 @@
 import { createBackendAccess } from '../functions/adapters/backend/backend-access.js';
 import { freshScanId } from '../functions/adapters/scan-id.js';
+import { shellWord } from '../functions/core/backend/rule.js';
 import type { BackendStageDeps } from '../functions/core/backend/stages.js';
 import { createFindingsStore, type ScanRef } from '../functions/core/findings/findings-store.js';
 import type { Finding } from '../functions/core/findings/model.js';
@@ -32,9 +33,14 @@ export function startBackendSession(store: ObjectStore): { scan: ScanRef; deps: 
 }
 
 export function assertBucketName(bucket: string): string {
-  if (!BUCKET_SHAPE.test(bucket))
-    throw new UsageError(`--bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not '${bucket}'`);
-  return bucket;
+  if (BUCKET_SHAPE.test(bucket)) return bucket;
+  // `s3://b/`, `s3://b/prefix`, `b/`: the name is there, with more around it.
+  const name = /^(?:s3:\/\/)?([^/]+)\/?(.*)$/i.exec(bucket);
+  const fix =
+    name && BUCKET_SHAPE.test(name[1]!)
+      ? `: pass --bucket ${name[1]}${name[2] ? ` (and --prefix ${shellWord(name[2])} for part of it)` : ''}`
+      : '';
+  throw new UsageError(`--bucket takes an S3 bucket name (3-63 of a-z 0-9 . -), not '${bucket}'${fix}`);
 }
 
 /**

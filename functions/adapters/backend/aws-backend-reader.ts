@@ -23,6 +23,7 @@ import {
 } from '../../core/backend/ports.js';
 import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.js';
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
+import { AWS_REGION } from '../../core/registry/formats.js';
 import { configuredEndpoint } from '../aws-endpoint.js';
 
 /**
@@ -288,8 +289,6 @@ function networkEndpoint(error: unknown): string | undefined {
   return typeof hostname === 'string' ? hostname : undefined;
 }
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-
 /** S3 names the bucket's region in a header, in the error body, or in the message of a signing error. */
 function bucketRegion(error: unknown): string | undefined {
   const fields = (error ?? {}) as {
@@ -306,7 +305,7 @@ function bucketRegion(error: unknown): string | undefined {
       ? fields.Endpoint.match(/s3[.-]([a-z0-9-]+)\.amazonaws\./)?.[1]
       : undefined,
   ];
-  return candidates.find((value): value is string => typeof value === 'string' && REGION.test(value));
+  return candidates.find((value): value is string => typeof value === 'string' && AWS_REGION.test(value));
 }
 
 /** A setting read: "not configured" errors mean the absent value; other failures are kept, not thrown. */

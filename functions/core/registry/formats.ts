@@ -15,7 +15,9 @@ export function safeIdProblem(id: string): string | undefined {
   );
 }
 
-export const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+// A partition prefix of 2 to 4 letters: `eu-west-1`, `us-gov-west-1`, `cn-north-1`, `eusc-de-east-1`
+// (the European Sovereign Cloud).
+export const AWS_REGION = /^[a-z]{2,4}(-[a-z]+)+-\d{1,2}$/;
 
 export function regionProblem(region: string): string | undefined {
   if (AWS_REGION.test(region)) return undefined;
@@ -70,7 +72,9 @@ export function externalIdProblem(externalId: string): string | undefined {
   return `use 2-1224 characters from letters, digits and + = , . @ : / - _ (the STS ExternalId alphabet)`;
 }
 
-const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[\w-]{1,80}(\.fifo)?$/;
+const SQS_QUEUE_ARN = new RegExp(
+  `^arn:aws[a-z-]*:sqs:${AWS_REGION.source.slice(1, -1)}:\\d{12}:[\\w-]{1,80}(\\.fifo)?$`,
+);
 
 export function queueArnProblem(arn: string): string | undefined {
   if (SQS_QUEUE_ARN.test(arn)) return undefined;
