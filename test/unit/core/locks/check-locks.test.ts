@@ -43,11 +43,12 @@ function setup(
   start = '2026-11-29T03:00:00Z',
   options: {
     prefix?: string;
+    lockTables?: string[];
     objects?: ReturnType<typeof memoryObjectStore>;
     backendCheckedAlongside?: boolean;
   } = {},
 ) {
-  const { prefix, objects = memoryObjectStore(), backendCheckedAlongside } = options;
+  const { prefix, lockTables, objects = memoryObjectStore(), backendCheckedAlongside } = options;
   const clock = manualClock(start);
   const findings = createFindingsStore(objects);
   const deps = {
@@ -57,7 +58,7 @@ function setup(
     now: clock.now,
     backendCheckedAlongside,
   };
-  const target = adhocTarget({ bucket: 'tfstate', prefix }, registry);
+  const target = adhocTarget({ bucket: 'tfstate', prefix, lockTables }, registry);
   let scan = { scanId: 'scan-1', startedAt: clock.now() };
   return {
     clock,
@@ -73,23 +74,6 @@ function setup(
     observe: () => observeAndStoreLocks(target, deps, scan),
     confirm: () => confirmAndRecordLocks(target, deps, scan),
   };
-}
-
-/** Both looks, 10 minutes apart, of the bucket tfstate with the DynamoDB lock table tf-locks. */
-async function runWithLockTable(backend: ReturnType<typeof fakeBackend>): Promise<Finding[]> {
-  const clock = manualClock('2026-11-29T03:00:00Z');
-  const objects = memoryObjectStore();
-  const deps = {
-    readerFor: async () => backend.reader,
-    findings: createFindingsStore(objects),
-    objects,
-    now: clock.now,
-  };
-  const target = adhocTarget({ bucket: 'tfstate', lockTables: ['tf-locks'] }, registry);
-  const scan = { scanId: 'scan-ddb', startedAt: clock.now() };
-  await observeAndStoreLocks(target, deps, scan);
-  clock.advance(10 * MINUTE);
-  return (await confirmAndRecordLocks(target, deps, scan)).outcomes.flatMap((outcome) => outcome.findings);
 }
 
 describe('observe, wait, confirm', () => {
@@ -257,7 +241,7 @@ describe('observe, wait, confirm', () => {
         ],
       },
     });
-    const findings = await runWithLockTable(backend);
+    const findings = await setup(backend, undefined, { lockTables: ['tf-locks'] }).run();
     expect(findings).toEqual([
       expect.objectContaining({
         ruleId: 'lock.stale',
@@ -289,7 +273,7 @@ describe('what a writer of the bucket or the table controls', () => {
         ],
       },
     });
-    const findings = await runWithLockTable(backend);
+    const findings = await setup(backend, undefined, { lockTables: ['tf-locks'] }).run();
     expect(findings.map((finding) => [finding.ruleId, finding.evidence.reason])).toEqual([
       ['lock.unreadable', 'the lock item has no Info, the lock JSON Terraform writes'],
       [
