@@ -1,3 +1,4 @@
+import { S3ServiceException } from '@aws-sdk/client-s3';
 import type {
   BackendObject,
   BackendReader,
@@ -224,4 +225,14 @@ export function backendRegistry(...lines: string[]): Registry {
       '',
     ].join('\n'),
   );
+}
+
+/** An S3 error as the SDK throws it for an answer with this code and status (its message: `<name>!`). */
+export function s3ServiceError(name: string, status: number): S3ServiceException {
+  return new S3ServiceException({
+    name,
+    $fault: 'client',
+    $metadata: { httpStatusCode: status },
+    message: `${name}!`,
+  });
 }

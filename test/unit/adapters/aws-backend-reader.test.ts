@@ -11,7 +11,6 @@ import {
   ListObjectVersionsCommand,
   NoSuchKey,
   S3Client,
-  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
@@ -19,6 +18,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAwsBackendReader, errorCode } from '../../../functions/adapters/backend/aws-backend-reader.js';
 import { classifyReadFailure } from '../../../functions/core/backend/failure-cause.js';
 import { BackendReadError, ObjectTooLargeError } from '../../../functions/core/backend/ports.js';
+import { s3ServiceError } from '../../helpers/backend.js';
 
 const s3Mock = mockClient(S3Client);
 const dynamoMock = mockClient(DynamoDBClient);
@@ -33,13 +33,6 @@ beforeEach(() => {
 });
 
 const body = (text: string) => ({ transformToString: async () => text }) as never;
-const serviceError = (name: string, status: number) =>
-  new S3ServiceException({
-    name,
-    $fault: 'client',
-    $metadata: { httpStatusCode: status },
-    message: `${name}!`,
-  });
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -67,7 +60,7 @@ describe('AWS backend reader', () => {
   });
 
   it('turns a failed listing into BackendReadError naming the resource and the IAM action', async () => {
-    s3Mock.on(ListObjectsV2Command).rejects(serviceError('NoSuchBucket', 404));
+    s3Mock.on(ListObjectsV2Command).rejects(s3ServiceError('NoSuchBucket', 404));
     const error = await collect(reader.listObjects('missing', '')).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(BackendReadError);
     expect((error as BackendReadError).failure).toEqual({
@@ -86,9 +79,11 @@ describe('AWS backend reader', () => {
     s3Mock.on(GetBucketVersioningCommand).resolves({ Status: 'Suspended' });
     s3Mock
       .on(GetBucketEncryptionCommand)
-      .rejects(serviceError('ServerSideEncryptionConfigurationNotFoundError', 404));
-    s3Mock.on(GetPublicAccessBlockCommand).rejects(serviceError('NoSuchPublicAccessBlockConfiguration', 404));
-    s3Mock.on(GetBucketPolicyCommand).rejects(serviceError('AccessDenied', 403));
+      .rejects(s3ServiceError('ServerSideEncryptionConfigurationNotFoundError', 404));
+    s3Mock
+      .on(GetPublicAccessBlockCommand)
+      .rejects(s3ServiceError('NoSuchPublicAccessBlockConfiguration', 404));
+    s3Mock.on(GetBucketPolicyCommand).rejects(s3ServiceError('AccessDenied', 403));
     s3Mock.on(GetBucketOwnershipControlsCommand).resolves({
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
     });
@@ -160,7 +155,7 @@ describe('AWS backend reader', () => {
     s3Mock
       .on(GetObjectCommand, { Key: 'gone.tflock' })
       .rejects(new NoSuchKey({ message: 'gone', $metadata: {} }));
-    s3Mock.on(GetObjectCommand, { Key: 'secret.tflock' }).rejects(serviceError('Unknown', 403));
+    s3Mock.on(GetObjectCommand, { Key: 'secret.tflock' }).rejects(s3ServiceError('Unknown', 403));
     expect(await reader.readObject('tfstate', 'a.tfstate', 'v1')).toBe('{"version":4}');
     expect(await reader.readObject('tfstate', 'gone.tflock')).toBeUndefined();
     const error = (await reader
@@ -279,28 +274,28 @@ const sdkErrors = {
   noRegion: () => new Error('Region is missing'),
   // S3 answers a request to the wrong region with 301 and names the bucket's region in a header.
   redirect: () =>
-    Object.assign(serviceError('PermanentRedirect', 301), {
+    Object.assign(s3ServiceError('PermanentRedirect', 301), {
       Endpoint: 'tfstate.s3.eu-central-1.amazonaws.com',
       $response: { statusCode: 301, headers: { 'x-amz-bucket-region': 'eu-central-1' } },
     }),
   // A HEAD-like answer has no body: only the status and the header say it.
   bareRedirect: () =>
-    Object.assign(serviceError('Unknown', 301), {
+    Object.assign(s3ServiceError('Unknown', 301), {
       $response: { statusCode: 301, headers: { 'x-amz-bucket-region': 'ap-southeast-2' } },
     }),
   // Signed for the wrong region: the body names the expected one.
   malformed: () =>
     Object.assign(
-      serviceError('AuthorizationHeaderMalformed', 400),
+      s3ServiceError('AuthorizationHeaderMalformed', 400),
       {
         message:
           "The authorization header is malformed; the region 'us-east-1' is wrong; expecting 'eu-west-1'",
       },
       { Region: 'eu-west-1' },
     ),
-  denied: () => serviceError('AccessDenied', 403),
-  noSuchBucket: () => serviceError('NoSuchBucket', 404),
-  expired: () => serviceError('ExpiredToken', 400),
+  denied: () => s3ServiceError('AccessDenied', 403),
+  noSuchBucket: () => s3ServiceError('NoSuchBucket', 404),
+  expired: () => s3ServiceError('ExpiredToken', 400),
 };
 
 describe('preflight: one cheap read whose failure says why', () => {
@@ -383,7 +378,7 @@ describe('preflight: one cheap read whose failure says why', () => {
   it('an answer with no S3 error in it (a proxy page) names its status and the endpoint; a bad region is named', async () => {
     vi.stubEnv('AWS_ENDPOINT_URL', 'http://127.0.0.1:4566');
     const proxyPage = await preflightFailure(
-      Object.assign(serviceError('Unknown', 500), { message: 'Unknown' }),
+      Object.assign(s3ServiceError('Unknown', 500), { message: 'Unknown' }),
     );
     const notXml = await preflightFailure(
       Object.assign(new Error('@aws-sdk XML parse error: unexpected content'), {

@@ -1,27 +1,15 @@
-import {
-  GetBucketLocationCommand,
-  ListObjectsV2Command,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import { GetBucketLocationCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { bucketRegion, listStateBucketKeys } from '../../../functions/adapters/backend/state-listing.js';
 import { BackendReadError } from '../../../functions/core/backend/ports.js';
+import { s3ServiceError } from '../../helpers/backend.js';
 
 const s3Mock = mockClient(S3Client);
 const s3 = new S3Client({ region: 'eu-west-1' });
 beforeEach(() => s3Mock.reset());
 afterAll(() => s3Mock.restore());
-
-const serviceError = (name: string, status: number) =>
-  new S3ServiceException({
-    name,
-    $fault: 'client',
-    $metadata: { httpStatusCode: status },
-    message: `${name}!`,
-  });
 
 describe('listStateBucketKeys', () => {
   it('follows every page of the whole bucket', async () => {
@@ -50,7 +38,7 @@ describe('listStateBucketKeys', () => {
   });
 
   it('throws a BackendReadError with the code and the IAM action when the bucket cannot be listed', async () => {
-    s3Mock.on(ListObjectsV2Command).rejects(serviceError('NoSuchBucket', 404));
+    s3Mock.on(ListObjectsV2Command).rejects(s3ServiceError('NoSuchBucket', 404));
     const error = await listStateBucketKeys(s3, 'missing').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(BackendReadError);
     expect((error as BackendReadError).failure).toMatchObject({
@@ -72,7 +60,7 @@ describe('bucketRegion', () => {
   });
 
   it('is unknown (not an error) when GetBucketLocation is denied', async () => {
-    s3Mock.on(GetBucketLocationCommand).rejects(serviceError('AccessDenied', 403));
+    s3Mock.on(GetBucketLocationCommand).rejects(s3ServiceError('AccessDenied', 403));
     expect(await bucketRegion(s3, 'tfstate')).toBeUndefined();
   });
 });

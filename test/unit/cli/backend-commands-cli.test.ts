@@ -23,6 +23,7 @@ import { locksAction } from '../../../cli/commands/locks-action.js';
 import { CliError, EXIT_USAGE } from '../../../cli/usage.js';
 import { tlsOnlyPolicy } from '../../../functions/core/backend/rules/tls-only.js';
 import type { FindingDraft } from '../../../functions/core/findings/model.js';
+import { s3ServiceError } from '../../helpers/backend.js';
 import { REPO_ROOT } from '../../helpers/integration.js';
 import { type NodeRun, runNode } from '../../helpers/processes.js';
 
@@ -173,13 +174,6 @@ afterAll(() => {
 });
 
 const BUCKET = 'tfstate';
-const serviceError = (name: string, status: number) =>
-  new S3ServiceException({
-    name,
-    $fault: 'client',
-    $metadata: { httpStatusCode: status },
-    message: `${name}!`,
-  });
 const STATE_BODY = JSON.stringify({ version: 4, serial: 3, lineage: 'abcd-1', resources: [] });
 const body = (text: string) => ({ Body: { transformToString: async () => text } as never });
 
@@ -316,7 +310,7 @@ describe('check-backend and locks against a bucket (in process, aws-sdk-client-m
 
   it('a read that fails after the preflight is one line with the object, the cause and the fix (D8)', async () => {
     compliantBucket(['secret/terraform.tfstate', 'open/terraform.tfstate']);
-    s3.on(GetObjectCommand, { Key: 'secret/terraform.tfstate' }).rejects(serviceError('AccessDenied', 403));
+    s3.on(GetObjectCommand, { Key: 'secret/terraform.tfstate' }).rejects(s3ServiceError('AccessDenied', 403));
     dynamodb
       .on(ScanCommand)
       .rejects(new ResourceNotFoundException({ $metadata: {}, message: 'Requested resource not found' }));
@@ -338,7 +332,7 @@ describe('check-backend and locks against a bucket (in process, aws-sdk-client-m
   it('locks: a lock listed but not readable is counted and said, with its line (D8)', async () => {
     compliantBucket(['app/terraform.tfstate', 'app/terraform.tfstate.tflock']);
     s3.on(GetObjectCommand, { Key: 'app/terraform.tfstate.tflock' }).rejects(
-      serviceError('AccessDenied', 403),
+      s3ServiceError('AccessDenied', 403),
     );
     dynamodb
       .on(ScanCommand)
@@ -440,7 +434,9 @@ describe('check-backend and locks against a bucket (in process, aws-sdk-client-m
 
   it('the findings store is checked, and named, before the state bucket is read (D17)', async () => {
     compliantBucket(['app/terraform.tfstate']);
-    s3.on(GetObjectCommand, { Bucket: 'no-such-findings-bucket' }).rejects(serviceError('NoSuchBucket', 404));
+    s3.on(GetObjectCommand, { Bucket: 'no-such-findings-bucket' }).rejects(
+      s3ServiceError('NoSuchBucket', 404),
+    );
     const missing = checkBackendAction(() => {}, { ...base(), store: 's3://no-such-findings-bucket' });
     await expect(missing).rejects.toThrow(
       new CliError(
