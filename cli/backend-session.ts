@@ -75,6 +75,7 @@ export function openBucketCommand(options: BucketCommandOptions): {
   return {
     bucket: assertBucketName(options.bucket),
     registry: options.registry ? loadRegistryFile(options.registry).registry : undefined,
-    store: openObjectStore(options.store),
+    // Checked here, before the bucket is read: a store that is a file would fail only at recording.
+    store: openObjectStore(options.store, process.env, { writable: true }),
   };
 }

@@ -32,7 +32,12 @@ export function storedAt(store: { location: string }, key = ''): string {
 export function openObjectStore(
   location: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
-  options: { mustExist?: boolean } = {},
+  options: {
+    /** Commands that only read findings: a directory that is not there is an error. */
+    mustExist?: boolean;
+    /** Commands that record findings: a directory may be missing (it is created), not a file. */
+    writable?: boolean;
+  } = {},
 ): ObjectStore {
   // `--store ''` would be the current directory (resolve('')): a scan would write its findings there.
   if (location === '') throw new UsageError('--store takes a directory or s3://bucket, not an empty value');
@@ -47,7 +52,8 @@ export function openObjectStore(
     throw new UsageError(
       `${chosenBy === 'DRIFTWATCH_STORE' ? chosenBy : '--store'} takes a directory or s3://bucket, not ${chosen}`,
     );
-  if ('dir' in parsed && options.mustExist) assertStoreDirectory(parsed.dir, chosenBy);
+  if ('dir' in parsed && (options.mustExist || options.writable))
+    assertStoreDirectory(parsed.dir, chosenBy, options.mustExist === true);
   return openStoreAt(
     'dir' in parsed ? { dir: resolve(parsed.dir) } : parsed,
     () => new S3Client(withHttpTimeouts()),
@@ -56,24 +62,27 @@ export function openObjectStore(
 
 /**
  * Commands that only read findings need a store that exists: an empty listing of a mistyped path
- * would read as "No findings." (a missing bucket fails on its own, with NoSuchBucket).
+ * would read as "No findings." (a missing bucket fails on its own, with NoSuchBucket). Commands that
+ * record (`mustExist` false) create a missing one, but not inside or in place of a file, which they
+ * would only meet when they write, after minutes of checking.
  */
-function assertStoreDirectory(dir: string, chosenBy: string): void {
+function assertStoreDirectory(dir: string, chosenBy: string, mustExist: boolean): void {
+  const fix = `pass ${chosenBy === 'DRIFTWATCH_STORE' ? chosenBy : '--store'} with a directory or s3://bucket`;
   let isDirectory: boolean;
   try {
     isDirectory = statSync(dir).isDirectory();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (!mustExist && code === 'ENOENT') return;
+    if (!mustExist && code === 'ENOTDIR')
+      throw new CliError(`the findings store ${dir} is below a file, not in a directory: ${fix}`);
     if (code === 'ENOENT' || code === 'ENOTDIR')
       throw new CliError(
         `no findings store at ${dir} (chosen by ${chosenBy}): pass --store with the directory or s3://bucket a scan wrote to, or run driftwatch scan first`,
       );
     throw new CliError(`cannot read the findings store at ${dir} (${code ?? (error as Error).message})`);
   }
-  if (!isDirectory)
-    throw new CliError(
-      `the findings store ${dir} is a file, not a directory: pass --store with a directory or s3://bucket`,
-    );
+  if (!isDirectory) throw new CliError(`the findings store ${dir} is a file, not a directory: ${fix}`);
 }
 
 // Salt and hasher live in hasher.ts (evaluate-plan loads them without the SDK and registry parser).

@@ -1,7 +1,6 @@
 // What `check-backend` and `locks` check and say beyond cli/backend-session.ts: their own option
 // values (before anything is read or recorded), the findings store (before the state bucket is read),
 // and one `driftwatch:` line per read that failed after the preflight.
-import { statSync } from 'node:fs';
 import { describeAwsError } from '../../functions/adapters/aws-error.js';
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
 import type { ReadFailure } from '../../functions/core/backend/ports.js';
@@ -77,9 +76,10 @@ export function missingKeyLine(bucket: string, key: string): string {
 
 /**
  * The findings store, checked before the state bucket is read (a check of minutes must not end on
- * a store it could have refused at once): a directory that is a file, or a bucket that does not
- * exist or may not be read, is one line that says it is the findings store. It reads the bucket
- * scope's current document, the first object recording reads anyway; nothing is written.
+ * a store it could have refused at once): a bucket that does not exist or may not be read, or a
+ * directory that cannot be read, is one line that says it is the findings store (a directory that is
+ * a file: openObjectStore's `writable`). It reads the bucket scope's current document, the first
+ * object recording reads anyway; nothing is written.
  */
 export async function checkFindingsStore(
   store: ObjectStore,
@@ -92,22 +92,6 @@ export async function checkFindingsStore(
   const s3 = store.location.startsWith('s3://');
   const name = s3 ? store.location.replace(/\/$/, '') : store.location;
   const fix = `pass ${option} with a directory or s3://bucket`;
-  if (!s3) {
-    let isDirectory = true;
-    try {
-      isDirectory = statSync(name).isDirectory();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // Nothing there yet: the first recording creates it.
-      if (code === 'ENOENT') return;
-      if (code === 'ENOTDIR')
-        throw new CliError(`the findings store ${name} is below a file, not in a directory: ${fix}`);
-      throw new CliError(
-        `cannot read the findings store at ${name} (${code ?? (error as Error).message}): check its permissions, or ${fix}`,
-      );
-    }
-    if (!isDirectory) throw new CliError(`the findings store ${name} is a file, not a directory: ${fix}`);
-  }
   try {
     await store.get(currentKey(bucketScope(bucket)));
   } catch (error) {
