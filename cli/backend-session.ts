@@ -11,7 +11,7 @@ import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
 import { loadRegistryFile, openObjectStore, storedAt, UsageError } from './context.js';
 import type { BucketCommandOptions } from './options.js';
-import { exitCodeFor, type ListingOptions, renderFindings } from './output.js';
+import { exitCodeFor, type ListingOptions, renderFindings, shownFindings } from './output.js';
 
 // The option parsers moved to options.ts (light enough for the registrations); kept importable here.
 export { type BucketCommandOptions, collect, durationOption, withBucketOptions } from './options.js';
@@ -45,15 +45,19 @@ export function assertBucketName(bucket: string): string {
 
 /**
  * Prints what the runs recorded and sets the exit code (0 nothing above info, 2 findings above
- * info, 1 a failed check or a scope that could not be recorded).
+ * info, 1 a failed check or a scope that could not be recorded). `nothingRead`: a listing for people
+ * would say "No findings." about what was never read (the caller says why on stderr), so none is printed.
  */
 export function reportRuns(
   outcomes: readonly ScopeCheckOutcome[],
   listing: ListingOptions,
   run: (code: number) => void,
+  nothingRead = false,
 ): Finding[] {
   const findings = outcomes.flatMap((outcome) => outcome.findings);
-  process.stdout.write(renderFindings(findings, listing.format, undefined, undefined, listing));
+  const forPeople = listing.format === 'table' || listing.format === 'markdown';
+  if (!(nothingRead && forPeople && shownFindings(findings, listing.severity).length === 0))
+    process.stdout.write(renderFindings(findings, listing.format, undefined, undefined, listing));
   for (const outcome of outcomes.filter((candidate) => candidate.error))
     process.stderr.write(
       `driftwatch: ${stripForTerminal(`${outcome.scope}: ${outcome.error}`, { multiline: true })}\n`,

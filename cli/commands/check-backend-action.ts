@@ -3,7 +3,6 @@ import { adhocTarget } from '../../functions/core/backend/target.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { openBucketCommand, reportRuns, startBackendSession, storedIn } from '../backend-session.js';
 import { EXIT_RUNTIME_ERROR } from '../context.js';
-import { shownFindings } from '../output.js';
 import type { CheckBackendOptions } from './check-backend.js';
 import {
   checkBucketCommandLine,
@@ -31,14 +30,7 @@ export async function checkBackendAction(
   const { outcomes, result } = await checkAndRecordBackend(target, deps, scan);
   // A --key that names no object was not checked: "No findings." would pass a CI gate that guards it.
   const missingKeys = result.missingStateKeys.filter((key) => options.key.includes(key));
-  const findings = outcomes.flatMap((outcome) => outcome.findings);
-  const forPeople = options.format === 'table' || options.format === 'markdown';
-  if (missingKeys.length > 0 && forPeople && shownFindings(findings, options.severity).length === 0) {
-    for (const outcome of outcomes.filter((candidate) => candidate.error))
-      process.stderr.write(
-        `driftwatch: ${stripForTerminal(`${outcome.scope}: ${outcome.error}`, { multiline: true })}\n`,
-      );
-  } else reportRuns(outcomes, options, run);
+  reportRuns(outcomes, options, run, missingKeys.length > 0);
   if (result.preflight) process.stderr.write(`driftwatch: ${preflightLine(bucket, result.preflight)}\n`);
   for (const line of readFailureLines(result.runs)) process.stderr.write(`driftwatch: ${line}\n`);
   for (const key of missingKeys) process.stderr.write(`driftwatch: ${missingKeyLine(bucket, key)}\n`);
