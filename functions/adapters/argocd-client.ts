@@ -1,5 +1,5 @@
 import { type ArgoCdApi, ClusterSourceError } from '../core/gitops/ports.js';
-import { redactedExcerpt, redactText } from '../core/redaction/secrets.js';
+import { redactedExcerpt } from '../core/redaction/secrets.js';
 import type { ArgoCdSource } from '../core/registry/model.js';
 import {
   clusterTimeoutMs,
@@ -81,7 +81,8 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
     }
     if (!response.ok) {
       const failure = failureOfStatus(response.status);
-      const message = redactText(errorBodyMessage(body, ARGO_MESSAGE_KEYS), [bearer]);
+      // The token is redacted with the rest before the message is cut (a cut token is not found).
+      const message = errorBodyMessage(body, ARGO_MESSAGE_KEYS, [bearer]);
       throw new ClusterSourceError(
         failure,
         `GET ${path}: ${response.status} ${response.statusText || failure}${message ? `: ${message}` : ''}`,

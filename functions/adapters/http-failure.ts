@@ -12,17 +12,22 @@ export function failureOfStatus(status: number): SourceFailure {
 
 /**
  * The message of a JSON error body (the first of `keys` that is a string, e.g. Kubernetes' Status
- * `message`, Argo CD's `message` or `error`); anything else is shown briefly.
+ * `message`, Argo CD's `message` or `error`); anything else is shown briefly. Redacted, with
+ * `knownSecrets` (the request's token), before it is cut.
  */
-export function errorBodyMessage(body: string, keys: readonly string[]): string {
+export function errorBodyMessage(
+  body: string,
+  keys: readonly string[],
+  knownSecrets: readonly string[] = [],
+): string {
   try {
     const parsed = JSON.parse(body) as Record<string, unknown>;
     const message = keys.map((key) => parsed[key]).find((value) => value !== undefined && value !== null);
-    if (typeof message === 'string') return redactedExcerpt(message, 300);
+    if (typeof message === 'string') return redactedExcerpt(message, 300, knownSecrets);
   } catch {
     // not JSON: fall through
   }
-  return redactedExcerpt(body.replace(/\s+/g, ' ').trim(), 120);
+  return redactedExcerpt(body.replace(/\s+/g, ' ').trim(), 120, knownSecrets);
 }
 
 /** How long one request to Argo CD or the Kubernetes API may take, response body included. */

@@ -28,6 +28,18 @@ describe('cluster error text is redacted before it is cut', () => {
     }
   });
 
+  it("the request's own token is redacted before the cut too", () => {
+    const token = 'CANARYclerrBearerToken0123456789';
+    for (const padding of [280, 290, 295]) {
+      const text = `${'x'.repeat(padding)} ${token}`;
+      for (const shown of [
+        errorBodyMessage(JSON.stringify({ message: text }), ['message'], [token]),
+        errorBodyMessage(text, ['message'], [token]),
+      ])
+        expect(shown).not.toContain('CANARY');
+    }
+  });
+
   it('a ClusterSourceError redacts its reason, and the message equals it', () => {
     const error = new ClusterSourceError('unauthorized', `admission webhook denied: ${SECRETS[2]}`);
     expect(error.reason).toBe('admission webhook denied: password=(redacted)');
