@@ -27,6 +27,8 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
   const base = options.source.url.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   let token: Promise<string> | undefined;
+  // Read from the environment at the first request (a malformed one fails each request alike).
+  let timeout: number | undefined;
 
   async function get(path: string, query: Array<[string, string | undefined]> = []): Promise<unknown> {
     const params = new URLSearchParams();
@@ -41,7 +43,8 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
       throw error;
     }
     // One deadline for the whole request, body included (requestDeadline says why not fetch's own).
-    const timeoutMs = options.timeoutMs ?? clusterTimeoutMs();
+    timeout ??= options.timeoutMs ?? clusterTimeoutMs();
+    const timeoutMs = timeout;
     const deadline = requestDeadline(timeoutMs);
     let response: Response;
     let body: string;

@@ -37,6 +37,8 @@ interface ApiResource {
 
 export function createKubernetesReader(options: KubernetesReaderOptions) {
   const discovery = new Map<string, Promise<ApiResource[] | undefined>>();
+  // Read from the environment at the first request (a malformed one fails each request alike).
+  let timeout: number | undefined;
 
   async function get(path: string): Promise<{ status: number; body: string }> {
     return send('GET', path);
@@ -63,7 +65,8 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     }
     const url = new URL(`${server.replace(/\/+$/, '')}${path}`);
     const transport = url.protocol === 'http:' ? http : https;
-    const timeoutMs = options.timeoutMs ?? clusterTimeoutMs();
+    timeout ??= options.timeoutMs ?? clusterTimeoutMs();
+    const timeoutMs = timeout;
     return new Promise((resolve, reject) => {
       // One deadline for the whole request, body included: the socket's idle `timeout` alone never
       // fires while a server trickles its body a byte at a time.
