@@ -1,3 +1,4 @@
+import { limitText, visibleValue } from '../../text/sanitize.js';
 import { readable } from '../ports.js';
 import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
 
@@ -368,11 +369,9 @@ function closure(pattern: string, positions: readonly number[]): Set<number> {
   return states;
 }
 
-/** A value from the policy in the finding: bounded, one line. */
+/** A value from the policy in the finding: bounded, one line, invisible characters written out as values are. */
 function quote(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-  const line = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return limitText(visibleValue(value), 80);
 }
 
 /** At most five items, then how many more. */
