@@ -1,10 +1,10 @@
 import { classifyTableItem } from '../locks/lock-table.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
+import { byteSize } from '../text/byte-size.js';
 import { type Discovery, discoverBackend, preflightTarget } from './discovery.js';
 import {
   BackendReadError,
   type BackendReader,
-  byteSize,
   ObjectTooLargeError,
   type Observed,
   type ReadFailure,

@@ -94,13 +94,6 @@ export class ObjectTooLargeError extends Error {
   }
 }
 
-/** What `n` bytes read as in a reason: `600 MiB`, `70 KiB`, `512 bytes`. */
-export function byteSize(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Math.floor(bytes / (1024 * 1024))} MiB`;
-  if (bytes >= 1024) return `${Math.floor(bytes / 1024)} KiB`;
-  return `${bytes} bytes`;
-}
-
 /** A read that may have failed; rules that need a failed read are skipped and the failure reported. */
 export type Observed<T> = { ok: true; value: T } | { ok: false; failure: ReadFailure };
 

@@ -2,12 +2,12 @@ import { discoverBackend, preflightTarget } from '../backend/discovery.js';
 import {
   BackendReadError,
   type BackendReader,
-  byteSize,
   type LockTableItem,
   ObjectTooLargeError,
 } from '../backend/ports.js';
 import { type BackendTarget, inPrefix } from '../backend/target.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
+import { byteSize } from '../text/byte-size.js';
 import { parseLockInfo } from './lock-info.js';
 import { classifyTableItem } from './lock-table.js';
 import type { LockReadFailure, ObservedLock } from './observation.js';
