@@ -388,13 +388,15 @@ describe('golden: every plan fixture', () => {
     ).toEqual(['managed', 'managed', 'managed']);
   });
 
-  it('identity (Terraform 1.13, importing): an import is info pending.import, identity fields ignored', () => {
+  // The import also sets age and name: those are judged as any pending update is (medium), not as
+  // the import alone (info); the identity fields Terraform 1.13 adds are never changes.
+  it('identity (Terraform 1.13, importing): an import that also sets attributes is pending.import judged as an update, identity fields ignored', () => {
     const result = evaluateFixture('terraform-json/identity/plan.json');
     expect(summary(result)).toEqual([
       {
         kind: 'pending-change',
         ruleId: 'pending.import',
-        severity: 'info',
+        severity: 'medium',
         address: 'corner_user_identity.user',
         action: 'update',
         changes: [
@@ -404,6 +406,7 @@ describe('golden: every plan fixture', () => {
       },
     ]);
     expect(result.findings[0]?.evidence.importing).toBe(true);
+    expect(result.findings[0]?.evidence.severityReasons).toEqual(['base: pending.update is medium']);
   });
 
   it('outside production the same drift ranks one level lower (info stays info)', () => {
