@@ -1,6 +1,7 @@
 import type { BackendResourceRef, FindingDraft, Remediation, Severity } from '../findings/model.js';
 import type { ObservedLock } from '../locks/observation.js';
 import type { LockVerdict } from '../locks/proof.js';
+import { INVISIBLE_CHARACTERS } from '../text/sanitize.js';
 import type { Observed } from './ports.js';
 import type { BucketSettingName, BucketSettings } from './settings.js';
 import type { StateHeader } from './state-document.js';
@@ -136,7 +137,32 @@ export function hcl(value: string): string {
   return JSON.stringify(value);
 }
 
-/** A word for the shell: single quotes unless the value is plainly safe. */
+const UNSEEN_IN_SHELL = new RegExp(`[${INVISIBLE_CHARACTERS}]`);
+const SHELL_ESCAPES: Readonly<Record<string, string>> = {
+  '\n': '\\n',
+  '\t': '\\t',
+  '\r': '\\r',
+  "'": "\\'",
+  '\\': '\\\\',
+};
+
+/**
+ * A word for the shell, always on one line: bare when plainly safe, else in single quotes. A value
+ * with a line break, a control or an invisible character (a lock ID or state key is whatever its
+ * writer put there) is written `$'…'` (bash, zsh) with each of those as an escape: in single quotes
+ * a line break would split the command, and every body that lists commands line by line would
+ * show the rest of the value as a command of its own.
+ */
 export function shellWord(value: string): string {
-  return /^[\w./:=@+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+  if (/^[\w./:=@+-]+$/.test(value)) return value;
+  if (!UNSEEN_IN_SHELL.test(value)) return `'${value.replace(/'/g, `'\\''`)}'`;
+  const escaped = [...value].map((char) => {
+    if (SHELL_ESCAPES[char]) return SHELL_ESCAPES[char];
+    if (!UNSEEN_IN_SHELL.test(char)) return char;
+    const code = char.charCodeAt(0);
+    return code < 0x80
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return `$'${escaped.join('')}'`;
 }

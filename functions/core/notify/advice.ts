@@ -1,6 +1,7 @@
 import { shellWord } from '../backend/rule.js';
 import { resourceLabel } from '../findings/describe.js';
 import type { Finding, FindingKind, Severity } from '../findings/model.js';
+import { visibleValue } from '../text/sanitize.js';
 
 /**
  * What a digest says to do about one finding: the rule's own advice, by kind, rule and severity.
@@ -101,7 +102,7 @@ export const ADVICE_BY_RULE: Readonly<Record<string, AdviceBuilder>> = {
     return {
       text: urgent(
         finding,
-        `the lock ${lockId ?? ''} is proven stale (the same ID in two observations, older than its operation's threshold, state not written since) and blocks every plan and apply. Check that its holder${holder} is gone, then release it from the workspace and run a fresh plan:`,
+        `the lock ${lockId === undefined ? '' : visibleValue(lockId)} is proven stale (the same ID in two observations, older than its operation's threshold, state not written since) and blocks every plan and apply. Check that its holder${holder} is gone, then release it from the workspace and run a fresh plan:`,
       ),
       commands: forceUnlockCommands(finding, lockId),
     };
@@ -217,12 +218,22 @@ function lockIdOf(finding: Finding): string | undefined {
   return typeof finding.evidence.lockId === 'string' ? finding.evidence.lockId : undefined;
 }
 
+/** One shell word as shellWord writes it: bare, in single quotes (`'\\''` for a quote), or `$'…'`. */
+const SHELL_WORD = String.raw`(?:[\w./:=@+-]+|'[^'\n]*'(?:\\''[^'\n]*')*|\$'(?:[^'\\\n]|\\.)*')`;
+const UNLOCK_LINES = new RegExp(
+  String.raw`^(?:terraform workspace select ${SHELL_WORD}\n)?terraform force-unlock ${SHELL_WORD}$`,
+);
+
 /**
- * The lock rule's own commands (its remediation step that ends with `terraform force-unlock <ID>`,
+ * The lock rule's own commands (its remediation step: a sentence, then `terraform force-unlock <ID>`,
  * a `workspace select` first where the state is a CLI workspace's), else the command from the ID.
+ * Only whole commands are taken: findings stored by versions that wrote a line break of a state
+ * key, workspace or lock ID as it was had the rest of that value on a line of its own, which would
+ * be listed as a command to run.
  */
 function forceUnlockCommands(finding: Finding, lockId: string | undefined): string[] {
   const step = finding.remediation.steps.find((text) => /\nterraform force-unlock /.test(text));
-  if (step) return step.split('\n').slice(1);
+  const commands = step?.slice(step.indexOf('\n') + 1);
+  if (commands && UNLOCK_LINES.test(commands)) return commands.split('\n');
   return lockId ? [`terraform force-unlock ${shellWord(lockId)}`] : [];
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { shellWord } from '../backend/rule.js';
 import { appendTo } from '../collections.js';
 import { changeSummary, openDays, resourceLabel, shortValue } from '../findings/describe.js';
 import { shortId, shortIdLength } from '../findings/finding-ids.js';
@@ -113,11 +114,9 @@ const REMEDIABLE_KINDS: ReadonlySet<Finding['kind']> = new Set([
   'cluster-drift',
 ]);
 
-/** A command line: words that need no quoting as they are, the others in single quotes. */
+/** A command line on one line: words that need no quoting as they are, the others as shellWord quotes them. */
 export function shellCommand(words: readonly string[]): string {
-  return words
-    .map((word) => (/^[\w./:=@+,%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`))
-    .join(' ');
+  return words.map((word) => (/^[\w./:=@+,%-]+$/.test(word) ? word : shellWord(word))).join(' ');
 }
 
 function storeWords(store: string | undefined): string[] {

@@ -123,7 +123,7 @@ export function limitText(text: string, max: number, ellipsis = '…'): string {
  * DEL, no-break and the other Unicode spaces, soft hyphen, zero-width characters and joiners, bidi
  * controls, line and paragraph separators, the byte order mark, Hangul fillers.
  */
-const INVISIBLE_CHARACTERS =
+export const INVISIBLE_CHARACTERS =
   '\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufeff\\uffa0';
 /** Text shown bare only when none of this applies: empty, a space at either end, two spaces, or an invisible character. */
 export const NOT_PLAIN_SOURCE = `^$|^ | $|  |[${INVISIBLE_CHARACTERS}]`;

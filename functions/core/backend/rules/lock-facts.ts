@@ -3,6 +3,7 @@ import { durationText } from '../../locks/duration-text.js';
 import { operationLabel } from '../../locks/lock-info.js';
 import type { ObservedLock } from '../../locks/observation.js';
 import type { LockVerdict } from '../../locks/proof.js';
+import { visibleValue } from '../../text/sanitize.js';
 import { type LockSubject, shellWord } from '../rule.js';
 
 /** Helpers shared by the lock rules (not a rule). */
@@ -58,7 +59,11 @@ function stateLastWrite(verdict: LockVerdict): string | null {
   return null;
 }
 
-/** Principle 6's remediation: make sure the holder is gone, then a human force-unlocks, then plans. */
+/**
+ * Principle 6's remediation: make sure the holder is gone, then a human force-unlocks, then plans.
+ * The step that releases the lock is a sentence, then one command per line (the digest's advice
+ * and the report show them so): data in the sentence and every command word stay on one line.
+ */
 export function forceUnlockSteps(subject: LockSubject): string[] {
   const { lock } = subject;
   const info = lock.lock;
@@ -71,7 +76,7 @@ export function forceUnlockSteps(subject: LockSubject): string[] {
   return [
     `Confirm that the holder is gone: ${ran}. Check that the pipeline run has ended or ask the person; taking the lock from a running apply can corrupt the state.`,
     info
-      ? `From that workspace's configuration (backend s3://${subject.bucket}/${lock.stateKey}), release the lock:\n${select}terraform force-unlock ${shellWord(info.id)}`
+      ? `From that workspace's configuration (backend ${visibleValue(`s3://${subject.bucket}/${lock.stateKey}`)}), release the lock:\n${select}terraform force-unlock ${shellWord(info.id)}`
       : `The lock has no ID Terraform could use: after confirming nothing runs, remove it with the AWS CLI:\n${removeCommand(subject)}`,
     'Then run a fresh terraform plan for the workspace and review it: an interrupted apply may have changed infrastructure without recording it in state.',
     'driftwatch never releases a lock: a person decides.',

