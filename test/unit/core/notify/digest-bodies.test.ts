@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveredBodies } from '../../../../functions/adapters/sns-publisher.js';
+import { deliveredBodies, messagesOf } from '../../../../functions/adapters/sns-publisher.js';
 import type { Finding } from '../../../../functions/core/findings/model.js';
 import {
   buildDigests,
@@ -262,23 +262,95 @@ describe('the bodies of one digest, per destination', () => {
     );
   });
 
-  it('keeps each message under 256 KiB however many items are allowed', () => {
-    const many = Array.from({ length: 3000 }, (_, index) =>
+  /** Findings of one owner, numbered from `from` (ids unique across a variant). */
+  const numbered = (count: number, make: (index: number) => Partial<Finding>, from = 0) =>
+    Array.from({ length: count }, (_, index) =>
       storedFinding(
-        { id: index.toString(16).padStart(64, '7'), title: 't'.repeat(2000) },
-        driftDraft({
-          resource: { address: `aws_s3_bucket.b${index}${'x'.repeat(150)}`, type: 'aws_s3_bucket' },
-        }),
+        { id: (from + index).toString(16).padStart(64, '7'), ...make(from + index) },
+        driftDraft(),
       ),
     );
-    const big = digestOf(many, { max: 3000 });
-    const { chat, email, machines } = deliveredBodies(big);
-    const people = JSON.stringify({ default: chat, email });
-    expect(Buffer.byteLength(people)).toBeLessThan(256 * 1024);
-    expect(Buffer.byteLength(machines!)).toBeLessThan(256 * 1024);
+  const MEGABYTE = 'x'.repeat(1024 * 1024);
+  const QUOTES = '"\\'.repeat(400);
+  const WIDE = '漢"'.repeat(400);
+  const address = (index: number, text: string) => ({
+    resource: { address: `aws_s3_bucket.b["${index}${text}"]`, type: 'aws_s3_bucket' },
+  });
+  const SIZE_VARIANTS: Array<[string, Finding[]]> = [
+    [
+      '3000 long findings',
+      numbered(3000, (index) => ({ title: 't'.repeat(2000), ...address(index, 'x'.repeat(150)) })),
+    ],
+    [
+      '3000 resolved findings',
+      [
+        ...numbered(3000, (index) => ({ status: 'resolved', ...address(index, 'x'.repeat(150)) })),
+        ...numbered(2, () => ({}), 3000),
+      ],
+    ],
+    [
+      'a 1 MB title first',
+      [
+        ...numbered(1, () => ({ severity: 'critical', title: MEGABYTE, drift: undefined })),
+        ...numbered(5, () => ({}), 1),
+      ],
+    ],
+    [
+      'a 1 MB address first',
+      [
+        ...numbered(1, (index) => ({ severity: 'critical', ...address(index, MEGABYTE) })),
+        ...numbered(5, () => ({}), 1),
+      ],
+    ],
+    [
+      'a 1 MB remediation first',
+      [
+        ...numbered(1, () => ({
+          severity: 'critical',
+          ruleId: 'drift.replace',
+          remediation: { summary: MEGABYTE, steps: [] },
+        })),
+        ...numbered(5, () => ({}), 1),
+      ],
+    ],
+    [
+      '1000 findings of quotes and backslashes',
+      numbered(1000, (index) => ({
+        title: QUOTES,
+        ...address(index, QUOTES),
+        remediation: { summary: QUOTES, steps: [] },
+      })),
+    ],
+    [
+      '1000 findings of wide characters',
+      numbered(1000, (index) => ({
+        title: WIDE,
+        ...address(index, WIDE),
+        remediation: { summary: WIDE, steps: [] },
+      })),
+    ],
+  ];
+
+  it.each(SIZE_VARIANTS)('%s: every message fits SNS (256 KiB) and says what it left out', (_name, all) => {
+    const big = digestOf(all, { max: 10_000 });
+    for (const { entry } of messagesOf(big)) {
+      const attributes = Object.entries(entry.MessageAttributes ?? {}).map(
+        ([name, value]) => name + value.StringValue,
+      );
+      const bytes = [entry.Message!, entry.Subject!, ...attributes].reduce(
+        (sum, text) => sum + Buffer.byteLength(text),
+        0,
+      );
+      expect(bytes).toBeLessThan(256 * 1024);
+    }
+    const { email, machines } = deliveredBodies(big);
+    const reported = big.counts.new + big.counts.changed + big.counts.regressed + big.counts.reminders;
     const document = JSON.parse(machines!) as DigestDocument;
-    expect(document.items.length).toBeGreaterThan(0);
-    expect(document.items.length + document.more!.count).toBe(3000);
-    expect(email).toMatch(/\d+ more not listed here/);
+    expect(document.items.length + (document.more?.count ?? 0)).toBe(reported);
+    expect(document.resolved.length + (document.resolvedNotListed ?? 0)).toBe(big.counts.resolved);
+    // One long value takes its own room, not the others': a short digest is listed whole.
+    if (reported <= 6) expect(document.items).toHaveLength(reported);
+    const emailed = email.match(/^\[[A-Z]+\] /gm)?.length ?? 0;
+    if (emailed < reported) expect(email).toContain(`${reported - emailed} more not listed here`);
   });
 });
