@@ -2,6 +2,8 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
+import { DigestsNotSentError } from '../../functions/core/notify/notify-owners.js';
+import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { exitCodeFor, registrySourceRoots, renderFindings } from '../output.js';
@@ -51,8 +53,12 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
     `scan ${result.scanId}: ${workspaces.scanned} scanned, ${workspaces.failed} failed, ${workspaces.busy} busy; ` +
       `findings stored in ${storedAt(store, result.summaryKey.replace(/summary\.json$/, ''))}\n`,
   );
+  // Digests SNS did not accept are kept for the next scan, but the person running this one hears it.
+  const deferred = result.notified?.deferred ?? [];
+  if (deferred.length > 0)
+    process.stderr.write(`driftwatch: ${stripForTerminal(new DigestsNotSentError(deferred).message)}\n`);
   // A failed check of any kind (a workspace, a bucket, a cluster) makes the scan a failed one.
-  run(result.summary.failures.length > 0 ? 1 : exitCodeFor(result.findings, options));
+  run(result.summary.failures.length > 0 || deferred.length > 0 ? 1 : exitCodeFor(result.findings, options));
 }
 
 /** A status line redrawn in place on a terminal; undefined: the plain log lines, as into a pipe. */

@@ -8,7 +8,7 @@ import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { recordWorkspaceScan } from '../core/findings/lifecycle.js';
 import { digestInput } from '../core/notify/digest.js';
-import { notifyOwners } from '../core/notify/notify-owners.js';
+import { DigestsNotSentError, notifyOwners } from '../core/notify/notify-owners.js';
 import { scanAlertAfterMs } from '../core/registry/model.js';
 import { scanHealth, scanMissingFinding } from '../core/scan/health.js';
 import { scanEventShape } from '../core/scan/scan-event.js';
@@ -56,6 +56,8 @@ export const handler = middy<CheckHealthEvent>()
       lastScanId: health.lastCompleted?.scanId,
       alerted: result.sent.length > 0,
     });
+    // The alert itself could not be sent: the invocation fails, so its errors say so.
+    if (result.deferred.length > 0) throw new DigestsNotSentError(result.deferred);
     return {
       missing: true,
       lastScanId: health.lastCompleted?.scanId,

@@ -8,7 +8,7 @@ import { reportLinkerAt, reportLinkHours } from '../adapters/report-links.js';
 import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { digestInput } from '../core/notify/digest.js';
-import { notifyOwners } from '../core/notify/notify-owners.js';
+import { DigestsNotSentError, notifyOwners } from '../core/notify/notify-owners.js';
 import { reportUrlsOf } from '../core/report/nightly-reports.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
@@ -57,5 +57,7 @@ export const handler = middy<NotifyOwnersEvent>()
       resent: result.resent,
     };
     logger.info('owners notified', summary);
+    // Kept in the outbox for the next run, but a failed execution is what raises the alarm.
+    if (result.deferred.length > 0) throw new DigestsNotSentError(result.deferred);
     return summary;
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,43 @@ describe('write-reports (after record-findings of the same store)', () => {
     expect(payments).not.toContain('platform-prod');
     expect(platform).toContain('platform-prod');
     expect(platform).not.toContain('payments-prod');
+  });
+});
+
+describe('notify-owners (after record-findings of the same store)', () => {
+  const refusingSns = {
+    TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:driftwatch-digests',
+    // Nothing listens on port 9: every publish is refused.
+    AWS_ENDPOINT_URL_SNS: 'http://127.0.0.1:9',
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+  };
+
+  it('an SNS that accepts nothing fails the invocation (the failed execution raises the alarm), the digests kept in the outbox', async () => {
+    const result = await runCli(['invoke', 'notify-owners', '--event', 'events/notify-owners.json'], {
+      env: { ...env, ...refusingSns },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('2 digests not accepted by SNS: 20261129T020000Z-sample.payments (');
+    expect(result.stderr).toContain('Kept in notifications/outbox/ and sent by the next run');
+    expect(readdirSync(join(store, 'notifications/outbox')).sort()).toEqual([
+      '20261129T020000Z-sample.payments.json',
+      '20261129T020000Z-sample.platform.json',
+    ]);
+  });
+
+  it('check-health fails when its scan-missing alert cannot be sent', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-health-'));
+    try {
+      const result = await runCli(['invoke', 'check-health', '--event', 'events/check-health.json'], {
+        env: { ...env, ...refusingSns, DRIFTWATCH_STORE: empty },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('1 digest not accepted by SNS: missing-after-none.platform (');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 

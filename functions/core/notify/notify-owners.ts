@@ -22,7 +22,7 @@ export interface NotifyResult {
   sent: Digest[];
   /** Digests of this scan already published (or being published right now) by another run. */
   alreadySent: string[];
-  /** Digests that kept failing: kept in the outbox, sent by the next run. */
+  /** Digests that kept failing (this scan's, and outbox digests that failed again): kept in the outbox, sent by the next run. */
   deferred: Array<{ digestId: string; reason: string }>;
   /** Digests of earlier scans taken from the outbox and published now. */
   resent: string[];
@@ -41,6 +41,23 @@ export const CLAIM_LEASE_MS = 20 * 60_000;
 
 const sentKey = (digestId: string) => `${SENT_PREFIX}${digestId}.json`;
 const outboxKey = (digestId: string) => `${OUTBOX_PREFIX}${digestId}.json`;
+
+/**
+ * Digests SNS did not accept after the publisher's retries. They are kept in the outbox and sent by
+ * the next run, but a topic that refuses every night (its KMS key policy, a deleted topic) must not
+ * go unheard: the run fails with this, after everything else was sent.
+ */
+export class DigestsNotSentError extends Error {
+  constructor(readonly deferred: NotifyResult['deferred']) {
+    const listed = deferred.slice(0, 3).map((failure) => `${failure.digestId} (${failure.reason})`);
+    const rest = deferred.length > 3 ? `; and ${deferred.length - 3} more` : '';
+    super(
+      `${deferred.length} digest${deferred.length === 1 ? '' : 's'} not accepted by SNS: ${listed.join('; ')}${rest}. ` +
+        `Kept in ${OUTBOX_PREFIX} and sent by the next run; check the topic, its KMS key policy and the sns:Publish permission`,
+    );
+    this.name = 'DigestsNotSentError';
+  }
+}
 
 type ClaimOutcome = { claimed: true; etag: string } | { claimed: false; state: 'sent' | 'claimed' };
 
@@ -146,6 +163,8 @@ export async function notifyOwners(
     await store.delete(outboxKey(digest.digestId));
     result.resent.push(digest.digestId);
   }
+  // Still in the outbox for the run after this one, and failing again is news too.
+  result.deferred.push(...resent.failed);
 
   const digests = buildDigests({
     ...input,

@@ -53,6 +53,47 @@ describe('driftwatch scan with an invalid registry', () => {
   });
 });
 
+describe('driftwatch scan --topic with an SNS that accepts nothing', () => {
+  it('says which digests were not sent and where they wait, and exits 1', async () => {
+    const registry = file(
+      'unsent.yaml',
+      [
+        'version: 1',
+        'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }] }',
+        'workspaces:',
+        '  - { id: app, owner: platform, environment: prod, source: { dir: ./missing }, backend: { bucket: tfstate-app, key: app.tfstate, region: eu-west-1 } }',
+        '',
+      ].join('\n'),
+    );
+    const run = await runCli(
+      [
+        'scan',
+        '--registry',
+        registry,
+        '--store',
+        join(dir, 'unsent-store'),
+        '--topic',
+        'arn:aws:sns:eu-west-1:123456789012:digests',
+      ],
+      {
+        // Nothing listens on port 9: the backend check fails, and so does every publish.
+        env: {
+          ...env,
+          AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+          AWS_REGION: 'eu-west-1',
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+        },
+      },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^driftwatch: 1 digest not accepted by SNS: \S+\.platform \(connect ECONNREFUSED 127\.0\.0\.1:9\)\. Kept in notifications\/outbox\/ and sent by the next run; check the topic/m,
+    );
+    expect(existsSync(join(dir, 'unsent-store', 'notifications', 'outbox'))).toBe(true);
+  });
+});
+
 describe('driftwatch evaluate-plan with bad plan files', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['not-json.json', 'this is not json', /not JSON/i],

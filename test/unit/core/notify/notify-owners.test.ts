@@ -5,7 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
 import type { Finding } from '../../../../functions/core/findings/model.js';
 import type { Digest } from '../../../../functions/core/notify/digest.js';
-import { type DigestPublisher, notifyOwners } from '../../../../functions/core/notify/notify-owners.js';
+import {
+  type DigestPublisher,
+  DigestsNotSentError,
+  notifyOwners,
+} from '../../../../functions/core/notify/notify-owners.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
 import { driftDraft } from '../../../helpers/findings.js';
 
@@ -89,5 +93,21 @@ describe('notifyOwners', () => {
     const later = await notifyOwners(input('scan-3', []), { publisher: sns, store: objects });
     expect(later.resent).toEqual([]);
     expect(sns.published.map((digest) => digest.digestId)).toEqual(['scan-1.dba', 'scan-1.payments']);
+  });
+  it('reports an outbox digest that fails again as deferred, and still sends the other owners theirs', async () => {
+    const objects = store();
+    const failing = new Set(['payments']);
+    const sns = publisher(failing);
+    await notifyOwners(input('scan-1', [news('payments')]), { publisher: sns, store: objects });
+    const next = await notifyOwners(input('scan-2', [news('dba'), news('payments')]), {
+      publisher: sns,
+      store: objects,
+    });
+    expect(next.deferred.map((failure) => failure.digestId)).toEqual(['scan-1.payments', 'scan-2.payments']);
+    expect(next.sent.map((digest) => digest.digestId)).toEqual(['scan-2.dba']);
+    expect(new DigestsNotSentError(next.deferred).message).toBe(
+      '2 digests not accepted by SNS: scan-1.payments (InternalError); scan-2.payments (InternalError). ' +
+        'Kept in notifications/outbox/ and sent by the next run; check the topic, its KMS key policy and the sns:Publish permission',
+    );
   });
 });
