@@ -28,6 +28,13 @@ const ESCAPE_SEQUENCE = new RegExp(
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** Bidi embeddings, overrides and isolates, and the invisible direction marks (Trojan Source). */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * What no UTF-8 encoder or XML-based transport takes: lone surrogates (a `\ud800` escape in a JSON
+ * state or lock body parses to one) and the noncharacters U+FFFE and U+FFFF. SQS refuses messages
+ * that hold them (InvalidMessageContents), so a digest SNS delivers to a queue (a chat relay, an SQS
+ * destination) would be lost.
+ */
+const UNENCODABLE = /[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Line breaks a terminal or a chat client may honour: CRLF, LF, the Unicode line/paragraph separators. */
 const LINE_BREAK = /\r\n|[\n\u2028\u2029]/g;
 
@@ -38,13 +45,13 @@ export interface StripOptions {
 
 /**
  * Text from data, safe to print on a terminal: escape sequences removed, every other control
- * character (CR included: it overwrites what came before) and every bidi control shown as U+FFFD.
- * Our own colours, if any, are added after this, around the stripped text.
+ * character (CR included: it overwrites what came before), every bidi control, lone surrogate and
+ * U+FFFE/U+FFFF shown as U+FFFD. Our own colours, if any, are added after this, around the stripped text.
  */
 export function stripForTerminal(text: string, options: StripOptions = {}): string {
   const lines = text.replace(ESCAPE_SEQUENCE, '').replace(LINE_BREAK, options.multiline ? '\n' : ' ');
   const tabs = options.multiline ? lines : lines.replace(/\t/g, ' ');
-  return tabs.replace(CONTROL, REPLACEMENT).replace(BIDI, REPLACEMENT);
+  return tabs.replace(CONTROL, REPLACEMENT).replace(BIDI, REPLACEMENT).replace(UNENCODABLE, REPLACEMENT);
 }
 
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;

@@ -34,6 +34,11 @@ const HOSTILE = [
   '\u2066',
   '\u009b',
   '\r\n*New* (1)\n• fake line',
+  // Lone surrogates (a `\ud800` escape in JSON parses to one) and noncharacters: SQS refuses them.
+  '\ud800',
+  '\udc00',
+  '\uffff',
+  '\ufffe',
 ].join(' ');
 const LONG = `${HOSTILE} ${'y'.repeat(20_000)}`;
 
@@ -163,6 +168,15 @@ describe('a digest of hostile data', () => {
     });
     expect(strings.some((value) => value.includes('<!channel>'))).toBe(true);
     for (const value of strings) expect(value).not.toMatch(ACTIVE);
+  });
+
+  it('every body SNS delivers holds only characters SQS (chat relay, SQS destinations) and e-mail take', () => {
+    // The characters SQS accepts in a message body (its documentation: the XML 1.0 character range).
+    const NOT_ACCEPTED = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+    const bodies = deliveredBodies(digest);
+    for (const [destination, body] of Object.entries(bodies))
+      expect(body, destination).not.toMatch(NOT_ACCEPTED);
+    expect(digest.email!.subject).toMatch(/^[\x20-\x7e]{1,99}$/);
   });
 
   it('stays within the limits however many long findings there are', () => {
