@@ -383,8 +383,9 @@ describe('check-backend and locks against a bucket (in process, aws-sdk-client-m
       expect(stderr).not.toContain('\u001b');
       expect(stderr).not.toContain('\u0007');
     }
+    // The command lists the prefix as it is (its escape sequence written out, inert), not another one.
     expect(errorLines(check.stderr)).toEqual([
-      `driftwatch: no state object at s3://${BUCKET}/k/terraform.tfstate: --key names no object in the bucket (a typo, or a state never applied); list the keys with aws s3 ls 's3://${BUCKET}/k/' and pass one of them`,
+      `driftwatch: no state object at s3://${BUCKET}/k/terraform.tfstate: --key names no object in the bucket (a typo, or a state never applied); list the keys with aws s3 ls $'s3://${BUCKET}/k\\x1b]0;TITLE\\x07\\x1b[31m/' and pass one of them`,
       `driftwatch: no state object at s3://${BUCKET}/xy/terraform.tfstate (never applied, or a typo)`,
     ]);
     expect(locks.stderr).toMatch(
