@@ -1,4 +1,5 @@
 import { mapConcurrently } from '../scan/map-concurrently.js';
+import { limitText } from '../text/sanitize.js';
 import {
   CURRENT_PREFIX,
   currentKey,
@@ -8,6 +9,7 @@ import {
   scanPrefix,
   scanRunKey,
   scanSummaryKey,
+  scopeOfCurrentKey,
   scratchPrefix,
   suppressionKey,
 } from './layout.js';
@@ -189,6 +191,30 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
     return (await readAll(prefixes, wanted, schema)).filter((object) => 'value' in object);
   }
 
+  /**
+   * Every scope's current document, keyed by its scope. One that names another scope than its key (a
+   * copy under another name) is not that scope's: it is listed as corrupt, left in place, and not read.
+   */
+  async function readCurrentDocuments(): Promise<Array<{ scope: string; value: CurrentDocument }>> {
+    const documents = await readAllValid(
+      [CURRENT_PREFIX],
+      (key) => scopeOfCurrentKey(key) !== undefined,
+      STORED.current,
+    );
+    return documents.flatMap(({ key, value }) => {
+      const scope = scopeOfCurrentKey(key)!;
+      if (value.workspace === scope) return [{ scope, value }];
+      corruptions.push({
+        key,
+        what: STORED.current.what,
+        reason: `holds the document of ${limitText(JSON.stringify(value.workspace), 80)}, not of ${scope}`,
+        etag: '',
+        removed: false,
+      });
+      return [];
+    });
+  }
+
   /** `scans/dt=<day>/` of the last `days` days, newest first. */
   const recentDays = (now: Date, days: number) =>
     Array.from(
@@ -247,11 +273,11 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
      * itself under `suppressions/<id>.json`. Returns the finding, or undefined for an unknown id.
      */
     async suppress(id: string, suppression: Suppression | undefined): Promise<Finding | undefined> {
-      const holding = (
-        await readAllValid([CURRENT_PREFIX], (key) => key.endsWith('.json'), STORED.current)
-      ).find((object) => object.value.findings.some((finding) => finding.id === id));
+      const holding = (await readCurrentDocuments()).find((object) =>
+        object.value.findings.some((finding) => finding.id === id),
+      );
       if (!holding) return undefined;
-      const scope = holding.key.slice(CURRENT_PREFIX.length).replace(/\.json$/, '');
+      const { scope } = holding;
       let updated: Finding | undefined;
       await updateCurrent(scope, async (previous) => {
         const next = previous && setSuppression(previous, id, suppression);
@@ -364,8 +390,7 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
 
     /** Every open finding of every workspace. */
     async openFindings(): Promise<Finding[]> {
-      const objects = await readAllValid([CURRENT_PREFIX], (key) => key.endsWith('.json'), STORED.current);
-      return objects.flatMap((object) => object.value.findings);
+      return (await readCurrentDocuments()).flatMap((object) => object.value.findings);
     },
   };
 }

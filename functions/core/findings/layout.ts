@@ -66,6 +66,16 @@ export function currentKey(workspace: string): string {
   return `current/${assertWorkspaceId(workspace)}.json`;
 }
 
+/**
+ * The scope whose current document `key` is, or undefined for any other key under `current/`: a copy
+ * in a sub-folder (`current/old/x.json`), `x.json.bak`, a name no scope can have. Only the writer's
+ * own keys are read back, so a stray copy never shows a scope's findings twice.
+ */
+export function scopeOfCurrentKey(key: string): string | undefined {
+  const scope = /^current\/([^/]+)\.json$/.exec(key)?.[1];
+  return scope !== undefined && SAFE_ID.test(scope) ? scope : undefined;
+}
+
 /** The audit record of a suppression (who, why, until when); the current document holds its effect. */
 export function suppressionKey(findingId: string): string {
   if (!/^[0-9a-f]{64}$/.test(findingId)) throw new InvalidKeyPartError('finding id', findingId);

@@ -345,3 +345,34 @@ describe('corrupt objects in the findings store', () => {
     expect(objects.objects.get('current/a.json')).toBe('{"fixed":true}');
   });
 });
+
+describe('readers of current/ read only the keys the writer writes', () => {
+  it.each([
+    ['a copy in a sub-folder', 'current/old/payments-prod.json', false],
+    ['a backup beside it', 'current/payments-prod.json.bak', false],
+    ['a name no scope can have', 'current/Payments Prod.json', false],
+    ['a copy under another scope name', 'current/payments-copy.json', true],
+  ])('ignores %s (%s): each open finding is listed once', async (_, key, reported) => {
+    const { objects, store } = await twoScopes();
+    const original = await objects.get('current/payments-prod.json');
+    await objects.put(key, original!.body);
+    const readOnly = createFindingsStore(objects, { readOnly: true });
+    const ids = (await readOnly.openFindings()).map((finding) => finding.id);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    const corrupt = readOnly.takeCorruptions();
+    expect(corrupt.map((object) => object.key)).toEqual(reported ? [key] : []);
+    if (reported)
+      expect(corrupt[0]?.reason).toBe('holds the document of "payments-prod", not of payments-copy');
+    // A suppression finds the finding in its own scope's document, never in the copy.
+    const id = ids.find((candidate) => candidate !== undefined)!;
+    const suppressed = await store.suppress(id, {
+      reason: 'r',
+      by: 'b',
+      until: '2027-01-01T00:00:00Z',
+      at: '2026-11-30T00:00:00Z',
+    });
+    expect(suppressed?.status).toBe('suppressed');
+    expect((await objects.get(key))?.body).toBe(original!.body);
+  });
+});
