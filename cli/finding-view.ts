@@ -1,59 +1,13 @@
-import type { Finding, Suppression } from '../functions/core/findings/model.js';
-import { redactText } from '../functions/core/redaction/secrets.js';
-
 /**
- * Stored findings as the commands that read the store show them (`findings`, `findings show`,
- * `report`), in every format. Presentation only: nothing is written back.
- *
- * - The free text of a suppression (its reason, who decided) is what a person typed: passed through
- *   the product's redaction once more, so a credential stored before `suppress` redacted it (or
- *   written into the store by hand) is never printed, exported to SARIF or put in a report.
- * - A suppression whose `until` has passed no longer hides its finding, even before the scope is
- *   scanned again (it may never be): the finding is shown as the next scan will record it (the
- *   lifecycle's rule), status `new` with the expired suppression in `evidence.suppressionExpired`.
+ * How the commands that read the store show stored findings: the rules are the product's, shared
+ * with the findings API (functions/core/findings/present.ts).
  */
-export function presentFinding(finding: Finding, now: Date): Finding {
-  const expired = expiredSuppressionOf(finding);
-  const evidence =
-    expired === undefined ? finding.evidence : { ...finding.evidence, suppressionExpired: expired };
-  const suppression = finding.suppression && redactSuppression(finding.suppression);
-  if (finding.status === 'suppressed' && suppression && !(Date.parse(suppression.until) > now.getTime())) {
-    const { suppression: _lifted, ...rest } = finding;
-    return { ...rest, status: 'new', evidence: { ...evidence, suppressionExpired: suppression } };
-  }
-  if (!suppression && evidence === finding.evidence) return finding;
-  return { ...finding, evidence, ...(suppression ? { suppression } : {}) };
-}
-
-export function presentFindings(findings: readonly Finding[], now: Date): Finding[] {
-  return findings.map((finding) => presentFinding(finding, now));
-}
-
-/** The user's free text of a suppression, redacted (`until` and `at` are times the CLI parsed). */
-export function redactSuppression(suppression: Suppression): Suppression {
-  return { ...suppression, reason: redactText(suppression.reason), by: redactText(suppression.by) };
-}
-
-/**
- * The suppression that expired, on a finding shown open because of it (reopened by a scan, which
- * keeps it in the evidence, or by `presentFinding`); redacted. Undefined on any other finding.
- */
-export function expiredSuppressionOf(finding: Finding): Suppression | undefined {
-  const stored = finding.evidence?.suppressionExpired;
-  if (!isSuppression(stored)) return undefined;
-  return redactSuppression(stored);
-}
-
-function isSuppression(value: unknown): value is Suppression {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return (
-    typeof record.reason === 'string' &&
-    typeof record.by === 'string' &&
-    typeof record.until === 'string' &&
-    typeof record.at === 'string'
-  );
-}
+export {
+  expiredSuppressionOf,
+  presentFinding,
+  presentFindings,
+  redactSuppression,
+} from '../functions/core/findings/present.js';
 
 /** `2020-01-01` of an ISO time (the time as given when it is not one). */
 export function dayOf(time: string): string {

@@ -1,9 +1,13 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithIAMAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { isAwsError } from '../adapters/aws-error.js';
 import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
+import { readFailure } from '../adapters/backend/aws-backend-reader.js';
+import { classifyReadFailure } from '../core/backend/failure-cause.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import type { Finding } from '../core/findings/model.js';
+import { presentFinding, redactFindingText } from '../core/findings/present.js';
 import {
   callerScope,
   isVisible,
@@ -11,7 +15,12 @@ import {
   parseQueryAccess,
   type QueryAccess,
 } from '../core/query/query-access.js';
-import { InvalidQueryError, parseFindingsQuery, queryFindings } from '../core/query/query-findings.js';
+import {
+  InvalidQueryError,
+  parseFindingsQuery,
+  queryFindings,
+  singleValuedParameters,
+} from '../core/query/query-findings.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
 import { ConfigurationError, requireEnv } from './env.js';
 import { logErrors } from './middleware.js';
@@ -31,29 +40,98 @@ const access: QueryAccess = (() => {
 })();
 /** Open findings change once a night (and on a suppression): a minute of staleness is fine. */
 const CACHE_MS = 60_000;
-let cache: { at: number; findings: Finding[] } | undefined;
+let cache: { at: number; findings: Finding[]; unreadableScopes: number } | undefined;
 
-async function openFindings(): Promise<Finding[]> {
-  if (!cache || Date.now() - cache.at > CACHE_MS)
-    cache = { at: Date.now(), findings: await store.openFindings() };
-  return cache.findings;
+/**
+ * Lambda answers at most 6 MiB, counted over its whole result, in which the body is a JSON string
+ * (every quote and backslash of it escaped again). A page stops short of that, with room for the
+ * envelope, the cursor and the names of omitted findings.
+ */
+const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
+const PAGE_BYTES = LAMBDA_RESPONSE_BYTES - 128 * 1024;
+const answerBytes = (finding: Finding) => Buffer.byteLength(JSON.stringify(JSON.stringify(finding)));
+
+async function openFindings(): Promise<NonNullable<typeof cache>> {
+  if (cache && Date.now() - cache.at <= CACHE_MS) return cache;
+  let findings: Finding[];
+  let unreadableScopes = 0;
+  try {
+    findings = await store.openFindings();
+  } finally {
+    // Taken after every read: the store keeps them until taken, and a warm function lives for hours.
+    const corrupt = store.takeCorruptions();
+    for (const object of corrupt)
+      logger.warn('current document unreadable: its findings are left out', {
+        key: object.key,
+        reason: object.reason,
+      });
+    unreadableScopes = corrupt.length;
+  }
+  cache = { at: Date.now(), findings, unreadableScopes };
+  return cache;
 }
 
-function json(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
-  return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+function json(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    // Findings describe the estate's weak spots: no shared cache keeps them.
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * A failure to read the store, as the caller's one line: throttling and unavailability are a 503 to
+ * retry, anything else a 500 naming the S3 error and the request id the log has it under. Neither
+ * names the bucket, a key or the SDK's message (which can hold ARNs).
+ */
+function failureAnswer(error: unknown, requestId: string | undefined): APIGatewayProxyStructuredResultV2 {
+  const logged = requestId ? ` under request id ${requestId}` : '';
+  if (!isAwsError(error)) return json(500, { message: `internal error: the function's log has it${logged}` });
+  const failure = readFailure('the findings bucket', 'reading findings', error);
+  const code = /^[A-Za-z0-9_.-]{1,64}$/.test(failure.code) ? failure.code : 'an AWS error';
+  const kind = classifyReadFailure(failure).kind;
+  if (kind === 'throttled' || kind === 'unreachable' || (failure.httpStatus ?? 0) >= 500)
+    return json(
+      503,
+      { message: `the findings store is busy or unreachable (${code}): retry in a few seconds` },
+      { 'retry-after': '5' },
+    );
+  return json(500, {
+    message: `the findings store could not be read (${code}): the function's log has the cause${logged}`,
+  });
+}
+
+/** A finding by id: the whole finding, or why it cannot be one answer. */
+function findingAnswer(finding: Finding): APIGatewayProxyStructuredResultV2 {
+  const bytes = answerBytes(finding);
+  if (bytes <= PAGE_BYTES) return json(200, finding);
+  return json(500, {
+    message: `finding ${finding.id} is ${Math.ceil(bytes / 1024 ** 2)} MiB, more than one API answer carries (6 MiB): read it with driftwatch findings show ${finding.id} --store s3://<findings bucket>`,
+  });
 }
 
 /**
  * The findings API (HTTP API, IAM auth): `GET /findings?owner=&workspace=&kind=&status=&severity=&since=&limit=&cursor=`,
  * `GET /findings/{id}`. Each caller sees only the owners queryAccess gives it (admins: all); a finding
- * of another owner is answered exactly as one that does not exist.
+ * of another owner is answered exactly as one that does not exist. Findings are shown as the CLI
+ * shows them: as of now (an expired suppression no longer hides one) and with their text redacted.
  */
 export const handler = middy<APIGatewayProxyEventV2WithIAMAuthorizer, APIGatewayProxyStructuredResultV2>()
   .use(logErrors(logger))
   .use({
     onError: async (request) => {
-      if (request.error instanceof InvalidQueryError)
+      if (request.error instanceof InvalidQueryError) {
         request.response = json(400, { message: request.error.message });
+        return;
+      }
+      const requestId = request.context?.awsRequestId;
+      logger.error('handler failed', { error: request.error, awsRequestId: requestId });
+      request.response = failureAnswer(request.error, requestId);
     },
   })
   .handler(async (event) => {
@@ -63,12 +141,28 @@ export const handler = middy<APIGatewayProxyEventV2WithIAMAuthorizer, APIGateway
       logger.warn('caller without query access', { caller });
       return json(403, { message: noAccessMessage(caller) });
     }
-    const visible = (await openFindings()).filter((finding) => isVisible(finding, scope, access));
-    const id = event.pathParameters?.id;
+    const parameters = singleValuedParameters(event);
+    const { findings, unreadableScopes } = await openFindings();
+    const now = new Date();
+    // As of now before any filter: a finding whose suppression expired is `new`, not `suppressed`.
+    const visible = findings
+      .filter((finding) => isVisible(finding, scope, access))
+      .map((finding) => presentFinding(finding, now));
+    const unreadable = unreadableScopes > 0 ? { unreadableScopes } : {};
+    const id = event.pathParameters?.id?.toLowerCase();
     if (id !== undefined) {
+      if (Object.keys(parameters).length > 0)
+        throw new InvalidQueryError('GET /findings/{id} takes no query parameters: leave them out');
       if (!/^[0-9a-f]{64}$/.test(id)) return json(400, { message: 'a finding id is 64 hex characters' });
       const finding = visible.find((candidate) => candidate.id === id);
-      return finding ? json(200, finding) : json(404, { message: `no open finding ${id}` });
+      if (finding) return findingAnswer(redactFindingText(finding));
+      const why = unreadableScopes > 0 ? ` (${unreadableScopes} scope(s) could not be read)` : '';
+      return json(404, { message: `no open finding ${id}${why}`, ...unreadable });
     }
-    return json(200, queryFindings(visible, parseFindingsQuery(event.queryStringParameters ?? {})));
+    const page = queryFindings(visible, parseFindingsQuery(parameters, now), {
+      present: redactFindingText,
+      sizeOf: (finding) => answerBytes(finding) + 1,
+      maxBytes: PAGE_BYTES,
+    });
+    return json(200, { ...page, ...unreadable });
   });

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CurrentDocument } from '../../functions/core/findings/lifecycle.js';
 import { recordWorkspaceScan } from '../../functions/core/findings/lifecycle.js';
+import { s3ServiceError } from '../helpers/backend.js';
 import { driftDraft } from '../helpers/findings.js';
 import { REPO_ROOT } from '../helpers/integration.js';
 
@@ -147,5 +148,199 @@ describe('query-findings configuration', () => {
       "DRIFTWATCH_QUERY_ACCESS: query access admins.0: an ARN pattern starts with 'arn:'",
     );
     vi.stubEnv('DRIFTWATCH_QUERY_ACCESS', JSON.stringify(ACCESS));
+  });
+});
+
+/** The handler loaded afresh (its minute-long cache empty), over these current documents. */
+async function handlerOver(documents: Record<string, string>) {
+  s3.reset();
+  s3.on(ListObjectsV2Command).resolves({
+    Contents: Object.keys(documents).map((key) => ({ Key: key, Size: 1 })),
+  });
+  for (const [key, body] of Object.entries(documents))
+    s3.on(GetObjectCommand, { Key: key }).resolves({
+      Body: { transformToString: async () => body } as never,
+      ETag: '"e"',
+    });
+  vi.resetModules();
+  return (await import('../../functions/handlers/query-findings.js')).handler as unknown as typeof handler;
+}
+const asAdmin = (request: Record<string, unknown> = {}) => ({
+  ...sample,
+  requestContext: {
+    ...sample.requestContext,
+    authorizer: { iam: { ...sample.requestContext.authorizer.iam, userArn: ADMIN } },
+  },
+  rawQueryString: undefined,
+  queryStringParameters: undefined,
+  ...request,
+});
+const documentOf = (workspace: string, drafts: Parameters<typeof driftDraft>[0][]) =>
+  recordWorkspaceScan(
+    undefined,
+    drafts.map((draft) => driftDraft({ workspace, ...draft })),
+    { workspace, scanId: 's1', now: new Date('2026-11-29T02:00:00Z'), outcome: 'ok', check: 'terraform' },
+  ).current;
+
+describe('query-findings against hostile requests', () => {
+  it.each([
+    [
+      'a parameter twice (HTTP API)',
+      {
+        rawQueryString: 'owner=payments&owner=platform',
+        queryStringParameters: { owner: 'payments,platform' },
+      },
+      'owner is given more than once',
+    ],
+    ['an empty owner', { rawQueryString: 'owner=', queryStringParameters: { owner: '' } }, 'owner is empty'],
+    [
+      'query parameters on GET /findings/{id}',
+      { queryStringParameters: { owner: 'x' }, pathParameters: { id: 'f'.repeat(64) } },
+      'GET /findings/{id} takes no query parameters',
+    ],
+    [
+      'an id with a path in it',
+      { pathParameters: { id: '../current/payments-prod.json' } },
+      'a finding id is 64 hex characters',
+    ],
+  ])('answers %s with a one-line 400', async (_, request, message) => {
+    const response = await handler(asAdmin(request), context);
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({ message: expect.stringContaining(message) });
+    expect(response.body).not.toMatch(/\n|at .*\.ts/);
+  });
+
+  it('finds an id given in upper case', async () => {
+    const id = current.findings[0]!.id;
+    const response = await handler(asAdmin({ pathParameters: { id: id.toUpperCase() } }), context);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body).id).toBe(id);
+  });
+});
+
+describe('query-findings when the store fails', () => {
+  afterEach(() => vi.useRealTimers());
+  it.each([
+    [
+      'AccessDenied',
+      403,
+      500,
+      /^the findings store could not be read \(AccessDenied\): the function's log has the cause under request id test$/,
+    ],
+    ['NoSuchBucket', 404, 500, /^the findings store could not be read \(NoSuchBucket\)/],
+    [
+      'SlowDown',
+      503,
+      503,
+      /^the findings store is busy or unreachable \(SlowDown\): retry in a few seconds$/,
+    ],
+    ['InternalError', 500, 503, /^the findings store is busy or unreachable \(InternalError\)/],
+  ])(
+    'answers S3 %s (%i) with %i and one line naming neither bucket nor key',
+    async (name, status, answered, message) => {
+      const fresh = await handlerOver({});
+      s3.on(ListObjectsV2Command).rejects(s3ServiceError(name, status));
+      const response = await fresh(asAdmin(), context);
+      expect(response.statusCode).toBe(answered);
+      expect(JSON.parse(response.body).message).toMatch(message);
+      expect(response.body).not.toMatch(/findings\/|current\/|s3:\/\/|!/);
+    },
+  );
+
+  it('answers a corrupt current document by leaving its findings out and saying how many scopes could not be read, once per read', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const fresh = await handlerOver({
+      'current/payments-prod.json': JSON.stringify(current),
+      'current/broken.json': '{"workspace":',
+      // A copy under another scope's name, and keys the writer never writes: not read at all.
+      'current/copy.json': JSON.stringify(current),
+      'current/old/payments-prod.json': JSON.stringify(current),
+      'current/payments-prod.json.bak': JSON.stringify(current),
+    });
+    for (const minute of [0, 2]) {
+      vi.setSystemTime(new Date(Date.UTC(2026, 10, 30, 8, minute)));
+      const response = await fresh(asAdmin(), context);
+      expect(response.statusCode).toBe(200);
+      const body = JSON.parse(response.body);
+      expect(body.findings).toHaveLength(current.findings.length);
+      expect(body.unreadableScopes).toBe(2);
+    }
+    const byId = await fresh(asAdmin({ pathParameters: { id: 'f'.repeat(64) } }), context);
+    expect(JSON.parse(byId.body).message).toBe(
+      `no open finding ${'f'.repeat(64)} (2 scope(s) could not be read)`,
+    );
+  });
+});
+
+describe('query-findings shows findings as the CLI does', () => {
+  const CANARY = 'ghp_CANARYcanaryCANARYcanary0123456789ab';
+  it('redacts credentials a stored finding holds in any text, and lifts an expired suppression', async () => {
+    const document = documentOf('payments-prod', [
+      {
+        title: `token ${CANARY}`,
+        detail: `Authorization: Bearer ${CANARY}`,
+        evidence: { nested: [{ url: `https://admin:${CANARY}@db.example.com` }] },
+        drift: {
+          action: 'update',
+          changes: [{ path: 'tags.Key', before: `password=${CANARY}`, after: 'x', sensitive: false }],
+        },
+        remediation: { summary: `export GITHUB_TOKEN=${CANARY}`, steps: [`use ${CANARY}`] },
+      },
+    ]);
+    document.findings[0] = {
+      ...document.findings[0]!,
+      status: 'suppressed',
+      suppression: {
+        reason: `until ${CANARY} rotates`,
+        by: 'alice',
+        until: '2026-01-01T00:00:00Z',
+        at: '2025-12-01T00:00:00Z',
+      },
+    };
+    const fresh = await handlerOver({ 'current/payments-prod.json': JSON.stringify(document) });
+    const id = document.findings[0]!.id;
+    const list = await fresh(asAdmin(), context);
+    const one = await fresh(asAdmin({ pathParameters: { id } }), context);
+    const suppressed = await fresh(
+      asAdmin({ queryStringParameters: { status: 'suppressed' }, rawQueryString: 'status=suppressed' }),
+      context,
+    );
+    for (const response of [list, one]) {
+      expect(response.statusCode).toBe(200);
+      expect(response.body).not.toContain(CANARY);
+      expect(response.body).toContain('(redacted)');
+    }
+    expect(JSON.parse(one.body)).toMatchObject({
+      status: 'new',
+      evidence: { suppressionExpired: { by: 'alice' } },
+    });
+    expect(JSON.parse(suppressed.body).findings).toEqual([]);
+  });
+
+  it("keeps every answer under Lambda's 6 MiB and pages through large findings exactly once", async () => {
+    // 40 findings of ~400 KB, half of it quotes (escaped twice in Lambda's result): 500 would be 200 MB.
+    const big = `"${'x'.repeat(100_000)}"`.repeat(2);
+    const document = documentOf(
+      'payments-prod',
+      Array.from({ length: 40 }, (_, index) => ({
+        resource: { address: `aws_s3_object.o${index}`, type: 'aws_s3_object' },
+        detail: big + '"'.repeat(200_000),
+      })),
+    );
+    const fresh = await handlerOver({ 'current/payments-prod.json': JSON.stringify(document) });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const response = await fresh(
+        asAdmin({ queryStringParameters: { limit: '500', ...(cursor ? { cursor } : {}) } }),
+        context,
+      );
+      expect(response.statusCode).toBe(200);
+      expect(Buffer.byteLength(JSON.stringify(response))).toBeLessThan(6 * 1024 * 1024);
+      const body = JSON.parse(response.body);
+      seen.push(...body.findings.map((finding: { id: string }) => finding.id));
+      cursor = body.nextCursor;
+    } while (cursor && seen.length <= 40);
+    expect(seen.sort()).toEqual(document.findings.map((finding) => finding.id).sort());
   });
 });
