@@ -19,9 +19,15 @@ const BYTES_SCANNED_CUTOFF = 10 * 1024 ** 3;
 
 /** Only finding lines: summary.json (pretty-printed JSON in the same folders) reads as empty rows. */
 const FINDING_ROWS = 'id IS NOT NULL';
+/**
+ * When a history line was written: a resolved line at its resolvedAt, any other at its lastSeenAt
+ * (both the recording scan's time). Scan ids do not sort by time: a rescan's (`rescan-…`) sorts
+ * after the nightly scans' (`20261129T…`) of the same day whether it ran before or after them.
+ */
+const LINE_TIME = `CASE WHEN status = 'resolved' THEN resolvedat ELSE lastseenat END`;
 /** The latest line of every finding in the window: its status now. */
 const LATEST_PER_FINDING = `latest AS (
-  SELECT *, row_number() OVER (PARTITION BY id ORDER BY dt DESC, scanid DESC) AS rn
+  SELECT *, row_number() OVER (PARTITION BY id ORDER BY ${LINE_TIME} DESC, dt DESC, scanid DESC) AS rn
   FROM ${FINDINGS_TABLE}
   WHERE ${FINDING_ROWS} AND dt >= date_format(current_date - interval '90' day, '%Y-%m-%d')
 )`;
@@ -173,7 +179,7 @@ export class FindingsAnalytics extends Construct {
 }
 
 /** The Finding contract (DESIGN.md) as Hive columns; free-form `evidence` is left out. */
-const FINDING_COLUMNS: glue.CfnTable.ColumnProperty[] = [
+export const FINDING_COLUMNS: glue.CfnTable.ColumnProperty[] = [
   { name: 'id', type: 'string' },
   { name: 'kind', type: 'string' },
   { name: 'ruleid', type: 'string' },
