@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../functions/adapters/aws-http-timeouts.js';
 import { openStoreAt, parseStoreLocation } from '../functions/adapters/object-store/location.js';
+import { RegistryTextError, readRegistryBytes, registryText } from '../functions/adapters/registry-source.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import { parseRegistry } from '../functions/core/registry/parse.js';
@@ -98,16 +99,11 @@ export interface LoadedRegistry {
 /** Reads and validates a registry file; RegistryError (with paths and lines) passes through. */
 export function loadRegistryFile(path: string): LoadedRegistry {
   const absolute = resolve(path);
-  let bytes: Buffer;
+  let text: string;
   try {
-    const size = statSync(absolute).size;
-    if (size > MAX_REGISTRY_BYTES)
-      throw new CliError(
-        `registry ${path} is ${Math.ceil(size / 1048576)} MiB, over the ${MAX_REGISTRY_BYTES / 1048576} MiB limit of a registry: is it the right file?`,
-      );
-    bytes = readFileSync(absolute);
+    text = registryText(readRegistryBytes(absolute, path), path);
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (error instanceof RegistryTextError) throw new CliError(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT'
@@ -119,15 +115,5 @@ export function loadRegistryFile(path: string): LoadedRegistry {
       `cannot read registry ${path}: ${why} (pass --registry with the path of driftwatch.yaml)`,
     );
   }
-  let text: string;
-  try {
-    // Strict: a registry in another encoding must not be read with its characters replaced.
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new CliError(`registry ${path} is not UTF-8 text: save it as UTF-8 (YAML files are)`);
-  }
   return { registry: parseRegistry(text, { fileName: path }), dir: dirname(absolute), path: absolute };
 }
-
-/** Registries are hundreds of lines; a file this large is something else (a state, a log, a bundle). */
-const MAX_REGISTRY_BYTES = 16 * 1024 * 1024;

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Registry } from '../core/registry/model.js';
 import { parseRegistry } from '../core/registry/parse.js';
-import { parseS3Uri, readS3Text } from './s3-bundle.js';
+import { parseS3Uri } from './s3-bundle.js';
 
 export interface LoadedRegistrySource {
   registry: Registry;
@@ -11,16 +11,74 @@ export interface LoadedRegistrySource {
   dir: string;
 }
 
+/** Registries are hundreds of lines; a file this large is something else (a state, a log, a bundle). */
+export const MAX_REGISTRY_BYTES = 16 * 1024 * 1024;
+const LIMIT = `the ${MAX_REGISTRY_BYTES / 1048576} MiB limit of a registry`;
+
+/** A registry that is too large or not UTF-8: why, in a sentence about `name`, before YAML sees it. */
+export class RegistryTextError extends Error {
+  override readonly name = 'RegistryTextError';
+}
+
 /** Reads the registry from `s3://bucket/key` (deployed) or a file path (local), and validates it. */
 export async function loadRegistrySource(location: string, s3: S3Client): Promise<LoadedRegistrySource> {
   if (location.startsWith('s3://')) {
     const { bucket, key } = parseS3Uri(location);
-    const text = await readS3Text(s3, bucket, key);
+    const text = registryText(await readS3Bytes(s3, bucket, key, location), location);
     return { registry: parseRegistry(text, { fileName: location }), dir: process.cwd() };
   }
   const path = resolve(location);
-  return {
-    registry: parseRegistry(await readFile(path, 'utf8'), { fileName: location }),
-    dir: dirname(path),
-  };
+  const text = registryText(readRegistryBytes(path, location), location);
+  return { registry: parseRegistry(text, { fileName: location }), dir: dirname(path) };
+}
+
+/**
+ * The bytes of a registry file, at most one more than the limit: a device or a pipe that never ends
+ * (`--registry /dev/zero`) is cut there instead of filling the memory. Errors of the file system
+ * (ENOENT, EISDIR, EACCES) pass through for the caller to word.
+ */
+export function readRegistryBytes(path: string, name: string): Buffer {
+  const size = statSync(path).size;
+  if (size > MAX_REGISTRY_BYTES) throw tooLarge(name, size);
+  const buffer = Buffer.alloc(MAX_REGISTRY_BYTES + 1);
+  const fd = openSync(path, 'r');
+  let length = 0;
+  try {
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > MAX_REGISTRY_BYTES) throw tooLarge(name);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return buffer.subarray(0, length);
+}
+
+/** UTF-8 text of a registry (a byte order mark dropped); a registry in another encoding is refused, not read with its characters replaced. */
+export function registryText(bytes: Uint8Array, name: string): string {
+  if (bytes.length > MAX_REGISTRY_BYTES) throw tooLarge(name, bytes.length);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new RegistryTextError(`registry ${name} is not UTF-8 text: save it as UTF-8 (YAML files are)`);
+  }
+}
+
+/** An S3 registry's body, refused by its listed size before it is fetched when that is over the limit. */
+async function readS3Bytes(s3: S3Client, bucket: string, key: string, name: string): Promise<Uint8Array> {
+  const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  if ((response.ContentLength ?? 0) > MAX_REGISTRY_BYTES) {
+    // Not read: the connection is let go instead of draining the body.
+    (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
+    throw tooLarge(name, response.ContentLength);
+  }
+  return (await response.Body?.transformToByteArray()) ?? new Uint8Array();
+}
+
+function tooLarge(name: string, size?: number): RegistryTextError {
+  const measured =
+    size === undefined ? `more than ${MAX_REGISTRY_BYTES / 1048576} MiB` : `${Math.ceil(size / 1048576)} MiB`;
+  return new RegistryTextError(`registry ${name} is ${measured}, over ${LIMIT}: is it the right file?`);
 }
