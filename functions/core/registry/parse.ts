@@ -63,20 +63,26 @@ function readDocument(
 ): { value: Record<string, unknown> } | { problems: RegistryProblem[] } {
   const syntaxErrors = source.syntaxErrors();
   if (syntaxErrors.length > 0) return { problems: syntaxErrors.map((error) => syntaxProblem(error, source)) };
-  const collectionKeys = source.collectionKeys();
-  if (collectionKeys.length > 0)
-    return { problems: collectionKeys.map((offset) => collectionKeyProblem(offset, source)) };
+  const structure = source.structureProblems();
+  if (structure.length > 0)
+    return {
+      problems: structure.map(({ offset, message }) => ({
+        path: formatPath(source.pathAt(offset)),
+        ...source.offsetToPosition(offset),
+        message,
+      })),
+    };
 
   let value: unknown;
   try {
     value = source.toJS();
   } catch (error) {
-    // A missing anchor has a place in the file; an alias bomb is the whole document's doing.
-    const offset = source.firstUnresolvedAlias();
+    // Every alias resolves and none is cyclic: what is left is an alias bomb, the whole document's doing.
+    const offset = source.firstAlias() ?? 0;
     const problem = {
-      path: offset === undefined ? '' : formatPath(source.pathAt(offset)),
-      ...source.offsetToPosition(offset ?? 0),
-      message: `cannot read the YAML: ${(error as Error).message}`,
+      path: formatPath(source.pathAt(offset)),
+      ...source.offsetToPosition(offset),
+      message: `cannot read the YAML: ${(error as Error).message}; use fewer aliases`,
     };
     return { problems: [problem] };
   }
@@ -91,11 +97,6 @@ function readDocument(
     return { problems: [{ path: '', ...position, message }] };
   }
   return { value: value as Record<string, unknown> };
-}
-
-function collectionKeyProblem(offset: number, source: YamlSource): RegistryProblem {
-  const message = 'a key must be plain text, not a list or a mapping';
-  return { path: formatPath(source.pathAt(offset)), ...source.offsetToPosition(offset), message };
 }
 
 function syntaxProblem(error: YAMLError, source: YamlSource): RegistryProblem {
@@ -115,6 +116,9 @@ function syntaxMessage(error: YAMLError, path: readonly PathSegment[], source: Y
     }
     case 'TAB_AS_INDENT':
       return `YAML syntax: ${detail}; indent with spaces`;
+    case 'RESOURCE_EXHAUSTION':
+      // The reader's own stack overflowed ("Maximum call stack size exceeded"): say what caused it.
+      return 'YAML nested too deeply to read (a registry is a few levels deep): is it the right file?';
     default:
       return `YAML syntax: ${detail}`;
   }

@@ -35,8 +35,15 @@ export function formatProblem(
 
 const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
 
+/** Levels of a path shown at each end; the ones between are counted (a path 5,000 levels deep is one line). */
+const SHOWN_LEVELS = 8;
+
 /** `['workspaces', 1, 'backend', 'bucket']` -> `workspaces[1].backend.bucket`; odd keys are quoted. */
 export function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length > 2 * SHOWN_LEVELS) {
+    const hidden = path.length - 2 * SHOWN_LEVELS;
+    return `${formatPath(path.slice(0, SHOWN_LEVELS))}…(${hidden} levels)…${formatPath(path.slice(-SHOWN_LEVELS)).replace(/^(?!\[)/, '.')}`;
+  }
   let text = '';
   for (const segment of path) {
     if (typeof segment === 'number') text += `[${segment}]`;

@@ -48,17 +48,16 @@ export class YamlSource {
     return this.document.contents;
   }
 
-  /** The plain value; throws on aliases that point nowhere or expand excessively (billion laughs). */
+  /** The plain value; throws on aliases that expand excessively (billion laughs). */
   toJS(): unknown {
     return this.document.toJS();
   }
 
-  /** The offset of the first alias whose anchor is missing, the usual reason `toJS` throws. */
-  firstUnresolvedAlias(): number | undefined {
+  /** The offset of the first alias: where an alias bomb, which is the whole document's doing, starts. */
+  firstAlias(): number | undefined {
     let offset: number | undefined;
     visit(this.document, {
       Alias: (_key, alias) => {
-        if (alias.resolve(this.document) !== undefined) return undefined;
         offset = alias.range?.[0] ?? 0;
         return visit.BREAK;
       },
@@ -67,18 +66,50 @@ export class YamlSource {
   }
 
   /**
-   * Offsets of mapping keys that are lists or mappings (`? [a, b]`). No registry key is one, and
-   * converting them would stringify them (with a process warning), so they are reported first.
+   * What the YAML is well-formed for, yet no registry can be made of, each at its node: keys that
+   * are lists or mappings (`? [a, b]`, which converting would stringify), aliases without an anchor
+   * or inside the node they name (a cycle: the value would contain itself), merge keys (`<<`) given
+   * something else than mappings, and text holding a NUL character (no S3 key, argument, environment
+   * variable or file name can carry one). Reported before the document is converted to a value,
+   * which would throw without a position, or (for a cycle) build an object that never ends.
    */
-  collectionKeys(): number[] {
-    const offsets: number[] = [];
+  structureProblems(): { offset: number; message: string }[] {
+    const problems: { offset: number; message: string }[] = [];
+    const at = (node: Node | null | undefined, message: string) =>
+      problems.push({ offset: node?.range?.[0] ?? 0, message });
     visit(this.document, {
       Pair: (_key, pair) => {
         const key = pair.key as Node | null;
-        if (key !== null && !isScalar(key) && !isAlias(key)) offsets.push(key.range?.[0] ?? 0);
+        if (key !== null && !isScalar(key) && !isAlias(key))
+          at(key, 'a key must be plain text, not a list or a mapping');
+        if (isScalar(key) && typeof key.value === 'symbol' && !this.isMergeSource(pair.value as Node | null))
+          at(
+            (pair.value as Node | null) ?? key,
+            'a merge key (<<) takes a mapping, an alias of one (*name) or a list of them',
+          );
+      },
+      Alias: (_key, alias, path) => {
+        const target = alias.resolve(this.document);
+        if (target === undefined)
+          at(alias, `alias *${alias.source} names no anchor: define &${alias.source} before it`);
+        else if ((path as readonly unknown[]).includes(target))
+          at(
+            alias,
+            `alias *${alias.source} is inside the node &${alias.source} it names: a value cannot contain itself`,
+          );
+      },
+      Scalar: (_key, scalar) => {
+        if (typeof scalar.value === 'string' && scalar.value.includes('\u0000'))
+          at(scalar, 'holds a NUL character (\\0): no key, file name or argument can carry one');
       },
     });
-    return offsets;
+    return problems;
+  }
+
+  private isMergeSource(value: Node | null): boolean {
+    const resolved = this.resolve(value);
+    if (isMap(resolved)) return true;
+    return isSeq(resolved) && resolved.items.every((item) => isMap(this.resolve(item as Node | null)));
   }
 
   offsetToPosition(offset: number): Position {
@@ -117,8 +148,9 @@ export class YamlSource {
     const path: PathSegment[] = [];
     let node: Node | null = this.document.contents;
     for (;;) {
-      const collection = this.resolve(node);
-      const child = childContaining(collection, offset);
+      // The text as written, aliases not followed: an offset is in one place of the text, and a
+      // cyclic alias followed would lead back to where it is, without end.
+      const child = childContaining(node, offset);
       if (child === undefined) return path;
       path.push(child.segment);
       if (child.value === undefined) return path;
@@ -159,7 +191,8 @@ function childContaining(collection: Node | null, offset: number): Child | undef
       const key = pair.key as Node | null;
       const value = pair.value as Node | null;
       if (!isScalar(key)) continue;
-      const segment = String(key.value);
+      // A merge key's value is a symbol: it reads as it is written.
+      const segment = typeof key.value === 'symbol' ? '<<' : String(key.value);
       if (contains(key, offset)) return { segment };
       if (value !== null && contains(value, offset)) return { segment, value };
     }

@@ -5,7 +5,7 @@ import {
   type Registry,
 } from '../../../../functions/core/registry/model.js';
 import { parseRegistry, RegistryError } from '../../../../functions/core/registry/parse.js';
-import { HEADER, problemsOf, registryWithWorkspace, yaml } from './helpers.js';
+import { HEADER, problemsOf, registryWithWorkspace, WORKSPACE, yaml } from './helpers.js';
 
 const FULL_REGISTRY = `
 version: 1
@@ -395,7 +395,12 @@ describe('parseRegistry: documents that are not a registry', () => {
 
   it('rejects an alias whose anchor does not exist, at the alias', () => {
     expect(problemsOf(yaml(...HEADER, 'workspaces: *all'))).toStrictEqual([
-      { path: 'workspaces', line: 7, column: 13, message: expect.stringContaining('Unresolved alias') },
+      {
+        path: 'workspaces',
+        line: 7,
+        column: 13,
+        message: 'alias *all names no anchor: define &all before it',
+      },
     ]);
   });
   it('reads merge keys (`<<: *anchor`), as GitLab CI and Compose files use them to share a backend', () => {
@@ -468,12 +473,96 @@ describe('parseRegistry: documents that are not a registry', () => {
     );
     expect(problemsOf(bomb)).toStrictEqual([
       {
-        path: '',
-        line: 1,
-        column: 1,
-        message: expect.stringContaining('cannot read the YAML: Excessive alias count'),
+        path: 'b[0]',
+        line: 2,
+        column: 8,
+        message: expect.stringMatching(/^cannot read the YAML: Excessive alias count.*; use fewer aliases$/),
       },
     ]);
+  });
+
+  // Each is well-formed YAML no registry can be made of: one problem at its node, never a crash
+  // ("Converting circular structure to JSON"), a hang or a problem at 1:1 that names no field.
+  it.each([
+    {
+      name: 'an alias inside the mapping it names',
+      rows: [...HEADER.slice(0, 2), '  fallback: &owners', '    nested: *owners'],
+      expected: { path: 'owners.fallback.nested', line: 4, column: 13 },
+      message: 'alias *owners is inside the node &owners it names: a value cannot contain itself',
+    },
+    {
+      name: 'an alias inside the list it names (a variable value)',
+      rows: [...HEADER, 'workspaces:', ...WORKSPACE, '    vars: { x: &v [1, *v] }'],
+      expected: { path: 'workspaces[0].vars.x[1]', line: 13, column: 23 },
+      message: 'alias *v is inside the node &v it names: a value cannot contain itself',
+    },
+    {
+      name: 'an alias of the whole list of workspaces, inside it',
+      rows: [...HEADER, 'workspaces: &all', ...WORKSPACE, '    routes: *all'],
+      expected: { path: 'workspaces[0].routes', line: 13, column: 13 },
+      message: 'alias *all is inside the node &all it names: a value cannot contain itself',
+    },
+    {
+      name: 'a merge key given a number',
+      rows: [...HEADER, 'workspaces:', ...WORKSPACE, '    <<: 5'],
+      expected: { path: 'workspaces[0]["<<"]', line: 13, column: 9 },
+      message: 'a merge key (<<) takes a mapping, an alias of one (*name) or a list of them',
+    },
+    {
+      name: 'a merge key given a list of text',
+      rows: [...HEADER, 'workspaces:', ...WORKSPACE, '    <<: [a, b]'],
+      expected: { path: 'workspaces[0]["<<"]', line: 13, column: 9 },
+      message: 'a merge key (<<) takes a mapping, an alias of one (*name) or a list of them',
+    },
+    {
+      name: 'a merge key given an alias of a list',
+      rows: ['x-list: &list [a]', ...HEADER, 'workspaces:', ...WORKSPACE, '    <<: *list'],
+      expected: { path: 'workspaces[0]["<<"]', line: 14, column: 9 },
+      message: 'a merge key (<<) takes a mapping, an alias of one (*name) or a list of them',
+    },
+    {
+      name: 'a NUL character in a value (it would become a state key and a terraform argument)',
+      rows: [
+        ...HEADER,
+        'workspaces:',
+        ...WORKSPACE.slice(0, 4),
+        '    backend: { bucket: tfstate-prod, key: "a\\0b.tfstate", region: eu-west-1 }',
+      ],
+      expected: { path: 'workspaces[0].backend.key', line: 12, column: 43 },
+      message: 'holds a NUL character (\\0): no key, file name or argument can carry one',
+    },
+    {
+      name: 'a NUL character in a key',
+      rows: [...HEADER, 'workspaces:', ...WORKSPACE, '    env: { "TF_VAR_a\\0": x }'],
+      expected: { path: 'workspaces[0].env["TF_VAR_a\\u0000"]', line: 13, column: 12 },
+      message: 'holds a NUL character (\\0): no key, file name or argument can carry one',
+    },
+  ])('$name', ({ rows, expected, message }) => {
+    expect(problemsOf(yaml(...rows))).toStrictEqual([{ ...expected, message }]);
+  });
+
+  it.each([
+    [
+      'mappings',
+      (depth: number) => `${'{a: '.repeat(depth)}1${'}'.repeat(depth)}`,
+      /^workspaces\[0\]\.vars\.x(\.a)+…\(\d+ levels\)…(\.a)+$/,
+    ],
+    [
+      'lists',
+      (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`,
+      /^workspaces\[0\]\.vars\.x(\[0\])+…\(\d+ levels\)…(\[0\])+$/,
+    ],
+  ])('names YAML nested too deeply to read (%s), on one short line', (_kind, nested, path) => {
+    const problems = problemsOf(registryWithWorkspace(`    vars: { x: ${nested(20_000)} }`));
+    expect(problems.length).toBeGreaterThan(0);
+    for (const problem of problems) {
+      expect(problem).toMatchObject({
+        line: 13,
+        message: 'YAML nested too deeply to read (a registry is a few levels deep): is it the right file?',
+      });
+      expect(problem.path).toMatch(path);
+      expect(problem.path.length).toBeLessThan(120);
+    }
   });
 });
 
