@@ -10,12 +10,13 @@ import { bucketNameProblem, regionProblem } from '../../functions/core/registry/
 import { parseRegistry } from '../../functions/core/registry/parse.js';
 import {
   guessEnvironment,
+  readStarterListing,
   renderStarterRegistry,
   type StarterInput,
   type StarterWorkspace,
   workspaceIdFor,
-  workspacesFromKeys,
 } from '../../functions/core/registry/starter.js';
+import { limitText, visibleValue } from '../../functions/core/text/sanitize.js';
 import { CliError, UsageError } from '../context.js';
 import { assertReplaceableFile } from '../output-file.js';
 import type { InitOptions } from './init.js';
@@ -52,6 +53,7 @@ export async function initAction(run: (code: number) => void, options: InitOptio
     [
       `Wrote ${shown}: ${count} workspace${count === 1 ? '' : 's'} from ${input.origin} (${input.region})` +
         (locked > 0 ? `, ${locked} locking with use_lockfile.` : '.'),
+      ...(input.note ? [`Note: ${input.note}.`] : []),
       'Replace its TODOs (owners, destinations, source.dir, environment); this lists the ones left:',
       `  npx driftwatch routes --check --registry ${shown}`,
       'Then scan:',
@@ -77,16 +79,20 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
     if (error instanceof BackendReadError) throw listingError(bucket, error.failure);
     throw error;
   }
-  const workspaces = workspacesFromKeys(keys, { prefix });
-  const where = prefix === '' ? `s3://${bucket}` : `s3://${bucket}/${prefix}`;
+  const { workspaces, skipped, inScope } = readStarterListing(keys, { prefix });
+  const where = prefix === '' ? `s3://${bucket}` : `s3://${bucket}/${visibleValue(prefix)}`;
+  const skippedNote =
+    skipped.length === 0
+      ? ''
+      : `; ${skipped.length} state object${skipped.length === 1 ? '' : 's'} left out: a registry cannot name a key that starts with '/' (${listOf(skipped)})`;
   if (workspaces.length === 0)
     throw new CliError(
-      `no Terraform state objects (*.tfstate) in ${where} (${keys.length} other objects): check --bucket and --prefix`,
+      `no Terraform state objects (*.tfstate) among the ${inScope} objects listed in ${where}${prefix === '' ? '' : ` and ${visibleValue(`s3://${bucket}/env:/*/${prefix}`)}`}${skippedNote}: check --bucket and --prefix`,
     );
   const region = options.region ?? (await bucketRegion(s3, bucket)) ?? configured;
   if (region === undefined || regionProblem(region) !== undefined)
     throw new UsageError(`cannot tell the region of s3://${bucket}: pass --region (e.g. --region eu-west-1)`);
-  return { bucket, region, workspaces, origin: where, listed: true };
+  return { bucket, region, workspaces, origin: where, listed: true, note: skippedNote.slice(2) };
 }
 
 async function fromRoot(out: string, options: InitOptions): Promise<StarterInput> {
@@ -136,6 +142,12 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     workspaces: [workspace],
     origin: `the backend block of ${root}/${block.file}`,
   };
+}
+
+/** A few keys, each as it reads (invisible characters escaped), and how many more. */
+function listOf(keys: readonly string[]): string {
+  const shown = keys.slice(0, 3).map((key) => limitText(visibleValue(key), 80));
+  return keys.length > 3 ? `${shown.join(', ')} and ${keys.length - 3} more` : shown.join(', ');
 }
 
 /** The cause in the words the backend checks use, with the fix for someone running init. */

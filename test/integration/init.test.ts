@@ -1,8 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRegistry } from '../../functions/core/registry/parse.js';
+import { stateObjectKey } from '../../functions/core/registry/state-key.js';
+import { mapConcurrently } from '../../functions/core/scan/map-concurrently.js';
 import { bucketVersions, REGION, runCli, STATE_BUCKET, useMoto, useTempDir } from '../helpers/integration.js';
 
 /**
@@ -68,5 +70,35 @@ describe('driftwatch init against moto', () => {
     expect(run.stderr).toMatch(
       /^driftwatch: cannot list s3:\/\/no-such-state-bucket: the bucket does not exist \(NoSuchBucket\): check the name given to --bucket[^\n]*\n$/,
     );
+  });
+
+  it('lists past the first page, keeps odd keys as the same objects, leaves out what a registry cannot name', async () => {
+    const bucket = 'many-states';
+    await aws.s3.send(
+      new CreateBucketCommand({ Bucket: bucket, CreateBucketConfiguration: { LocationConstraint: REGION } }),
+    );
+    // More than one ListObjectsV2 page (1,000 keys), with the keys people and tools really write.
+    const odd = ['team a/prod.tfstate', 'ünï/cødé.tfstate', 'a/../b.tfstate', 'env:/default/app.tfstate'];
+    const paged = Array.from(
+      { length: 1_010 },
+      (_, index) => `svc/${String(index).padStart(4, '0')}.tfstate`,
+    );
+    const keys = [...odd, ...paged, '/lead.tfstate'];
+    await mapConcurrently(keys, 16, (key) =>
+      aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: '{}' })),
+    );
+    const run = await runCli(['init', '--bucket', bucket, '--out', 'many.yaml'], { cwd: temp.path });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      `Wrote many.yaml: ${odd.length + paged.length} workspaces from s3://${bucket}`,
+    );
+    expect(run.stdout).toContain(
+      "Note: 1 state object left out: a registry cannot name a key that starts with '/'",
+    );
+    const { workspaces } = parseRegistry(readFileSync(join(temp.path, 'many.yaml'), 'utf8'));
+    expect(workspaces.map((workspace) => stateObjectKey(workspace)).sort()).toEqual(
+      [...odd, ...paged].sort(),
+    );
+    expect(new Set(workspaces.map((workspace) => workspace.id)).size).toBe(workspaces.length);
   });
 });

@@ -52,6 +52,17 @@ export function stateKeyProblem(key: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Terraform accepts a workspace name that URL path escaping leaves as it is (`validWorkspaceName`):
+ * letters, digits and - _ . ~ $ & + : = @. Another could never have been created, nor selected.
+ */
+const TERRAFORM_WORKSPACE = /^[A-Za-z0-9\-_.~$&+:=@]+$/;
+
+export function terraformWorkspaceProblem(name: string): string | undefined {
+  if (TERRAFORM_WORKSPACE.test(name)) return undefined;
+  return `is not a name Terraform gives a workspace: use letters, digits and - _ . ~ $ & + : = @ (no '/', spaces or other characters)`;
+}
+
 /** Terraform's S3 backend rejects a workspace_key_prefix with a leading or trailing '/'. */
 export function keyPrefixProblem(prefix: string): string | undefined {
   if (prefix.startsWith('/') || prefix.endsWith('/')) return `must not start or end with '/'`;

@@ -8,6 +8,8 @@
  */
 import { LOCK_SUFFIX, STATE_SUFFIX } from '../backend/discovery.js';
 import { DEFAULT_WORKSPACE_KEY_PREFIX, inPrefix, splitWorkspaceKey } from '../backend/target.js';
+import { escapeInvisible, visibleJson } from '../text/sanitize.js';
+import { stateKeyProblem, terraformWorkspaceProblem } from './formats.js';
 import type { Registry } from './model.js';
 import type { PathSegment } from './yaml-source.js';
 
@@ -52,32 +54,63 @@ export function workspacesFromKeys(
   keys: readonly string[],
   options: { prefix?: string } = {},
 ): StarterWorkspace[] {
+  return readStarterListing(keys, options).workspaces;
+}
+
+export interface StarterListing {
+  workspaces: StarterWorkspace[];
+  /** State objects no registry entry can name (a key starting with '/', which Terraform refuses too). */
+  skipped: string[];
+  /** The objects listed within the prefix (states, locks and everything else). */
+  inScope: number;
+}
+
+/** {@link workspacesFromKeys}, with what was left out and how much was looked at, for init to say. */
+export function readStarterListing(
+  keys: readonly string[],
+  options: { prefix?: string } = {},
+): StarterListing {
   const scope = { prefix: options.prefix ?? '', workspaceKeyPrefixes: [DEFAULT_WORKSPACE_KEY_PREFIX] };
   const listed = new Set(keys.filter((key) => inPrefix(scope, key)));
   const locked = new Set(
     [...listed].filter((key) => key.endsWith(LOCK_SUFFIX)).map((key) => key.slice(0, -LOCK_SUFFIX.length)),
   );
-  const stateKeys = [...listed]
+  const candidates = [...listed]
     .filter((key) => !key.endsWith('/') && (key.endsWith(STATE_SUFFIX) || locked.has(key)))
     .sort();
+  const skipped = candidates.filter((key) => stateKeyProblem(key) !== undefined);
   const taken = new Set<string>();
-  return stateKeys.map((stateKey) => {
-    const split = splitWorkspaceKey([DEFAULT_WORKSPACE_KEY_PREFIX], stateKey);
-    const cliWorkspace = split && split.cliWorkspace !== 'default' ? split.cliWorkspace : undefined;
-    const key = split ? split.key : stateKey;
-    const workspace: StarterWorkspace = {
-      id: uniqueId(workspaceIdFor(key, cliWorkspace), taken),
-      environment: guessEnvironment([...key.split('/'), ...(cliWorkspace ? [cliWorkspace] : [])]),
-      key,
-      stateKey,
-      lockFile: locked.has(stateKey),
-    };
-    if (cliWorkspace) {
-      workspace.workspace = cliWorkspace;
-      workspace.workspaceKeyPrefix = DEFAULT_WORKSPACE_KEY_PREFIX;
-    }
-    return workspace;
-  });
+  const workspaces = candidates
+    .filter((key) => stateKeyProblem(key) === undefined)
+    .map((stateKey) => {
+      const { key, cliWorkspace } = backendKeyOf(stateKey);
+      const workspace: StarterWorkspace = {
+        id: uniqueId(workspaceIdFor(key, cliWorkspace), taken),
+        environment: guessEnvironment([...key.split('/'), ...(cliWorkspace ? [cliWorkspace] : [])]),
+        key,
+        stateKey,
+        lockFile: locked.has(stateKey),
+      };
+      if (cliWorkspace) {
+        workspace.workspace = cliWorkspace;
+        workspace.workspaceKeyPrefix = DEFAULT_WORKSPACE_KEY_PREFIX;
+      }
+      return workspace;
+    });
+  return { workspaces, skipped, inScope: listed.size };
+}
+
+/**
+ * The backend key and CLI workspace of a state object. Below `env:/<ws>/` only when Terraform could
+ * have put it there: never for `default` (whose state is the backend key itself) nor for a name
+ * Terraform refuses. Such an object is a state of its own, named by its whole key.
+ */
+function backendKeyOf(stateKey: string): { key: string; cliWorkspace?: string } {
+  const split = splitWorkspaceKey([DEFAULT_WORKSPACE_KEY_PREFIX], stateKey);
+  if (split === undefined || split.cliWorkspace === 'default') return { key: stateKey };
+  if (terraformWorkspaceProblem(split.cliWorkspace) !== undefined || stateKeyProblem(split.key) !== undefined)
+    return { key: stateKey };
+  return split;
 }
 
 /**
@@ -159,6 +192,8 @@ export interface StarterInput {
   origin: string;
   /** From a bucket listing, which cannot show DynamoDB lock tables: the header says so. */
   listed?: boolean;
+  /** What was left out of the listing, for the header and the summary line. */
+  note?: string;
 }
 
 /**
@@ -169,7 +204,7 @@ export function renderStarterRegistry(input: StarterInput): string {
   const { workspaces } = input;
   const lines = [
     '# driftwatch.yaml: a starter registry written by `driftwatch init`',
-    `# from ${input.origin}: ${workspaces.length} workspace${workspaces.length === 1 ? '' : 's'}, one per state object.`,
+    `# from ${escapeInvisible(input.origin)}: ${workspaces.length} workspace${workspaces.length === 1 ? '' : 's'}, one per state object.`,
     '#',
     '# Replace every TODO before the first scan; `driftwatch routes --check` lists the ones left:',
     '#   - owners: your team id and where its findings go (email, chatbot-slack, https or sqs).',
@@ -181,6 +216,7 @@ export function renderStarterRegistry(input: StarterInput): string {
           '# add `lockTable: <table>` to its backend so stale locks in it are checked too.',
         ]
       : []),
+    ...(input.note ? [`# Note: ${escapeInvisible(input.note)}.`] : []),
     '# Reference: docs/configuration.md; next: driftwatch scan --registry <this file>.',
     'version: 1',
     'owners:',
@@ -217,7 +253,8 @@ export function renderStarterRegistry(input: StarterInput): string {
     ];
     if (workspace.lockFile)
       lines.push(
-        `    # ${workspace.lockComment ?? `${workspace.stateKey}${LOCK_SUFFIX} was listed: this backend locks with use_lockfile`}`,
+        // Keys and file names are data: a line break in one would end the comment and add YAML.
+        `    # ${escapeInvisible(workspace.lockComment ?? `${workspace.stateKey}${LOCK_SUFFIX} was listed: this backend locks with use_lockfile`)}`,
       );
     lines.push(`    backend: { ${backend.join(', ')} }`);
   }
@@ -226,14 +263,17 @@ export function renderStarterRegistry(input: StarterInput): string {
   return lines.join('\n');
 }
 
-/** Plain when YAML reads it back as the same string; JSON-quoted (valid YAML) otherwise. */
+/**
+ * Plain when YAML reads it back as the same string; otherwise JSON-quoted (valid YAML), with
+ * invisible characters as `\\uXXXX` so that the file shows what the key holds.
+ */
 function scalar(value: string): string {
   const plain =
     /^[A-Za-z0-9][A-Za-z0-9._/@-]*$/.test(value) &&
     !/^(true|false|yes|no|on|off|null|~|y|n)$/i.test(value) &&
     !/^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$/.test(value) &&
     !/^0[box]/i.test(value);
-  return plain ? value : JSON.stringify(value);
+  return plain ? value : visibleJson(value);
 }
 
 export interface PlaceholderProblem {

@@ -150,8 +150,24 @@ const INVISIBLE_IN_JSON = new RegExp(INVISIBLE_IN_JSON_SOURCE, 'g');
  */
 export function visibleValue(value: unknown, space?: number): string {
   if (typeof value === 'string' && !NOT_PLAIN.test(value)) return value;
+  return visibleJson(value, space);
+}
+
+/** JSON (a YAML double-quoted scalar too, for a string) with every invisible character written as `\\uXXXX`. */
+export function visibleJson(value: unknown, space?: number): string {
   const json = JSON.stringify(value, null, space) ?? String(value);
-  return json.replace(INVISIBLE_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(INVISIBLE_IN_JSON, unicodeEscape);
+}
+
+const INVISIBLE = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'g');
+
+/** Text with every invisible character (line breaks included) written as `\\uXXXX`: one line, as it reads. */
+export function escapeInvisible(text: string): string {
+  return text.replace(INVISIBLE, unicodeEscape);
+}
+
+function unicodeEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** {@link escapeForChat} then {@link limitText}: one piece of data with its own length budget. */

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRegistry } from '../../../functions/core/registry/parse.js';
+import { stateObjectKey } from '../../../functions/core/registry/state-key.js';
 import { runCli } from '../../helpers/integration.js';
 
 /**
@@ -29,6 +30,25 @@ const KEYS = [
   'env:/blue/network/terraform.tfstate',
   'readme.md',
 ];
+/**
+ * What anyone who can write to a state bucket can name an object: a line break that would end a YAML
+ * comment and add a roleArn, invisible characters, a key the registry refuses, a CLI workspace
+ * Terraform could not have made.
+ */
+const HOSTILE_KEYS = [
+  'x\n    roleArn: arn:aws:iam::999999999999:role/attacker\n#.tfstate',
+  'x\n    roleArn: arn:aws:iam::999999999999:role/attacker\n#.tfstate.tflock',
+  'zw\u200b\u202e.tfstate',
+  'zw\u200b\u202e.tfstate.tflock',
+  '/lead.tfstate',
+  'env:/default/app.tfstate',
+  'env:/a b/app.tfstate',
+];
+const xmlText = (text: string) =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/[\n\r]/g, (char) => `&#${char.charCodeAt(0)};`);
 const requests: string[] = [];
 let server: Server;
 let env: Record<string, string>;
@@ -55,7 +75,10 @@ function answer(method: string, url: URL): [number, string] {
       200,
       '<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">eu-central-1</LocationConstraint>',
     ];
-  const contents = KEYS.map((key) => `<Contents><Key>${key}</Key><Size>1</Size></Contents>`).join('');
+  const keys = bucket === 'hostile-bucket' ? HOSTILE_KEYS : KEYS;
+  const contents = keys
+    .map((key) => `<Contents><Key>${xmlText(key)}</Key><Size>1</Size></Contents>`)
+    .join('');
   return [
     200,
     `<ListBucketResult><Name>${bucket}</Name><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`,
@@ -166,7 +189,7 @@ describe('driftwatch init --bucket', () => {
     ],
     [
       'empty-bucket',
-      /^driftwatch: no Terraform state objects \(\*\.tfstate\) in s3:\/\/empty-bucket \(0 other objects\): check --bucket and --prefix\n$/,
+      /^driftwatch: no Terraform state objects \(\*\.tfstate\) among the 0 objects listed in s3:\/\/empty-bucket: check --bucket and --prefix\n$/,
     ],
   ])('%s: one line with the fix, exit 1, no file', async (bucket, line) => {
     const cwd = workdir(bucket);
@@ -175,6 +198,29 @@ describe('driftwatch init --bucket', () => {
     expect(run.stderr).toMatch(line);
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(existsSync(join(cwd, 'driftwatch.yaml'))).toBe(false);
+  });
+});
+
+describe('driftwatch init --bucket with hostile keys', () => {
+  it('writes every key back as the same state object, adds nothing to the file, says what it left out', async () => {
+    const cwd = workdir('hostile');
+    const run = await init(['--bucket', 'hostile-bucket'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      "Note: 1 state object left out: a registry cannot name a key that starts with '/' (/lead.tfstate).",
+    );
+    const text = readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8');
+    // No raw line break inside a comment or value, no invisible character: the file reads as it is.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/);
+    const { workspaces } = parseRegistry(text);
+    expect(workspaces.map((workspace) => stateObjectKey(workspace)).sort()).toEqual(
+      HOSTILE_KEYS.filter((key) => !key.endsWith('.tflock') && !key.startsWith('/')).sort(),
+    );
+    for (const workspace of workspaces) {
+      expect(workspace).not.toHaveProperty('roleArn');
+      expect(workspace.backend.workspace).toBeUndefined();
+    }
   });
 });
 

@@ -347,6 +347,15 @@ describe('workspace values', () => {
       'workspaceKeyPrefix',
       "must not start or end with '/'",
     ],
+    // Terraform takes a workspace name only when URL path escaping leaves it as it is.
+    ...['team/blue', 'a b', 'prød', 'a%20b', 'a;b', 'a,b', 'a?b', 'a#b', 'tab\\tx'].map(
+      (name): [string, string, string, string] => [
+        `the CLI workspace ${JSON.stringify(name)}`,
+        `{ bucket: tfstate, key: k, region: eu-west-1, workspace: "${name}" }`,
+        'workspace',
+        'is not a name Terraform gives a workspace',
+      ],
+    ),
   ])('rejects a backend with %s', (_case, backend, field, message) => {
     expectProblem(workspaceRegistry({ backend }), {
       path: `workspaces[0].backend.${field}`,
@@ -354,6 +363,14 @@ describe('workspace values', () => {
       message,
     });
   });
+
+  it.each(['blue', 'feature-1.2_x', 'a~b', 'env:prod', 'a$b&c+d=e@f', 'UPPER'])(
+    'accepts the CLI workspace %s',
+    (name) => {
+      const backend = `{ bucket: tfstate, key: k, region: eu-west-1, workspace: "${name}" }`;
+      expect(parseRegistry(workspaceRegistry({ backend })).workspaces[0]?.backend.workspace).toBe(name);
+    },
+  );
 
   it.each([
     ['a user ARN', 'arn:aws:iam::111111111111:user/driftwatch'],

@@ -5,6 +5,7 @@ import {
   PLACEHOLDER_SOURCE_DIR,
   PLACEHOLDER_TEAM,
   placeholderProblems,
+  readStarterListing,
   renderStarterRegistry,
   sanitizeId,
   workspaceIdFor,
@@ -13,6 +14,90 @@ import {
 import { stateObjectKey } from '../../../../functions/core/registry/state-key.js';
 import { checkRoutes } from '../../../../functions/core/routing/routes.js';
 import { HEADER, WORKSPACE, yaml } from './helpers.js';
+
+/** A line break or an invisible character written raw into the starter (terminal escapes, comment breaks). */
+const RAW_INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u00a0\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
+
+describe('starters from hostile state keys', () => {
+  // Anyone who can put an object in the state bucket chooses these keys. Each must come back from the
+  // written file as the same state object, and change nothing else in it.
+  it.each([
+    [
+      'a line break that would end the lock comment and add a roleArn',
+      'x\n    roleArn: arn:aws:iam::999999999999:role/attacker\n#.tfstate',
+    ],
+    ['a carriage return', 'a\rroleArn: x.tfstate'],
+    ['a Unicode line separator', 'ls\u2028x.tfstate'],
+    ['a next-line character (a line break in YAML 1.1)', 'nel\u0085x: 1.tfstate'],
+    ['a terminal escape sequence', 'ctl\u001b[2J\u001b]0;title\u0007.tfstate'],
+    ['an 8-bit CSI and DEL', 'c1\u009b2J\u007f.tfstate'],
+    ['zero-width and bidi characters', 'zw\u200b\u202e.tfstate'],
+    ['a byte order mark', '\ufeffbom.tfstate'],
+    ['YAML indicators', '*a &b !c %d @e `f - g ? h # i: j.tfstate'],
+    ['quotes and backslashes', `"q" 'r' \\s.tfstate`],
+    ['a word YAML reads as a value', 'null'],
+    ['a CLI workspace with a line break in the key', 'env:/blue/x\n    owner: evil\n#.tfstate'],
+  ])('%s', (_name, stateKey) => {
+    const workspaces = workspacesFromKeys([stateKey, `${stateKey}.tflock`]);
+    expect(workspaces).toHaveLength(1);
+    const text = renderStarterRegistry({
+      bucket: 'tfstate',
+      region: 'eu-west-1',
+      workspaces,
+      origin: `s3://tfstate/${stateKey}`,
+      listed: true,
+    });
+    expect(text).not.toMatch(RAW_INVISIBLE);
+    const plain = renderStarterRegistry({
+      bucket: 'tfstate',
+      region: 'eu-west-1',
+      workspaces: workspacesFromKeys(['plain.tfstate', 'plain.tfstate.tflock']),
+      origin: 's3://tfstate/plain.tfstate',
+      listed: true,
+    });
+    expect(text.split('\n')).toHaveLength(plain.split('\n').length);
+    const [workspace] = parseRegistry(text).workspaces;
+    expect(stateObjectKey(workspace!)).toBe(stateKey);
+    expect(workspace).not.toHaveProperty('roleArn');
+    expect(workspace?.owner).toBe(PLACEHOLDER_TEAM);
+  });
+
+  it('leaves out keys no registry can name, and names the objects it looked at', () => {
+    const listing = readStarterListing([
+      '/lead.tfstate',
+      '//double.tfstate',
+      'ok.tfstate',
+      'notes.txt',
+      'other/x.tfstate',
+    ]);
+    expect(listing.workspaces.map((workspace) => workspace.key)).toEqual(['ok.tfstate', 'other/x.tfstate']);
+    expect(listing.skipped).toEqual(['//double.tfstate', '/lead.tfstate']);
+    expect(listing.inScope).toBe(5);
+    expect(
+      readStarterListing(['a/x.tfstate', 'b/y.tfstate', 'env:/blue/b/z.tfstate'], { prefix: 'b/' }).inScope,
+    ).toBe(2);
+  });
+
+  it.each([
+    ['the default workspace (Terraform keeps its state at the key itself)', 'env:/default/app.tfstate'],
+    ['a name Terraform refuses (a space)', 'env:/a b/app.tfstate'],
+    ['a name Terraform refuses (non-ASCII)', 'env:/prød/app.tfstate'],
+    ['a backend key Terraform refuses', 'env:/blue//app.tfstate'],
+  ])('env:/ with %s is a state of its own, named by its whole key', (_name, stateKey) => {
+    const [workspace] = workspacesFromKeys([stateKey]);
+    expect(workspace).toMatchObject({ key: stateKey, stateKey });
+    expect(workspace?.workspace).toBeUndefined();
+    const text = renderStarterRegistry({
+      bucket: 'tfstate',
+      region: 'eu-west-1',
+      workspaces: [workspace!],
+      origin: 'x',
+    });
+    expect(stateObjectKey(parseRegistry(text).workspaces[0]!)).toBe(stateKey);
+  });
+});
 
 describe('workspacesFromKeys', () => {
   it('makes one workspace per state object, with ids and environments from the keys', () => {
