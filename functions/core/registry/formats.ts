@@ -6,6 +6,7 @@
 import { containsCredential, isSensitiveName } from '../redaction/secrets.js';
 import { isExactVersion, parseConstraint } from '../terraform/engine-version.js';
 import { SAFE_ID } from './model.js';
+import { quotedName } from './problems.js';
 
 export function safeIdProblem(id: string): string | undefined {
   if (SAFE_ID.test(id)) return undefined;
@@ -228,17 +229,17 @@ const REFUSED_ENV: ReadonlyArray<[RegExp, string]> = [
 
 export function envNameProblem(name: string, options: { allowProxy?: boolean } = {}): string | undefined {
   if (!ENV_NAME.test(name)) {
-    return `'${name}' is not an environment variable name: use letters, digits and '_', not starting with a digit`;
+    return `${quotedName(name)} is not an environment variable name: use letters, digits and '_', not starting with a digit`;
   }
-  if (looksSecret(name)) return `'${name}' looks like a secret; ${SECRETS_ELSEWHERE}`;
+  if (looksSecret(name)) return `${quotedName(name)} looks like a secret; ${SECRETS_ELSEWHERE}`;
   if (/^TF_VAR_[A-Za-z_]/.test(name) || ALLOWED_ENV_NAMES.includes(name)) return undefined;
   if (PROXY_ENV_NAMES.includes(name)) {
     return options.allowProxy
       ? undefined
-      : `'${name}' routes provider traffic through a proxy: set allowProxyEnv: true on the workspace if that is intended`;
+      : `${quotedName(name)} routes provider traffic through a proxy: set allowProxyEnv: true on the workspace if that is intended`;
   }
   const reason = REFUSED_ENV.find(([pattern]) => pattern.test(name))?.[1];
-  return `'${name}' is not allowed in a workspace's env${reason ? `: ${reason}` : ''} (allowed: ${ALLOWED_ENV_SUMMARY})`;
+  return `${quotedName(name)} is not allowed in a workspace's env${reason ? `: ${reason}` : ''} (allowed: ${ALLOWED_ENV_SUMMARY})`;
 }
 
 /** A Terraform variable name, as `variable "<name>" {}` accepts it (and TF_VAR_<name> carries it). */
@@ -246,7 +247,7 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export function variableNameProblem(name: string): string | undefined {
   if (!VARIABLE_NAME.test(name))
-    return `'${name}' is not a Terraform variable name: use letters, digits, '_' and '-', not starting with a digit`;
+    return `${quotedName(name)} is not a Terraform variable name: use letters, digits, '_' and '-', not starting with a digit`;
   return undefined;
 }
 
@@ -255,7 +256,7 @@ export function plainVariableNameProblem(name: string): string | undefined {
   const problem = variableNameProblem(name);
   if (problem !== undefined) return problem;
   if (looksSecret(name))
-    return `'${name}' looks like a secret; list it under sensitiveVars (a Secrets Manager secret or an environment variable), not vars`;
+    return `${quotedName(name)} looks like a secret; list it under sensitiveVars (a Secrets Manager secret or an environment variable), not vars`;
   return undefined;
 }
 

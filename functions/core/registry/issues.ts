@@ -3,7 +3,7 @@
  * line and column of the node in the YAML.
  */
 import type * as z from 'zod/mini';
-import { formatPath, type RegistryProblem, toPathSegments } from './problems.js';
+import { formatPath, quotedName, type RegistryProblem, toPathSegments } from './problems.js';
 import type { KeyIssueParams, UnknownKeyParams } from './schema.js';
 import { closestMatch } from './suggest.js';
 import type { YamlSource } from './yaml-source.js';
@@ -106,8 +106,8 @@ function withoutValue(message: string, input: unknown): string {
 function unknownKeyMessage(path: readonly PropertyKey[], knownKeys: readonly string[]): string {
   const key = String(path[path.length - 1]);
   const suggestion = closestMatch(key, knownKeys);
-  if (suggestion !== undefined) return `unknown key '${key}'; did you mean '${suggestion}'?`;
-  return `unknown key '${key}'; expected one of: ${knownKeys.join(', ')}`;
+  if (suggestion !== undefined) return `unknown key ${quotedName(key)}; did you mean '${suggestion}'?`;
+  return `unknown key ${quotedName(key)}; expected one of: ${knownKeys.join(', ')}`;
 }
 
 function isUnknownKeyParams(params: unknown): params is UnknownKeyParams {

@@ -8,6 +8,7 @@ import type { Registry } from './model.js';
 import {
   DEFAULT_REGISTRY_FILE_NAME,
   formatPath,
+  quotedName,
   RegistryError,
   type RegistryProblem,
   sortByPosition,
@@ -112,7 +113,7 @@ function syntaxMessage(error: YAMLError, path: readonly PathSegment[], source: Y
     case 'DUPLICATE_KEY': {
       // Lookup by path finds the first pair with this key: the one the duplicate repeats.
       const first = source.positionOf(path, 'key');
-      return `duplicate key '${String(path[path.length - 1] ?? '')}' (first at line ${first.line}): each key may appear only once in a mapping`;
+      return `duplicate key ${quotedName(String(path[path.length - 1] ?? ''))} (first at line ${first.line}): each key may appear only once in a mapping`;
     }
     case 'TAB_AS_INDENT':
       return `YAML syntax: ${detail}; indent with spaces`;

@@ -1,3 +1,4 @@
+import { escapeInvisible, limitText, visibleJson } from '../text/sanitize.js';
 import type { PathSegment } from './yaml-source.js';
 
 export const DEFAULT_REGISTRY_FILE_NAME = 'driftwatch.yaml';
@@ -34,6 +35,17 @@ export function formatProblem(
 }
 
 const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
+/** Characters of one key shown in a path or a message: a key 100,000 characters long is still one line. */
+const SHOWN_KEY_LENGTH = 64;
+
+/**
+ * A key or name from the file, quoted as it reads: invisible characters (escape sequences, zero-width
+ * spaces, line breaks) as `\\uXXXX`, so that `owner\\u200b` does not read as the key `owner`, nor a
+ * stripped escape sequence as another key; cut when very long.
+ */
+export function quotedName(name: string): string {
+  return `'${limitText(escapeInvisible(name), SHOWN_KEY_LENGTH)}'`;
+}
 
 /** Levels of a path shown at each end; the ones between are counted (a path 5,000 levels deep is one line). */
 const SHOWN_LEVELS = 8;
@@ -47,9 +59,9 @@ export function formatPath(path: readonly PropertyKey[]): string {
   let text = '';
   for (const segment of path) {
     if (typeof segment === 'number') text += `[${segment}]`;
-    else if (typeof segment === 'string' && PLAIN_KEY.test(segment))
+    else if (typeof segment === 'string' && PLAIN_KEY.test(segment) && segment.length <= SHOWN_KEY_LENGTH)
       text += text === '' ? segment : `.${segment}`;
-    else text += `[${JSON.stringify(String(segment))}]`;
+    else text += `[${visibleJson(limitText(String(segment), SHOWN_KEY_LENGTH))}]`;
   }
   return text;
 }

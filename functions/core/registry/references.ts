@@ -4,7 +4,7 @@
  * (the schema yields no output at all while any problem remains).
  */
 import { SAFE_ID } from './model.js';
-import { formatPath, type RegistryProblem } from './problems.js';
+import { formatPath, quotedName, type RegistryProblem } from './problems.js';
 import { closestMatch } from './suggest.js';
 import type { PathSegment, YamlSource } from './yaml-source.js';
 
@@ -72,7 +72,7 @@ function duplicates(entries: IdAt[], kind: string, source: YamlSource): Registry
       firstLineOf.set(entry.id, line);
       continue;
     }
-    const message = `duplicate ${kind} id '${entry.id}' (first defined at line ${firstLine})`;
+    const message = `duplicate ${kind} id ${quotedName(entry.id)} (first defined at line ${firstLine})`;
     problems.push({ path: formatPath(entry.path), line, column, message });
   }
   return problems;

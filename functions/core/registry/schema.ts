@@ -78,6 +78,7 @@ import {
   knownHostsProblem,
   moduleHostProblem,
 } from './module-formats.js';
+import { quotedName } from './problems.js';
 
 /** Marks the issue raised for a key the schema does not know; issues.ts adds "did you mean". */
 export interface UnknownKeyParams {
@@ -283,7 +284,7 @@ const variableNamesCheck = z.check<unknown>(
       const message = plainVariableNameProblem(name);
       if (message !== undefined) report('vars', name, message);
       else if (fromEnv.has(name))
-        report('vars', name, `'${name}' is also set by env TF_VAR_${name}: set it once`);
+        report('vars', name, `${quotedName(name)} is also set by env TF_VAR_${name}: set it once`);
     }
     for (const name of sensitive) {
       const message = variableNameProblem(name);
@@ -292,7 +293,7 @@ const variableNamesCheck = z.check<unknown>(
         report(
           'sensitiveVars',
           name,
-          `'${name}' is also set in ${plain.includes(name) ? 'vars' : 'env'}: a sensitive variable is set only here`,
+          `${quotedName(name)} is also set in ${plain.includes(name) ? 'vars' : 'env'}: a sensitive variable is set only here`,
         );
     }
   },

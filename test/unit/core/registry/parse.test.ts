@@ -5,6 +5,7 @@ import {
   type Registry,
 } from '../../../../functions/core/registry/model.js';
 import { parseRegistry, RegistryError } from '../../../../functions/core/registry/parse.js';
+import { formatProblem } from '../../../../functions/core/registry/problems.js';
 import { HEADER, problemsOf, registryWithWorkspace, WORKSPACE, yaml } from './helpers.js';
 
 const FULL_REGISTRY = `
@@ -628,3 +629,54 @@ describe('parseRegistry: YAML syntax errors', () => {
     expect(problems[0]).toMatchObject({ line: 7, column: 13, message: 'YAML syntax: Unresolved tag: !Ref' });
   });
 });
+
+describe('parseRegistry: keys that do not read as what they hold', () => {
+  // A key with an invisible character is another key than the one it looks like: the problem must
+  // show the difference (stripped, `owner\u200b` read `unknown key 'owner'; did you mean 'owner'?`).
+  const cases = [
+    { name: 'a zero-width space', key: 'owner\u200b', shown: 'owner\\u200b' },
+    { name: 'an escape sequence', key: 'owner\u001b[31m', shown: 'owner\\u001b[31m' },
+    { name: 'a no-break space', key: 'owner\u00a0', shown: 'owner\\u00a0' },
+    { name: 'a right-to-left override', key: '\u202eowner', shown: '\\u202eowner' },
+  ];
+  const quoted = (key: string) => JSON.stringify(key);
+
+  it.each(cases)('an unknown key with $name', ({ key, shown }) => {
+    const [problem] = problemsOf(registryWithWorkspace(`    ${quoted(key)}: platform`));
+    expect(problem?.message).toMatch(new RegExp(`^unknown key '${escapeRegExp(shown)}'; `));
+    expect(problem?.path).toBe(
+      `workspaces[0][${quoted(key).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}]`,
+    );
+  });
+
+  it.each(cases)('an env name, a variable name and a duplicate key with $name', ({ key, shown }) => {
+    const messages = problemsOf(
+      registryWithWorkspace(
+        `    env: { ${quoted(`TF_VAR_${key}`)}: x }`,
+        `    vars: { ${quoted(key)}: x }`,
+        `    sensitiveVars: { ${quoted(`s${key}`)}: { env: X } }`,
+      ),
+    ).map((problem) => problem.message);
+    expect(messages).toEqual([
+      expect.stringContaining(`'TF_VAR_${shown}' is not an environment variable name`),
+      expect.stringContaining(`'${shown}' is not a Terraform variable name`),
+      expect.stringContaining(`'s${shown}' is not a Terraform variable name`),
+    ]);
+    const duplicate = registryWithWorkspace(
+      `    routes: [{ address: a, owner: platform, ${quoted(key)}: 1, ${quoted(key)}: 2 }]`,
+    );
+    expect(problemsOf(duplicate)[0]?.message).toContain(`duplicate key '${shown}' (first at line 13)`);
+  });
+
+  it('a key 100,000 characters long is shown by its start, on a short line', () => {
+    const key = `x${'y'.repeat(100_000)}`;
+    // An explicit key (`? …`): YAML limits implicit ones to 1,024 characters.
+    const [problem] = problemsOf(registryWithWorkspace(`    ? ${key}`, '    : 1'));
+    expect(problem?.message).toMatch(/^unknown key 'xyyy+…'; expected one of: id, owner,/);
+    expect(formatProblem(problem!).length).toBeLessThan(600);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
