@@ -6,7 +6,12 @@ import { bucketRegion, listStateBucketKeys } from '../../functions/adapters/back
 import { readBackendBlock } from '../../functions/adapters/terraform/backend-block.js';
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
 import { BackendReadError, type ReadFailure } from '../../functions/core/backend/ports.js';
-import { bucketNameProblem, regionProblem } from '../../functions/core/registry/formats.js';
+import {
+  bucketNameProblem,
+  lockTableProblem,
+  regionProblem,
+  stateKeyProblem,
+} from '../../functions/core/registry/formats.js';
 import { parseRegistry } from '../../functions/core/registry/parse.js';
 import {
   guessEnvironment,
@@ -97,34 +102,55 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
 
 async function fromRoot(out: string, options: InitOptions): Promise<StarterInput> {
   const root = options.root ?? '.';
+  // A directory name is data: a line break in it must not start a line of its own.
+  const shownRoot = visibleValue(root);
   let reading: Awaited<ReturnType<typeof readBackendBlock>>;
   try {
     reading = await readBackendBlock(root);
   } catch (error) {
-    throw new CliError(`cannot read the Terraform root ${root}: ${(error as Error).message}`);
+    throw new CliError(`cannot read the Terraform root ${shownRoot}: ${(error as Error).message}`);
   }
   if (reading.found === 'none')
     throw new CliError(
-      `no backend "s3" block in ${root} (${reading.files} .tf files): driftwatch scans states kept in S3; pass the root that has it, or list a bucket with --bucket`,
+      `no backend "s3" block in ${shownRoot} (${reading.files} .tf files): driftwatch scans states kept in S3; pass the root that has it, or list a bucket with --bucket`,
+    );
+  if (reading.found === 'several')
+    throw new CliError(
+      `${shownRoot} has ${reading.files.length} backend or cloud blocks (in ${[...new Set(reading.files)].join(', ')}): Terraform allows one per root; remove the others`,
     );
   if (reading.found === 'other')
     throw new CliError(
-      `${root}/${reading.file} uses backend "${reading.type}": driftwatch reads S3 backends only`,
+      reading.type === 'cloud'
+        ? `${shownRoot}/${reading.file} keeps its state in HCP Terraform (a cloud block): driftwatch reads S3 backends only`
+        : `${shownRoot}/${reading.file} uses backend "${reading.type}": driftwatch reads S3 backends only`,
     );
   const { block } = reading;
+  const where = `${shownRoot}/${block.file}: backend "s3"`;
+  const [expression] = block.expressions ?? [];
+  if (expression !== undefined)
+    throw new CliError(
+      `${where} sets ${expression} with an expression, which Terraform does not allow in a backend block (no variables there): write the value itself`,
+    );
   const missing = (setting: string) =>
     new CliError(
-      `${root}/${block.file}: backend "s3" sets no ${setting} (partial configuration, given at terraform init?): add it there, or use driftwatch init --bucket <state-bucket>`,
+      `${where} sets no ${setting} (partial configuration, given at terraform init?): add it there, or use driftwatch init --bucket <state-bucket>`,
     );
   if (!block.bucket) throw missing('bucket');
   if (!block.key) throw missing('key');
-  const bucketProblem = bucketNameProblem(block.bucket);
-  if (bucketProblem) throw new CliError(`${root}/${block.file}: backend "s3": ${bucketProblem}`);
+  // What the registry would refuse, said of the file that holds it (not of the starter, never written).
+  const settings: [string, string | undefined, (value: string) => string | undefined][] = [
+    ['bucket', block.bucket, bucketNameProblem],
+    ['key', block.key, stateKeyProblem],
+    ['region', block.region, regionProblem],
+    ['dynamodb_table', block.dynamodbTable, lockTableProblem],
+  ];
+  for (const [setting, value, findProblem] of settings) {
+    const problem = value === undefined ? undefined : findProblem(value);
+    if (problem) throw new CliError(`${where} ${setting}: ${problem}`);
+  }
   const region = block.region ?? options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (region === undefined || regionProblem(region) !== undefined)
-    throw new UsageError(
-      `${root}/${block.file}: backend "s3" sets no region: pass --region (e.g. --region eu-west-1)`,
-    );
+    throw new UsageError(`${where} sets no region: pass --region (e.g. --region eu-west-1)`);
   const sourceDir = relative(dirname(out), resolve(root)) || '.';
   const workspace: StarterWorkspace = {
     id: workspaceIdFor(block.key),
@@ -132,7 +158,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     key: block.key,
     stateKey: block.key,
     lockFile: block.useLockfile === true,
-    lockComment: `${block.file} sets use_lockfile = true: driftwatch checks its lock files for stale locks`,
+    lockComment: `${visibleValue(block.file)} sets use_lockfile = true: driftwatch checks its lock files for stale locks`,
     sourceDir,
   };
   if (block.dynamodbTable) workspace.lockTable = block.dynamodbTable;
@@ -140,7 +166,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     bucket: block.bucket,
     region,
     workspaces: [workspace],
-    origin: `the backend block of ${root}/${block.file}`,
+    origin: `the backend block of ${shownRoot}/${block.file}`,
   };
 }
 

@@ -12,12 +12,16 @@ export interface S3BackendBlock {
   workspaceKeyPrefix?: string;
   dynamodbTable?: string;
   useLockfile?: boolean;
+  /** Settings given as an expression (`var.bucket`, `"${var.env}.tfstate"`), which Terraform refuses in a backend. */
+  expressions?: string[];
 }
 
 export type BackendBlockReading =
   | { found: 's3'; block: S3BackendBlock }
-  /** A root with another backend (`remote`, `gcs`, `local`): driftwatch reads S3 backends only. */
+  /** A root with another backend (`remote`, `gcs`, `local`, or a `cloud` block): driftwatch reads S3 backends only. */
   | { found: 'other'; type: string; file: string }
+  /** More than one backend or cloud block: Terraform refuses the root ("Duplicate backend configuration"). */
+  | { found: 'several'; files: string[] }
   | { found: 'none'; files: number };
 
 /**
@@ -35,6 +39,8 @@ export async function readBackendBlock(rootDir: string): Promise<BackendBlockRea
     .sort();
   if (files.length === 0) return { found: 'none', files: 0 };
   const parser = await loadHcl();
+  // Every block of every file: Terraform refuses a root with two, and the first is not the one it would use.
+  const found: { type: string; file: string; settings: unknown }[] = [];
   for (const file of files) {
     const text = await readFile(join(rootDir, file), 'utf8');
     let body: Record<string, unknown>;
@@ -47,21 +53,25 @@ export async function readBackendBlock(rootDir: string): Promise<BackendBlockRea
       throw new Error(`${file} does not parse as Terraform configuration: ${detail}`);
     }
     for (const terraform of bodies(body.terraform)) {
-      const backends = terraform.backend;
-      if (!isRecord(backends)) continue;
-      for (const [type, settings] of Object.entries(backends)) {
-        if (type !== 's3') return { found: 'other', type, file };
-        const [values] = bodies(settings);
-        return { found: 's3', block: s3Block(file, values ?? {}) };
-      }
+      for (const backends of [terraform.backend].flat())
+        if (isRecord(backends))
+          for (const [type, settings] of Object.entries(backends)) found.push({ type, file, settings });
+      if (terraform.cloud !== undefined) found.push({ type: 'cloud', file, settings: undefined });
     }
   }
-  return { found: 'none', files: files.length };
+  const [first] = found;
+  if (first === undefined) return { found: 'none', files: files.length };
+  if (found.length > 1) return { found: 'several', files: found.map((block) => block.file) };
+  if (first.type !== 's3') return { found: 'other', type: first.type, file: first.file };
+  const [values] = bodies(first.settings);
+  return { found: 's3', block: s3Block(first.file, values ?? {}) };
 }
 
 function s3Block(file: string, values: Record<string, unknown>): S3BackendBlock {
+  const expressions: string[] = [];
   const literal = (name: string) => {
     const value = values[name];
+    if (typeof value === 'string' && value.includes('${')) expressions.push(name);
     return typeof value === 'string' && value !== '' && !value.includes('${') ? value : undefined;
   };
   const block: S3BackendBlock = { file };
@@ -76,6 +86,7 @@ function s3Block(file: string, values: Record<string, unknown>): S3BackendBlock 
   if (workspaceKeyPrefix) block.workspaceKeyPrefix = workspaceKeyPrefix;
   if (dynamodbTable) block.dynamodbTable = dynamodbTable;
   if (typeof values.use_lockfile === 'boolean') block.useLockfile = values.use_lockfile;
+  if (expressions.length > 0) block.expressions = expressions;
   return block;
 }
 

@@ -250,6 +250,90 @@ describe('driftwatch init --root', () => {
     });
   });
 
+  // Roots Terraform itself refuses, or that driftwatch cannot read: one line about the file, exit 1,
+  // no starter (before, a key starting with '/' failed with problems in a starter never written, and
+  // of two backend blocks the first was used).
+  it.each([
+    {
+      name: 'two backend blocks in two files',
+      files: {
+        'a.tf': 'terraform {\n  backend "s3" {\n    bucket = "a-bucket"\n    key = "a.tfstate"\n  }\n}\n',
+        'b.tf': 'terraform {\n  backend "s3" {\n    bucket = "b-bucket"\n    key = "b.tfstate"\n  }\n}\n',
+      },
+      line: 'bad has 2 backend or cloud blocks (in a.tf, b.tf): Terraform allows one per root; remove the others',
+    },
+    {
+      name: 'a backend and a cloud block',
+      files: {
+        'main.tf':
+          'terraform {\n  backend "s3" {\n    bucket = "a-bucket"\n    key = "a.tfstate"\n  }\n  cloud {\n    organization = "acme"\n  }\n}\n',
+      },
+      line: 'bad has 2 backend or cloud blocks (in main.tf): Terraform allows one per root; remove the others',
+    },
+    {
+      name: 'a cloud block (HCP Terraform)',
+      files: { 'main.tf.json': JSON.stringify({ terraform: { cloud: { organization: 'acme' } } }) },
+      line: 'bad/main.tf.json keeps its state in HCP Terraform (a cloud block): driftwatch reads S3 backends only',
+    },
+    {
+      name: 'a variable in the backend block',
+      files: {
+        'main.tf':
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a Terraform interpolation, not ours.
+          'terraform {\n  backend "s3" {\n    bucket = var.bucket\n    key = "${var.env}.tfstate"\n  }\n}\n',
+      },
+      line: 'bad/main.tf: backend "s3" sets bucket with an expression, which Terraform does not allow in a backend block (no variables there): write the value itself',
+    },
+    {
+      name: 'a key starting with /',
+      files: {
+        'main.tf':
+          'terraform {\n  backend "s3" {\n    bucket = "a-bucket"\n    key = "/a.tfstate"\n    region = "eu-west-1"\n  }\n}\n',
+      },
+      line: `bad/main.tf: backend "s3" key: must not start with '/' (S3 keys are relative, e.g. payments/terraform.tfstate)`,
+    },
+    {
+      name: 'a region that is not one',
+      files: {
+        'main.tf':
+          'terraform {\n  backend "s3" {\n    bucket = "a-bucket"\n    key = "a.tfstate"\n    region = "eu-west-1 "\n  }\n}\n',
+      },
+      line: `bad/main.tf: backend "s3" region: 'eu-west-1 ' is not an AWS region such as eu-west-1 or us-gov-west-1`,
+    },
+    {
+      name: 'a lock table that is not a table name',
+      files: {
+        'main.tf':
+          'terraform {\n  backend "s3" {\n    bucket = "a-bucket"\n    key = "a.tfstate"\n    region = "eu-west-1"\n    dynamodb_table = "my locks"\n  }\n}\n',
+      },
+      line: `bad/main.tf: backend "s3" dynamodb_table: 'my locks' is not a DynamoDB table name: use 3-255 characters from letters, digits, '_', '-' and '.'`,
+    },
+  ])('a root with $name: one line about its file, exit 1, nothing written', async ({ name, files, line }) => {
+    const cwd = workdir(`root-${name.replace(/\W+/g, '-')}`);
+    mkdirSync(join(cwd, 'bad'));
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(cwd, 'bad', file), text);
+    const run = await init(['--root', 'bad'], cwd);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`driftwatch: ${line}\n`);
+    expect(existsSync(join(cwd, 'driftwatch.yaml'))).toBe(false);
+  });
+
+  it('a root whose name holds a line break is named on one line, and its starter loads back', async () => {
+    const cwd = workdir('root-line-break');
+    mkdirSync(join(cwd, 'a\nb'));
+    writeFileSync(
+      join(cwd, 'a\nb', 'main.tf'),
+      'terraform {\n  backend "s3" {\n    bucket = "a-bucket"\n    key = "a.tfstate"\n    region = "eu-west-1"\n    use_lockfile = true\n  }\n}\n',
+    );
+    const run = await init(['--root', 'a\nb'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe(
+      'Wrote driftwatch.yaml: 1 workspace from the backend block of "a\\nb"/main.tf (eu-west-1), 1 locking with use_lockfile.',
+    );
+    const [workspace] = parseRegistry(readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8')).workspaces;
+    expect(workspace?.source).toEqual({ dir: 'a\nb' });
+  });
+
   it('says what is missing from a partial backend block or a root without one', async () => {
     const cwd = workdir('partial');
     mkdirSync(join(cwd, 'app'));
