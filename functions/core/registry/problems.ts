@@ -1,4 +1,3 @@
-import { escapeInvisible, limitText, visibleJson } from '../text/sanitize.js';
 import type { PathSegment } from './yaml-source.js';
 
 export const DEFAULT_REGISTRY_FILE_NAME = 'driftwatch.yaml';
@@ -39,12 +38,23 @@ const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
 const SHOWN_KEY_LENGTH = 64;
 
 /**
- * A key or name from the file, quoted as it reads: invisible characters (escape sequences, zero-width
- * spaces, line breaks) as `\\uXXXX`, so that `owner\\u200b` does not read as the key `owner`, nor a
- * stripped escape sequence as another key; cut when very long.
+ * A key or name from the file, quoted as it reads: every character outside printable ASCII as
+ * `\\uXXXX`, so that `owner\\u200b` (a zero-width space) or `own\\u0435r` (a Cyrillic e) does not
+ * read as the key `owner`, nor a stripped escape sequence as another key; cut when very long. Every
+ * key and name the registry defines is ASCII, so nothing that is right is made harder to read.
  */
 export function quotedName(name: string): string {
-  return `'${limitText(escapeInvisible(name), SHOWN_KEY_LENGTH)}'`;
+  return `'${asciiText(name, (cut) => cut)}'`;
+}
+
+/** At most SHOWN_KEY_LENGTH characters of `text`, written by `write`, then in ASCII, then '…' if cut. */
+function asciiText(text: string, write: (cut: string) => string): string {
+  const cut = text.length > SHOWN_KEY_LENGTH ? text.slice(0, SHOWN_KEY_LENGTH - 1) : text;
+  return `${write(cut).replace(/[^\x20-\x7e]/g, unicodeEscape)}${cut === text ? '' : '…'}`;
+}
+
+function unicodeEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** Levels of a path shown at each end; the ones between are counted (a path 5,000 levels deep is one line). */
@@ -61,7 +71,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
     if (typeof segment === 'number') text += `[${segment}]`;
     else if (typeof segment === 'string' && PLAIN_KEY.test(segment) && segment.length <= SHOWN_KEY_LENGTH)
       text += text === '' ? segment : `.${segment}`;
-    else text += `[${visibleJson(limitText(String(segment), SHOWN_KEY_LENGTH))}]`;
+    // JSON, written in ASCII (as quotedName writes names): a look-alike or invisible character shows.
+    else text += `["${asciiText(String(segment), (cut) => JSON.stringify(cut).slice(1, -1))}"]`;
   }
   return text;
 }

@@ -638,6 +638,7 @@ describe('parseRegistry: keys that do not read as what they hold', () => {
     { name: 'an escape sequence', key: 'owner\u001b[31m', shown: 'owner\\u001b[31m' },
     { name: 'a no-break space', key: 'owner\u00a0', shown: 'owner\\u00a0' },
     { name: 'a right-to-left override', key: '\u202eowner', shown: '\\u202eowner' },
+    { name: 'a Cyrillic letter that looks Latin', key: 'own\u0435r', shown: 'own\\u0435r' },
   ];
   const quoted = (key: string) => JSON.stringify(key);
 
@@ -673,6 +674,7 @@ describe('parseRegistry: keys that do not read as what they hold', () => {
     // An explicit key (`? …`): YAML limits implicit ones to 1,024 characters.
     const [problem] = problemsOf(registryWithWorkspace(`    ? ${key}`, '    : 1'));
     expect(problem?.message).toMatch(/^unknown key 'xyyy+…'; expected one of: id, owner,/);
+    expect(problem?.path).toMatch(/^workspaces\[0\]\["xy{62}…"\]$/);
     expect(formatProblem(problem!).length).toBeLessThan(600);
   });
 });
