@@ -32,7 +32,7 @@ export class BinaryCache extends Construct {
       accessLogs: props.accessLogs,
       logPrefix: BINARY_CACHE_PREFIX,
       // Versions no workspace pins any more fall out; the next scan that needs one downloads it again.
-      lifecycleRules: [{ expiration: Duration.days(180) }],
+      lifecycleRules: [{ id: 'expire-unused-releases', expiration: Duration.days(180) }],
     });
     this.uri = `s3://${this.bucket.bucketName}/${BINARY_CACHE_PREFIX}`;
   }

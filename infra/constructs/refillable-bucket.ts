@@ -1,11 +1,15 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 
+/** How long an overwritten or deleted copy stays restorable (and visible, should a writer misbehave). */
+const NONCURRENT_VERSIONS_KEPT = Duration.days(7);
+
 /**
  * A private bucket of copies that can be fetched again (provider mirror, Terraform binaries): no public
- * access, TLS only, S3-managed encryption, ACLs off, server access logs, and removed with the stack,
- * since nothing in it is the only copy.
+ * access, TLS only, S3-managed encryption, ACLs off, server access logs, versioned with old versions
+ * expiring after a week (the backend rules driftwatch applies to state buckets, applied to its own:
+ * test/infra/own-buckets.test.ts), and removed with the stack, since nothing in it is the only copy.
  */
 export function refillableBucket(
   scope: Construct,
@@ -17,9 +21,13 @@ export function refillableBucket(
     encryption: s3.BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    versioned: true,
     serverAccessLogsBucket: props.accessLogs,
     serverAccessLogsPrefix: props.logPrefix,
-    ...(props.lifecycleRules ? { lifecycleRules: props.lifecycleRules } : {}),
+    lifecycleRules: [
+      ...(props.lifecycleRules ?? []),
+      { id: 'expire-noncurrent', noncurrentVersionExpiration: NONCURRENT_VERSIONS_KEPT },
+    ],
     removalPolicy: RemovalPolicy.DESTROY,
   });
 }

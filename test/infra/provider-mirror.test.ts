@@ -112,7 +112,9 @@ describe('Terraform binaries in the deployed scanner', () => {
   it('shares downloaded versions through a bucket of their own, which only ScanTerraform reads and writes, under its prefix', () => {
     const cacheBuckets = Object.keys(
       plain.template.findResources('AWS::S3::Bucket', {
-        Properties: { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 180 })] } },
+        Properties: {
+          LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 180 })]) },
+        },
       }),
     ).filter((id) => id.startsWith('TerraformBinaryCache'));
     expect(cacheBuckets).toHaveLength(1);
