@@ -23,15 +23,23 @@ export class NotificationTopics extends Construct {
     });
     // The services that put messages on the topics or take them off: SNS itself for delivery,
     // AWS Chatbot (Amazon Q Developer in chat applications) for Slack channels, CloudWatch for alarms.
-    // CloudWatch documents aws:SourceAccount for this; SNS and Chatbot use the key only for topics
-    // of this account (SNS topics cannot use another account's key).
+    // CloudWatch documents aws:SourceAccount and aws:SourceArn for this (the alarms of this account);
+    // SNS and Chatbot use the key only for topics of this account (SNS topics cannot use another
+    // account's key).
+    const stack = Stack.of(this);
+    const fromAlarmsOfThisAccount = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*`,
+      },
+    };
     const services = [
       { sid: 'AllowSnsDelivery', service: 'sns.amazonaws.com' },
       { sid: 'AllowChatbotDelivery', service: 'chatbot.amazonaws.com' },
       {
         sid: 'AllowCloudWatchAlarms',
         service: 'cloudwatch.amazonaws.com',
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        conditions: fromAlarmsOfThisAccount,
       },
     ];
     for (const { sid, service, conditions } of services) {
@@ -55,6 +63,18 @@ export class NotificationTopics extends Construct {
       masterKey: this.key,
       enforceSSL: true,
     });
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default policy (the one that
+    // let this account's services publish): without this statement CloudWatch's publish of every
+    // alarm is refused ("no resource-based policy allows the SNS:Publish action") and alarms reach no one.
+    this.alarms.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.alarms.topicArn],
+        conditions: fromAlarmsOfThisAccount,
+      }),
+    );
   }
 
   /**

@@ -115,6 +115,79 @@ describe('notifications', () => {
     });
   });
 
+  it('lets every alarm publish to its topic: the topic policy and the key allow CloudWatch, for this account’s alarms only', () => {
+    type Statement = {
+      Sid?: string;
+      Effect: string;
+      Principal?: unknown;
+      Action: unknown;
+      Condition?: unknown;
+    };
+    const document = (resource: { Properties: Record<string, unknown> } | undefined, field: string) =>
+      (resource?.Properties[field] as { Statement: Statement[] } | undefined)?.Statement ?? [];
+    const alarms = resourcesOf('AWS::CloudWatch::Alarm');
+    const targets = new Set(
+      alarms.flatMap((alarm) =>
+        ((alarm.Properties.AlarmActions ?? []) as Array<{ Ref: string }>).map((action) => action.Ref),
+      ),
+    );
+    expect(targets.size).toBeGreaterThan(0);
+    const templateResources = synthesized.template.toJSON().Resources as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
+    const fromThisAccountsAlarms = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':cloudwatch:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':alarm:*',
+            ],
+          ],
+        },
+      },
+    };
+    for (const topic of targets) {
+      // enforceSSL's topic policy replaces SNS's default one: CloudWatch needs a statement of its own.
+      const policy = resourcesOf('AWS::SNS::TopicPolicy').find((candidate) =>
+        JSON.stringify(candidate.Properties.Topics).includes(`"${topic}"`),
+      );
+      expect(document(policy, 'PolicyDocument'), topic).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Allow',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Action: 'sns:Publish',
+          Condition: fromThisAccountsAlarms,
+        }),
+      );
+      const keyId = (templateResources[topic]?.Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string] })[
+        'Fn::GetAtt'
+      ][0];
+      expect(document(templateResources[keyId], 'KeyPolicy'), topic).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Allow',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Condition: fromThisAccountsAlarms,
+        }),
+      );
+    }
+    // No topic lets anyone but an AWS service of this account publish or subscribe through its policy.
+    for (const policy of resourcesOf('AWS::SNS::TopicPolicy'))
+      for (const statement of document(policy, 'PolicyDocument').filter((each) => each.Effect === 'Allow')) {
+        expect(Object.keys(statement.Principal as object)).toEqual(['Service']);
+        expect(JSON.stringify(statement.Condition)).toContain('aws:SourceAccount');
+      }
+  });
+
   it('generates one subscription per destination with the audience, owner (and environment) filter of the registry', () => {
     const registry = loadRegistry(SAMPLE_REGISTRY);
     const digestTopic = { Ref: Match.stringLikeRegexp('^NotificationsDigests') };
