@@ -9,7 +9,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { PIPELINE_STAGES, type PipelineStage } from '../../functions/core/scan/stages.js';
 import type { ScanSettings } from '../config.js';
-import { acknowledgeWildcardResource, logicalId, nagFlatten, nagRef } from '../nag.js';
+import { acknowledgeWildcardResource, nagFlatten, nagRef } from '../nag.js';
 import { FINDINGS_PREFIXES } from './findings-storage.js';
 
 /** The Lambda behind each stage, plus the Catch of every Map item. */
@@ -156,10 +156,16 @@ export class ScanWorkflow extends Construct {
         'lambda:InvokeFunction on the function and its versions (ARN:*), as CDK grants a LambdaInvoke task; one function of this state machine.',
       );
     }
+    const objects = nagRef(props.findingsBucket);
     acknowledgeWildcardResource(
       this,
-      `arn:<AWS::Partition>:s3:::<${logicalId(props.findingsBucket)}>/*`,
-      "CDK's ItemReader/ResultWriter grant on the findings bucket's objects: the item lists and Map results are written under scratch/ with run-time keys (scan id, map run id).",
+      `${objects}/${FINDINGS_PREFIXES.scratch}*`,
+      "The Maps' ItemReader: LoadRegistry's item lists under scratch/, keyed by scan id at run time.",
+    );
+    acknowledgeWildcardResource(
+      this,
+      `${objects}/${MAP_RESULTS_PREFIX}*`,
+      "The Maps' ResultWriter: result files under scratch/map-results/, keyed by map run id at run time.",
     );
     acknowledgeWildcardResource(
       this,
@@ -234,16 +240,16 @@ export class ScanWorkflow extends Construct {
   ) {
     return new sfn.DistributedMap(this, stage, {
       comment,
-      itemReader: new sfn.S3JsonItemReader({
+      itemReader: new ScratchItemReader({
         bucket: props.findingsBucket,
         key: sfn.JsonPath.stringAt(`$.items.${list}.key`),
       }),
       maxConcurrency,
       toleratedFailurePercentage: props.scan.toleratedFailurePercentage,
       mapExecutionType: sfn.StateMachineType.STANDARD,
-      resultWriterV2: new sfn.ResultWriterV2({
+      resultWriterV2: new ScratchResultWriter({
         bucket: props.findingsBucket,
-        prefix: `${FINDINGS_PREFIXES.scratch}map-results/${stage}`,
+        prefix: `${MAP_RESULTS_PREFIX}${stage}`,
       }),
       resultPath: sfn.JsonPath.DISCARD,
       label: stage,
@@ -412,6 +418,38 @@ interface Part {
   map?: sfn.DistributedMap;
   /** A stage whose failure must not stop the scan: caught, its error kept at this path. */
   optional?: { task: tasks.LambdaInvoke; errorPath: string };
+}
+
+/** Where the Distributed Maps write their result files (one folder per stage, then per map run). */
+const MAP_RESULTS_PREFIX = `${FINDINGS_PREFIXES.scratch}map-results/`;
+
+/**
+ * CDK grants an S3 item reader GetObject on every object of its bucket, which for the findings bucket
+ * is every finding, history file and report. The Maps read only LoadRegistry's item lists: scratch/.
+ */
+class ScratchItemReader extends sfn.S3JsonItemReader {
+  override providePolicyStatements(): iam.PolicyStatement[] {
+    return [
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.bucket.arnForObjects(`${FINDINGS_PREFIXES.scratch}*`)],
+      }),
+    ];
+  }
+}
+
+/** CDK grants a result writer reads and writes on every object of its bucket; the Maps' results go to scratch/map-results/. */
+class ScratchResultWriter extends sfn.ResultWriterV2 {
+  override providePolicyStatements(): iam.PolicyStatement[] {
+    const bucket = this.bucket;
+    if (!bucket) throw new Error('the Map result writer needs its bucket');
+    return [
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects(`${MAP_RESULTS_PREFIX}*`)],
+      }),
+    ];
+  }
 }
 
 /** Where WriteReports' Catch leaves its error: NotifyOwners still runs, its digests without a link. */

@@ -131,6 +131,46 @@ describe('findings bucket grants, per function and prefix', () => {
   });
 });
 
+describe('findings bucket grants, of every role of the stack', () => {
+  /** A resource as text, the findings bucket's name written `<findings>` however the template refers to it. */
+  function flatten(value: unknown): string {
+    if (typeof value === 'string') return value;
+    const record = (value ?? {}) as Record<string, unknown>;
+    if (Array.isArray(record['Fn::Join'])) {
+      const [delimiter, parts] = record['Fn::Join'] as [string, unknown[]];
+      return parts.map(flatten).join(delimiter);
+    }
+    const getAtt = record['Fn::GetAtt'] as [string, string] | undefined;
+    if (getAtt) return getAtt[0].startsWith('FindingsBucket') ? 'arn:aws:s3:::<findings>' : `<${getAtt[0]}>`;
+    if (typeof record.Ref === 'string')
+      return record.Ref.startsWith('FindingsBucket') ? '<findings>' : `<${record.Ref}>`;
+    return JSON.stringify(value);
+  }
+
+  it('name a prefix for every object grant: no role (the state machine included) reads or writes the whole bucket', () => {
+    const policies = Object.entries(synthesized.template.findResources('AWS::IAM::Policy')) as Array<
+      [string, PolicyResource]
+    >;
+    const objectGrants = policies.flatMap(([id, policy]) =>
+      policy.Properties.PolicyDocument.Statement.filter((statement) => statement.Effect === 'Allow').flatMap(
+        (statement) =>
+          [statement.Resource]
+            .flat()
+            .map(flatten)
+            .filter((resource) => resource.startsWith('arn:aws:s3:::<findings>/'))
+            .map((resource) => `${id}: ${resource.slice('arn:aws:s3:::<findings>/'.length)}`),
+      ),
+    );
+    expect(objectGrants.some((grant) => grant.startsWith('ScanStateMachineRole'))).toBe(true);
+    for (const grant of objectGrants) expect(grant).toMatch(/: [a-z-]+\/([a-z-]+\/)?\*$/);
+    // The Maps read LoadRegistry's item lists and write their results in scratch/, nothing else.
+    expect(objectGrants.filter((grant) => grant.startsWith('ScanStateMachineRole')).sort()).toEqual([
+      expect.stringMatching(/: scratch\/\*$/),
+      expect.stringMatching(/: scratch\/map-results\/\*$/),
+    ]);
+  });
+});
+
 describe('long plans in CodeBuild', () => {
   it('record through pending records too, with the ScanTerraform role (which may not write current/)', () => {
     const projects = Object.values(synthesized.template.findResources('AWS::CodeBuild::Project')) as Array<{
