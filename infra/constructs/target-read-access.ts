@@ -3,12 +3,18 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { backendReadActions } from '../../functions/core/backend/rules/index.js';
 import type { Registry } from '../../functions/core/registry/model.js';
+import { stateObjectKey } from '../../functions/core/registry/state-key.js';
 import { stateBuckets } from '../../functions/core/routing/scopes.js';
-import { acknowledgeWildcardResource } from '../nag.js';
+import { acknowledgeWildcardResource, nagFlatten } from '../nag.js';
 
 /** What one scanner reads in the estate; each adds only the statements it needs. */
 export type TargetRead =
-  /** Terraform state objects (same-account workspaces without a role): GetObject and list. */
+  /**
+   * The state object of each workspace read with the scanner's own credentials (no `roleArn`): exactly
+   * its key, GetObject only (no older versions), and listing its bucket (Terraform lists CLI
+   * workspaces; S3 answers a missing key 404 only to a lister). A workspace with a `roleArn` is read
+   * with that role's credentials, so the scanner's role needs nothing of its bucket.
+   */
   | 'state'
   /** Bucket settings, state versions and lock tables, as the backend rules declare them. */
   | 'backend'
@@ -65,20 +71,32 @@ export class TargetReadAccess extends Construct {
       );
     }
 
-    if (reads.includes('state') && buckets.length > 0) {
+    const ownStates = registry.workspaces.filter((workspace) => !workspace.roleArn);
+    if (reads.includes('state') && ownStates.length > 0) {
+      const stateObjects = [
+        ...new Set(
+          ownStates.map((workspace) => objectArn(workspace.backend.bucket, stateObjectKey(workspace))),
+        ),
+      ].sort();
       statements.push(
         new iam.PolicyStatement({
           sid: 'ListStateBuckets',
           actions: ['s3:ListBucket'],
-          resources: buckets.map(({ bucket }) => bucketArn(bucket)),
+          resources: [...new Set(ownStates.map((workspace) => bucketArn(workspace.backend.bucket)))].sort(),
         }),
         new iam.PolicyStatement({
           sid: 'ReadStateObjects',
-          actions: ['s3:GetObject', 's3:GetObjectVersion'],
-          resources: buckets.map(({ bucket }) => objectsArn(bucket)),
+          actions: ['s3:GetObject'],
+          resources: stateObjects,
         }),
       );
-      for (const { bucket } of buckets) acknowledgeObjects(this, bucket);
+      // IAM reads * and ? in a resource as wildcards: a key holding one grants its look-alikes too.
+      for (const arn of stateObjects.filter((each) => /[*?]/.test(each)))
+        acknowledgeWildcardResource(
+          this,
+          nagFlatten(this, arn),
+          'A registry state key holding * or ?, which IAM reads as a wildcard; the grant is that one key pattern, read-only.',
+        );
     }
     if (reads.includes('backend') && buckets.length > 0) {
       const actions = backendReadActions();
@@ -223,6 +241,10 @@ function lockTables(registry: Registry): Array<{ table: string; region: string }
 
 function bucketArn(bucket: string): string {
   return `arn:${Aws.PARTITION}:s3:::${bucket}`;
+}
+
+function objectArn(bucket: string, key: string): string {
+  return `arn:${Aws.PARTITION}:s3:::${bucket}/${key}`;
 }
 
 function objectsArn(bucket: string): string {

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -152,6 +155,55 @@ describe('scanner roles', () => {
         statementsOfRole(prefix).some((statement) => statement.Sid === 'ReadTerraformVariableSecrets'),
         prefix,
       ).toBe(false);
+  });
+
+  it('read only the registered state objects they read with their own credentials: exact keys, no old versions', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-state-grants-'));
+    const registry = join(dir, 'driftwatch.yaml');
+    const workspace = (id: string, backend: string, role = '') =>
+      `  - { id: ${id}, owner: platform, environment: prod, source: { s3: "s3://bundles/${id}.tgz" }, backend: ${backend}${role} }`;
+    writeFileSync(
+      registry,
+      [
+        'version: 1',
+        'owners:',
+        '  fallback: platform',
+        '  teams: [{ id: platform, destinations: [{ type: email, address: ops@example.com }] }]',
+        'workspaces:',
+        workspace('app', '{ bucket: shared-state, key: app/terraform.tfstate, region: eu-west-1 }'),
+        workspace(
+          'app-staging',
+          '{ bucket: shared-state, key: app/terraform.tfstate, region: eu-west-1, workspace: staging, workspaceKeyPrefix: envs }',
+        ),
+        workspace('cli', '{ bucket: other-state, key: cli.tfstate, region: eu-west-1, workspace: blue }'),
+        workspace(
+          'remote',
+          '{ bucket: remote-state, key: remote.tfstate, region: eu-west-1 }',
+          ', roleArn: "arn:aws:iam::111111111111:role/driftwatch-read", externalId: x-1234',
+        ),
+      ].join('\n'),
+    );
+    const variant = synthesize({ registry });
+    for (const role of ['ScanTerraformRole', 'ScanClusterRole']) {
+      const statements = statementsOfTemplateRole(variant.template, role);
+      const read = statements.find((statement) => statement.Sid === 'ReadStateObjects');
+      expect(read, role).toEqual({
+        Sid: 'ReadStateObjects',
+        Effect: 'Allow',
+        Action: 's3:GetObject',
+        Resource: [
+          arn(':s3:::other-state/env:/blue/cli.tfstate'),
+          arn(':s3:::shared-state/app/terraform.tfstate'),
+          arn(':s3:::shared-state/envs/staging/app/terraform.tfstate'),
+        ],
+      });
+      const list = statements.find((statement) => statement.Sid === 'ListStateBuckets');
+      expect(list?.Resource, role).toEqual([arn(':s3:::other-state'), arn(':s3:::shared-state')]);
+      // remote-state is read with the workspace's role; the scanner's own role is only denied writing it.
+      const allowed = statements.filter((statement) => statement.Effect === 'Allow');
+      expect(JSON.stringify(allowed), role).not.toContain('remote-state');
+      expect(allowed.flatMap(actions), role).not.toContain('s3:GetObjectVersion');
+    }
   });
 
   it('have fixed names the target-account role can trust', () => {
