@@ -1,7 +1,11 @@
 import { Aws, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { DENIED_LOCK_TABLE_WRITES, DENIED_STATE_WRITES } from './constructs/target-read-access.js';
+import {
+  DENIED_LOCK_TABLE_WRITES,
+  DENIED_STATE_BUCKET_CHANGES,
+  DENIED_STATE_WRITES,
+} from './constructs/target-read-access.js';
 import { SCANNER_HANDLERS, scannerRoleName } from './scanner-roles.js';
 
 export interface TargetAccountStackProps extends StackProps {
@@ -18,9 +22,9 @@ export interface TargetAccountStackProps extends StackProps {
 /**
  * The role driftwatch assumes in each account it scans (the registry's `roleArn`). Read-only
  * (AWS ReadOnlyAccess, what a refresh of arbitrary Terraform needs), trusted only by driftwatch's
- * scanner roles and only with the external id, and with an explicit Deny of every S3 object write
- * and DynamoDB item write in the account: a scan can never write Terraform state or take a lock,
- * whatever else is attached to this role later.
+ * scanner roles and only with the external id, and with an explicit Deny of every S3 object write,
+ * every S3 bucket configuration change and every DynamoDB item write through it: a scan can never
+ * write Terraform state, loosen a state bucket or take a lock, whatever else is attached later.
  */
 export class TargetAccountStack extends Stack {
   readonly role: iam.Role;
@@ -53,10 +57,17 @@ export class TargetAccountStack extends Stack {
             resources: [`arn:${Aws.PARTITION}:s3:::*/*`],
           }),
           new iam.PolicyStatement({
+            sid: 'DenyStateBucketChanges',
+            effect: iam.Effect.DENY,
+            actions: DENIED_STATE_BUCKET_CHANGES,
+            resources: [`arn:${Aws.PARTITION}:s3:::*`],
+          }),
+          // Any account: a table another account shares through a resource policy is not ours to write either.
+          new iam.PolicyStatement({
             sid: 'DenyLockTableWrites',
             effect: iam.Effect.DENY,
             actions: DENIED_LOCK_TABLE_WRITES,
-            resources: [`arn:${Aws.PARTITION}:dynamodb:*:${Aws.ACCOUNT_ID}:table/*`],
+            resources: [`arn:${Aws.PARTITION}:dynamodb:*:*:table/*`],
           }),
         ],
       }),

@@ -29,12 +29,39 @@ export interface TargetReadAccessProps {
   reads: TargetRead[];
 }
 
-/** Writes to Terraform state a scanner must never make, whatever else its role is granted later. */
-// Sorted, as CDK writes them (@aws-cdk/aws-iam:minimizePolicies).
-export const DENIED_STATE_WRITES = ['s3:DeleteObject', 's3:DeleteObjectVersion', 's3:PutObject'];
+/**
+ * Writes to Terraform state a scanner must never make, whatever else its role is granted later: every
+ * object write (content, versions, ACLs, tags, retention and legal holds, replication, restores).
+ * Patterns rather than names, so an action S3 adds later (`s3:PutObject…`) is denied too; none
+ * matches a read (test/infra/least-privilege.test.ts). Sorted, as CDK writes them
+ * (@aws-cdk/aws-iam:minimizePolicies).
+ */
+export const DENIED_STATE_WRITES = [
+  's3:BypassGovernanceRetention',
+  's3:DeleteObject*',
+  's3:PutObject*',
+  's3:Replicate*',
+  's3:RestoreObject',
+];
+/**
+ * Changes of a state bucket's own configuration a scanner must never make either: its policy, versioning, public access
+ * block, ACLs, encryption, a lifecycle rule (which could expire state) or the bucket itself.
+ */
+export const DENIED_STATE_BUCKET_CHANGES = [
+  's3:DeleteBucket*',
+  's3:PutBucket*',
+  's3:PutEncryptionConfiguration',
+  's3:PutLifecycleConfiguration',
+  's3:PutReplicationConfiguration',
+];
+/** Every item write to a lock table (the API's and PartiQL's: a lock is an item) and dropping it. */
 export const DENIED_LOCK_TABLE_WRITES = [
   'dynamodb:BatchWriteItem',
   'dynamodb:DeleteItem',
+  'dynamodb:DeleteTable',
+  'dynamodb:PartiQLDelete',
+  'dynamodb:PartiQLInsert',
+  'dynamodb:PartiQLUpdate',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
 ];
@@ -198,7 +225,7 @@ export class TargetReadAccess extends Construct {
   }
 }
 
-/** The explicit Deny statements of a registry: every state bucket's objects, every lock table. */
+/** The explicit Deny statements of a registry: every state bucket, its objects, every lock table. */
 export function denyStateWrites(registry: Registry): iam.PolicyStatement[] {
   const buckets = stateBuckets(registry);
   const tables = lockTables(registry);
@@ -210,6 +237,12 @@ export function denyStateWrites(registry: Registry): iam.PolicyStatement[] {
         effect: iam.Effect.DENY,
         actions: DENIED_STATE_WRITES,
         resources: buckets.map(({ bucket }) => objectsArn(bucket)),
+      }),
+      new iam.PolicyStatement({
+        sid: 'DenyStateBucketChanges',
+        effect: iam.Effect.DENY,
+        actions: DENIED_STATE_BUCKET_CHANGES,
+        resources: buckets.map(({ bucket }) => bucketArn(bucket)),
       }),
     );
   if (tables.length > 0)

@@ -6,7 +6,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { backendReadActions } from '../../functions/core/backend/rules/index.js';
 import { buildApp } from '../../infra/app.js';
-import { DENIED_LOCK_TABLE_WRITES, DENIED_STATE_WRITES } from '../../infra/constructs/target-read-access.js';
+import {
+  DENIED_LOCK_TABLE_WRITES,
+  DENIED_STATE_BUCKET_CHANGES,
+  DENIED_STATE_WRITES,
+} from '../../infra/constructs/target-read-access.js';
 import { SCANNER_HANDLERS } from '../../infra/scanner-roles.js';
 import {
   cdkJsonContext,
@@ -46,9 +50,93 @@ describe('scanner roles', () => {
         Action: DENIED_STATE_WRITES,
         Resource: [arn(':s3:::tfstate-prod/*'), arn(':s3:::tfstate-staging/*')],
       });
-      expect(DENIED_STATE_WRITES).toEqual(expect.arrayContaining(['s3:PutObject', 's3:DeleteObject']));
+      expect(
+        statementsOfRole(prefix).find((statement) => statement.Sid === 'DenyStateBucketChanges'),
+      ).toEqual({
+        Sid: 'DenyStateBucketChanges',
+        Effect: 'Deny',
+        Action: DENIED_STATE_BUCKET_CHANGES,
+        Resource: [arn(':s3:::tfstate-prod'), arn(':s3:::tfstate-staging')],
+      });
     }
   });
+
+  // IAM action patterns: `*` any run of characters, `?` one, case-insensitive.
+  const matches = (pattern: string, action: string) =>
+    new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      'i',
+    ).test(action);
+  const deniedBy = (patterns: readonly string[], action: string) =>
+    patterns.some((pattern) => matches(pattern, action));
+  const WRITES: Array<[string, readonly string[], string[]]> = [
+    [
+      'state objects',
+      DENIED_STATE_WRITES,
+      [
+        's3:PutObject',
+        's3:PutObjectAcl',
+        's3:PutObjectVersionAcl',
+        's3:PutObjectTagging',
+        's3:PutObjectRetention',
+        's3:PutObjectLegalHold',
+        's3:BypassGovernanceRetention',
+        's3:DeleteObject',
+        's3:DeleteObjectVersion',
+        's3:DeleteObjectTagging',
+        's3:ReplicateObject',
+        's3:ReplicateDelete',
+        's3:RestoreObject',
+      ],
+    ],
+    [
+      'state buckets',
+      DENIED_STATE_BUCKET_CHANGES,
+      [
+        's3:PutBucketPolicy',
+        's3:DeleteBucketPolicy',
+        's3:PutBucketVersioning',
+        's3:PutBucketPublicAccessBlock',
+        's3:PutBucketAcl',
+        's3:PutBucketOwnershipControls',
+        's3:PutEncryptionConfiguration',
+        's3:PutLifecycleConfiguration',
+        's3:PutReplicationConfiguration',
+        's3:DeleteBucket',
+      ],
+    ],
+    [
+      'lock tables',
+      DENIED_LOCK_TABLE_WRITES,
+      [
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:PartiQLInsert',
+        'dynamodb:PartiQLUpdate',
+        'dynamodb:PartiQLDelete',
+        'dynamodb:DeleteTable',
+      ],
+    ],
+  ];
+  it.each(WRITES)(
+    'deny every write to %s, by any API, and none of the reads the scans make',
+    (_what, denied, writes) => {
+      for (const action of writes) expect(deniedBy(denied, action), action).toBe(true);
+      const reads = [
+        ...backendReadActions(),
+        's3:GetObject',
+        's3:ListBucket',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+      ];
+      for (const action of reads) expect(deniedBy(denied, action), action).toBe(false);
+    },
+  );
 
   it('explicitly deny DynamoDB writes on the registry’s lock tables, in any account', () => {
     for (const prefix of SCANNER_ROLE_PREFIXES) {
@@ -274,21 +362,22 @@ describe('the target-account stack', () => {
     });
   });
 
-  it('explicitly denies every S3 object write and DynamoDB item write in the account', () => {
+  it('explicitly denies every S3 object write, bucket change and DynamoDB item write through the role', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: [
           { Sid: 'DenyStateWrites', Effect: 'Deny', Action: DENIED_STATE_WRITES, Resource: arn(':s3:::*/*') },
           {
+            Sid: 'DenyStateBucketChanges',
+            Effect: 'Deny',
+            Action: DENIED_STATE_BUCKET_CHANGES,
+            Resource: arn(':s3:::*'),
+          },
+          {
             Sid: 'DenyLockTableWrites',
             Effect: 'Deny',
             Action: DENIED_LOCK_TABLE_WRITES,
-            Resource: {
-              'Fn::Join': [
-                '',
-                ['arn:', { Ref: 'AWS::Partition' }, ':dynamodb:*:', { Ref: 'AWS::AccountId' }, ':table/*'],
-              ],
-            },
+            Resource: arn(':dynamodb:*:*:table/*'),
           },
         ],
       },
