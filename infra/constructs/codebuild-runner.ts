@@ -93,6 +93,11 @@ export class CodeBuildRunner extends Construct {
       logging: { cloudWatch: { logGroup: this.logGroup } },
     });
     image.repository.grantPull(props.role);
+    acknowledgeWildcardResource(
+      props.role,
+      '*',
+      'ecr:GetAuthorizationToken (CodeBuild pulling the scanner image with this role) supports no resource-level permissions; the image pull itself is granted on the assets repository only.',
+    );
     // What CodeBuild's L2 grants its role on the project's own names, flattened as cdk-nag prints them.
     const named = (service: string, rest: string) =>
       nagFlatten(this, `arn:${stack.partition}:${service}:${stack.region}:${stack.account}:${rest}`);

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -69,6 +70,52 @@ describe('cdk-nag AwsSolutions', () => {
     }
     // No acknowledgement on the stack or the app itself: each sits on the construct it is about.
     expect(acks.filter((ack) => !ack.path.includes('/'))).toEqual([]);
+  });
+
+  it('acknowledges Resource::* only for actions IAM cannot scope, each named in its reason', () => {
+    const app = buildApp(
+      appWith({
+        registry: SAMPLE_REGISTRY,
+        chatbot: 'true',
+        providerMirror: 'true',
+        vpcId: 'vpc-0123456789abcdef0',
+        vpcSubnetIds: 'subnet-0123456789abcdef0',
+        vpcSecurityGroupIds: 'sg-0123456789abcdef0',
+      }),
+    );
+    // Actions that support no resource-level permission: the only ones a role may hold on `*`.
+    const UNSCOPABLE =
+      /^(xray:(PutTraceSegments|PutTelemetryRecords|GetSampling(Rules|Targets))|ecr:GetAuthorizationToken|logs:(CreateLogDelivery|DeleteLogDelivery|DescribeLogGroups|DescribeResourcePolicies|GetLogDelivery|ListLogDeliveries|PutResourcePolicy|UpdateLogDelivery)|ec2:(CreateNetworkInterface|DescribeNetworkInterfaces|DeleteNetworkInterface|AssignPrivateIpAddresses|UnassignPrivateIpAddresses|DescribeDhcpOptions|DescribeSubnets|DescribeSecurityGroups|DescribeVpcs))$/;
+    const policies = app.node
+      .findAll()
+      .filter((construct): construct is iam.CfnPolicy => construct instanceof iam.CfnPolicy);
+    expect(policies.length).toBeGreaterThan(0);
+    const ackIds = new Set(acknowledgements(app).map((ack) => ack.id));
+    expect(ackIds).toContain('AwsSolutions-IAM5[Resource::*]');
+    for (const policy of policies) {
+      const document = Stack.of(policy).resolve(policy.policyDocument) as {
+        Statement: Array<{ Effect: string; Action: string | string[]; Resource: unknown }>;
+      };
+      const onEverything = document.Statement.filter(
+        (statement) => statement.Effect === 'Allow' && [statement.Resource].flat().includes('*'),
+      ).flatMap((statement) => [statement.Action].flat());
+      if (onEverything.length === 0) continue;
+      // The reasons of the acknowledgements that reach this policy (on it or on a construct above it).
+      const reasons = acknowledgements(app)
+        .filter((ack) => ack.id === 'AwsSolutions-IAM5[Resource::*]')
+        .filter((ack) => policy.node.path === ack.path || policy.node.path.startsWith(`${ack.path}/`))
+        .map((ack) => ack.reason.toLowerCase().replace(/-/g, ''));
+      for (const action of onEverything) {
+        expect(action, policy.node.path).toMatch(UNSCOPABLE);
+        const [service, name] = action.toLowerCase().split(':') as [string, string];
+        expect(
+          reasons.some(
+            (reason) => reason.includes(`${service}:`) || reason.includes(name) || reason.includes(service),
+          ),
+          `${action} at ${policy.node.path}: ${reasons.join(' | ')}`,
+        ).toBe(true);
+      }
+    }
   });
 
   it('fails synth on a finding nobody acknowledged (the gate works)', () => {

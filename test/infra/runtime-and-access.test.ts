@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { isSensitiveName } from '../../functions/core/redaction/secret-names.js';
 import { NAMED_QUERIES } from '../../infra/constructs/findings-analytics.js';
 import { heartbeatWindow } from '../../infra/constructs/operational-alarms.js';
 import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './synth.js';
@@ -116,6 +117,42 @@ describe('functions', () => {
       | { Variables: { REGISTRY_URI: unknown } }
       | undefined;
     expect(JSON.stringify(environment?.Variables.REGISTRY_URI)).toMatch(/s3:\/\/.*\.yaml/);
+  });
+});
+
+describe('environments', () => {
+  it('hold no secret of any function or of the long-plan builds: names and ARNs only, never a resolved secret', () => {
+    const environments = [
+      ...[...functionsByPrefix()].map(([id, fn]) => ({
+        id,
+        variables: (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
+      })),
+      ...Object.entries(synthesized.template.findResources('AWS::CodeBuild::Project')).map(
+        ([id, project]) => ({
+          id,
+          variables: Object.fromEntries(
+            (
+              (project as Resource).Properties.Environment as {
+                EnvironmentVariables: Array<{ Name: string; Type: string; Value: unknown }>;
+              }
+            ).EnvironmentVariables.map((variable) => {
+              // Parameter Store and Secrets Manager variables would be resolved into the build: none.
+              expect(variable.Type, `${id} ${variable.Name}`).toBe('PLAINTEXT');
+              return [variable.Name, variable.Value];
+            }),
+          ),
+        }),
+      ),
+    ];
+    expect(environments.length).toBe(13);
+    for (const { id, variables } of environments)
+      for (const [name, value] of Object.entries(variables)) {
+        expect(isSensitiveName(name), `${id} ${name}`).toBe(false);
+        // A dynamic reference would put the secret's value into the function's configuration.
+        expect(JSON.stringify(value), `${id} ${name}`).not.toMatch(
+          /resolve:(secretsmanager|ssm-secure)|SecretString/,
+        );
+      }
   });
 });
 
