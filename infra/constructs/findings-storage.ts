@@ -38,6 +38,7 @@ const HISTORY_TO_INFREQUENT_ACCESS = Duration.days(30);
 const HISTORY_TO_GLACIER_INSTANT = Duration.days(180);
 const NONCURRENT_VERSIONS_KEPT = Duration.days(30);
 const REPORTS_KEPT = Duration.days(35);
+const SCRATCH_KEPT = Duration.days(1);
 /** Every prefix but history: their old versions expire. */
 const NONCURRENT_EXPIRING = Object.values(FINDINGS_PREFIXES).filter(
   (prefix) => prefix !== FINDINGS_PREFIXES.scans,
@@ -112,7 +113,7 @@ export class FindingsStorage extends Construct {
             },
           ],
         },
-        { id: 'expire-scratch', prefix: FINDINGS_PREFIXES.scratch, expiration: Duration.days(1) },
+        { id: 'expire-scratch', prefix: FINDINGS_PREFIXES.scratch, expiration: SCRATCH_KEPT },
         // A digest links to its night's report for hours; a month of reports is plenty to look back.
         { id: 'expire-reports', prefix: FINDINGS_PREFIXES.reports, expiration: REPORTS_KEPT },
         {
@@ -126,7 +127,10 @@ export class FindingsStorage extends Construct {
         ...NONCURRENT_EXPIRING.map((prefix) => ({
           id: `expire-noncurrent-${prefix.replace(/\/$/, '')}`,
           prefix,
-          noncurrentVersionExpiration: NONCURRENT_VERSIONS_KEPT,
+          // Scratch data (pending records, item lists, Map results) is gone a day after its scan,
+          // its versions included: "expires after a day" must not mean a month in the version history.
+          noncurrentVersionExpiration:
+            prefix === FINDINGS_PREFIXES.scratch ? SCRATCH_KEPT : NONCURRENT_VERSIONS_KEPT,
         })),
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],

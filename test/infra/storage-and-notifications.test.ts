@@ -63,7 +63,7 @@ describe('the findings bucket', () => {
     });
   });
 
-  it('moves history to cheaper storage, expires scratch after a day and old versions after 30 days', () => {
+  it('moves history to cheaper storage, expires scratch (and its old versions) after a day and other old versions after 30 days', () => {
     synthesized.template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
@@ -75,7 +75,8 @@ describe('the findings bucket', () => {
             ],
           }),
           Match.objectLike({ Prefix: 'scratch/', ExpirationInDays: 1 }),
-          Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
+          Match.objectLike({ Prefix: 'current/', NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
+          Match.objectLike({ Prefix: 'scratch/', NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
         ]),
       },
     });
