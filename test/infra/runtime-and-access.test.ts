@@ -121,7 +121,7 @@ describe('functions', () => {
 });
 
 describe('environments', () => {
-  it('hold no secret of any function or of the long-plan builds: names and ARNs only, never a resolved secret', () => {
+  it('hold no secret of any function or of the long-plan builds (names and ARNs only), builds unprivileged, keys rotating', () => {
     const environments = [
       ...[...functionsByPrefix()].map(([id, fn]) => ({
         id,
@@ -145,6 +145,12 @@ describe('environments', () => {
       ),
     ];
     expect(environments.length).toBe(13);
+    // The long-plan builds run Terraform providers: no Docker daemon, no privileged container.
+    synthesized.template.allResourcesProperties('AWS::CodeBuild::Project', {
+      Environment: Match.objectLike({ PrivilegedMode: false }),
+    });
+    // Every key of the stack rotates (findings bucket, notification topics).
+    synthesized.template.allResourcesProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     for (const { id, variables } of environments)
       for (const [name, value] of Object.entries(variables)) {
         expect(isSensitiveName(name), `${id} ${name}`).toBe(false);
