@@ -169,9 +169,9 @@ describe('notifications', () => {
           Condition: fromThisAccountsAlarms,
         }),
       );
-      const keyId = (templateResources[topic]?.Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string] })[
-        'Fn::GetAtt'
-      ][0];
+      const topicResource = templateResources[topic];
+      expect(topicResource, topic).toBeDefined();
+      const keyId = (topicResource!.Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
       expect(document(templateResources[keyId], 'KeyPolicy'), topic).toContainEqual(
         expect.objectContaining({
           Effect: 'Allow',
