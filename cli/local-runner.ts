@@ -21,6 +21,7 @@ import {
 } from '../functions/core/notify/notify-owners.js';
 import type { SensitiveHasher } from '../functions/core/redaction/secrets.js';
 import type { WorkspaceConfig } from '../functions/core/registry/model.js';
+import { closestMatch } from '../functions/core/registry/suggest.js';
 import {
   type NightlyReports,
   reportUrlsOf,
@@ -132,13 +133,9 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
   const stages: Record<PipelineStage, () => Promise<void>> = {
     LoadRegistry: async () => {
       const wanted = options.workspaces;
-      const unknown =
-        wanted?.filter(
-          (id) =>
-            !registry.workspaces.some((workspace) => workspace.id === id) &&
-            !registry.clusters.some((cluster) => cluster.id === id),
-        ) ?? [];
-      if (unknown.length) throw new CliError(`unknown workspace(s): ${unknown.join(', ')}`);
+      const known = [...registry.workspaces, ...registry.clusters].map((scope) => scope.id);
+      const unknown = wanted?.filter((id) => !known.includes(id)) ?? [];
+      if (unknown.length) throw new CliError(unknownWorkspacesMessage(unknown, known, options.loaded.path));
       state.workspaces = registry.workspaces.filter((workspace) => !wanted || wanted.includes(workspace.id));
       progress({ type: 'workspaces', total: state.workspaces.length });
     },
@@ -284,6 +281,19 @@ export async function runLocalScan(options: LocalScanOptions): Promise<LocalScan
     notified: state.notified,
     ...(state.reports ? { reports: state.reports } : {}),
   };
+}
+
+/**
+ * `--workspace` ids the registry does not have: each with the id it most likely meant, and the ids
+ * there are (the first twenty), so the fix is on the screen.
+ */
+export function unknownWorkspacesMessage(unknown: string[], known: string[], registryPath: string): string {
+  const named = unknown.map((id) => {
+    const near = closestMatch(id, known);
+    return `'${id}'${near ? ` (did you mean ${near}?)` : ''}`;
+  });
+  const listed = `${known.slice(0, 20).join(', ')}${known.length > 20 ? `, … (${known.length} in all)` : ''}`;
+  return `no workspace or cluster ${named.join(', ')} in ${registryPath}: pass --workspace with ids it has (${listed || 'none'})`;
 }
 
 /** Progress lines for a person watching the terminal; Terraform's steps take seconds each. */

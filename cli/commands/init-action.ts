@@ -118,11 +118,13 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     throw new CliError(
       `${shownRoot} has ${reading.files.length} backend or cloud blocks (in ${[...new Set(reading.files)].join(', ')}): Terraform allows one per root; remove the others`,
     );
+  if (reading.found === 'cloud')
+    throw new CliError(
+      `${shownRoot}/${reading.file} keeps its state in HCP Terraform (a cloud block): driftwatch reads S3 backends only`,
+    );
   if (reading.found === 'other')
     throw new CliError(
-      reading.type === 'cloud'
-        ? `${shownRoot}/${reading.file} keeps its state in HCP Terraform (a cloud block): driftwatch reads S3 backends only`
-        : `${shownRoot}/${reading.file} uses backend "${reading.type}": driftwatch reads S3 backends only`,
+      `${shownRoot}/${reading.file} uses backend "${reading.type}": driftwatch reads S3 backends only`,
     );
   const { block } = reading;
   const where = `${shownRoot}/${block.file}: backend "s3"`;

@@ -20,6 +20,8 @@ export type BackendBlockReading =
   | { found: 's3'; block: S3BackendBlock }
   /** A root with another backend (`remote`, `gcs`, `local`, or a `cloud` block): driftwatch reads S3 backends only. */
   | { found: 'other'; type: string; file: string }
+  /** A `cloud` block: HCP Terraform or Terraform Enterprise keeps the state. */
+  | { found: 'cloud'; file: string }
   /** More than one backend or cloud block: Terraform refuses the root ("Duplicate backend configuration"). */
   | { found: 'several'; files: string[] }
   | { found: 'none'; files: number };
@@ -53,15 +55,16 @@ export async function readBackendBlock(rootDir: string): Promise<BackendBlockRea
       throw new Error(`${file} does not parse as Terraform configuration: ${detail}`);
     }
     for (const terraform of bodies(body.terraform)) {
-      for (const backends of [terraform.backend].flat())
-        if (isRecord(backends))
-          for (const [type, settings] of Object.entries(backends)) found.push({ type, file, settings });
+      // One body or a list of them, in HCL (as hcl2json gives it) and in Terraform's JSON syntax.
+      for (const backends of bodies(terraform.backend))
+        for (const [type, settings] of Object.entries(backends)) found.push({ type, file, settings });
       if (terraform.cloud !== undefined) found.push({ type: 'cloud', file, settings: undefined });
     }
   }
   const [first] = found;
   if (first === undefined) return { found: 'none', files: files.length };
   if (found.length > 1) return { found: 'several', files: found.map((block) => block.file) };
+  if (first.type === 'cloud') return { found: 'cloud', file: first.file };
   if (first.type !== 's3') return { found: 'other', type: first.type, file: first.file };
   const [values] = bodies(first.settings);
   return { found: 's3', block: s3Block(first.file, values ?? {}) };

@@ -5,6 +5,7 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { redactText, type SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
 import type { SecretReference, WorkspaceConfig } from '../../core/registry/model.js';
+import { stateObjectKey } from '../../core/registry/state-key.js';
 import {
   type PlanRun,
   type PreparedWorkspace,
@@ -24,6 +25,7 @@ import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js
 import { lockChecksumFailure } from '../../core/terraform/provider-lock.js';
 import type { Logger } from '../logger.js';
 import { readPlanFile } from '../plan-file.js';
+import { readBackendBlock } from './backend-block.js';
 import {
   type BinaryCache,
   BinaryInstallError,
@@ -122,6 +124,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     const forgetWorkDir = removeOnInterrupt(workDir);
     try {
       const root = await materializeSource(workspace, workDir);
+      await assertS3Backend(root, workspace);
       const varFiles = await locateVarFiles(workspace, join(workDir, 'source'), root);
       const terraform = await resolveBinary(workspace, root);
       const sensitive = await sensitiveVariableEnv(workspace);
@@ -281,8 +284,13 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     const { source } = workspace;
     try {
       if ('dir' in source) {
-        const from = isAbsolute(source.dir) ? source.dir : resolve(options.registryDir, source.dir);
-        if (!existsSync(from)) throw new Error(`directory ${from} does not exist`);
+        const given = isAbsolute(source.dir) ? source.dir : resolve(options.registryDir, source.dir);
+        const info = await stat(given).catch(() => undefined);
+        if (!info) throw new Error(`directory ${given} does not exist`);
+        if (!info.isDirectory())
+          throw new Error(`source.dir ${given} is a file: give the directory of the Terraform root`);
+        // A symlinked checkout is copied, not linked: Terraform writes its lock file where it runs.
+        const from = await realpath(given);
         await cp(from, sourceDir, {
           recursive: true,
           filter: (path) => !SOURCE_EXCLUDES.has(basename(path)) && !STATE_OR_PLAN_FILE.test(path),
@@ -300,8 +308,11 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       throw new TerraformRunError('source', (error as Error).message, { cause: error });
     }
     const root = resolve(sourceDir, source.path ?? '.');
-    if (!root.startsWith(sourceDir))
-      throw new TerraformRunError('source', `path ${source.path} leaves the source`);
+    if (!(await isInside(root, sourceDir)))
+      throw new TerraformRunError(
+        'source',
+        `path ${source.path} leads outside the source (a symlink?): give the Terraform root's own directory as source.dir or path`,
+      );
     const files = existsSync(root) ? await readdir(root) : [];
     if (!files.some((file) => file.endsWith('.tf') || file.endsWith('.tf.json'))) {
       throw new TerraformRunError('source', `no Terraform files in ${source.path ?? 'the source root'}`);
@@ -557,6 +568,34 @@ export function backendConfigArgs(workspace: WorkspaceConfig): string[] {
 }
 
 /**
+ * The root must keep its state in an S3 backend, the one the registry names: without a backend
+ * block Terraform plans against an empty local state and finds nothing (a scan that says "no
+ * drift" without reading anything), and with another backend it reads another state or none.
+ * A root the HCL reader cannot read is left to `terraform init`, which says what is wrong with it.
+ */
+export async function assertS3Backend(root: string, workspace: WorkspaceConfig): Promise<void> {
+  const reading = await readBackendBlock(root).catch(() => undefined);
+  if (!reading || reading.found === 's3') return;
+  const state = `s3://${workspace.backend.bucket}/${stateObjectKey(workspace)}`;
+  if (reading.found === 'several')
+    throw new TerraformRunError(
+      'source',
+      `the root has ${reading.files.length} backend or cloud blocks (in ${[...new Set(reading.files)].join(', ')}), which Terraform refuses: keep the one backend "s3" block that keeps ${state}`,
+    );
+  const declared =
+    reading.found === 'none'
+      ? 'the root declares no backend, so Terraform would plan against an empty local state and find nothing'
+      : reading.found === 'cloud'
+        ? `${reading.file} has a cloud block, so Terraform would read the state HCP Terraform keeps`
+        : `${reading.file} declares backend "${reading.type}", so Terraform would read the state that backend keeps`;
+  const fix =
+    reading.found === 'none'
+      ? `add terraform { backend "s3" {} } to the root (driftwatch gives bucket, key and region from the registry)`
+      : 'driftwatch scans roots whose state an S3 backend keeps: move the state to S3, or leave this workspace out of the registry';
+  throw new TerraformRunError('source', `${declared}, not ${state}: ${fix}`);
+}
+
+/**
  * The configuration facts of a checked-out root module. A configuration the HCL reader cannot read
  * (or a build without the parser) leaves the scan without them: drift is then reported without
  * ignore_changes, which shows more, never less.
@@ -567,6 +606,17 @@ async function readConfigurationFacts(rootDir: string): Promise<ConfigurationFac
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether `path`, symlinks followed, is `dir` or below it. Terraform runs in the root and writes its
+ * lock file there: a root that leads back into the checkout (or anywhere else) must not be used.
+ */
+async function isInside(path: string, dir: string): Promise<boolean> {
+  const within = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${sep}`);
+  const real = await realpath(path).catch(() => undefined);
+  // A path that does not exist is judged as written (it fails later as "no Terraform files").
+  return real === undefined ? within(path, dir) : within(real, await realpath(dir));
 }
 
 /**

@@ -38,6 +38,7 @@ export function summarizeTerraformErrors(
   const errorStart = kept.findIndex((line) => /^(Error|Warning): /.test(line));
   const relevant = (errorStart >= 0 ? kept.slice(errorStart) : kept)
     .join('\n')
+    .replace(INIT_PREAMBLE, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   if (!relevant) return undefined;
@@ -46,6 +47,13 @@ export function summarizeTerraformErrors(
     ? `${redacted.slice(0, maxLength)}\n(${redacted.length - maxLength} more characters)`
     : redacted;
 }
+
+/**
+ * The paragraph `terraform init` puts before the errors of a configuration it cannot read: the
+ * errors after it say what is wrong, and the first line of a reason becomes a finding's title.
+ */
+const INIT_PREAMBLE =
+  /^Error: Terraform encountered problems during initiali[sz]ation[\s\S]*?\n(?=(Error|Warning): )/;
 
 /** `"abc"`, `sensitive value`, `12`, `object with 2 attributes`: only quoted strings are worth redacting. */
 function collectRevealedValue(value: string, revealed: Set<string>): void {

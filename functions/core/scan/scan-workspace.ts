@@ -133,6 +133,15 @@ export async function scanWorkspace(
     if (!first.stable) return busy(first.versions);
     let evaluation = evaluateCompactPlan(first.run.plan, context);
     if (isFailure(evaluation)) return failedPlan(evaluation, first.run);
+    // No state object: Terraform planned against an empty state, which has no drift to find. A new
+    // workspace never applied, or a registry entry naming the wrong key: either way nothing was read.
+    if (first.stateVersion === undefined)
+      return fail(
+        'scan.state-missing',
+        `there is no state at ${describeBackend(workspace)}, so nothing was compared: the workspace was never applied, or its registry entry names the wrong backend (bucket, key, workspace or workspaceKeyPrefix). ` +
+          `Correct the entry (aws s3 ls s3://${workspace.backend.bucket}/ --recursive lists the states there), or leave the workspace out of the registry until its first apply.`,
+        { stage: 'state-version' },
+      );
     let confirmation: Record<string, unknown> | undefined;
 
     const confirmReason = evaluation.deletionGuard.triggered

@@ -56,16 +56,26 @@ terraform {
     });
   });
 
-  it('reads .tf.json roots', async () => {
-    const dir = root('json', {
-      'main.tf.json': JSON.stringify({
-        terraform: { backend: { s3: { bucket: 'b-1', key: 'k', region: 'us-east-1' } } },
-      }),
-    });
+  it.each([
+    ['one body each', { terraform: { backend: { s3: { bucket: 'b-1', key: 'k', region: 'us-east-1' } } } }],
+    // Terraform's JSON syntax allows a list wherever a block may be (the backend's list was skipped).
+    [
+      'lists of bodies',
+      { terraform: [{ backend: [{ s3: [{ bucket: 'b-1', key: 'k', region: 'us-east-1' }] }] }] },
+    ],
+  ])('reads .tf.json roots (%s)', async (name, body) => {
+    const dir = root(`json-${name.replace(/ /g, '-')}`, { 'main.tf.json': JSON.stringify(body) });
     expect(await readBackendBlock(dir)).toMatchObject({
       found: 's3',
       block: { bucket: 'b-1', region: 'us-east-1' },
     });
+  });
+
+  it('names a cloud block (HCP Terraform keeps the state)', async () => {
+    const cloud = root('cloud', {
+      'main.tf': 'terraform {\n  cloud {\n    organization = "x"\n    workspaces { name = "w" }\n  }\n}\n',
+    });
+    expect(await readBackendBlock(cloud)).toEqual({ found: 'cloud', file: 'main.tf' });
   });
 
   it('names another backend type, and says when there is none', async () => {

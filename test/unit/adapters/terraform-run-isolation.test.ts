@@ -118,7 +118,7 @@ async function scanAThenB() {
   const cache = join(base, 'plugin-cache');
   const work = join(base, 'work');
   for (const dir of [dump, work, join(base, 'src'), join(base, 'bin')]) mkdirSync(dir, { recursive: true });
-  writeFileSync(join(base, 'src', 'main.tf'), 'terraform {}\n');
+  writeFileSync(join(base, 'src', 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
   writeFileSync(join(base, 'bin', 'terraform'), NOSY_TERRAFORM, { mode: 0o755 });
   writeFileSync(join(base, 'plan.json'), JSON.stringify(plan()));
   const runner = (run: string) =>
@@ -240,7 +240,7 @@ describe('a variable the parent holds but a run no longer inherits', () => {
     mkdirSync(join(base, 'src'), { recursive: true });
     mkdirSync(join(base, 'bin'));
     mkdirSync(join(base, 'dump'));
-    writeFileSync(join(base, 'src', 'main.tf'), 'terraform {}\n');
+    writeFileSync(join(base, 'src', 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
     writeFileSync(join(base, 'bin', 'terraform'), NOSY_TERRAFORM, { mode: 0o755 });
     const runner = createTerraformRunner({
       hashSensitive,

@@ -46,7 +46,7 @@ function setUp(options: { blockPlan?: boolean } = {}) {
   const source = join(base, 'source');
   mkdirSync(workRoot);
   mkdirSync(source);
-  writeFileSync(join(source, 'main.tf'), 'terraform {}\n');
+  writeFileSync(join(source, 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
   const terraform = join(base, 'terraform');
   writeFileSync(terraform, FAKE_TERRAFORM, { mode: 0o755 });
   const record = join(base, 'record');

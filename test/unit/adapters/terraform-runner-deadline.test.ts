@@ -40,7 +40,7 @@ function slowRunner(hint: string) {
   mkdirSync(join(base, 'infra'));
   mkdirSync(join(base, 'work'));
   writeFileSync(join(base, 'bin', 'terraform'), SLOW_TERRAFORM, { mode: 0o755 });
-  writeFileSync(join(base, 'infra', 'main.tf'), 'terraform {}\n');
+  writeFileSync(join(base, 'infra', 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
   const start = Date.now();
   const deadline = start + 13 * MINUTE;
   // Readings of the runner's clock: its start and init see 13 minutes left, the plan 300 ms.

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -108,8 +108,8 @@ function setUp(
   for (const source of ['infra/payments', 'infra/other']) {
     mkdirSync(join(base, source, 'stack', 'env'), { recursive: true });
     mkdirSync(join(base, source, 'common'), { recursive: true });
-    writeFileSync(join(base, source, 'main.tf'), 'terraform {}\n');
-    writeFileSync(join(base, source, 'stack', 'main.tf'), 'terraform {}\n');
+    writeFileSync(join(base, source, 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
+    writeFileSync(join(base, source, 'stack', 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
     writeFileSync(join(base, source, 'stack', 'env', 'prod.tfvars'), 'region = "eu-west-1"\n');
     writeFileSync(join(base, source, 'common', 'common.tfvars'), 'team = "payments"\n');
   }
@@ -525,6 +525,99 @@ describe('var files that cannot be used fail the scan clearly, before any plan',
       .catch((e) => e);
     expect(error).toBeInstanceOf(TerraformRunError);
     expect(error.reason).toBe('var file escape.tfvars leads outside the workspace source');
+  });
+});
+
+describe('a root Terraform would run outside the copy, or against another state, fails before init', () => {
+  const initRan = (setup: Setup) =>
+    readFileSync(setup.record, { flag: 'a+', encoding: 'utf8' }).includes('COMMAND init');
+
+  it.each([
+    [
+      'declares no backend',
+      'main.tf',
+      'terraform {}\n',
+      /the root declares no backend, so Terraform would plan against an empty local state and find nothing, not s3:\/\/tfstate-prod\/payments\/terraform\.tfstate: add terraform \{ backend "s3" \{\} \}/,
+    ],
+    [
+      'declares backend "remote"',
+      'main.tf',
+      'terraform {\n  backend "remote" {\n    organization = "acme"\n  }\n}\n',
+      /main\.tf declares backend "remote", so Terraform would read the state that backend keeps, not s3:\/\/tfstate-prod\/payments\/terraform\.tfstate: driftwatch scans roots whose state an S3 backend keeps/,
+    ],
+    [
+      'has a cloud block',
+      'main.tf',
+      'terraform {\n  cloud {\n    organization = "acme"\n  }\n}\n',
+      /main\.tf has a cloud block, so Terraform would read the state HCP Terraform keeps/,
+    ],
+    [
+      'declares backend "local" in JSON',
+      'main.tf.json',
+      '{"terraform": {"backend": {"local": {}}}}',
+      /main\.tf\.json declares backend "local"/,
+    ],
+    [
+      'has an S3 backend and a cloud block',
+      'main.tf',
+      'terraform {\n  backend "s3" {}\n  cloud {\n    organization = "acme"\n  }\n}\n',
+      /the root has 2 backend or cloud blocks \(in main\.tf\), which Terraform refuses: keep the one backend "s3" block that keeps s3:\/\/tfstate-prod\/payments\/terraform\.tfstate/,
+    ],
+  ])('a root that %s', async (_case, name, text, expected) => {
+    const setup = setUp();
+    writeFileSync(join(setup.base, 'infra/payments/main.tf'), '');
+    writeFileSync(join(setup.base, 'infra/payments', name), text);
+    const error = await setup.runner.prepare(workspaceFrom(), undefined).catch((e) => e);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.stage).toBe('source');
+    expect(error.reason).toMatch(expected);
+    expect(initRan(setup)).toBe(false);
+  });
+
+  it('a root whose S3 backend is in a .tf.json file, or that does not parse (init says why), is initialised', async () => {
+    for (const [name, text] of [
+      ['main.tf.json', '{"terraform": [{"backend": [{"s3": [{}]}]}]}'],
+      ['main.tf', 'terraform {\n  backend "s3" {\n'],
+    ] as const) {
+      const setup = setUp();
+      writeFileSync(join(setup.base, 'infra/payments/main.tf'), '');
+      writeFileSync(join(setup.base, 'infra/payments', name), text);
+      const prepared = await setup.runner.prepare(workspaceFrom(), undefined);
+      await prepared.close();
+      expect(initRan(setup)).toBe(true);
+    }
+  });
+
+  it('source.dir that is a file names it, without the temporary directory', async () => {
+    const setup = setUp();
+    writeFileSync(join(setup.base, 'a-file'), 'not a root\n');
+    const error = await setup.runner
+      .prepare(workspaceFrom('source: { dir: a-file }'), undefined)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.stage).toBe('source');
+    expect(error.reason).toBe(
+      `source.dir ${join(setup.base, 'a-file')} is a file: give the directory of the Terraform root`,
+    );
+  });
+
+  it('source.dir that is a symlink is copied: Terraform runs (and writes its lock file) in the copy, not the checkout', async () => {
+    const setup = setUp();
+    symlinkSync(join(setup.base, 'infra/payments'), join(setup.base, 'linked'));
+    const [init] = await seen(setup, workspaceFrom('source: { dir: linked }'));
+    // `pwd` prints the physical directory: the checkout's own, had the copy been a link to it.
+    expect(init!.cwd.startsWith(`${realpathSync(join(setup.base, 'work'))}/`)).toBe(true);
+  });
+
+  it('a path that is a symlink out of the source is refused (Terraform would write into its target)', async () => {
+    const setup = setUp();
+    symlinkSync(join(setup.base, 'infra/other/stack'), join(setup.base, 'infra/payments/linked-stack'));
+    const error = await setup.runner
+      .prepare(workspaceFrom('source: { dir: infra/payments, path: linked-stack }'), undefined)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error.reason).toMatch(/^path linked-stack leads outside the source/);
+    expect(initRan(setup)).toBe(false);
   });
 });
 

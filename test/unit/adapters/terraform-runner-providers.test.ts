@@ -40,7 +40,7 @@ function setUp(env: Record<string, string> = {}) {
   mkdirSync(join(base, 'work'));
   mkdirSync(join(base, 'infra'));
   writeFileSync(join(base, 'bin', 'terraform'), FAKE_TERRAFORM, { mode: 0o755 });
-  writeFileSync(join(base, 'infra', 'main.tf'), 'terraform {}\n');
+  writeFileSync(join(base, 'infra', 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
   writeFileSync(join(base, 'plan.json'), JSON.stringify(plan()));
   const record = join(base, 'record');
   writeFileSync(record, '');

@@ -40,7 +40,7 @@ function setUp(options: { released?: string[]; cached?: string[]; installFails?:
   mkdirSync(join(base, 'cache'));
   for (const name of ['terraform', 'tofu']) writeFileSync(join(bin, name), FAKE_ENGINE, { mode: 0o755 });
   mkdirSync(join(base, 'root'));
-  writeFileSync(join(base, 'root', 'main.tf'), 'terraform {}\n');
+  writeFileSync(join(base, 'root', 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
   const record = join(base, 'record');
   writeFileSync(record, '');
   writeFileSync(join(base, 'plan.json'), JSON.stringify(plan()));

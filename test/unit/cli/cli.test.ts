@@ -46,6 +46,43 @@ describe('driftwatch scan with an invalid registry', () => {
     expect(run.stderr).toMatch(/syntax\.yaml:\d+:\d+/);
   });
 
+  it.each([
+    ['a typo', ['paymnets'], /'paymnets' \(did you mean payments\?\)/],
+    ['a far-off id', ['nothing-like-it'], /'nothing-like-it' in .*two\.yaml/],
+    ['an empty id', [''], /'' in /],
+    ['one good and one mistyped', ['network', 'netwrok'], /'netwrok' \(did you mean network\?\)/],
+  ])(
+    'a --workspace the registry lacks (%s) names it, the likely id and the ids there; nothing is written',
+    async (_case, ids, expected) => {
+      const registry = file(
+        'two.yaml',
+        [
+          'version: 1',
+          'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }] }',
+          'workspaces:',
+          ...['payments', 'network'].flatMap((id) => [
+            `  - id: ${id}`,
+            '    owner: platform',
+            '    environment: prod',
+            `    source: { dir: ${id} }`,
+            `    backend: { bucket: tfstate, key: ${id}.tfstate, region: eu-west-1 }`,
+          ]),
+          '',
+        ].join('\n'),
+      );
+      const store = join(dir, 'typo-store');
+      const run = await runCli(['scan', '--registry', registry, '--store', store, '--workspace', ...ids], {
+        env,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(expected);
+      expect(run.stderr).toContain('pass --workspace with ids it has (payments, network)');
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stdout).toBe('');
+      expect(existsSync(store)).toBe(false);
+    },
+  );
+
   it('exits 1 when the registry file is missing', async () => {
     const run = await runCli(['scan', '--registry', join(dir, 'missing.yaml')], { env });
     expect(run.code).toBe(1);

@@ -201,4 +201,32 @@ Unsuitable value for left operand: a number is required.
   it('returns undefined when Terraform printed nothing useful', () => {
     expect(summarizeTerraformErrors('\n\n')).toBeUndefined();
   });
+
+  it("starts at init's first real error, not its preamble about problems described below", () => {
+    // Verbatim Terraform 1.11 `init` stderr for a root with a syntax error.
+    const stderr = [
+      '',
+      'Error: Terraform encountered problems during initialisation, including problems',
+      'with the configuration, described below.',
+      '',
+      'The Terraform configuration must be valid before initialization so that',
+      'Terraform can determine which modules and providers need to be installed.',
+      '',
+      '',
+      'Error: Invalid single-argument block definition',
+      '',
+      '  on main.tf line 14, in resource "aws_s3_bucket" "b":',
+      '  14: resource "aws_s3_bucket" "b" { bucket = "good-bucket"',
+      '',
+      'An argument definition on the same line as its containing block creates a',
+      '',
+    ].join('\n');
+    const summary = summarizeTerraformErrors(stderr) ?? '';
+    expect(summary.split('\n')[0]).toBe('Error: Invalid single-argument block definition');
+    expect(summary).not.toContain('encountered problems');
+    // Alone (nothing follows it), the preamble is all there is to say, and stays.
+    expect(summarizeTerraformErrors(stderr.split('\n').slice(0, 6).join('\n'))).toContain(
+      'encountered problems during initialisation',
+    );
+  });
 });

@@ -33,10 +33,23 @@ describe('state version read errors', () => {
     expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.state-version-failed']);
   });
 
-  it('still treat a missing state object (no version, no error) as a stable, scannable workspace', async () => {
-    const { scanPorts } = ports([undefined]);
+  it('a missing state object (no version, no error) is a failed scan naming the key, never "no drift"', async () => {
+    // Terraform plans an empty state without complaint and finds nothing: a never-applied workspace,
+    // or a registry entry with a mistyped key, used to pass every night as a clean workspace.
+    const { scanPorts, closes } = ports([undefined]);
+    const result = await scanWorkspace(workspace, DEFAULT_POLICIES, scanPorts, { now });
+    expect(result.status).toBe('failed');
+    expect(result.findings).toHaveLength(1);
+    expect(result.findings[0]).toMatchObject({ kind: 'scan-failed', ruleId: 'scan.state-missing' });
+    expect(result.findings[0]!.detail).toContain('no state at s3://tfstate/payments/terraform.tfstate');
+    expect(result.findings[0]!.detail).toMatch(/never applied.*wrong backend/);
+    expect(closes()).toEqual(['close']);
+  });
+
+  it('a state object that appears during the plan is planned again, not reported missing', async () => {
+    const { scanPorts } = ports([undefined, { versionId: 'v1' }]);
     const result = await scanWorkspace(workspace, DEFAULT_POLICIES, scanPorts, { now });
     expect(result.status).toBe('ok');
-    expect(result.findings.map((finding) => finding.kind)).toEqual(['terraform-drift']);
+    expect(result.plansRun).toBe(2);
   });
 });
