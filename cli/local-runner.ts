@@ -309,6 +309,9 @@ function withProgress(ports: ScanPorts, log: Logger, stageChanged: (stage: strin
         // The configuration facts (ignore_changes, removed blocks) pass through untouched.
         ...(prepared.configuration ? { configuration: prepared.configuration } : {}),
         close: () => prepared.close(),
+        ...(prepared.readFailures
+          ? { readFailures: (addresses: readonly string[]) => prepared.readFailures!(addresses) }
+          : {}),
         async plan() {
           log.info('terraform plan -refresh-only');
           stageChanged('terraform plan');

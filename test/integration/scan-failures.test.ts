@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageWorkspace } from '../../cli/demo/provision.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
@@ -96,4 +100,85 @@ describe('failed scans with real terraform and moto', () => {
     const everything = [run.stdout, run.stderr, allFileText(storeDir)].join('\n');
     expect(everything).not.toContain(stderrCanary);
   });
+
+  it('a deletion the provider could not read (its API answered 403) is a failed scan naming the call, not drift', async () => {
+    // An S3 API that refuses everything: the AWS provider takes HeadBucket's 403 for "not found" and
+    // the refresh-only plan reports the bucket deleted outside Terraform, with no error at all.
+    const refusing = createServer((request, response) => {
+      request.resume();
+      response
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end(request.method === 'HEAD' ? undefined : '<Error><Code>AccessDenied</Code></Error>');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      // The state as an apply leaves it, written instead of applied (an apply costs a provider start).
+      await aws.s3.send(
+        new PutObjectCommand({
+          Bucket: STATE_BUCKET,
+          Key: 'denied/terraform.tfstate',
+          Body: readDeniedState(),
+        }),
+      );
+      const storeDir = join(temp.path, 'denied-store');
+      const path = writeRegistry(join(temp.path, 'denied.yaml'), [
+        {
+          id: 'denied',
+          dir: 'read-denied',
+          env: { TF_VAR_s3_endpoint: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}` },
+        },
+      ]);
+      const run = await runCli(['scan', '--registry', path, '--store', storeDir, '--format', 'json'], {
+        env: { DRIFTWATCH_HASH_SALT: 'integration-test-salt-0003' },
+      });
+      expect(run.code).toBe(1);
+      const findings = (JSON.parse(run.stdout) as Finding[]).filter(
+        (finding) => finding.workspace === 'denied',
+      );
+      expect(findings).toEqual([
+        expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.read-failed' }),
+      ]);
+      expect(findings[0]!.title).toContain(
+        'aws_s3_bucket.data reported deleted without proof: S3/HeadBucket: HTTP 403',
+      );
+      expect(findings[0]!.detail).toContain('s3:ListBucket');
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
 });
+
+/** The state of test/integration/terraform/read-denied after an apply: one bucket, two terraform_data. */
+function readDeniedState(): string {
+  const pad = (id: string, index: number) => ({
+    index_key: index,
+    schema_version: 0,
+    attributes: { id, input: null, output: null, triggers_replace: null },
+  });
+  return JSON.stringify({
+    version: 4,
+    terraform_version: '1.11.4',
+    serial: 1,
+    lineage: randomUUID(),
+    outputs: {},
+    resources: [
+      {
+        mode: 'managed',
+        type: 'aws_s3_bucket',
+        name: 'data',
+        provider: 'provider["registry.terraform.io/hashicorp/aws"]',
+        instances: [
+          { schema_version: 0, attributes: { id: 'read-denied-data', bucket: 'read-denied-data' } },
+        ],
+      },
+      {
+        mode: 'managed',
+        type: 'terraform_data',
+        name: 'pad',
+        provider: 'provider["terraform.io/builtin/terraform"]',
+        instances: [pad('a', 0), pad('b', 1)],
+      },
+    ],
+    check_results: null,
+  });
+}

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, createReadStream, existsSync, mkdtempSync } from 'node:fs';
 import { chmod, cp, mkdir, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { createInterface } from 'node:readline';
 import { redactText, type SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
 import type { SecretReference, WorkspaceConfig } from '../../core/registry/model.js';
@@ -23,6 +24,7 @@ import {
 } from '../../core/terraform/engine-version.js';
 import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js';
 import { lockChecksumFailure } from '../../core/terraform/provider-lock.js';
+import { type FailedRead, failedReadsIn } from '../../core/terraform/provider-log.js';
 import type { Logger } from '../logger.js';
 import { readPlanFile } from '../plan-file.js';
 import { readBackendBlock } from './backend-block.js';
@@ -236,6 +238,41 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
           } finally {
             await rm(planFile, { force: true });
             await rm(jsonFile, { force: true });
+          }
+        },
+        async readFailures(addresses: readonly string[]): Promise<FailedRead[]> {
+          planCount++;
+          const log = join(workDir, `reads-${planCount}.log`);
+          const limit = nextLimit();
+          if (limit.ms <= 0) throw timedOut('plan', limit);
+          try {
+            const targets = addresses.map((address) => `-target=${address}`);
+            const planned = await runProcess(
+              terraform,
+              [
+                'plan',
+                '-refresh-only',
+                '-lock=false',
+                '-input=false',
+                '-no-color',
+                ...variableArgs,
+                ...targets,
+              ],
+              {
+                cwd: root,
+                // The provider's debug log holds request and response bodies: it is written only into
+                // the run's private directory, read for status codes alone, and removed right after.
+                env: { ...env, TF_LOG_PROVIDER: 'DEBUG', TF_LOG_PATH: log },
+                timeoutMs: limit.ms,
+              },
+            );
+            if (planned.timedOut) throw timedOut('plan', limit);
+            // Only the lines of failed requests are kept in memory.
+            const failures: string[] = [];
+            for await (const line of readLines(log)) if (line.includes('StatusCode: ')) failures.push(line);
+            return failedReadsIn(failures);
+          } finally {
+            await rm(log, { force: true });
           }
         },
         async close() {
@@ -606,6 +643,12 @@ async function readConfigurationFacts(rootDir: string): Promise<ConfigurationFac
   } catch {
     return undefined;
   }
+}
+
+/** The lines of a log file, streamed (a provider's debug log can be large); none when there is none. */
+async function* readLines(path: string): AsyncGenerator<string> {
+  if (!existsSync(path)) return;
+  yield* createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
 }
 
 /**

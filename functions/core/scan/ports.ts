@@ -1,6 +1,7 @@
 import type { WorkspaceConfig } from '../registry/model.js';
 import type { ConfigurationFacts } from '../terraform/configuration.js';
 import type { CompactPlan } from '../terraform/index.js';
+import type { FailedRead } from '../terraform/provider-log.js';
 
 /** Temporary AWS credentials for one workspace (from STS AssumeRole when the registry names a role). */
 export interface WorkspaceCredentials {
@@ -50,6 +51,12 @@ export interface PlanRun {
 /** A workspace checked out and initialised in its own temporary directory. */
 export interface PreparedWorkspace {
   plan(): Promise<PlanRun>;
+  /**
+   * Refreshes these addresses once more and returns the API calls that got no answer proving
+   * absence (a 403, no response at all), read from the provider's debug log: the AWS provider
+   * reports a resource it may not read, or cannot reach, as deleted. Absent: the runner cannot tell.
+   */
+  readFailures?(addresses: readonly string[]): Promise<FailedRead[]>;
   /** Deletes the working directory (and with it any plan file that survived). */
   close(): Promise<void>;
   readonly initDurationMs: number;

@@ -7,6 +7,7 @@ import {
   evaluateCompactPlan,
   scanFailedFinding,
 } from '../terraform/index.js';
+import { describeFailedReads, type FailedRead } from '../terraform/provider-log.js';
 import {
   type IdentityCheck,
   type PlanRun,
@@ -163,6 +164,17 @@ export async function scanWorkspace(
       evaluation = confirmed;
     }
 
+    // A deletion is only as good as the read that found the object missing (provider-log.ts).
+    const deleted = evaluation.findings.flatMap((finding) =>
+      finding.ruleId === 'drift.delete' && finding.resource && 'address' in finding.resource
+        ? [finding.resource.address]
+        : [],
+    );
+    if (deleted.length > 0 && prepared.readFailures) {
+      const failures = await prepared.readFailures(deleted);
+      if (failures.length > 0) return unprovenDeletions(deleted, failures);
+    }
+
     result.plan = evaluation.plan;
     result.noiseRemoved = evaluation.noiseRemoved;
     result.findings = evaluation.findings.map((finding) => ({
@@ -184,6 +196,24 @@ export async function scanWorkspace(
     result.status = 'busy';
     result.findings = [workspaceBusyFinding(context, versions)];
     return result;
+  }
+
+  function unprovenDeletions(deleted: string[], failures: FailedRead[]): WorkspaceScanResult {
+    const noAnswer = failures.some((failure) => failure.status === 0);
+    const denied = failures.some((failure) => failure.status === 401 || failure.status === 403);
+    const fixes = [
+      ...(denied ? ['give the scan role read access to them (an S3 HeadBucket needs s3:ListBucket)'] : []),
+      ...(noAnswer ? ["check the provider's endpoints and the network (proxy, DNS, VPC endpoints)"] : []),
+      ...(!denied && !noAnswer ? ['check the API the errors name'] : []),
+    ];
+    const listed = `${deleted.slice(0, 5).join(', ')}${deleted.length > 5 ? ` and ${deleted.length - 5} more` : ''}`;
+    return fail(
+      'scan.read-failed',
+      `${listed} reported deleted without proof: ${describeFailedReads(failures)}\n\n` +
+        'The AWS provider reports a resource it may not read, or cannot reach, as deleted outside Terraform, so no drift is reported. ' +
+        `To scan it: ${fixes.join(', and ')}, then scan again.`,
+      { stage: 'plan', deletionsReported: deleted.length, failedReads: failures },
+    );
   }
 
   function failedPlan(evaluation: EvaluationResult, run: PlanRun): WorkspaceScanResult {

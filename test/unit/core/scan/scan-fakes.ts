@@ -8,6 +8,7 @@ import type {
 } from '../../../../functions/core/scan/ports.js';
 import type { ConfigurationFacts } from '../../../../functions/core/terraform/configuration.js';
 import type { CompactChange, CompactPlan } from '../../../../functions/core/terraform/index.js';
+import type { FailedRead } from '../../../../functions/core/terraform/provider-log.js';
 
 /** The workspace, plans and fake ports the scanWorkspace tests share. */
 
@@ -72,6 +73,8 @@ export interface FakeOptions {
   credentials?: () => Promise<undefined>;
   prepare?: () => Promise<never>;
   planError?: TerraformRunError;
+  /** What the targeted re-read of reported deletions finds in the provider's log (absent: no such port). */
+  readFailures?: FailedRead[];
   /** Facts the prepared workspace read from its source; absent when unreadable. */
   configuration?: ConfigurationFacts;
 }
@@ -114,6 +117,14 @@ export function fakePorts(options: FakeOptions) {
               errorSummary: next.errored ? 'Error: reading S3 Bucket: connection refused' : undefined,
             };
           },
+          ...(options.readFailures
+            ? {
+                async readFailures(addresses: readonly string[]) {
+                  calls.push(`readFailures ${addresses.join(',')}`);
+                  return options.readFailures!;
+                },
+              }
+            : {}),
           async close() {
             calls.push('close');
           },

@@ -22,6 +22,59 @@ const scan = (options: FakeOptions) => {
   }));
 };
 
+describe('scanWorkspace: deletions are only reported when the reads behind them got an answer', () => {
+  const forbidden = { operation: 'S3/HeadBucket', status: 403, error: 'Forbidden' };
+  const refused = {
+    operation: 'HEAD http://127.0.0.1:1',
+    status: 0,
+    error: 'dial tcp 127.0.0.1:1: connect: connection refused',
+  };
+
+  it.each([
+    ['a 403', [forbidden], /S3\/HeadBucket: HTTP 403 Forbidden/, /s3:ListBucket/],
+    [
+      'no answer',
+      [refused],
+      /HEAD http:\/\/127\.0\.0\.1:1: dial tcp .*connection refused/,
+      /endpoints and the network/,
+    ],
+    [
+      'both',
+      [forbidden, refused],
+      /HTTP 403 Forbidden; HEAD/,
+      /s3:ListBucket.*, and check the provider's endpoints/,
+    ],
+  ])(
+    'a deletion whose re-read got %s is a failed scan naming the call and the fix',
+    async (_case, failures, named, fix) => {
+      const { result, calls } = await scan({
+        plans: [plan([deleted('aws_sqs_queue.events'), tagDrift])],
+        readFailures: failures,
+      });
+      expect(result.status).toBe('failed');
+      expect(result.findings).toHaveLength(1);
+      const [finding] = result.findings;
+      expect(finding).toMatchObject({ kind: 'scan-failed', ruleId: 'scan.read-failed' });
+      expect(finding!.title).toMatch(
+        /^Scan of payments-prod failed: aws_sqs_queue\.events reported deleted without proof/,
+      );
+      expect(finding!.detail).toMatch(named);
+      expect(finding!.detail).toMatch(fix);
+      expect(finding!.evidence.failedReads).toEqual(failures);
+      expect(calls).toContain('readFailures aws_sqs_queue.events');
+      expect(calls.at(-1)).toBe('close');
+    },
+  );
+
+  it('a deletion whose re-read failed nowhere is reported; drift without deletions is not re-read', async () => {
+    const withDeletion = await scan({ plans: [plan([deleted('aws_sqs_queue.events')])], readFailures: [] });
+    expect(withDeletion.result.findings.map((finding) => finding.ruleId)).toEqual(['drift.delete']);
+    const withoutDeletion = await scan({ plans: [plan([tagDrift])], readFailures: [forbidden] });
+    expect(withoutDeletion.result.status).toBe('ok');
+    expect(withoutDeletion.calls.some((call) => call.startsWith('readFailures'))).toBe(false);
+  });
+});
+
 describe('scanWorkspace', () => {
   it('reports drift from one plan and always cleans up the working directory', async () => {
     const { result, calls } = await scan({ plans: [plan([tagDrift])] });
