@@ -1,4 +1,8 @@
-import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { killRunningProcesses } from './run-process.js';
 
 type Cleanup = () => void;
@@ -71,5 +75,51 @@ export function exitCleanlyOnFatalErrors(report: (error: unknown) => number): vo
       cleanUpInterruptedRun();
       process.exit(report(error));
     });
+  }
+}
+
+/** Tells this process's directories from those of an earlier process that had its pid (a restarted container). */
+const OWNER_TOKEN = randomBytes(8).toString('hex');
+const OWNER_FILE = '.driftwatch-owner';
+
+/**
+ * Marks a run's directory as this process's. A process killed outright (SIGKILL, the out-of-memory
+ * killer) runs no cleanup at all: its working directories, plan files with state values in them
+ * included, stay; the next runner removes them (sweepAbandonedDirs).
+ */
+export function markOwner(dir: string): void {
+  const owner = { pid: process.pid, host: hostname(), token: OWNER_TOKEN };
+  writeFileSync(join(dir, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
+}
+
+/**
+ * Removes the directories `<prefix>*` in `root` that markOwner marked for a process of this host
+ * that is gone. Directories of live processes, of other hosts (a shared disk) and without a mark
+ * stay. Returns the paths removed.
+ */
+export async function sweepAbandonedDirs(root: string, prefix: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const dir = join(root, name);
+    const owner = await readFile(join(dir, OWNER_FILE), 'utf8')
+      .then((text) => JSON.parse(text) as { pid?: unknown; host?: unknown; token?: unknown })
+      .catch(() => undefined);
+    if (!owner || owner.host !== hostname() || typeof owner.pid !== 'number') continue;
+    const abandoned = owner.pid === process.pid ? owner.token !== OWNER_TOKEN : !isAlive(owner.pid);
+    if (!abandoned) continue;
+    await rm(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}
+
+/** Whether a process exists (EPERM: it does, but belongs to someone else). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }

@@ -12,7 +12,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../logger.js';
-import { onInterrupt } from './interrupt-cleanup.js';
+import { isAlive, onInterrupt } from './interrupt-cleanup.js';
 
 const POLL_MS = 200;
 /**
@@ -155,16 +155,6 @@ function staleReason({ owner, mtimeMs }: Holder): string | undefined {
   // A record without a valid expiry is judged by the default hold from when it was written.
   const deadline = Number.isNaN(expiresAt) ? mtimeMs + DEFAULT_MAX_HOLD_MS : expiresAt;
   return now > deadline ? 'past the expiry its holder recorded' : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
 }
 
 /**

@@ -36,7 +36,7 @@ import {
 } from './binary-cache.js';
 import { defaultPluginCacheDir, RUNNER_PLATFORM, terraformEnvironment } from './cli-config.js';
 import { readRequiredVersions, readTerraformConfiguration } from './configuration-reader.js';
-import { removeOnInterrupt } from './interrupt-cleanup.js';
+import { markOwner, removeOnInterrupt, sweepAbandonedDirs } from './interrupt-cleanup.js';
 import { explainModuleAccess, prepareModuleCredentials } from './module-credentials.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
 import { inheritedVariableHint, isolateRunEnvironment, sweepPluginCache } from './run-environment.js';
@@ -116,11 +116,21 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     return new TerraformRunError(stage, reason, { timedOut: true });
   }
   const versions = new Map<string, Promise<string | undefined>>();
+  // Once per runner: what runs killed outright left in the work root (plan files hold state values).
+  let swept: Promise<void> | undefined;
+  const sweepOnce = () => {
+    swept ??= sweepAbandonedDirs(workRoot, 'driftwatch-').then((removed) => {
+      if (removed.length > 0)
+        options.logger?.info('removed the working directories of killed scans', { count: removed.length });
+    });
+    return swept;
+  };
 
   async function prepare(
     workspace: WorkspaceConfig,
     credentials: WorkspaceCredentials | undefined,
   ): Promise<PreparedWorkspace> {
+    await sweepOnce();
     const workDir = privateTempDir(workRoot, `driftwatch-${workspace.id}-`);
     // Plan files, state read by the plan and Terraform's own temp files all live under workDir.
     const forgetWorkDir = removeOnInterrupt(workDir);
@@ -670,6 +680,7 @@ async function isInside(path: string, dir: string): Promise<boolean> {
 function privateTempDir(parent: string, prefix: string): string {
   const dir = mkdtempSync(join(parent, prefix));
   chmodSync(dir, 0o700);
+  markOwner(dir);
   return dir;
 }
 

@@ -1,7 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanUpInterruptedRun } from '../../../functions/adapters/terraform/interrupt-cleanup.js';
+import {
+  cleanUpInterruptedRun,
+  sweepAbandonedDirs,
+} from '../../../functions/adapters/terraform/interrupt-cleanup.js';
 import { createTerraformRunner } from '../../../functions/adapters/terraform/runner.js';
 import type { WorkspaceConfig } from '../../../functions/core/registry/model.js';
 import { hashSensitive, plan } from '../../helpers/plan-builders.js';
@@ -86,6 +91,40 @@ function setUp(options: { blockPlan?: boolean } = {}) {
       ?.slice(name.length + 1);
   return { workRoot, runner, workspace, recorded, blocked };
 }
+
+describe('working directories of a scan killed outright (SIGKILL, out of memory)', () => {
+  it('are removed by the next runner; those of live processes, other hosts or unmarked stay', async () => {
+    const { workRoot, runner, workspace } = setUp();
+    // A process that has exited: its pid is free, as a SIGKILLed scan's is.
+    const dead = spawnSync('true').pid;
+    const dirs = {
+      killed: { pid: dead, host: hostname(), token: 'a' },
+      // This process's pid in a directory of an earlier process (a restarted container reuses pids).
+      earlierWithOurPid: { pid: process.pid, host: hostname(), token: 'earlier' },
+      live: { pid: process.ppid, host: hostname(), token: 'b' },
+      otherHost: { pid: dead, host: `not-${hostname()}`, token: 'c' },
+      unmarked: undefined,
+    };
+    for (const [name, owner] of Object.entries(dirs)) {
+      const dir = join(workRoot, `driftwatch-${name}-x1`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'scan-1.tfplan'), 'state values');
+      if (owner) writeFileSync(join(dir, '.driftwatch-owner'), JSON.stringify(owner));
+    }
+    const prepared = await runner.prepare(workspace, undefined);
+    // The open run's directory is marked as this process's: another runner here leaves it alone.
+    expect(await sweepAbandonedDirs(workRoot, 'driftwatch-')).toEqual([]);
+    expect(readdirSync(workRoot).filter((name) => name.startsWith('driftwatch-cleanup-test-'))).toHaveLength(
+      1,
+    );
+    await prepared.close();
+    expect(readdirSync(workRoot).sort()).toEqual([
+      'driftwatch-live-x1',
+      'driftwatch-otherHost-x1',
+      'driftwatch-unmarked-x1',
+    ]);
+  });
+});
 
 describe('Terraform runner files', () => {
   it('keeps plan files 0600 and its directories 0700 whatever the umask, and removes them', async () => {
