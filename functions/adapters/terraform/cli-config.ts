@@ -120,6 +120,30 @@ export function resolveProviderSource(options: {
   return found ? { kind: 'filesystem', path: found, only: mirroredProviders(found) } : { kind: 'direct' };
 }
 
+/**
+ * For an init that could not install a provider: where this run took providers from and what to
+ * change. Terraform says which provider and version failed, not that driftwatch chose the source
+ * (a mirror found on the machine, the registry's providerMirror, DRIFTWATCH_PROVIDER_MIRROR).
+ * undefined for other init failures.
+ */
+export function providerInstallHint(summary: string, source: ProviderSource): string | undefined {
+  if (
+    !/Failed to (query available provider packages|install provider|resolve provider packages)/.test(summary)
+  )
+    return undefined;
+  const mirrorIt = (to: string) =>
+    `add it there (driftwatch providers mirror --registry <registry> --to ${to}), or pin a version it holds`;
+  const where =
+    source.kind === 'direct'
+      ? 'providers come from their registries (no mirror is configured or found): let this machine reach them, or give a mirror (providerMirror in the registry, or DRIFTWATCH_PROVIDER_MIRROR)'
+      : source.kind === 'network'
+        ? `providers come only from the mirror ${source.url} (providerMirror or DRIFTWATCH_PROVIDER_MIRROR): ${mirrorIt('s3://<bucket>/provider-mirror')}`
+        : source.only
+          ? `the mirror found at ${source.path} serves ${source.only.join(', ') || 'no provider'} (in the versions it holds), and the registries every other provider: ${mirrorIt(source.path)}, or let this machine reach the registries`
+          : `providers come only from the mirror ${source.path} (providerMirror or DRIFTWATCH_PROVIDER_MIRROR): ${mirrorIt(source.path)}`;
+  return `${summary}\n\n(driftwatch: ${where})`;
+}
+
 /** Terraform's name for this machine's platform, e.g. linux_amd64. */
 export const RUNNER_PLATFORM = terraformPlatform(process.platform, process.arch);
 

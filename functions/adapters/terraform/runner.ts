@@ -34,7 +34,14 @@ import {
   binaryCacheOptionsFromEnv,
   createBinaryCache,
 } from './binary-cache.js';
-import { defaultPluginCacheDir, RUNNER_PLATFORM, terraformEnvironment } from './cli-config.js';
+import {
+  defaultPluginCacheDir,
+  type ProviderSource,
+  providerInstallHint,
+  RUNNER_PLATFORM,
+  resolveProviderSource,
+  terraformEnvironment,
+} from './cli-config.js';
 import { readRequiredVersions, readTerraformConfiguration } from './configuration-reader.js';
 import { markOwner, removeOnInterrupt, sweepAbandonedDirs } from './interrupt-cleanup.js';
 import { explainModuleAccess, prepareModuleCredentials } from './module-credentials.js';
@@ -176,6 +183,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             { cwd: root, env: modules.initEnv(env) },
             'init',
             knownSecrets,
+            (summary) => providerInstallHint(summary, providerSource(workspace)),
           );
         },
         {
@@ -303,6 +311,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     processOptions: { cwd: string; env: NodeJS.ProcessEnv; stdoutFile?: string },
     stage: RunStage,
     knownSecrets: string[],
+    /** Terraform's error summary with what driftwatch knows of its cause added, if it knows. */
+    explain: (summary: string) => string | undefined = () => undefined,
   ): Promise<ProcessResult> {
     const limit = nextLimit();
     if (limit.ms <= 0) throw timedOut(stage, limit);
@@ -320,7 +330,10 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         stage === 'init' && summary ? lockChecksumFailure(summary, RUNNER_PLATFORM) : undefined;
       throw new TerraformRunError(
         stage,
-        lockHint ?? summary ?? `terraform ${args[0]} exited with ${result.exitCode}`,
+        lockHint ??
+          (summary && explain(summary)) ??
+          summary ??
+          `terraform ${args[0]} exited with ${result.exitCode}`,
       );
     }
     return result;
@@ -505,6 +518,15 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       versions.set(candidate, version);
     }
     return version;
+  }
+
+  /** Where this workspace's runs install providers from (as terraformEnvironment decides it). */
+  function providerSource(workspace: WorkspaceConfig): ProviderSource {
+    return resolveProviderSource({
+      configured: workspace.providerMirror,
+      registryDir: options.registryDir,
+      env: baseEnv,
+    });
   }
 
   async function terraformEnv(

@@ -5,8 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   existingUserCliConfig,
   findProviderMirror,
+  type ProviderSource,
   packageHashV1,
   providerInstallationConfig,
+  providerInstallHint,
   resolveProviderSource,
   terraformEnvironment,
   warmProviders,
@@ -206,5 +208,51 @@ describe('warm copies (providers baked into the image)', () => {
     expect(readFileSync(coldEnv.TF_CLI_CONFIG_FILE!, 'utf8')).toBe(
       'provider_installation {\n  direct {\n  }\n}\n',
     );
+  });
+});
+
+describe('providerInstallHint', () => {
+  // Verbatim Terraform 1.11 init summaries: a provider the mirror lacks (registry offline), and a
+  // constraint no version in the mirror meets.
+  const notMirrored =
+    'Error: Failed to query available provider packages\n\nCould not retrieve the list of available versions for provider\nhashicorp/random: could not connect to registry.terraform.io: failed to\nrequest discovery document: Get\n"https://registry.terraform.io/.well-known/terraform.json": dial tcp: lookup\nregistry.terraform.io on 10.255.255.53:53: no such host';
+  const noVersion =
+    'Error: Failed to query available provider packages\n\nCould not retrieve the list of available versions for provider hashicorp/aws:\nno available releases match the given constraints ~> 4.0';
+
+  it.each([
+    [
+      'a mirror found on the machine',
+      { kind: 'filesystem', path: '/opt/tf-plugins', only: ['registry.terraform.io/hashicorp/aws'] },
+      /the mirror found at \/opt\/tf-plugins serves registry\.terraform\.io\/hashicorp\/aws .*--to \/opt\/tf-plugins\), or pin a version it holds, or let this machine reach the registries/,
+    ],
+    [
+      'a configured directory',
+      { kind: 'filesystem', path: '/srv/mirror' },
+      /providers come only from the mirror \/srv\/mirror .*--to \/srv\/mirror/,
+    ],
+    [
+      'a network mirror',
+      { kind: 'network', url: 'https://mirror.example.com/' },
+      /only from the mirror https:\/\/mirror\.example\.com\/ .*--to s3:\/\/<bucket>\/provider-mirror/,
+    ],
+    [
+      'the registries',
+      { kind: 'direct' },
+      /from their registries .*providerMirror in the registry, or DRIFTWATCH_PROVIDER_MIRROR/,
+    ],
+  ] as const)('names where providers came from and the fix: %s', (_case, source, expected) => {
+    for (const summary of [notMirrored, noVersion]) {
+      const hinted = providerInstallHint(summary, source as ProviderSource) ?? '';
+      expect(hinted.startsWith(summary)).toBe(true);
+      expect(hinted).toMatch(expected);
+    }
+  });
+
+  it('leaves other init failures alone', () => {
+    expect(
+      providerInstallHint('Error: Failed to get existing workspaces: S3 bucket does not exist.', {
+        kind: 'direct',
+      }),
+    ).toBeUndefined();
   });
 });
