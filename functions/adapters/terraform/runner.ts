@@ -183,7 +183,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             { cwd: root, env: modules.initEnv(env) },
             'init',
             knownSecrets,
-            (summary) => providerInstallHint(summary, providerSource(workspace)),
+            (summary) =>
+              providerInstallHint(summary, providerSource(workspace)) ?? missingWorkspaceHint(summary),
           );
         },
         {
@@ -621,6 +622,16 @@ export async function locateVarFiles(
 function withVariableHint(summary: string): string {
   if (!/No value for required variable/i.test(summary)) return summary;
   return `${summary} (give it in the registry entry: varFiles, vars, or sensitiveVars for a secret${inheritedVariableHint(summary, process.env)})`;
+}
+
+/**
+ * `Currently selected workspace "x" does not exist`: the workspace is the registry's
+ * `backend.workspace` (TF_WORKSPACE), so that is where the fix is.
+ */
+export function missingWorkspaceHint(summary: string): string | undefined {
+  const name = /Currently selected workspace "([^"]*)" does not exist/.exec(summary)?.[1];
+  if (name === undefined) return undefined;
+  return `${summary} (backend.workspace in the registry: no state of Terraform workspace "${name}" under this key and workspaceKeyPrefix; \`terraform workspace list\` in the root lists those there are)`;
 }
 
 /** The backend stays partial in real repositories: bucket, key and region come from the registry. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   createTerraformRunner,
+  missingWorkspaceHint,
   type TerraformRunnerOptions,
 } from '../../../functions/adapters/terraform/runner.js';
 import type { SecretReference, WorkspaceConfig } from '../../../functions/core/registry/model.js';
@@ -618,6 +619,19 @@ describe('a root Terraform would run outside the copy, or against another state,
     expect(error).toBeInstanceOf(TerraformRunError);
     expect(error.reason).toMatch(/^path linked-stack leads outside the source/);
     expect(initRan(setup)).toBe(false);
+  });
+});
+
+describe('missingWorkspaceHint', () => {
+  it("points a workspace Terraform cannot select at the registry's backend.workspace", () => {
+    // Verbatim Terraform 1.11 init, TF_WORKSPACE naming a workspace with no state in the bucket.
+    const summary = 'Error: Currently selected workspace "stagnig" does not exist';
+    expect(missingWorkspaceHint(summary)).toBe(
+      `${summary} (backend.workspace in the registry: no state of Terraform workspace "stagnig" under this key and workspaceKeyPrefix; \`terraform workspace list\` in the root lists those there are)`,
+    );
+    expect(
+      missingWorkspaceHint('Error: Failed to get existing workspaces: S3 bucket does not exist.'),
+    ).toBeUndefined();
   });
 });
 
