@@ -119,7 +119,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   function timedOut(stage: RunStage, limit: { ms: number; budget: boolean }): TerraformRunError {
     const reason = limit.budget
       ? `${stage} exceeded ${Math.round((budgetMs ?? 0) / 60_000)} min${options.deadline?.hint ?? ''}`
-      : `timed out after ${limit.ms / 1000}s`;
+      : `terraform ${stage} did not finish in ${formatLimit(limit.ms)} and was stopped: a provider waiting on an endpoint that does not answer is the usual cause (check its endpoints, proxy and network)`;
     return new TerraformRunError(stage, reason, { timedOut: true });
   }
   const versions = new Map<string, Promise<string | undefined>>();
@@ -686,6 +686,11 @@ async function readConfigurationFacts(rootDir: string): Promise<ConfigurationFac
   } catch {
     return undefined;
   }
+}
+
+/** `15 min`, `90 s`, `0.4 s`: a command's time limit as a person reads it. */
+function formatLimit(ms: number): string {
+  return ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
 /** The lines of a log file, streamed (a provider's debug log can be large); none when there is none. */

@@ -34,7 +34,7 @@ const workspace = parseRegistry(
  * A runner whose clock says the scan started 13 minutes before its deadline and, when the plan
  * starts, is 300 ms short of it: the plan is killed after those 300 ms of real time.
  */
-function slowRunner(hint: string) {
+function slowRunner(hint: string, commandTimeoutMs?: number) {
   const base = tempDir();
   mkdirSync(join(base, 'bin'));
   mkdirSync(join(base, 'infra'));
@@ -53,7 +53,7 @@ function slowRunner(hint: string) {
     workRoot: join(base, 'work'),
     pluginCacheDir: join(base, 'plugin-cache'),
     baseEnv: { PATH: `${join(base, 'bin')}:${process.env.PATH}`, DRIFTWATCH_PROVIDER_MIRROR: '' },
-    deadline: { atMs: deadline, hint, now },
+    ...(commandTimeoutMs ? { commandTimeoutMs } : { deadline: { atMs: deadline, hint, now } }),
   });
 }
 
@@ -85,5 +85,20 @@ describe('the runner’s deadline', () => {
         evidence: expect.objectContaining({ stage: 'plan', timedOut: true }),
       }),
     ]);
+  }, 20_000);
+
+  it('without a deadline, the per-command limit: the reason names the command, the limit and the usual cause', async () => {
+    // A local scan: a provider retrying an endpoint that never answers holds the plan until then.
+    const runner = slowRunner('', 400);
+    const prepared = await runner.prepare(workspace, undefined);
+    try {
+      const error = (await prepared.plan().catch((caught: unknown) => caught)) as TerraformRunError;
+      expect(error.timedOut).toBe(true);
+      expect(error.reason).toBe(
+        'terraform plan did not finish in 0.4 s and was stopped: a provider waiting on an endpoint that does not answer is the usual cause (check its endpoints, proxy and network)',
+      );
+    } finally {
+      await prepared.close();
+    }
   }, 20_000);
 });
