@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,9 @@ export async function sweepAbandonedDirs(root: string, prefix: string): Promise<
     if (!owner || owner.host !== hostname() || typeof owner.pid !== 'number') continue;
     const abandoned = owner.pid === process.pid ? owner.token !== OWNER_TOKEN : !isAlive(owner.pid);
     if (!abandoned) continue;
+    // Its Terraform and providers outlive it (their own process group, no timeout left): a plan
+    // waiting on an endpoint that never answers would hold its ~0.8 GB for good.
+    killProcessesWorkingIn(dir);
     await rm(dir, { recursive: true, force: true });
     removed.push(dir);
   }
@@ -121,5 +124,28 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * SIGKILLs the processes whose working directory is `dir` or below it (Linux: /proc/<pid>/cwd;
+ * elsewhere nothing is found). Terraform and its providers run in the root inside a run's directory.
+ */
+function killProcessesWorkingIn(dir: string): void {
+  let pids: string[];
+  let real: string;
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    real = realpathSync(dir);
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (cwd === real || cwd.startsWith(`${real}/`)) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // Gone meanwhile, or another user's process.
+    }
   }
 }

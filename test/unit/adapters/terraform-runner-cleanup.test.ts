@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -111,7 +111,29 @@ describe('working directories of a scan killed outright (SIGKILL, out of memory)
       writeFileSync(join(dir, 'scan-1.tfplan'), 'state values');
       if (owner) writeFileSync(join(dir, '.driftwatch-owner'), JSON.stringify(owner));
     }
-    const prepared = await runner.prepare(workspace, undefined);
+    // What the killed scan's Terraform left running in its directory (its own process group).
+    const orphan = spawn('sleep', ['60'], {
+      cwd: join(workRoot, 'driftwatch-killed-x1'),
+      detached: true,
+      stdio: 'ignore',
+    });
+    orphan.unref();
+    const survivor = spawn('sleep', ['60'], {
+      cwd: join(workRoot, 'driftwatch-live-x1'),
+      detached: true,
+      stdio: 'ignore',
+    });
+    survivor.unref();
+    let prepared: Awaited<ReturnType<typeof runner.prepare>>;
+    try {
+      prepared = await runner.prepare(workspace, undefined);
+      await sleep(100);
+      expect(alive(orphan.pid!)).toBe(false);
+      expect(alive(survivor.pid!)).toBe(true);
+    } finally {
+      orphan.kill('SIGKILL');
+      survivor.kill('SIGKILL');
+    }
     // The open run's directory is marked as this process's: another runner here leaves it alone.
     expect(await sweepAbandonedDirs(workRoot, 'driftwatch-')).toEqual([]);
     expect(readdirSync(workRoot).filter((name) => name.startsWith('driftwatch-cleanup-test-'))).toHaveLength(
