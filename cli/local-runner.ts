@@ -310,7 +310,15 @@ function withProgress(ports: ScanPorts, log: Logger, stageChanged: (stage: strin
         ...(prepared.configuration ? { configuration: prepared.configuration } : {}),
         close: () => prepared.close(),
         ...(prepared.readFailures
-          ? { readFailures: (addresses: readonly string[]) => prepared.readFailures!(addresses) }
+          ? {
+              readFailures: (addresses: readonly string[]) => {
+                log.info('terraform plan -refresh-only of the reported deletions', {
+                  count: addresses.length,
+                });
+                stageChanged('terraform plan (deletions)');
+                return prepared.readFailures!(addresses);
+              },
+            }
           : {}),
         async plan() {
           log.info('terraform plan -refresh-only');
