@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { killRunningProcesses } from './run-process.js';
 
 type Cleanup = () => void;
@@ -128,8 +128,8 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * SIGKILLs the processes whose working directory is `dir` or below it (Linux: /proc/<pid>/cwd;
- * elsewhere nothing is found). Terraform and its providers run in the root inside a run's directory.
+ * SIGKILLs the Terraform, OpenTofu and provider processes whose working directory is `dir` or below
+ * it (Linux: /proc/<pid>/cwd; elsewhere nothing is found): they run in the root inside a run's directory.
  */
 function killProcessesWorkingIn(dir: string): void {
   let pids: string[];
@@ -143,7 +143,10 @@ function killProcessesWorkingIn(dir: string): void {
   for (const pid of pids) {
     try {
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      if (cwd === real || cwd.startsWith(`${real}/`)) process.kill(Number(pid), 'SIGKILL');
+      if (cwd !== real && !cwd.startsWith(`${real}/`)) continue;
+      // Terraform, OpenTofu and their providers only: not a shell someone opened there to look.
+      const program = basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0', 1)[0] ?? '');
+      if (/^(terraform|tofu)/.test(program)) process.kill(Number(pid), 'SIGKILL');
     } catch {
       // Gone meanwhile, or another user's process.
     }

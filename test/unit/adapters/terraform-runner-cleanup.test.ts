@@ -111,13 +111,18 @@ describe('working directories of a scan killed outright (SIGKILL, out of memory)
       writeFileSync(join(dir, 'scan-1.tfplan'), 'state values');
       if (owner) writeFileSync(join(dir, '.driftwatch-owner'), JSON.stringify(owner));
     }
-    // What the killed scan's Terraform left running in its directory (its own process group).
-    const orphan = spawn('sleep', ['60'], {
-      cwd: join(workRoot, 'driftwatch-killed-x1'),
+    // What the killed scan's Terraform left running in its directory (its own process group), and a
+    // shell someone opened there (spared: only terraform, tofu and their providers are killed).
+    const killedDir = join(workRoot, 'driftwatch-killed-x1');
+    const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], {
+      argv0: 'terraform-provider-aws_v5.100.0_x5',
+      cwd: killedDir,
       detached: true,
       stdio: 'ignore',
     });
     orphan.unref();
+    const onlooker = spawn('sleep', ['60'], { cwd: killedDir, detached: true, stdio: 'ignore' });
+    onlooker.unref();
     const survivor = spawn('sleep', ['60'], {
       cwd: join(workRoot, 'driftwatch-live-x1'),
       detached: true,
@@ -129,10 +134,10 @@ describe('working directories of a scan killed outright (SIGKILL, out of memory)
       prepared = await runner.prepare(workspace, undefined);
       await sleep(100);
       expect(alive(orphan.pid!)).toBe(false);
+      expect(alive(onlooker.pid!)).toBe(true);
       expect(alive(survivor.pid!)).toBe(true);
     } finally {
-      orphan.kill('SIGKILL');
-      survivor.kill('SIGKILL');
+      for (const child of [orphan, onlooker, survivor]) child.kill('SIGKILL');
     }
     // The open run's directory is marked as this process's: another runner here leaves it alone.
     expect(await sweepAbandonedDirs(workRoot, 'driftwatch-')).toEqual([]);
