@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initAction } from '../../../cli/commands/init-action.js';
+import { CliError } from '../../../cli/usage.js';
 import { parseRegistry } from '../../../functions/core/registry/parse.js';
 import { stateObjectKey } from '../../../functions/core/registry/state-key.js';
 import { runCli } from '../../helpers/integration.js';
@@ -312,9 +314,24 @@ describe('driftwatch init --root', () => {
     const cwd = workdir(`root-${name.replace(/\W+/g, '-')}`);
     mkdirSync(join(cwd, 'bad'));
     for (const [file, text] of Object.entries(files)) writeFileSync(join(cwd, 'bad', file), text);
+    // In process (a CLI start per row cost a second each): the action's error is the line main prints.
+    const root = join(cwd, 'bad');
+    const out = join(cwd, 'driftwatch.yaml');
+    const error = await initAction(() => undefined, { root, out }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toBe(`${root}${line.slice('bad'.length)}`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a root Terraform refuses fails through the real binary with that one line and exit 1', async () => {
+    const cwd = workdir('root-refused-binary');
+    mkdirSync(join(cwd, 'bad'));
+    writeFileSync(join(cwd, 'bad', 'main.tf'), 'terraform {\n  backend "s3" {}\n  cloud {}\n}\n');
     const run = await init(['--root', 'bad'], cwd);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`driftwatch: ${line}\n`);
+    expect(run.stderr).toBe(
+      'driftwatch: bad has 2 backend or cloud blocks (in main.tf): Terraform allows one per root; remove the others\n',
+    );
     expect(existsSync(join(cwd, 'driftwatch.yaml'))).toBe(false);
   });
 
