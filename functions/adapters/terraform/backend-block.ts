@@ -1,6 +1,6 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadHcl } from './configuration-reader.js';
+import { loadHcl, parseFile } from './configuration-reader.js';
 
 /** The settings of a root module's `backend "s3"` block that a registry entry needs. */
 export interface S3BackendBlock {
@@ -44,13 +44,12 @@ export async function readBackendBlock(rootDir: string): Promise<BackendBlockRea
   // Every block of every file: Terraform refuses a root with two, and the first is not the one it would use.
   const found: { type: string; file: string; settings: unknown }[] = [];
   for (const file of files) {
-    const text = await readFile(join(rootDir, file), 'utf8');
     let body: Record<string, unknown>;
     try {
-      body = file.endsWith('.json')
-        ? (JSON.parse(text) as Record<string, unknown>)
-        : await parser.parse(file, text);
+      body = await parseFile(parser, join(rootDir, file), file);
     } catch (error) {
+      // A file that cannot be read (EACCES) is said as the file system says it.
+      if ((error as NodeJS.ErrnoException).code !== undefined) throw error;
       const detail = ((error as Error).message ?? String(error)).split('\n', 1)[0];
       throw new Error(`${file} does not parse as Terraform configuration: ${detail}`);
     }

@@ -101,15 +101,23 @@ export async function readRequiredVersions(
 }
 
 /**
- * The last files parsed, by path and content: a scan reads the root's required_version before init
- * and the whole configuration after it, and the root's files are the same both times. Bounded: a
- * run's files are read within seconds of each other.
+ * The last files parsed, by path and content: a scan reads the root's required_version and backend
+ * block before init and the whole configuration after it, and the root's files are the same each
+ * time. Bounded: a run's files are read within seconds of each other.
  */
 const parsed = new Map<string, Promise<Record<string, unknown>>>();
 const PARSED_LIMIT = 64;
 
-/** One `.tf` (HCL) or `.tf.json` file as JSON; `shown` names it in parse errors. */
-async function parseFile(parser: HclModule, path: string, shown: string): Promise<Record<string, unknown>> {
+/**
+ * One `.tf` (HCL) or `.tf.json` file as JSON; `shown` names it in parse errors. Every reader of a
+ * root's files (required_version, the backend block, the configuration facts) goes through here, so
+ * a scan parses each file once.
+ */
+export async function parseFile(
+  parser: HclModule,
+  path: string,
+  shown: string,
+): Promise<Record<string, unknown>> {
   const text = await readFile(path, 'utf8');
   const key = createHash('sha256').update(path).update('\0').update(text).digest('hex');
   let body = parsed.get(key);
