@@ -196,6 +196,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       const initResult = await init.catch(explainModuleAccess).finally(modules.remove);
       const configuration = await (options.readConfiguration ?? readConfigurationFacts)(root);
       let planCount = 0;
+      // Never a lock, never a prompt: every plan of a scan, the deletion re-read included.
+      const refreshOnly = ['plan', '-refresh-only', '-lock=false', '-input=false', '-no-color'];
 
       return {
         initDurationMs: initResult.durationMs,
@@ -205,15 +207,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
           const planFile = join(workDir, `scan-${planCount}.tfplan`);
           const jsonFile = join(workDir, `scan-${planCount}.json`);
           try {
-            const args = [
-              'plan',
-              '-refresh-only',
-              '-lock=false',
-              '-input=false',
-              '-no-color',
-              '-detailed-exitcode',
-              ...variableArgs,
-            ];
+            const args = [...refreshOnly, '-detailed-exitcode', ...variableArgs];
             const limit = nextLimit();
             if (limit.ms <= 0) throw timedOut('plan', limit);
             const planned = await runProcess(terraform, [...args, `-out=${planFile}`], {
@@ -266,25 +260,13 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
           if (limit.ms <= 0) throw timedOut('plan', limit);
           try {
             const targets = addresses.map((address) => `-target=${address}`);
-            const planned = await runProcess(
-              terraform,
-              [
-                'plan',
-                '-refresh-only',
-                '-lock=false',
-                '-input=false',
-                '-no-color',
-                ...variableArgs,
-                ...targets,
-              ],
-              {
-                cwd: root,
-                // The provider's debug log holds request and response bodies: it is written only into
-                // the run's private directory, read for status codes alone, and removed right after.
-                env: { ...env, TF_LOG_PROVIDER: 'DEBUG', TF_LOG_PATH: log },
-                timeoutMs: limit.ms,
-              },
-            );
+            const planned = await runProcess(terraform, [...refreshOnly, ...variableArgs, ...targets], {
+              cwd: root,
+              // The provider's debug log holds request and response bodies: it is written only into
+              // the run's private directory, read for status codes alone, and removed right after.
+              env: { ...env, TF_LOG_PROVIDER: 'DEBUG', TF_LOG_PATH: log },
+              timeoutMs: limit.ms,
+            });
             if (planned.timedOut) throw timedOut('plan', limit);
             // Only the lines of failed requests are kept in memory.
             const failures: string[] = [];
