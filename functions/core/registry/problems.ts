@@ -1,3 +1,4 @@
+import { unicodeEscape } from '../text/sanitize.js';
 import type { PathSegment } from './yaml-source.js';
 
 export const DEFAULT_REGISTRY_FILE_NAME = 'driftwatch.yaml';
@@ -51,10 +52,6 @@ export function quotedName(name: string): string {
 function asciiText(text: string, write: (cut: string) => string): string {
   const cut = text.length > SHOWN_KEY_LENGTH ? text.slice(0, SHOWN_KEY_LENGTH - 1) : text;
   return `${write(cut).replace(/[^\x20-\x7e]/g, unicodeEscape)}${cut === text ? '' : '…'}`;
-}
-
-function unicodeEscape(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** Levels of a path shown at each end; the ones between are counted (a path 5,000 levels deep is one line). */

@@ -166,7 +166,8 @@ export function escapeInvisible(text: string): string {
   return text.replace(INVISIBLE, unicodeEscape);
 }
 
-function unicodeEscape(char: string): string {
+/** One UTF-16 code unit as the JSON escape `\\uXXXX`. */
+export function unicodeEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
