@@ -40,20 +40,25 @@ export async function loadRegistrySource(location: string, s3: S3Client): Promis
 export function readRegistryBytes(path: string, name: string): Buffer {
   const size = statSync(path).size;
   if (size > MAX_REGISTRY_BYTES) throw tooLarge(name, size);
-  const buffer = Buffer.alloc(MAX_REGISTRY_BYTES + 1);
-  const fd = openSync(path, 'r');
+  // Read in pieces as large as the file claims (64 KiB for a device or pipe, which claim 0): a
+  // registry of a few KiB is not given a 16 MiB buffer.
+  const piece = Math.max(size + 1, 64 * 1024);
+  const pieces: Buffer[] = [];
   let length = 0;
+  const fd = openSync(path, 'r');
   try {
     for (;;) {
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      const buffer = Buffer.allocUnsafe(piece);
+      const read = readSync(fd, buffer, 0, piece, null);
       if (read === 0) break;
+      pieces.push(buffer.subarray(0, read));
       length += read;
       if (length > MAX_REGISTRY_BYTES) throw tooLarge(name);
     }
   } finally {
     closeSync(fd);
   }
-  return buffer.subarray(0, length);
+  return Buffer.concat(pieces, length);
 }
 
 /** UTF-8 text of a registry (a byte order mark dropped); a registry in another encoding is refused, not read with its characters replaced. */
