@@ -7,8 +7,7 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { createLogger } from '../../functions/adapters/logger.js';
@@ -47,7 +46,7 @@ export const DEMO_CHANGES = [
     address: 'aws_ssm_parameter.db_password',
     what: 'SecureString value changed',
   },
-  { workspace: 'platform-prod', address: 'aws_sqs_queue.events', what: 'queue deleted' },
+  { workspace: 'platform-prod', address: 'aws_sns_topic.deploys', what: 'topic deleted' },
 ] as const;
 
 /** What the backend check must find on the demo's state bucket (see hardenStateBucketExceptTls). */
@@ -221,7 +220,7 @@ async function makeOutOfBandChanges(): Promise<void> {
   const s3 = new S3Client(withHttpTimeouts());
   const ec2 = new EC2Client(withHttpTimeouts());
   const ssm = new SSMClient(withHttpTimeouts());
-  const sqs = new SQSClient(withHttpTimeouts());
+  const sns = new SNSClient(withHttpTimeouts());
   await s3.send(
     new PutBucketTaggingCommand({
       Bucket: 'payments-ledger-prod',
@@ -255,8 +254,20 @@ async function makeOutOfBandChanges(): Promise<void> {
       Overwrite: true,
     }),
   );
-  const queue = await sqs.send(new GetQueueUrlCommand({ QueueName: 'platform-events' }));
-  await sqs.send(new DeleteQueueCommand({ QueueUrl: queue.QueueUrl }));
+  // A topic rather than the queue: the AWS provider retries the read of a queue it cannot find for
+  // 20 s (SQS is eventually consistent), which the scan and its deletion re-read would each wait out.
+  await sns.send(new DeleteTopicCommand({ TopicArn: await topicArn(sns, 'platform-deploys') }));
+}
+
+async function topicArn(sns: SNSClient, name: string): Promise<string> {
+  let NextToken: string | undefined;
+  do {
+    const page = await sns.send(new ListTopicsCommand({ NextToken }));
+    const arn = page.Topics?.find((topic) => topic.TopicArn?.endsWith(`:${name}`))?.TopicArn;
+    if (arn) return arn;
+    NextToken = page.NextToken;
+  } while (NextToken);
+  throw new Error(`the demo's topic ${name} is missing: was examples/estate/platform applied?`);
 }
 
 async function checkTerraform(): Promise<string> {

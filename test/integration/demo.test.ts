@@ -34,7 +34,7 @@ describe('driftwatch demo', () => {
     expect(run.stdout + run.stderr).not.toMatch(/^\s*\{"level":/m);
     for (const address of [
       'aws_security_group.db',
-      'aws_sqs_queue.events',
+      'aws_sns_topic.deploys',
       'aws_ssm_parameter.db_password',
       'aws_s3_bucket.ledger',
     ]) {
@@ -43,7 +43,7 @@ describe('driftwatch demo', () => {
     expect(run.stdout).toMatch(/CRITICAL\s+new\s+payments-prod\s+drift\.update\s+aws_security_group\.db/);
     expect(run.stdout).toContain(`Stored in ${join(temp.path, 'demo')}/scans/dt=`);
     // Each owner's digest, as delivered through SNS to that owner's filtered subscription.
-    // platform owns the deleted queue and, as fallback owner, the shared state bucket's finding.
+    // platform owns the deleted topic and, as fallback owner, the shared state bucket's finding.
     expect(run.stdout).toMatch(
       /┌─ Slack T0DEMO0001\/#C0PLATFORM \(platform\)\n│ 🟠 driftwatch for platform: 2 new/,
     );

@@ -1,5 +1,5 @@
-# Platform: the event queue every team publishes to, and the deploy role with an inline policy
-# managed by a companion aws_iam_role_policy.
+# Platform: the event queue every team publishes to, the topic deploys are announced on, and the
+# deploy role with an inline policy managed by a companion aws_iam_role_policy.
 terraform {
   required_version = ">= 1.5"
   required_providers {
@@ -22,6 +22,13 @@ variable "region" {
 resource "aws_sqs_queue" "events" {
   name                       = "platform-events"
   visibility_timeout_seconds = 60
+  tags = {
+    Owner = "platform"
+  }
+}
+
+resource "aws_sns_topic" "deploys" {
+  name = "platform-deploys"
   tags = {
     Owner = "platform"
   }
