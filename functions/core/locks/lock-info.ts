@@ -8,7 +8,13 @@ import { redactedExcerpt } from '../redaction/secrets.js';
  *   "Created":"2026-11-29T01:12:03.123456789Z","Path":"tfstate/payments/terraform.tfstate"}`.
  */
 export interface LockInfo {
+  /** The ID as shown: redacted and capped like every field. */
   id: string;
+  /**
+   * Set when `id` is not the whole ID (it was longer than the cap, or held text that looks like a
+   * secret): no command may name it, `terraform force-unlock` would be handed the wrong ID.
+   */
+  idIncomplete?: true;
   /** `OperationTypePlan`, `OperationTypeApply`, `OperationTypeRefresh`, or a command (`state-push`…). */
   operation?: string;
   info?: string;
@@ -38,7 +44,7 @@ export function parseLockInfo(body: string): ParsedLock {
   };
   const id = text('ID');
   if (id === undefined) return { ok: false, reason: 'the lock body has no ID' };
-  const lock: LockInfo = { id };
+  const lock: LockInfo = id === fields.ID ? { id } : { id, idIncomplete: true };
   const optional = [
     ['operation', 'Operation'],
     ['info', 'Info'],

@@ -94,7 +94,10 @@ export function needsConfirmation(
 }
 
 function sameLock(first: ObservedLock, second: ObservedLock): boolean {
-  if (first.lock && second.lock) return first.lock.id === second.lock.id;
+  // Created too: an ID shown in part (capped, redacted) is the same for two locks that share the
+  // shown part, and a lock taken again has another Created.
+  if (first.lock && second.lock)
+    return first.lock.id === second.lock.id && first.lock.created === second.lock.created;
   if (first.lock || second.lock) return false;
   // Two unreadable bodies: the same object only if its ETag did not change (S3).
   return first.etag !== undefined ? first.etag === second.etag : first.unreadable === second.unreadable;

@@ -102,7 +102,7 @@ export const ADVICE_BY_RULE: Readonly<Record<string, AdviceBuilder>> = {
     return {
       text: urgent(
         finding,
-        `the lock ${lockId === undefined ? '' : visibleValue(lockId)} is proven stale (the same ID in two observations, older than its operation's threshold, state not written since) and blocks every plan and apply. Check that its holder${holder} is gone, then release it from the workspace and run a fresh plan:`,
+        `the lock ${lockId === undefined ? '' : visibleValue(lockId)} is proven stale (the same ID in two observations, older than its operation's threshold, state not written since) and blocks every plan and apply. Check that its holder${holder} is gone, then ${finding.evidence.lockIdIncomplete === true ? 'remove it (its ID is not shown whole)' : 'release it from the workspace'} and run a fresh plan:`,
       ),
       commands: forceUnlockCommands(finding, lockId),
     };
@@ -223,6 +223,10 @@ const SHELL_WORD = String.raw`(?:[\w./:=@+-]+|'[^'\n]*'(?:\\''[^'\n]*')*|\$'(?:[
 const UNLOCK_LINES = new RegExp(
   String.raw`^(?:terraform workspace select ${SHELL_WORD}\n)?terraform force-unlock ${SHELL_WORD}$`,
 );
+/** The removal a lock whose ID cannot be named gets instead (lock-facts.ts removeCommand). */
+const REMOVE_LINE = new RegExp(
+  `^aws (?:s3api delete-object --bucket ${SHELL_WORD} --key|dynamodb delete-item --table-name ${SHELL_WORD} --key) ${SHELL_WORD}$`,
+);
 
 /**
  * The lock rule's own commands (its remediation step: a sentence, then `terraform force-unlock <ID>`,
@@ -235,5 +239,11 @@ function forceUnlockCommands(finding: Finding, lockId: string | undefined): stri
   const step = finding.remediation.steps.find((text) => /\nterraform force-unlock /.test(text));
   const commands = step?.slice(step.indexOf('\n') + 1);
   if (commands && UNLOCK_LINES.test(commands)) return commands.split('\n');
+  // An ID shown in part (capped, redacted) is not the lock's: only the removal command is offered.
+  if (finding.evidence.lockIdIncomplete === true) {
+    const removal = finding.remediation.steps.find((text) => /\naws (?:s3api|dynamodb) /.test(text));
+    const command = removal?.slice(removal.indexOf('\n') + 1);
+    return command && REMOVE_LINE.test(command) ? [command] : [];
+  }
   return lockId ? [`terraform force-unlock ${shellWord(lockId)}`] : [];
 }

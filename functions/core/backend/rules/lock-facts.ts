@@ -36,6 +36,7 @@ export function lockEvidence(subject: LockSubject): Record<string, unknown> {
     lockSource: lock.source,
     stateKey: lock.stateKey,
     lockId: lock.lock?.id ?? null,
+    ...(lock.lock?.idIncomplete ? { lockIdIncomplete: true } : {}),
     holder: lock.lock?.who ?? null,
     operation: lock.lock?.operation ?? null,
     terraformVersion: lock.lock?.version ?? null,
@@ -73,14 +74,25 @@ export function forceUnlockSteps(subject: LockSubject): string[] {
   const ran = info
     ? `${holderOf(lock)} ran terraform ${operationLabel(info.operation)}${info.version ? ` (Terraform ${info.version})` : ''}${info.created ? ` and took the lock at ${info.created}` : ''}`
     : 'the lock names no holder';
+  let release: string;
+  if (info && !info.idIncomplete)
+    release = `From that workspace's configuration (backend ${visibleValue(`s3://${subject.bucket}/${lock.stateKey}`)}), release the lock:\n${select}terraform force-unlock ${shellWord(info.id)}`;
+  else
+    release = `${info ? 'The lock ID is not shown whole (it is longer than driftwatch shows, or holds text that looks like a secret), so no force-unlock can name it' : 'The lock has no ID Terraform could use'}: after confirming nothing runs, remove it with the AWS CLI:\n${removeCommand(subject)}`;
   return [
     `Confirm that the holder is gone: ${ran}. Check that the pipeline run has ended or ask the person; taking the lock from a running apply can corrupt the state.`,
-    info
-      ? `From that workspace's configuration (backend ${visibleValue(`s3://${subject.bucket}/${lock.stateKey}`)}), release the lock:\n${select}terraform force-unlock ${shellWord(info.id)}`
-      : `The lock has no ID Terraform could use: after confirming nothing runs, remove it with the AWS CLI:\n${removeCommand(subject)}`,
+    release,
     'Then run a fresh terraform plan for the workspace and review it: an interrupted apply may have changed infrastructure without recording it in state.',
     'driftwatch never releases a lock: a person decides.',
   ];
+}
+
+/** How a summary says to release the lock: the force-unlock command, or where the steps say how. */
+export function releaseInWords(subject: LockSubject): string {
+  const info = subject.lock.lock;
+  return info && !info.idIncomplete
+    ? `terraform force-unlock ${shellWord(info.id)} from the workspace`
+    : 'the AWS CLI command in the steps (the lock ID is not shown whole)';
 }
 
 function removeCommand(subject: LockSubject): string {

@@ -1,5 +1,5 @@
-import { type LockRule, shellWord } from '../rule.js';
-import { forceUnlockSteps, lockEvidence, lockResource, lockWhere } from './lock-facts.js';
+import type { LockRule } from '../rule.js';
+import { forceUnlockSteps, lockEvidence, lockResource, lockWhere, releaseInWords } from './lock-facts.js';
 
 export const lockOrphanedRule: LockRule = {
   id: 'lock.orphaned',
@@ -21,7 +21,7 @@ export const lockOrphanedRule: LockRule = {
         detail: `${where} locks s3://${subject.bucket}/${subject.lock.stateKey}, which does not exist; the lock was seen twice with the same ID and is older than its threshold.`,
         evidence: lockEvidence(subject),
         remediation: {
-          summary: `Confirm no first apply or migration is still running, then release the lock (terraform force-unlock ${shellWord(subject.lock.lock?.id ?? '')}).`,
+          summary: `Confirm no first apply or migration is still running, then release the lock with ${releaseInWords(subject)}.`,
           steps: forceUnlockSteps(subject),
         },
       },

@@ -1,5 +1,5 @@
-import { type LockRule, shellWord } from '../rule.js';
-import { forceUnlockSteps, holderOf, lockEvidence, lockResource } from './lock-facts.js';
+import type { LockRule } from '../rule.js';
+import { forceUnlockSteps, holderOf, lockEvidence, lockResource, releaseInWords } from './lock-facts.js';
 
 export const lockStaleRule: LockRule = {
   id: 'lock.stale',
@@ -23,7 +23,7 @@ export const lockStaleRule: LockRule = {
         evidence: lockEvidence(subject),
         remediation: {
           // Quoted as a shell word: the ID is whatever the lock's writer put there (`0000; curl … | sh`).
-          summary: `Confirm the holder is gone, then run terraform force-unlock ${shellWord(subject.lock.lock?.id ?? '')} from the workspace, then a fresh plan.`,
+          summary: `Confirm the holder is gone, then run ${releaseInWords(subject)}, then a fresh plan.`,
           steps: forceUnlockSteps(subject),
         },
       },

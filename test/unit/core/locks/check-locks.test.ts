@@ -312,6 +312,61 @@ describe('what a writer of the bucket or the table controls', () => {
   });
 });
 
+describe('a lock ID driftwatch cannot show whole', () => {
+  // Shown IDs are redacted and capped (200 characters): a force-unlock naming the shown part would
+  // be refused by Terraform at best. Terraform's own IDs are UUIDs; these come from other writers.
+  const incomplete = [
+    ['longer than the cap', `a1b2c3d4-${'0'.repeat(300)}`],
+    ['a GitHub token', 'ghp_CANARYlockIDAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    ['an access key id', 'AKIACANARYLOCKIDEXAM'],
+    ['a key=value secret', 'password=CANARY-lock-id-hunter2'],
+  ];
+  it.each(incomplete)(
+    '%s: no force-unlock is proposed, the AWS CLI removal is, and nothing of a secret shows',
+    async (_, id) => {
+      const backend = bucket({
+        'payments/terraform.tfstate.tflock': { body: lockBody({ ID: id }), etag: '"lock-1"' },
+        'gone/terraform.tfstate.tflock': { body: lockBody({ ID: id }) },
+      });
+      const findings = await setup(backend).run();
+      expect(findings.map((finding) => finding.ruleId).sort()).toEqual(['lock.orphaned', 'lock.stale']);
+      for (const finding of findings) {
+        const text = [finding.remediation.summary, ...finding.remediation.steps].join('\n');
+        expect(text).not.toContain('terraform force-unlock');
+        expect(text).toMatch(
+          /\naws s3api delete-object --bucket tfstate --key (payments|gone)\/terraform\.tfstate\.tflock$/m,
+        );
+        expect(finding.evidence.lockIdIncomplete).toBe(true);
+        expect(JSON.stringify(finding)).not.toMatch(/CANARY/);
+      }
+    },
+  );
+
+  it('a whole ID keeps its force-unlock and is not marked', async () => {
+    const findings = await setup(bucket()).run();
+    expect(findings.map((finding) => finding.ruleId)).toEqual(['lock.stale']);
+    expect(findings[0]!.remediation.steps.join('\n')).toContain(`terraform force-unlock ${LOCK_ID}`);
+    expect(findings[0]!.evidence).not.toHaveProperty('lockIdIncomplete');
+  });
+
+  it('a lock taken again whose shown ID is the same (the first 200 characters) is another lock: its Created differs', async () => {
+    const prefix = `a1b2c3d4-${'0'.repeat(300)}`;
+    const backend = bucket({
+      'payments/terraform.tfstate.tflock': { body: lockBody({ ID: `${prefix}-first` }), etag: '"lock-1"' },
+    });
+    const checks = setup(backend);
+    await checks.observe();
+    backend.objects.set('payments/terraform.tfstate.tflock', {
+      body: lockBody({ ID: `${prefix}-second`, Created: '2026-11-29T03:05:00.5Z' }),
+      etag: '"lock-2"',
+    });
+    checks.clock.advance(10 * MINUTE);
+    const { outcomes, confirmation } = await checks.confirm();
+    expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
+    expect(confirmation.verdicts[0]?.verdict).toBe('replaced');
+  });
+});
+
 describe('lock findings across scans', () => {
   it('the same lock keeps its finding; a new lock on the same state is a new finding', async () => {
     const backend = bucket();

