@@ -21,8 +21,8 @@ export function registerScan(program: Command, run: (code: number) => void): voi
     .option('--workspace <id...>', 'scan only these workspaces')
     .option(
       '--concurrency <n>',
-      'workspaces planned at once (each plan holds ~0.8 GB for the AWS provider)',
-      positiveInt,
+      `workspaces planned at once, 1 to ${MAX_CONCURRENCY} (each plan holds ~0.8 GB for the AWS provider)`,
+      parseConcurrency,
       2,
     )
     .option(
@@ -39,9 +39,15 @@ export function registerScan(program: Command, run: (code: number) => void): voi
     });
 }
 
-export function positiveInt(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new InvalidArgumentError(`expected a positive integer, not ${value}`);
+/** Each plan holds ~0.8 GB: more at once than this (~50 GB) is a typo, not a machine. */
+export const MAX_CONCURRENCY = 64;
+
+/** `--concurrency`: digits only (`1e3`, `0x10` and `2.0` are not what anyone types for a count). */
+export function parseConcurrency(value: string): number {
+  const parsed = /^\d{1,6}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(parsed >= 1 && parsed <= MAX_CONCURRENCY))
+    throw new InvalidArgumentError(
+      `expected a whole number of plans from 1 to ${MAX_CONCURRENCY} (each holds ~0.8 GB), not ${value}`,
+    );
   return parsed;
 }

@@ -183,14 +183,22 @@ describe('usage errors and bad option values', () => {
     'exit 64 for usage, exit 1 for a file that is not a registry (its values never printed); --help documents both',
     async () => {
       const tfvars = file('prod.tfvars', 'db_password = "hunter2-very-secret"\nregion = "eu-west-1"\n');
-      const [commandHelp, unknownOption, since, registry, help, credentialStore] = await Promise.all([
-        cli(['findings', '--help']),
-        cli(['findings', '--bogus']),
-        cli(['findings', '--since', '100000000d', '--store', dir]),
-        cli(['routes', '--registry', tfvars]),
-        cli(['--help']),
-        cli(['findings', '--store', 'https://deploy:hunter3-store-password@example.com/x']),
-      ]);
+      const [commandHelp, unknownOption, since, registry, help, credentialStore, concurrency] =
+        await Promise.all([
+          cli(['findings', '--help']),
+          cli(['findings', '--bogus']),
+          cli(['findings', '--since', '100000000d', '--store', dir]),
+          cli(['routes', '--registry', tfvars]),
+          cli(['--help']),
+          cli(['findings', '--store', 'https://deploy:hunter3-store-password@example.com/x']),
+          cli(['scan', '--concurrency', '1000']),
+        ]);
+      // 1,000 plans at ~0.8 GB each would take the machine down before the first one finished.
+      expectOneLine(
+        concurrency,
+        64,
+        /^driftwatch: option '--concurrency <n>' argument '1000' is invalid\. expected a whole number of plans from 1 to 64 /,
+      );
       // An error that quotes what the user typed never repeats a password in it.
       // A URL other than s3://bucket is a usage error, not a directory name.
       expectOneLine(
