@@ -4,6 +4,7 @@
  */
 export {
   expiredSuppressionOf,
+  liftExpiredSuppression,
   presentFinding,
   presentFindings,
   redactSuppression,

@@ -7,6 +7,7 @@ import { SEVERITIES, severityRank } from '../functions/core/findings/model.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import { jsonForTerminal, stripForTerminal } from '../functions/core/text/sanitize.js';
 import { shortIdLength } from './finding-ids.js';
+import { presentFindings } from './finding-view.js';
 import { renderMarkdown } from './formats/markdown.js';
 import { directoryUri, sarifLog } from './formats/sarif.js';
 import { PACKAGE_ROOT, packageVersion } from './package-root.js';
@@ -86,6 +87,8 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
  * Findings as a table for people (coloured by severity and fitted to the terminal when `style` says
  * so: by default, what stdout is), as JSON (never coloured, never cut), as Markdown for a pull-request
  * comment or as a SARIF 2.1.0 log (cli/formats/). `listing.severity` keeps those at or above it.
+ * Every format shows the findings as presented (presentFinding): redacted once more and as of `now`,
+ * whichever command made or read them.
  */
 export function renderFindings(
   findings: readonly Finding[],
@@ -94,7 +97,7 @@ export function renderFindings(
   style: TerminalStyle = terminalFor(),
   listing: { severity?: Severity; sourceRootOf?: (workspace: string) => string | undefined } = {},
 ): string {
-  const sorted = sortFindings(shownFindings(findings, listing.severity));
+  const sorted = sortFindings(shownFindings(presentFindings(findings, now), listing.severity));
   if (format === 'json') return `${jsonForTerminal(sorted)}\n`;
   if (format === 'sarif')
     return `${jsonForTerminal(sarifLog(sorted, { tool: driftwatchTool(), sourceRootOf: listing.sourceRootOf }))}\n`;

@@ -4,13 +4,14 @@ import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/c
 import type { ObjectStore } from '../../functions/core/findings/object-store.js';
 import type { CorruptObject } from '../../functions/core/findings/quarantine.js';
 import { matchesFilter } from '../../functions/core/query/query-findings.js';
+import { redactText } from '../../functions/core/redaction/secrets.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { closestMatch } from '../../functions/core/registry/suggest.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, EXIT_RUNTIME_ERROR, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
 import { shortIdLength } from '../finding-ids.js';
-import { dayOf, expiredSuppressionOf, presentFindings } from '../finding-view.js';
+import { dayOf, expiredSuppressionOf, liftExpiredSuppression } from '../finding-view.js';
 import {
   exitCodeFor,
   registrySourceRoots,
@@ -34,7 +35,11 @@ export async function findingsAction(run: (code: number) => void, options: Findi
     const alertAfterMs = scanAlertAfterMs(
       options.registry ? loadRegistryFile(options.registry).registry : undefined,
     );
-    const summaries = await store.recentSummaries(now);
+    // A failure's reason is text from the store, redacted once more as a finding's texts are.
+    const summaries = (await store.recentSummaries(now)).map((summary) => ({
+      ...summary,
+      failures: summary.failures.map((failure) => ({ ...failure, reason: redactText(failure.reason) })),
+    }));
     const health = scanHealth(summaries, now, alertAfterMs);
     process.stdout.write(
       options.format === 'json'
@@ -67,11 +72,11 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   // Never "No findings." from a directory that is not a findings store, or one whose documents are
   // of the wrong kind: one line naming the cause (entries beside readable ones: a line each, exit 1).
   const wrongKind = await assertRecordedStore(objects);
-  // Shown as of now: an expired suppression no longer hides its finding; suppressions' text redacted.
-  const findings = presentFindings(
-    statuses?.[0] === 'resolved' ? latestResolved(await store.recentHistory(now, historyDays)) : open,
-    now,
-  );
+  // Filtered as of now: an expired suppression no longer hides its finding (renderFindings shows
+  // them presented: redacted once more, whatever the format).
+  const findings = (
+    statuses?.[0] === 'resolved' ? latestResolved(await store.recentHistory(now, historyDays)) : open
+  ).map((finding) => liftExpiredSuppression(finding, now));
   const { owner, workspace, kind } = options;
   const selected = findings.filter(
     (finding) =>

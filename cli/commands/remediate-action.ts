@@ -22,6 +22,7 @@ import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/san
 import { CliError, type LoadedRegistry, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
 import { matchFindingId } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
+import { presentFinding } from '../finding-view.js';
 import { EXIT_USAGE } from '../usage.js';
 import { SHOW_HISTORY_DAYS } from './findings-show-action.js';
 import type { RemediateOptions } from './remediate.js';
@@ -114,7 +115,8 @@ async function findFinding(typed: string, location: string | undefined): Promise
       `driftwatch: ${stripForTerminal(`${object.key} in the findings store is not a valid ${object.what} (${object.reason}): what it holds is not read`)}\n`,
     );
   if (!finding) throw new CliError('a resolved finding id has no finding');
-  return finding;
+  // Shown as every reader of the store shows it: its texts and values redacted once more.
+  return presentFinding(finding, new Date());
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import { renderReport } from '../../functions/core/report/render-report.js';
 import { EmptyStoreError, loadReportData } from '../../functions/core/report/report-data.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, EXIT_RUNTIME_ERROR, openObjectStore, UsageError } from '../context.js';
-import { presentFindings } from '../finding-view.js';
 import { assertReplaceableFile } from '../output-file.js';
 import { assertRecordedStore, wrongKindLine } from '../recorded-store.js';
 import type { ReportOptions } from './report.js';
@@ -20,16 +19,15 @@ export async function reportAction(run: (code: number) => void, options: ReportO
   // A directory where a current document belongs is named, not read as "no scan has been recorded".
   // Nothing recorded at all: loadReportData says so in its own words (and names corrupt documents).
   const wrongKind = await assertRecordedStore(store, { emptyIsReported: true });
-  let loaded: Awaited<ReturnType<typeof loadReportData>>;
+  let data: Awaited<ReturnType<typeof loadReportData>>;
   try {
-    loaded = await loadReportData(store, { owner: options.owner, nights });
+    // As of now, as `findings` lists them: an expired suppression no longer hides its finding (the
+    // store's next scan records it so); every text is redacted once more (presentFinding).
+    data = await loadReportData(store, { owner: options.owner, nights, asOf: new Date() });
   } catch (error) {
     if (error instanceof EmptyStoreError) throw new CliError(error.message);
     throw error;
   }
-  // As of now, as `findings` lists them: an expired suppression no longer hides its finding (the
-  // store's next scan records it so), and suppressions' free text is redacted once more.
-  const data = { ...loaded, findings: presentFindings(loaded.findings, new Date()) };
   writeAtomically(out, renderReport(data));
   const shown = data.findings.length;
   process.stderr.write(

@@ -4,7 +4,7 @@ import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
 import { SHORT_ID_LENGTH } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
-import { redactSuppression } from '../finding-view.js';
+import { presentFinding, redactSuppression } from '../finding-view.js';
 import { parseUntil } from '../since.js';
 import type { SuppressOptions } from './suppress.js';
 
@@ -48,9 +48,10 @@ export async function suppressAction(
   );
   const finding = await store.suppress(id, suppression);
   if (!finding) throw new CliError(`no open finding ${id} in ${store.location}`);
-  // The title is data from a plan or a cluster.
+  // The title is data from a plan or a cluster, shown as every reader of the store shows it.
+  const { title } = presentFinding(finding, now);
   process.stdout.write(
-    `${stripForTerminal(`suppressed ${id.slice(0, SHORT_ID_LENGTH)} (${finding.title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
+    `${stripForTerminal(`suppressed ${id.slice(0, SHORT_ID_LENGTH)} (${title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
   );
   run(0);
 }

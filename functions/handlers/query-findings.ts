@@ -7,7 +7,7 @@ import { readFailure } from '../adapters/backend/aws-backend-reader.js';
 import { classifyReadFailure } from '../core/backend/failure-cause.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import type { Finding } from '../core/findings/model.js';
-import { presentFinding, redactFindingText } from '../core/findings/present.js';
+import { liftExpiredSuppression, redactFindingText } from '../core/findings/present.js';
 import {
   callerScope,
   isVisible,
@@ -145,9 +145,10 @@ export const handler = middy<APIGatewayProxyEventV2WithIAMAuthorizer, APIGateway
     const { findings, unreadableScopes } = await openFindings();
     const now = new Date();
     // As of now before any filter: a finding whose suppression expired is `new`, not `suppressed`.
+    // Only the findings answered are redacted (presentFinding's other half), not every one filtered.
     const visible = findings
       .filter((finding) => isVisible(finding, scope, access))
-      .map((finding) => presentFinding(finding, now));
+      .map((finding) => liftExpiredSuppression(finding, now));
     const unreadable = unreadableScopes > 0 ? { unreadableScopes } : {};
     const id = event.pathParameters?.id?.toLowerCase();
     if (id !== undefined) {

@@ -31,9 +31,12 @@ export { containsCredential, REDACTED } from './secret-values.js';
  * sensitive variables and outputs); the value rules of secret-values.ts catch what we could not know
  * in advance. Already redacted values are left alone, so redacting twice changes nothing.
  */
-export function redactText(text: string, knownSecrets: Iterable<string> = []): string {
-  return redactCredentials(redactLiterals(text, knownSecrets));
+export function redactText(text: string, knownSecrets: Iterable<string> = NO_SECRETS): string {
+  // Without literals, nothing to copy and sort for each of the many texts a finding holds.
+  return redactCredentials(knownSecrets === NO_SECRETS ? text : redactLiterals(text, knownSecrets));
 }
+
+const NO_SECRETS: readonly string[] = [];
 
 /**
  * At most `max` characters of `text` (then `…`), redacted whole before it is cut: a cap that cuts

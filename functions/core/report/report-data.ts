@@ -12,7 +12,9 @@ import {
   severityRank,
 } from '../findings/model.js';
 import type { ListedObject, ObjectStore } from '../findings/object-store.js';
+import { presentFindings } from '../findings/present.js';
 import { STORED } from '../findings/stored-schemas.js';
+import { redactText } from '../redaction/secrets.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 
 /**
@@ -113,9 +115,9 @@ export class EmptyStoreError extends Error {
  */
 export async function loadReportData(
   store: ObjectStore,
-  options: { owner?: string; nights?: number },
+  options: { owner?: string; nights?: number; asOf?: Date },
 ): Promise<ReportData> {
-  return reportDataOf(await readReportSource(store, options), options.owner);
+  return reportDataOf(await readReportSource(store, options), options.owner, options.asOf);
 }
 
 /** What every report of a store is made from, read once (the nightly reports make one per owner). */
@@ -174,8 +176,13 @@ function generatedAtOf(lastRun: { at: string }, summary: ScanSummary | undefined
   return maxIso([lastRun.at, summary?.finishedAt ?? lastRun.at]);
 }
 
-/** The report of everybody, or of one owner, from what was read (pure). */
-export function reportDataOf(source: ReportSource, owner?: string): ReportData {
+/**
+ * The report of everybody, or of one owner, from what was read (pure). Its findings are presented
+ * as every reader of the store shows them (presentFinding: redacted once more, and an expired
+ * suppression hides nothing) as of `asOf`, by default the latest scan's time; the reasons of failures
+ * a summary names are redacted too.
+ */
+export function reportDataOf(source: ReportSource, owner?: string, asOf?: Date): ReportData {
   const { documents, summaries, history, nights, lastRun } = source;
   const summary = summaries[0];
   const latestScan: ReportData['latestScan'] = summary
@@ -196,8 +203,7 @@ export function reportDataOf(source: ReportSource, owner?: string): ReportData {
   const resolvedTonight = latestLines(
     history.filter((line) => line.status === 'resolved' && line.scanId === latestScan.scanId),
   ).filter((line) => !openIds.has(line.id));
-  const findings = [...open, ...resolvedTonight]
-    .filter(mine)
+  const findings = presentFindings([...open, ...resolvedTonight].filter(mine), asOf ?? now)
     .map((finding) => ({ ...finding, ageDays: ageOf(finding, now) }))
     .sort(compareFindings);
 
@@ -382,7 +388,8 @@ function failuresOf(
     failures.set(key, {
       workspace: failure.workspace,
       ...(failure.check && failure.check !== 'terraform' ? { check: failure.check } : {}),
-      reason: failure.reason,
+      // A summary's text, from the store like a finding's: redacted as a finding's detail is.
+      reason: redactText(failure.reason),
     });
   }
   return [...failures.entries()].sort(([a], [b]) => compareText(a, b)).map(([, failure]) => failure);
