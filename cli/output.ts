@@ -11,7 +11,7 @@ import { presentFindings } from './finding-view.js';
 import { renderMarkdown } from './formats/markdown.js';
 import { directoryUri, sarifLog } from './formats/sarif.js';
 import { PACKAGE_ROOT, packageVersion } from './package-root.js';
-import { fitWidths, truncateCell } from './table-fit.js';
+import { displayWidth, fitWidths, truncateCell } from './table-fit.js';
 import { paintSeverity, type TerminalStyle, terminalFor } from './terminal.js';
 
 export type OutputFormat = 'table' | 'json';
@@ -148,14 +148,15 @@ export function renderTable(header: string[], rawRows: string[][], options: Tabl
   const natural = header.map((title) => title.length);
   for (const row of rows)
     for (let column = 0; column < natural.length; column++)
-      natural[column] = Math.max(natural[column]!, (row[column] ?? '').length);
+      natural[column] = Math.max(natural[column]!, displayWidth(row[column] ?? ''));
   const widths = fitWidths(natural, style.width, { fixed: new Set(options.fixed ?? []) });
   const line = (cells: string[], row?: number) =>
     widths
       .map((width, column) => {
         const cell = truncateCell(cells[column] ?? '', width);
         const shown = row === undefined || !options.paint ? cell : options.paint(cell, row, column);
-        return shown + ' '.repeat(width - cell.length);
+        // Padded by the columns the cell takes on screen, not its UTF-16 length (wide, combining).
+        return shown + ' '.repeat(Math.max(0, width - displayWidth(cell)));
       })
       .join('  ')
       .trimEnd();

@@ -44,13 +44,64 @@ export function fitWidths(
   return fitted;
 }
 
-/** `text` cut to `width` characters, its last one an ellipsis when anything was cut. */
+/**
+ * Terminal columns `text` takes (text already stripped of controls): a wide or fullwidth character
+ * (CJK, Hangul, fullwidth forms) and an emoji take two, a combining mark, a zero-width character or
+ * a joiner none, one grapheme (a ZWJ emoji sequence, a flag, a letter with its accents) is measured
+ * as one character. Counting UTF-16 units instead moved every later column of a row with `日本語`,
+ * `é` written with a combining accent or a flag, and let such a row run past the terminal's width.
+ */
+export function displayWidth(text: string): number {
+  if (ONE_COLUMN_EACH.test(text)) return text.length;
+  let width = 0;
+  for (const grapheme of graphemes(text)) width += graphemeWidth(grapheme);
+  return width;
+}
+
+/** `text` cut to `width` columns (displayWidth), between graphemes, its last one an ellipsis when anything was cut. */
 export function truncateCell(text: string, width: number): string {
-  if (text.length <= width) return text;
+  if (ONE_COLUMN_EACH.test(text)) {
+    if (text.length <= width) return text;
+    return width <= 0 ? '' : `${text.slice(0, width - 1)}${ELLIPSIS}`;
+  }
+  if (displayWidth(text) <= width) return text;
   if (width <= 0) return '';
-  let cut = width - 1;
-  // Never leave half a surrogate pair (an emoji) before the ellipsis.
-  const last = text.charCodeAt(cut - 1);
-  if (cut > 0 && last >= 0xd800 && last <= 0xdbff) cut--;
-  return `${text.slice(0, cut)}${ELLIPSIS}`;
+  let kept = '';
+  let used = 0;
+  for (const grapheme of graphemes(text)) {
+    const columns = graphemeWidth(grapheme);
+    if (used + columns > width - 1) break;
+    kept += grapheme;
+    used += columns;
+  }
+  return `${kept}${ELLIPSIS}`;
+}
+
+/**
+ * Text whose every UTF-16 unit is a character of one column that combines with nothing: ASCII, Latin,
+ * Greek, Cyrillic, punctuation, arrows (`→`), box drawing, `…` and U+FFFD. Measured by its length
+ * without segmenting: most cells are such text, and a table may have 150,000 rows.
+ */
+const ONE_COLUMN_EACH =
+  /^[\x20-\x7e\u00a0-\u02ff\u0370-\u0482\u048a-\u0590\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u257f\ufffd]*$/;
+
+let segmenter: Intl.Segmenter | undefined;
+function graphemes(text: string): string[] {
+  // Built on first use: creating a Segmenter loads ICU's break rules, which ASCII tables never need.
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return Array.from(segmenter.segment(text), ({ segment }) => segment);
+}
+
+/** Combining marks, format characters (zero-width space and joiners), Hangul medial and final jamo. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff\ud7b0-\ud7ff]+$/u;
+/**
+ * East Asian Wide and Fullwidth blocks (Unicode's EastAsianWidth W and F, by block, as wcwidth does)
+ * and emoji shown as emoji (Emoji_Presentation, or any pictograph followed by VS16 U+FE0F).
+ */
+const WIDE =
+  /^(?:[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1f000}-\u{1faff}\u{20000}-\u{3fffd}]|\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f)/u;
+
+function graphemeWidth(grapheme: string): number {
+  if (ZERO_WIDTH.test(grapheme)) return 0;
+  return WIDE.test(grapheme) ? 2 : 1;
 }
