@@ -15,8 +15,14 @@ import type { PendingRecord } from './pending-records.js';
 const text = z.string();
 const nonEmpty = z.string().check(z.minLength(1));
 const counts = z.record(z.string(), z.number());
+/**
+ * A time driftwatch wrote (an ISO string): ages, nights, trends and expiries are computed from it,
+ * so text that is no time (`yesterday`, an empty string) is a wrong type, not a finding of age NaN
+ * (a report of the store failed on it with an unexpected error, tables said `NaNd`).
+ */
+const time = z.string().check(z.refine((value) => !Number.isNaN(Date.parse(value)), 'not a date and time'));
 
-const suppressionSchema = z.looseObject({ reason: text, by: text, until: text, at: text });
+const suppressionSchema = z.looseObject({ reason: text, by: text, until: time, at: time });
 
 const findingSchema = z.looseObject({
   id: nonEmpty,
@@ -42,24 +48,24 @@ const findingSchema = z.looseObject({
   evidence: z.record(z.string(), z.unknown()),
   remediation: z.looseObject({ summary: text, steps: z.array(text) }),
   scanId: text,
-  firstSeenAt: text,
-  lastSeenAt: text,
+  firstSeenAt: time,
+  lastSeenAt: time,
   ageDays: z.optional(z.number()),
   check: z.optional(z.enum(CHECKS)),
   valueHash: z.optional(text),
-  resolvedAt: z.optional(text),
+  resolvedAt: z.optional(time),
   suppression: z.optional(suppressionSchema),
 });
 
 const scanRecordSchema = z.looseObject({
   scanId: text,
   status: z.enum(['ok', 'failed', 'busy', 'partial']),
-  at: text,
+  at: time,
 });
 
 const currentDocumentSchema = z.looseObject({
   workspace: nonEmpty,
-  updatedAt: text,
+  updatedAt: time,
   lastScan: scanRecordSchema,
   checks: z.partialRecord(z.enum(CHECKS), scanRecordSchema),
   findings: z.array(findingSchema),
@@ -67,8 +73,8 @@ const currentDocumentSchema = z.looseObject({
     z.looseObject({
       id: nonEmpty,
       check: z.enum(CHECKS),
-      resolvedAt: text,
-      firstSeenAt: text,
+      resolvedAt: time,
+      firstSeenAt: time,
       suppression: z.optional(suppressionSchema),
     }),
   ),
@@ -89,8 +95,8 @@ const workspaceRunSchema = z.looseObject({
 
 const summarySchema = z.looseObject({
   scanId: nonEmpty,
-  startedAt: text,
-  finishedAt: text,
+  startedAt: time,
+  finishedAt: time,
   workspaces: z.looseObject({
     total: z.number(),
     scanned: z.number(),

@@ -117,6 +117,19 @@ describe('stored object schemas', () => {
       expect(parsed.ok ? '' : parsed.reason).toContain(reason);
     }
     expect(STORED.current.parse(TRUNCATED)).toMatchObject({ ok: false });
+    // A time that is no time is a wrong type: ages, nights and expiries are computed from it.
+    const suppression = { reason: 'r', by: 'b', until: '2026-12-01T00:00:00Z', at: '2026-11-01T00:00:00Z' };
+    for (const bad of ['yesterday', '', 'NaN', '2026-13-45'])
+      for (const [changed, path] of [
+        [{ firstSeenAt: bad }, 'firstSeenAt'],
+        [{ lastSeenAt: bad }, 'lastSeenAt'],
+        [{ resolvedAt: bad }, 'resolvedAt'],
+        [{ suppression: { ...suppression, until: bad } }, 'suppression.until'],
+        [{ suppression: { ...suppression, at: bad } }, 'suppression.at'],
+      ] as const) {
+        const parsed = STORED.history.parse(JSON.stringify({ ...finding, ...changed }));
+        expect(parsed.ok ? `${bad} accepted` : parsed.reason).toBe(`line 1: ${path}: not a date and time`);
+      }
     expect(STORED.summary.parse('{"scanId":"s"}')).toMatchObject({ ok: false });
     expect(STORED.run.parse('{"durationMs":"12","plansMs":[],"noiseRemoved":{}}')).toMatchObject({
       ok: false,
