@@ -181,7 +181,7 @@ function jsonSchema<T>(what: string, schema: z.ZodMiniType): StoredSchema<T> {
       try {
         value = JSON.parse(body);
       } catch (error) {
-        return { ok: false, reason: `not JSON (${(error as Error).message})` };
+        return { ok: false, reason: `not JSON (${jsonErrorWithoutExcerpt(error)})` };
       }
       const parsed = schema.safeParse(value);
       return parsed.success
@@ -204,7 +204,7 @@ function jsonLinesSchema(what: string, line: z.ZodMiniType): StoredSchema<Findin
         try {
           value = JSON.parse(text);
         } catch (error) {
-          return { ok: false, reason: `line ${index + 1} is not JSON (${(error as Error).message})` };
+          return { ok: false, reason: `line ${index + 1} is not JSON (${jsonErrorWithoutExcerpt(error)})` };
         }
         const parsed = line.safeParse(value);
         if (!parsed.success) return { ok: false, reason: `line ${index + 1}: ${firstIssue(parsed.error)}` };
@@ -213,6 +213,16 @@ function jsonLinesSchema(what: string, line: z.ZodMiniType): StoredSchema<Findin
       return { ok: true, value: findings };
     },
   };
+}
+
+/**
+ * JSON.parse's message without the excerpt of the text Node 20 quotes (`Unexpected token 'g',
+ * "{"a": ghp_abcdef"... is not valid JSON`): the reason is printed, put in reports and in the
+ * `store.corrupt-object` finding every digest carries, and the excerpt may be part of a secret.
+ */
+function jsonErrorWithoutExcerpt(error: unknown): string {
+  const message = (error as Error).message;
+  return message.replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
 }
 
 /** The first problem, with where it is: `findings[3].kind: Invalid option ...`. */

@@ -117,6 +117,13 @@ describe('stored object schemas', () => {
       expect(parsed.ok ? '' : parsed.reason).toContain(reason);
     }
     expect(STORED.current.parse(TRUNCATED)).toMatchObject({ ok: false });
+    // The reason names what JSON.parse found, never an excerpt of the object (it may hold a secret).
+    for (const body of ['password=hunter2hunter2', '{"a": ghp_abcdefghijklmnopqrstuvwxyz0123456789}', 'ab']) {
+      const parsed = STORED.current.parse(body);
+      const reason = parsed.ok ? '' : parsed.reason;
+      expect(reason).toMatch(/^not JSON \(Unexpected token '.'\)$/);
+      expect(STORED.history.parse(body)).toMatchObject({ ok: false, reason: `line 1 is ${reason}` });
+    }
     // A time that is no time is a wrong type: ages, nights and expiries are computed from it.
     const suppression = { reason: 'r', by: 'b', until: '2026-12-01T00:00:00Z', at: '2026-11-01T00:00:00Z' };
     for (const bad of ['yesterday', '', 'NaN', '2026-13-45'])
