@@ -1,4 +1,5 @@
 import { REDACTED, redactText, SENSITIVE_MARKER } from '../redaction/secrets.js';
+import { UNKNOWN_VALUE } from '../terraform/plan-model.js';
 import type { AttributeChange, Finding, JsonValue, Suppression } from './model.js';
 
 /**
@@ -71,8 +72,10 @@ function redactWith(finding: Finding, redact: (text: string) => string): Finding
 }
 
 /**
- * A change marked sensitive holds hashes (`(sensitive:<8 hex>)`), or null for "not set": any other
- * value there is one a store kept from before its hashing (or wrote by hand), shown as `(redacted)`.
+ * A change marked sensitive holds what the scanners write there: a hash (`(sensitive:<8 hex>)`),
+ * null for "not set", `(known after apply)`, or a block whose shape is kept with its secrets hashed
+ * inside (cluster objects: a marker among its members). Any other value is one a store kept from
+ * before its hashing (or had written by hand), and is shown as `(redacted)`.
  */
 function hideSensitiveValues(change: AttributeChange): AttributeChange {
   if (typeof change !== 'object' || change === null || change.sensitive !== true) return change;
@@ -81,8 +84,18 @@ function hideSensitiveValues(change: AttributeChange): AttributeChange {
 
 function hiddenValue(value: JsonValue): JsonValue {
   if (value === null || value === undefined) return value;
-  if (typeof value === 'string' && (SENSITIVE_MARKER.test(value) || value === REDACTED)) return value;
-  return REDACTED;
+  if (typeof value === 'string') return isHiddenText(value) ? value : REDACTED;
+  return holdsHiddenText(value) ? value : REDACTED;
+}
+
+function isHiddenText(text: string): boolean {
+  return SENSITIVE_MARKER.test(text) || text === REDACTED || text === UNKNOWN_VALUE;
+}
+
+function holdsHiddenText(value: JsonValue): boolean {
+  if (typeof value === 'string') return SENSITIVE_MARKER.test(value) || value === REDACTED;
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(holdsHiddenText);
 }
 
 function redactStrings(value: unknown, redact: (text: string) => string): unknown {

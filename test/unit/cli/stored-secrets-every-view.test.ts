@@ -160,6 +160,16 @@ describe('presentFinding: every text field of a stored finding is redacted', () 
               { path: 'a', before: 'hunter2', after: '(sensitive:0123abcd)', sensitive: true },
               { path: 'b', before: { x: 1 }, after: null, sensitive: true },
               { path: 'c', before: 'plain', after: 'value', sensitive: false },
+              // What the scanners write stays: a cluster block keeps its shape with its secret
+              // hashed inside, and a value Terraform does not know yet.
+              {
+                path: 'spec.env[0]',
+                before: { name: 'DB_PASSWORD', value: '(sensitive:0123abcd)' },
+                after: [{ name: 'DB_PASSWORD', value: '(sensitive:89abcdef)' }],
+                sensitive: true,
+              },
+              { path: 'd', before: '(sensitive:0123abcd)', after: '(known after apply)', sensitive: true },
+              { path: 'e', before: ['plain'], after: { nested: { x: 'y' } }, sensitive: true },
             ],
           },
         }),
@@ -170,6 +180,12 @@ describe('presentFinding: every text field of a stored finding is redacted', () 
       ['(redacted)', '(sensitive:0123abcd)'],
       ['(redacted)', null],
       ['plain', 'value'],
+      [
+        { name: 'DB_PASSWORD', value: '(sensitive:0123abcd)' },
+        [{ name: 'DB_PASSWORD', value: '(sensitive:89abcdef)' }],
+      ],
+      ['(sensitive:0123abcd)', '(known after apply)'],
+      ['(redacted)', '(redacted)'],
     ]);
   });
 });
