@@ -170,6 +170,38 @@ describe('a digest of hostile data', () => {
     for (const value of strings) expect(value).not.toMatch(ACTIVE);
   });
 
+  it('a finding stored with a credential in any text (a store from before a rule existed) reaches no body', () => {
+    // Resolved lines carry the text their finding was stored with; new ones are redacted when made,
+    // but a digest must not rely on that.
+    const credentials = [
+      'postgres://admin:CANARYdigest-urlpass-1@db.example.com/app',
+      'ghp_CANARYdigestAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      'AKIACANARYDIGEST0001',
+      'Authorization: Bearer CANARYdigest.bearer.token-value-1',
+    ];
+    for (const secret of credentials) {
+      for (const status of ['new', 'resolved'] as const) {
+        const leaky = build([
+          finding({
+            status,
+            severity: 'high',
+            title: `changed ${secret}`,
+            detail: `detail ${secret}`,
+            environment: `prod ${secret}`,
+            evidence: { note: secret, [secret]: 1 },
+            remediation: { summary: `run ${secret}`, steps: [`step ${secret}`] },
+            drift: {
+              action: 'update',
+              changes: [{ path: 'url', before: null, after: secret, sensitive: false }],
+            },
+          }),
+        ]);
+        const text = JSON.stringify(leaky) + Object.values(deliveredBodies(leaky)).join('\n');
+        expect(text, `${status} ${secret}`).not.toContain('CANARYdigest');
+      }
+    }
+  });
+
   it('every body SNS delivers holds only characters SQS (chat relay, SQS destinations) and e-mail take', () => {
     // The characters SQS accepts in a message body (its documentation: the XML 1.0 character range).
     const NOT_ACCEPTED = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
