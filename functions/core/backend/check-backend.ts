@@ -141,7 +141,8 @@ async function readStateHistory(reader: BackendReader, bucket: string, key: stri
       const body = await reader.readObject(bucket, key, version.versionId, MAX_STATE_BYTES);
       if (body === undefined) continue;
       const parsed = parseStateHeader(body);
-      fact = parsed.ok ? { header: parsed.header } : { unreadable: parsed.reason };
+      if (!parsed.ok) fact = { unreadable: parsed.reason };
+      else fact = 'header' in parsed ? { header: parsed.header } : { encrypted: true };
     } catch (error) {
       if (!(error instanceof ObjectTooLargeError)) throw error;
       fact = {

@@ -78,6 +78,11 @@ export interface StateVersionFacts {
   versionId?: string;
   lastModified?: string;
   header?: StateHeader;
+  /**
+   * Encrypted by OpenTofu (an `encryption` block): readable state whose lineage and serial only
+   * its key can show, so the rules that compare them pass over this version.
+   */
+  encrypted?: true;
   /** Why this version is not valid state v4 JSON (never its content). */
   unreadable?: string;
 }

@@ -14,12 +14,20 @@ export interface StateHeader {
 const LINEAGE = /^[A-Za-z0-9-]{1,64}$/;
 const VERSION = /^\d+\.\d+\.\d+[\w.+-]{0,40}$/;
 
-export type ParsedState = { ok: true; header: StateHeader } | { ok: false; reason: string };
+export type ParsedState =
+  | { ok: true; header: StateHeader }
+  /** OpenTofu's state encryption: valid state whose lineage and serial only its key can read. */
+  | { ok: true; encrypted: true }
+  | { ok: false; reason: string };
 
 export function parseStateHeader(body: string): ParsedState {
   const parsed = parseJsonObject(body, 'the state');
   if (!parsed.ok) return parsed;
   const state = parsed.value;
+  // OpenTofu (1.7+) with an `encryption` block writes `{"meta":{…},"encrypted_data":"<base64>",
+  // "encryption_version":"v0"}`: state, not a broken object to restore.
+  if (typeof state.encrypted_data === 'string' && typeof state.encryption_version === 'string')
+    return { ok: true, encrypted: true };
   if (state.version !== 4) {
     const version = typeof state.version === 'number' ? String(state.version) : 'missing';
     return { ok: false, reason: `state format version ${version}, expected 4` };

@@ -28,6 +28,7 @@ export function versionEvidence(version: StateVersionFacts): Record<string, unkn
     serial: version.header?.serial ?? null,
     lineage: version.header?.lineage ?? null,
     terraformVersion: version.header?.terraformVersion ?? null,
+    ...(version.encrypted ? { encrypted: true } : {}),
   };
 }
 

@@ -236,6 +236,31 @@ describe('checkBackend', () => {
     ]);
   });
 
+  it('OpenTofu-encrypted state is no unreadable state; the versions around it are still compared', async () => {
+    const encrypted = JSON.stringify({
+      meta: { 'key_provider.pbkdf2.main': 'eyJzYWx0IjoiQUFBQSJ9' },
+      encrypted_data: 'c2VjcmV0IHN0YXRl',
+      encryption_version: 'v0',
+    });
+    const { reader } = fakeBackend({
+      objects: {
+        // Encrypted now (a migration done with OpenTofu's fallback); the plain versions before it.
+        'pay/terraform.tfstate': {
+          body: encrypted,
+          history: [
+            { versionId: 'v1', body: stateBody({ serial: 5 }) },
+            { versionId: 'v0', body: stateBody({ serial: 6 }) },
+          ],
+        },
+        'net/terraform.tfstate': { body: encrypted },
+      },
+    });
+    const result = await checkBackend(reader, target());
+    const drafts = result.runs.flatMap((run) => run.drafts);
+    expect(drafts.map((draft) => draft.ruleId)).toEqual(['state.serial-regressed']);
+    expect(result.runs.map((run) => run.outcome)).toEqual(['ok', 'ok', 'ok']);
+  });
+
   it('never lets state content into a finding', async () => {
     const secret = 'CANARY-backend-check-4d1e';
     const outputs = { db: { value: secret, sensitive: true } };

@@ -44,7 +44,31 @@ describe('parseStateHeader', () => {
 
   it('drops a Terraform version that is not a version', () => {
     const parsed = parseStateHeader(stateBody({ terraform_version: SECRET }));
-    expect(parsed.ok && parsed.header.terraformVersion).toBeUndefined();
+    expect(parsed.ok && 'header' in parsed && parsed.header.terraformVersion).toBeUndefined();
+  });
+
+  // OpenTofu 1.7+ with an `encryption` block writes the whole state encrypted, as JSON of this shape
+  // (OpenTofu's encryption docs and internal/encryption: meta per key provider, the base64 payload,
+  // the format version). It is state, not an unreadable object to restore from an older version.
+  const encryptedEnvelope = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      meta: { 'key_provider.pbkdf2.main': 'eyJzYWx0IjoiQUFBQSIsIml0ZXJhdGlvbnMiOjYwMDAwMH0=' },
+      encrypted_data: Buffer.from(`{"version":4,"outputs":{"pw":"${SECRET}"}}`).toString('base64'),
+      encryption_version: 'v0',
+      ...extra,
+    });
+
+  it('takes OpenTofu-encrypted state for state whose lineage and serial it cannot read', () => {
+    expect(parseStateHeader(encryptedEnvelope())).toEqual({ ok: true, encrypted: true });
+    expect(parseStateHeader(encryptedEnvelope({ meta: {} }))).toEqual({ ok: true, encrypted: true });
+  });
+
+  it.each([
+    ['no encryption_version', { encryption_version: undefined }],
+    ['a payload that is not text', { encrypted_data: 42 }],
+  ])('an envelope with %s is not taken for one', (_, extra) => {
+    const parsed = parseStateHeader(encryptedEnvelope(extra));
+    expect(parsed.ok).toBe(false);
   });
 });
 
