@@ -5,7 +5,7 @@
 import type * as z from 'zod/mini';
 import { formatPath, quotedName, type RegistryProblem, toPathSegments } from './problems.js';
 import type { KeyIssueParams, UnknownKeyParams } from './schema.js';
-import { closestMatch } from './suggest.js';
+import { choiceHint, closestMatch } from './suggest.js';
 import type { YamlSource } from './yaml-source.js';
 
 /** Wording for the issues the schema does not word itself (passed to `safeParse` as `error`). */
@@ -19,7 +19,7 @@ export const describeIssue: z.core.$ZodErrorMap = (issue) => {
     case 'invalid_value':
       return issue.values.length === 1
         ? `must be ${JSON.stringify(issue.values[0])}`
-        : `must be one of: ${issue.values.join(', ')}`;
+        : `must be one of: ${issue.values.join(', ')}${choiceHint(issue.input, issue.values)}`;
     case 'invalid_union':
       return discriminatorMessage(issue.input, issue.discriminator, issue.options);
     default:
@@ -75,7 +75,9 @@ function discriminatorMessage(input: unknown, discriminator: unknown, options: u
   const given =
     typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[discriminator] : input;
   const choices = `one of: ${options.join(', ')}`;
-  return given === undefined ? `required (${choices})` : `must be ${choices}; got ${describeValue(given)}`;
+  return given === undefined
+    ? `required (${choices})`
+    : `must be ${choices}; got ${describeValue(given)}${choiceHint(given, options)}`;
 }
 
 export function problemFromIssue(issue: z.core.$ZodIssue, source: YamlSource): RegistryProblem {

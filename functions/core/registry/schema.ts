@@ -79,6 +79,7 @@ import {
   moduleHostProblem,
 } from './module-formats.js';
 import { quotedName } from './problems.js';
+import { choiceHint } from './suggest.js';
 
 /** Marks the issue raised for a key the schema does not know; issues.ts adds "did you mean". */
 export interface UnknownKeyParams {
@@ -389,7 +390,7 @@ const workspaceSchema = strictObject({
   roleArn: z.optional(text(roleArnProblem)),
   externalId: z.optional(text(externalIdProblem)),
   terraformVersion: z.optional(text(terraformVersionProblem)),
-  engine: z.optional(z.enum(ENGINES, { error: `expected ${ENGINES.join(' or ')}` })),
+  engine: z.optional(choiceOf(ENGINES, `expected ${ENGINES.join(' or ')}`)),
   routes: z._default(z.array(routeSchema), () => []),
   env: z._default(envSchema, () => ({})),
   allowProxyEnv: z.optional(z.boolean()),
@@ -406,7 +407,7 @@ const workspaceSchema = strictObject({
       z.transform((locks) => ({ staleAfterMs: { ...locks.staleAfter } })),
     ),
   ),
-  runner: z.optional(z.enum(WORKSPACE_RUNNERS, { error: `expected ${WORKSPACE_RUNNERS.join(' or ')}` })),
+  runner: z.optional(choiceOf(WORKSPACE_RUNNERS, `expected ${WORKSPACE_RUNNERS.join(' or ')}`)),
   timeout: z.optional(
     z.pipe(
       durationSchema,
@@ -439,7 +440,14 @@ const ignoreRuleSchema = strictObject({
   until: z.optional(isoDateSchema),
 });
 
-const severitySchema = z.enum(SEVERITIES, { error: `must be one of: ${SEVERITIES.join(', ')}` });
+/** One of `values`: the message names them, and the closest one to a typo (`lamda` -> `lambda`). */
+function choiceOf<const T extends readonly string[]>(values: T, message: string) {
+  return z.enum(values, {
+    error: (issue) => `${message}${choiceHint(issue.input, values)}`,
+  });
+}
+
+const severitySchema = choiceOf(SEVERITIES, `must be one of: ${SEVERITIES.join(', ')}`);
 
 const severityOverrideSchema = strictObject({
   ruleId: z.optional(text()),
@@ -641,9 +649,7 @@ const kubernetesSchema = strictObject({
   eks: z.optional(eksSchema),
   manifests: manifestSourceSchema,
   render: z.optional(renderToolsSchema),
-  comparison: z.optional(
-    z.enum(CLUSTER_COMPARISONS, { error: `expected ${CLUSTER_COMPARISONS.join(' or ')}` }),
-  ),
+  comparison: z.optional(choiceOf(CLUSTER_COMPARISONS, `expected ${CLUSTER_COMPARISONS.join(' or ')}`)),
   fieldManager: z.optional(text(fieldManagerProblem)),
   ignoreDifferences: z.optional(z.array(ignoreDifferencesSchema)),
   argocdNamespace: z.optional(text()),
@@ -659,9 +665,7 @@ const clusterSchema = z.pipe(
     applications: z._default(z.array(strictObject({ name: text(), owner: safeId })), () => []),
     workspaces: z._default(z.array(safeId), () => []),
     policies: z.optional(strictObject({ outOfSyncAfter: z.optional(durationSchema) })),
-    trackingMethod: z.optional(
-      z.enum(TRACKING_METHODS, { error: `expected ${TRACKING_METHODS.join(' or ')}` }),
-    ),
+    trackingMethod: z.optional(choiceOf(TRACKING_METHODS, `expected ${TRACKING_METHODS.join(' or ')}`)),
   }).check(exactlyOneOf('argocd', 'kubernetes')),
   z.transform(
     ({ policies, ...cluster }): ClusterConfig => ({

@@ -39,3 +39,16 @@ export function editDistance(a: string, b: string): number {
   }
   return rows[a.length]?.[b.length] ?? 0;
 }
+
+/**
+ * `; did you mean 'email'?` for a mistyped choice (`emial`, `Email`). Only the suggestion is printed,
+ * never what was typed; long text is no typo of a choice (and would cost an edit distance per letter).
+ */
+export function choiceHint(input: unknown, choices: readonly unknown[]): string {
+  if (typeof input !== 'string' || input.length > 64) return '';
+  const near = closestMatch(
+    input,
+    choices.filter((choice): choice is string => typeof choice === 'string'),
+  );
+  return near === undefined || near === input ? '' : `; did you mean '${near}'?`;
+}

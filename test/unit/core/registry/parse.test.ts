@@ -682,3 +682,58 @@ describe('parseRegistry: keys that do not read as what they hold', () => {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('a mistyped choice', () => {
+  // Every field that takes one of a fixed set of words: a typo gets the word it was likely meant to
+  // be, and the message never repeats what was typed (a value in the wrong file may be a secret).
+  const header = (type: string) => [
+    'version: 1',
+    'owners:',
+    '  fallback: platform',
+    '  teams:',
+    '    - id: platform',
+    `      destinations: [{ type: ${type}, address: platform@example.com }]`,
+  ];
+  it.each([
+    [
+      'destination type',
+      yaml(...header('emial'), 'workspaces:', ...WORKSPACE),
+      'owners.teams[0].destinations[0].type',
+      'email',
+    ],
+    [
+      'destination type in capitals',
+      yaml(...header('Email'), 'workspaces:', ...WORKSPACE),
+      'owners.teams[0].destinations[0].type',
+      'email',
+    ],
+    ['runner', registryWithWorkspace('    runner: lamda'), 'workspaces[0].runner', 'lambda'],
+    ['engine', registryWithWorkspace('    engine: terrafrom'), 'workspaces[0].engine', 'terraform'],
+    ['engine', registryWithWorkspace('    engine: opentfu'), 'workspaces[0].engine', 'opentofu'],
+    [
+      'severity override',
+      registryWithWorkspace(
+        'policies:',
+        '  severity: { overrides: [{ ruleId: drift.update, severity: hihg }] }',
+      ),
+      'policies.severity.overrides[0].severity',
+      'high',
+    ],
+  ])('%s: suggests the closest word', (_, text, path, suggestion) => {
+    const problem = problemsOf(text).find((candidate) => candidate.path === path);
+    expect(problem?.message).toMatch(new RegExp(`; did you mean '${suggestion}'\\?$`));
+  });
+
+  it.each([
+    ['a word far from every choice', registryWithWorkspace('    runner: kubernetes')],
+    [
+      'a long secret-looking value',
+      registryWithWorkspace(
+        '    runner: ghp_CANARYchoiceAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      ),
+    ],
+  ])('%s: no suggestion, and the value is not repeated', (_, text) => {
+    const problem = problemsOf(text).find((candidate) => candidate.path === 'workspaces[0].runner');
+    expect(problem?.message).toBe('expected lambda or codebuild');
+  });
+});
