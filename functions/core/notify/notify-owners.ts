@@ -63,12 +63,14 @@ type ClaimOutcome = { claimed: true; etag: string } | { claimed: false; state: '
 
 /**
  * NotifyOwners: one digest per owner with news, published once per scan and owner.
+ * - Every digest goes to the outbox in the findings store first and leaves it once sent: a run that
+ *   dies between two writes (a Lambda timeout or OOM after its claim) loses no digest.
  * - Before publishing, a run claims the digest's `sent` marker with a conditional create; only the
  *   run that wins publishes, so two senders racing on one digest (a retried Lambda, a CLI run next
  *   to the deployed one) publish it once. After publishing the marker says `sent`; a failed
  *   publish releases the claim.
- * - A digest that still fails after the publisher's retries goes to the outbox in the findings
- *   store and is published by the next run, before that run's own digests: never lost.
+ * - A digest that still fails after the publisher's retries stays in the outbox and is published
+ *   by the next run, before that run's own digests: never lost.
  * - Outbox entries and markers are schema-checked: a corrupt one is quarantined and reported in
  *   the fallback owner's digest; it never blocks the other digests. A corrupt marker counts as
  *   absent (the digest may be sent again rather than never).
@@ -153,6 +155,8 @@ export async function notifyOwners(
       continue;
     }
     const digest = parsed.value as Digest;
+    // This scan's own digest, left by an earlier attempt of this run: rebuilt and sent below.
+    if (digest.digestId === `${input.scanId}.${digest.owner}`) continue;
     const claimed = await claim(digest.digestId);
     if (claimed.claimed) waiting.push({ digest, etag: claimed.etag });
     else if (claimed.state === 'sent') await store.delete(object.key);
@@ -174,18 +178,25 @@ export async function notifyOwners(
   });
   const pending: Array<{ digest: Digest; etag: string }> = [];
   for (const digest of digests) {
+    // In the outbox before it is claimed: a run killed anywhere from here to its sent marker (a
+    // Lambda timeout, OOM) leaves the digest for the next run, which sends it once the claim expired.
+    await store.put(outboxKey(digest.digestId), JSON.stringify(digest));
     const claimed = await claim(digest.digestId);
     if (claimed.claimed) pending.push({ digest, etag: claimed.etag });
-    else result.alreadySent.push(digest.digestId);
+    else {
+      // Sent already: nothing to keep. Claimed by another run: that run removes it once sent.
+      if (claimed.state === 'sent') await store.delete(outboxKey(digest.digestId));
+      result.alreadySent.push(digest.digestId);
+    }
   }
   const outcome = await publishClaimed(pending);
-  for (const { digest } of pending) if (outcome.sent.has(digest.digestId)) result.sent.push(digest);
-  for (const failure of outcome.failed) {
-    const digest = pending.find((candidate) => candidate.digest.digestId === failure.digestId)?.digest;
-    if (!digest) continue;
-    await store.put(outboxKey(digest.digestId), JSON.stringify(digest));
-    result.deferred.push(failure);
+  for (const { digest } of pending) {
+    if (!outcome.sent.has(digest.digestId)) continue;
+    await store.delete(outboxKey(digest.digestId));
+    result.sent.push(digest);
   }
+  // What failed stays in the outbox for the next run.
+  result.deferred.push(...outcome.failed);
   return result;
 }
 

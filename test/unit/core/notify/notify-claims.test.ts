@@ -131,6 +131,56 @@ describe('notifyOwners with claims', () => {
     expect(published).toHaveLength(1);
   });
 
+  it('a run killed after claiming (Lambda timeout, OOM) loses no digest: the next run sends it once its claim expired', async () => {
+    const store = fsStore();
+    const killed: DigestPublisher = {
+      async publish() {
+        throw new Error('Sandbox.Timedout');
+      },
+    };
+    const at = new Date('2026-11-29T03:00:00Z');
+    await expect(
+      notifyOwners(input('scan-1', ['payments'], at), { publisher: killed, store }),
+    ).rejects.toThrow('Sandbox.Timedout');
+    const { publisher, published } = countingPublisher();
+    // Step Functions retries at once: the claim may be a live run's, so nothing is sent twice.
+    const retried = await notifyOwners(input('scan-1', ['payments'], new Date(at.getTime() + 60_000)), {
+      publisher,
+      store,
+    });
+    expect(retried.sent).toEqual([]);
+    expect(published).toEqual([]);
+    // The next night sends it, once, and the night after has nothing left of it.
+    const night = new Date(at.getTime() + 24 * 60 * 60_000);
+    const next = await notifyOwners(input('scan-2', [], night), { publisher, store });
+    expect(next.resent).toEqual(['scan-1.payments']);
+    await notifyOwners(input('scan-3', [], new Date(night.getTime() + 24 * 60 * 60_000)), {
+      publisher,
+      store,
+    });
+    expect(published.map((digest) => digest.digestId)).toEqual(['scan-1.payments']);
+  });
+
+  it('a run killed after its sent marker, before the outbox was cleared, sends nothing twice', async () => {
+    const store = fsStore();
+    const { publisher, published } = countingPublisher();
+    const dying: ObjectStore = {
+      ...store,
+      delete: async (key, options) => {
+        if (key.startsWith('notifications/outbox/')) throw new Error('Runtime.OutOfMemory');
+        return store.delete(key, options);
+      },
+    };
+    await expect(notifyOwners(input('scan-1', ['payments']), { publisher, store: dying })).rejects.toThrow(
+      'Runtime.OutOfMemory',
+    );
+    const later = new Date('2026-11-30T03:00:00Z');
+    const next = await notifyOwners(input('scan-2', [], later), { publisher, store });
+    expect(next.resent).toEqual([]);
+    expect(published.map((digest) => digest.digestId)).toEqual(['scan-1.payments']);
+    expect(await store.get('notifications/outbox/scan-1.payments.json')).toBeUndefined();
+  });
+
   it('a corrupt outbox entry is quarantined, reported to the fallback owner, and blocks no other digest', async () => {
     const store = fsStore();
     const failing = new Set(['payments', 'dba']);
