@@ -19,6 +19,8 @@ import {
   recordWorkspaceScan,
   type ScanOutcome,
   setSuppression,
+  supersededHistory,
+  supersedingRun,
 } from './lifecycle.js';
 import { CHECKS, type Check, type Finding, type FindingDraft, type Suppression } from './model.js';
 import { type ObjectStore, PreconditionFailedError } from './object-store.js';
@@ -215,6 +217,14 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
     });
   }
 
+  async function putUnlessPresent(key: string, body: string): Promise<void> {
+    try {
+      await store.put(key, body, { ifNoneMatch: '*' });
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+    }
+  }
+
   /** `scans/dt=<day>/` of the last `days` days, newest first. */
   const recentDays = (now: Date, days: number) =>
     Array.from(
@@ -252,13 +262,17 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
       await updateCurrent(
         workspace,
         async (previous) => {
-          recorded = recordWorkspaceScan(previous, [...drafts, ...corrupt], {
-            workspace,
-            scanId: scan.scanId,
-            now: scan.now,
-            outcome,
-            check,
-          });
+          const context = { workspace, scanId: scan.scanId, now: scan.now, outcome, check };
+          const later = supersedingRun(previous, context);
+          if (previous && later) {
+            // A later scan of this check was recorded first (an overlapping re-scan): this older run
+            // changes nothing, and a history this scan already wrote (a retry) is kept as it is.
+            const history = supersededHistory(previous, [...drafts, ...corrupt], context, later);
+            recorded = { current: previous, history };
+            await putUnlessPresent(historyKey, toJsonLines(history));
+            return undefined;
+          }
+          recorded = recordWorkspaceScan(previous, [...drafts, ...corrupt], context);
           // History before the current document: a crash in between leaves history a rerun rewrites.
           await store.put(historyKey, toJsonLines(recorded.history));
           return recorded.current;

@@ -205,6 +205,58 @@ export function recordWorkspaceScan(
 }
 
 /**
+ * The check's last recorded run when it finished after this one and belongs to another scan: a
+ * re-scan that overlapped the night and was recorded first. This run's observation is older than
+ * what the document holds, so it must not be applied (supersededHistory); undefined otherwise.
+ */
+export function supersedingRun(
+  previous: CurrentDocument | undefined,
+  scan: Pick<ScanContext, 'scanId' | 'now' | 'check'>,
+): ScanRecord | undefined {
+  const last = previous?.checks?.[scan.check];
+  if (!last || last.scanId === scan.scanId) return undefined;
+  return Date.parse(last.at) > scan.now.getTime() ? last : undefined;
+}
+
+/**
+ * History lines of a run that a later run of the same check superseded (supersedingRun). Applying it
+ * would roll the scope back: findings the later run found would be resolved, and ones it resolved
+ * would come back as regressed. So the document stays as it is, and the run's lines record what it saw
+ * as no news: `ongoing` (`suppressed` under the open finding's suppression), with
+ * `evidence.supersededBy` naming the later scan, which already reported the changes.
+ */
+export function supersededHistory(
+  previous: CurrentDocument,
+  drafts: readonly FindingDraft[],
+  scan: ScanContext,
+  by: ScanRecord,
+): Finding[] {
+  const now = scan.now.toISOString();
+  const open = new Map(previous.findings.filter((f) => f.check === scan.check).map((f) => [f.id, f]));
+  const lines = new Map<string, Finding>();
+  for (const draft of drafts) {
+    const id = findingId(draft);
+    if (lines.has(id)) continue;
+    const before = open.get(id);
+    const firstSeenAt = before?.firstSeenAt ?? now;
+    const finding: Finding = Object.assign({}, draft, {
+      id,
+      status: before?.status === 'suppressed' ? ('suppressed' as const) : ('ongoing' as const),
+      check: scan.check,
+      valueHash: valueHashOf(draft),
+      scanId: scan.scanId,
+      firstSeenAt,
+      lastSeenAt: now,
+      ageDays: openDays(firstSeenAt, scan.now),
+      evidence: { ...draft.evidence, supersededBy: { scanId: by.scanId, at: by.at } },
+    });
+    if (before?.status === 'suppressed' && before.suppression) finding.suppression = before.suppression;
+    lines.set(id, finding);
+  }
+  return [...lines.values()];
+}
+
+/**
  * A finding at an address a `moved` block moved its resource to (`resource.movedFrom`) takes over
  * the open finding of the same kind, rule and paths at the old address: the refactor is not news,
  * so it keeps its first sighting, age and suppression instead of "old resolved, new new".

@@ -148,6 +148,83 @@ describe('deferred recording (deployed scanners)', () => {
   });
 });
 
+describe('two executions recording the same scope (a re-scan overlapping the night)', () => {
+  const night = { scanId: 'night-2', startedAt: new Date('2026-11-29T02:00:00Z') };
+  const rescan = { scanId: 'rescan-payments-prod-1', startedAt: new Date('2026-11-29T02:30:00Z') };
+  const fixed = driftDraft(); // seen by the night at 02:05, fixed at 02:20
+  const added = driftDraft({
+    resource: { address: 'aws_s3_bucket.audit', type: 'aws_s3_bucket', provider: 'aws' },
+    title: 'aws_s3_bucket.audit changed outside Terraform: tags.Owner',
+  }); // made at 02:25, seen by the re-scan only
+  const history = (objects: { objects: Map<string, string> }, scanRef: typeof night, check: string) => {
+    const name = check === 'terraform' ? 'payments-prod' : `payments-prod@${check}`;
+    const body = objects.objects.get(`scans/dt=2026-11-29/scan=${scanRef.scanId}/${name}.jsonl`) ?? '';
+    return body
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { title: string; status: string; evidence: object });
+  };
+
+  for (const check of ['terraform', 'backend', 'locks', 'cluster'] as const) {
+    it(`${check}: the night recorded after the re-scan changes nothing the re-scan found, and reports no news`, async () => {
+      const objects = memoryObjectStore();
+      const store = createFindingsStore(objects);
+      const target = { workspace: 'payments-prod', check, outcome: 'ok' as const };
+      // Last night's document holds the drift that is fixed tonight.
+      await store.recordWorkspace(
+        {
+          scanId: 'night-1',
+          startedAt: new Date('2026-11-28T02:00:00Z'),
+          now: new Date('2026-11-28T02:05:00Z'),
+        },
+        target,
+        [fixed],
+      );
+      const deferred = createDeferredFindingsStore(objects);
+      await deferred.recordWorkspace({ ...night, now: new Date('2026-11-29T02:05:00Z') }, target, [fixed]);
+      await deferred.recordWorkspace({ ...rescan, now: new Date('2026-11-29T02:35:00Z') }, target, [added]);
+      // The re-scan's RecordFindings runs first; the night's, hours into its Map, after it.
+      await applyPendingRecords(store, objects, rescan);
+      await applyPendingRecords(store, objects, night);
+
+      const current = (await store.readCurrent('payments-prod'))!.document;
+      expect(current.findings.map((finding) => [finding.title, finding.status])).toEqual([
+        [added.title, 'new'],
+      ]);
+      expect(current.checks[check]?.scanId).toBe(rescan.scanId);
+      expect(history(objects, rescan, check).map((line) => [line.title, line.status])).toEqual([
+        [added.title, 'new'],
+        [fixed.title, 'resolved'],
+      ]);
+      // What the night saw is in its history, as no news: the re-scan already reported the changes.
+      const lines = history(objects, night, check);
+      expect(lines.map((line) => [line.title, line.status])).toEqual([[fixed.title, 'ongoing']]);
+      expect(lines[0]!.evidence).toMatchObject({ supersededBy: { scanId: rescan.scanId } });
+    });
+  }
+
+  it('a retried RecordFindings of the night, after the re-scan was recorded, keeps the history it wrote', async () => {
+    const objects = memoryObjectStore();
+    const store = createFindingsStore(objects);
+    const target = { workspace: 'payments-prod', check: 'terraform' as const, outcome: 'ok' as const };
+    const deferred = createDeferredFindingsStore(objects);
+    await deferred.recordWorkspace({ ...night, now: new Date('2026-11-29T02:05:00Z') }, target, [fixed]);
+    await applyPendingRecords(store, objects, night);
+    const recorded = history(objects, night, 'terraform');
+    expect(recorded.map((line) => line.status)).toEqual(['new']);
+    await deferred.recordWorkspace({ ...rescan, now: new Date('2026-11-29T02:35:00Z') }, target, [added]);
+    await applyPendingRecords(store, objects, rescan);
+    // The night's RecordFindings answered, but the answer was lost: Step Functions runs it again.
+    await applyPendingRecords(store, objects, night);
+    expect(history(objects, night, 'terraform')).toEqual(recorded);
+    const current = (await store.readCurrent('payments-prod'))!.document;
+    expect(current.checks.terraform?.scanId).toBe(rescan.scanId);
+    expect(current.findings.map((finding) => [finding.title, finding.status])).toEqual([
+      [added.title, 'new'],
+    ]);
+  });
+});
+
 describe('a read-only reader of history (NotifyOwners, deployed)', () => {
   it('uses the replacement of a corrupt history file without writing it (its role may not write history)', async () => {
     const objects = memoryObjectStore();
