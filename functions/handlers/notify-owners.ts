@@ -8,7 +8,7 @@ import { reportLinkerAt, reportLinkHours } from '../adapters/report-links.js';
 import { createSnsPublisher } from '../adapters/sns-publisher.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import { digestInput } from '../core/notify/digest.js';
-import { DigestsNotSentError, notifyOwners } from '../core/notify/notify-owners.js';
+import { DigestsNotSentError, notifyOwners, notifySummary } from '../core/notify/notify-owners.js';
 import { reportUrlsOf } from '../core/report/nightly-reports.js';
 import { scanEventShape, scanRefOf } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
@@ -50,12 +50,7 @@ export const handler = middy<NotifyOwnersEvent>()
     const result = await notifyOwners(input, { publisher, store: objects });
     for (const failure of result.deferred) logger.warn('digest deferred to the next run', failure);
     for (const corrupt of result.quarantined) logger.warn('corrupt object quarantined', { ...corrupt });
-    const summary = {
-      sent: result.sent.map((digest) => digest.digestId),
-      alreadySent: result.alreadySent,
-      deferred: result.deferred,
-      resent: result.resent,
-    };
+    const summary = notifySummary(result);
     logger.info('owners notified', summary);
     // Kept in the outbox for the next run, but a failed execution is what raises the alarm.
     if (result.deferred.length > 0) throw new DigestsNotSentError(result.deferred);

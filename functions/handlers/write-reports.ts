@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { writeNightlyReports } from '../core/report/nightly-reports.js';
 import { scanEventShape } from '../core/scan/scan-event.js';
+import { listAtMost } from '../core/scan/stage-result.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
 import { logErrors, validateEvent } from './middleware.js';
 
@@ -28,5 +29,7 @@ export const handler = middy<WriteReportsEvent>()
     for (const failure of reports.failed) logger.warn('owner report not written', failure);
     const summary = { everyone: reports.everyone, owners: Object.keys(reports.owners).length };
     logger.info('reports written', summary);
-    return { ...summary, failed: reports.failed.map((failure) => failure.owner) };
+    // Listed up to a bound: Step Functions refuses a result over 256 KiB (stage-result.ts).
+    const { listed, notListed } = listAtMost(reports.failed.map((failure) => failure.owner));
+    return { ...summary, failed: listed, ...(notListed > 0 ? { failedNotListed: notListed } : {}) };
   });

@@ -8,6 +8,8 @@ import {
   STORE_SCOPE,
 } from '../findings/quarantine.js';
 import { STORED } from '../findings/stored-schemas.js';
+import { listAtMost, MAX_REASON_CHARS } from '../scan/stage-result.js';
+import { limitText } from '../text/sanitize.js';
 import { buildDigests, type Digest, type DigestInput } from './digest.js';
 
 /** Publishes digests; reports per digest which were accepted, after the publisher's own retries. */
@@ -198,6 +200,29 @@ export async function notifyOwners(
   // What failed stays in the outbox for the next run.
   result.deferred.push(...outcome.failed);
   return result;
+}
+
+/**
+ * What NotifyOwners returns to the state machine: the digest ids of each kind, at most MAX_LISTED
+ * each (an outbox a broken topic filled for a week can hold thousands, and Step Functions refuses a
+ * result over 256 KiB even after every digest went out), and how many of each there were.
+ */
+export function notifySummary(result: NotifyResult) {
+  return {
+    sent: listAtMost(result.sent).listed.map((digest) => digest.digestId),
+    alreadySent: listAtMost(result.alreadySent).listed,
+    deferred: listAtMost(result.deferred).listed.map((failure) => ({
+      digestId: failure.digestId,
+      reason: limitText(failure.reason, MAX_REASON_CHARS),
+    })),
+    resent: listAtMost(result.resent).listed,
+    counts: {
+      sent: result.sent.length,
+      alreadySent: result.alreadySent.length,
+      deferred: result.deferred.length,
+      resent: result.resent.length,
+    },
+  };
 }
 
 /** The store.corrupt-object findings of what this run quarantined, as news for the fallback owner. */
