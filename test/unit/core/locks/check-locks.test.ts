@@ -77,6 +77,19 @@ function setup(
 }
 
 describe('observe, wait, confirm', () => {
+  it('a retried ObserveLocks keeps the first look, so the window LoadRegistry waited for still holds', async () => {
+    const lock = setup(bucket());
+    const first = await lock.observe();
+    lock.clock.advance(4 * MINUTE);
+    const retried = await lock.observe();
+    expect(retried.observation).toEqual(first.observation);
+    lock.clock.advance(7 * MINUTE);
+    const { outcomes } = await lock.confirm();
+    expect(outcomes.flatMap((outcome) => outcome.findings).map((finding) => finding.ruleId)).toEqual([
+      'lock.stale',
+    ]);
+  });
+
   it('proves a stale lock and says who holds it, since when, and how to release it', async () => {
     const backend = bucket();
     const checks = setup(backend);
