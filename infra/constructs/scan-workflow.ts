@@ -304,6 +304,9 @@ export class ScanWorkflow extends Construct {
         payloadResponseOnly: true,
         retryOnServiceExceptions: false,
         resultPath: sfn.JsonPath.DISCARD,
+        // The item leaves nothing: with the error's Cause (up to 32 KB) an inline Map's collected
+        // results would pass Step Functions' 256 KiB limit after a few failures.
+        outputPath: sfn.JsonPath.DISCARD,
       }),
     );
   }
@@ -349,6 +352,9 @@ export class ScanWorkflow extends Construct {
         payloadResponseOnly: true,
         retryOnServiceExceptions: false,
         resultPath: sfn.JsonPath.DISCARD,
+        // The inline Map collects every workspace's output (Step Functions checks its size, 256 KiB,
+        // even though ResultPath discards it): each leaves `{}`, so thousands per account fit.
+        outputPath: sfn.JsonPath.DISCARD,
       }),
     );
     inLambda.addCatch(failure, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
@@ -366,6 +372,7 @@ export class ScanWorkflow extends Construct {
           ],
         },
         ResultPath: null,
+        OutputPath: null,
       },
     });
     inCodeBuild.addRetry({

@@ -10,10 +10,11 @@
  * stubbed S3 getObject of a JSON array, ToleratedFailurePercentage, a child execution per item),
  * Catch (States.ALL or exact error names, ResultPath), Parameters / ItemSelector with `.$` paths
  * (`$`, `$.a.b`, `$$.Map.Item.Value.a`) and the `States.JsonToString($…)` intrinsic, ResultPath
- * (null discards, `$.a.b` sets), Next/End.
+ * (null discards, `$.a.b` sets), OutputPath (a path, or null for `{}`; on a state that did not
+ * fail), Next/End.
  *
  * What it does not: Retry (a failed task goes straight to its Catch: retries are asserted on the
- * definition instead), timeouts, ResultSelector, InputPath/OutputPath, other Choice operators, other
+ * definition instead), timeouts, ResultSelector, InputPath, other Choice operators, other
  * intrinsics, ItemBatcher, ResultWriter (results are discarded here, as ResultPath null does), real
  * concurrency (items run one after another; MaxConcurrency is only recorded).
  */
@@ -49,6 +50,8 @@ export interface TraceEntry {
   input: unknown;
   /** Set for Maps: the concurrency they were given (MaxConcurrency or MaxConcurrencyPath's value). */
   maxConcurrency?: number;
+  /** Set for Maps: what their iterations returned, before ResultPath (Step Functions limits its size). */
+  result?: unknown[];
 }
 
 interface StateDef {
@@ -58,6 +61,7 @@ interface StateDef {
   Resource?: string;
   Parameters?: unknown;
   ResultPath?: string | null;
+  OutputPath?: string | null;
   Catch?: Array<{ ErrorEquals: string[]; Next: string; ResultPath?: string | null }>;
   Choices?: Array<{ Variable: string; StringEquals?: string; Next: string }>;
   Default?: string;
@@ -114,7 +118,7 @@ async function run(
             if (error instanceof StatesError) throw error;
             throw new StatesError((error as Error).name || 'Error', (error as Error).message);
           }
-          data = applyResultPath(data, result, state.ResultPath);
+          data = outputOf(applyResultPath(data, result, state.ResultPath), state, context);
           next = state.Next;
           break;
         }
@@ -131,14 +135,13 @@ async function run(
         case 'Wait':
           next = state.Next;
           break;
-        case 'Map':
-          data = applyResultPath(
-            data,
-            await runMap(name, state, data, interpreter, trace, context, entry),
-            state.ResultPath,
-          );
+        case 'Map': {
+          const result = await runMap(name, state, data, interpreter, trace, context, entry);
+          entry.result = result;
+          data = outputOf(applyResultPath(data, result, state.ResultPath), state, context);
           next = state.Next;
           break;
+        }
         default:
           throw new Error(`state type ${state.Type} is not in this interpreter's subset`);
       }
@@ -239,6 +242,11 @@ function path(data: unknown, expression: string, context: Record<string, unknown
     node = (node as Record<string, unknown>)[part];
   }
   return node;
+}
+
+function outputOf(data: unknown, state: StateDef, context: Record<string, unknown>): unknown {
+  if (state.OutputPath === undefined) return data;
+  return state.OutputPath === null ? {} : path(data, state.OutputPath, context);
 }
 
 function applyResultPath(data: unknown, result: unknown, resultPath: string | null | undefined): unknown {

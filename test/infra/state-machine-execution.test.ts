@@ -237,6 +237,27 @@ describe('a local execution of the scan state machine definition', () => {
     ]);
   });
 
+  it('each workspace leaves `{}` in its account Map, failed or not: thousands per account stay under 256 KiB', async () => {
+    // Step Functions collects an inline Map's iteration outputs and refuses the lot over 256 KiB
+    // (States.DataLimitExceeded), even when ResultPath discards them; a caught error's Cause is up
+    // to 32 KB, so item plus error per workspace passed the limit after a handful of failures.
+    const cause = 'x'.repeat(32 * 1024);
+    for (const failing of [false, true]) {
+      const fail = () => {
+        throw Object.assign(new Error(cause), { name: 'States.TaskFailed' });
+      };
+      const { interpreter: run } = interpreter(
+        failing ? { ScanTerraformItem: fail, ScanTerraformBuild: fail } : {},
+      );
+      const { trace } = await execute(definition, start(`night-size-${failing}`), run);
+      const accounts = trace.filter((entry) => entry.state === 'ScanTerraformAccount');
+      expect(
+        accounts.map((entry) => entry.result),
+        `failing: ${failing}`,
+      ).toEqual([[{}, {}], [{}]]);
+    }
+  });
+
   it('a filtered execution (driftwatch invoke --workspace) scans that workspace alone', async () => {
     const { interpreter: run, calls } = interpreter();
     const { trace } = await execute(definition, start('rescan-1', { filter: { workspace: 'w-b1' } }), run);
