@@ -40,7 +40,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
   // Read from the environment at the first request (a malformed one fails each request alike).
   let timeout: number | undefined;
 
-  async function get(path: string): Promise<{ status: number; body: string }> {
+  async function get(path: string): Promise<Answer> {
     return send('GET', path);
   }
 
@@ -49,7 +49,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     method: 'GET' | 'PATCH',
     path: string,
     payload?: { body: string; contentType: string },
-  ): Promise<{ status: number; body: string }> {
+  ): Promise<Answer> {
     if (method === 'PATCH' && new URL(path, 'http://x').searchParams.get('dryRun') !== 'All')
       throw new Error('refusing a PATCH without dryRun=All: driftwatch never writes to a cluster');
     const config = await options.config();
@@ -63,6 +63,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
         cause: error,
       });
     }
+    const credentials = credentialsOf(requestOptions);
     const url = new URL(`${server.replace(/\/+$/, '')}${path}`);
     const transport = url.protocol === 'http:' ? http : https;
     timeout ??= options.timeoutMs ?? clusterTimeoutMs();
@@ -104,7 +105,11 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () =>
             settle(() =>
-              resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+              resolve({
+                status: response.statusCode ?? 0,
+                body: Buffer.concat(chunks).toString('utf8'),
+                credentials,
+              }),
             ),
           );
           const broken = (error?: Error) =>
@@ -135,10 +140,10 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
   }
 
   async function getJson(path: string): Promise<unknown | undefined> {
-    const { status, body } = await get(path);
+    const { status, body, credentials } = await get(path);
     if (status === 404) return undefined;
     if (status < 200 || status > 299) {
-      const message = errorBodyMessage(body, ['message']);
+      const message = errorBodyMessage(body, ['message'], credentials);
       throw new ClusterSourceError(failureOfStatus(status), `GET ${path}: ${status} ${message}`, { status });
     }
     try {
@@ -287,7 +292,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
           reason: `${request.apiVersion} ${request.kind} is not served`,
         };
       const query = new URLSearchParams({ dryRun: 'All', fieldManager, force: 'true' });
-      const { status, body } = await send('PATCH', `${path}?${query}`, {
+      const { status, body, credentials } = await send('PATCH', `${path}?${query}`, {
         body: JSON.stringify(manifest),
         contentType: 'application/apply-patch+yaml',
       });
@@ -304,7 +309,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
           );
         }
       }
-      const message = errorBodyMessage(body, ['message']);
+      const message = errorBodyMessage(body, ['message'], credentials);
       if (REFUSALS.has(status)) return { outcome: 'refused', status, reason: message };
       // The status comes before the path: after `…/secrets/<name>:` a word reads like a secret's value.
       throw new ClusterSourceError(
@@ -350,6 +355,35 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
       return cached;
     },
   };
+}
+
+/** An answer of the API server, with the credentials the request carried (to redact from its text). */
+interface Answer {
+  status: number;
+  body: string;
+  credentials: string[];
+}
+
+/**
+ * The secrets a request sends, as the kubeconfig applied them: the bearer token (a `token`,
+ * `tokenFile`, exec plugin or EKS token) and a basic-auth password. A server or a proxy in front
+ * of it may quote them in an error body (`invalid bearer token …`), and no value rule recognises
+ * every token shape (an EKS `k8s-aws-v1.…` token, a static token), so they are redacted literally.
+ */
+function credentialsOf(requestOptions: https.RequestOptions): string[] {
+  const credentials: string[] = [];
+  const headers = requestOptions.headers as Record<string, unknown> | undefined;
+  const authorization = headers?.Authorization ?? headers?.authorization;
+  if (typeof authorization === 'string') {
+    credentials.push(authorization);
+    const scheme = /^\S+\s+(\S+)$/.exec(authorization);
+    if (scheme?.[1]) credentials.push(scheme[1]);
+  }
+  if (typeof requestOptions.auth === 'string') {
+    const colon = requestOptions.auth.indexOf(':');
+    credentials.push(requestOptions.auth, requestOptions.auth.slice(colon + 1));
+  }
+  return credentials;
 }
 
 /**
