@@ -1,6 +1,7 @@
 import type { AttributeChange, FindingDraft, JsonValue } from '../findings/model.js';
 import {
   containsCredential,
+  isSensitiveName,
   redactText,
   SENSITIVE_MARKER,
   type SensitiveHasher,
@@ -19,6 +20,9 @@ import { isPlainObject } from './kube-object.js';
  *   change is marked sensitive (so "it changed" stays visible); the value of a
  *   `kubectl.kubernetes.io/last-applied-configuration` annotation (a plaintext copy of the whole
  *   object, Secret data included) is hashed wherever it appears.
+ * - A secret given on a command line (a container's `args` or `command`) is hashed too: the
+ *   argument after a flag whose name looks secret (`["--db-password", "x"]`), and a string that
+ *   passes one (`sh -c "app --api-key x"`); `--db-password=x` is a value rule's already.
  * - Every other text (title, detail, evidence, remediation) has its credentials replaced by
  *   `(redacted)`.
  */
@@ -64,11 +68,16 @@ function hashValue(value: JsonValue, hash: SensitiveHasher, count: { hashed: num
 
 function hashCredentials(value: JsonValue, hash: SensitiveHasher, count: { hashed: number }): JsonValue {
   if (typeof value === 'string') {
-    if (SENSITIVE_MARKER.test(value) || !containsCredential(value)) return value;
+    if (SENSITIVE_MARKER.test(value) || !(containsCredential(value) || passesSecretFlag(value))) return value;
     count.hashed++;
     return hash(value);
   }
-  if (Array.isArray(value)) return value.map((element) => hashCredentials(element, hash, count));
+  if (Array.isArray(value))
+    return value.map((element, index) =>
+      index > 0 && isSecretFlag(value[index - 1])
+        ? hashValue(element, hash, count)
+        : hashCredentials(element, hash, count),
+    );
   if (!isPlainObject(value)) return value;
   const result: Record<string, JsonValue> = {};
   for (const [key, child] of Object.entries(value))
@@ -84,4 +93,21 @@ function redactTexts(value: unknown): unknown {
   for (const [key, child] of Object.entries(value))
     result[key] = key === LAST_APPLIED ? '(redacted)' : redactTexts(child);
   return result;
+}
+
+/** A command-line flag alone (`--db-password`, `-token`), whose value is the next argument. */
+const FLAG = /^--?(?<name>[A-Za-z][A-Za-z0-9_.-]*)$/;
+/** A flag followed by a value inside one string (`app --api-key x`), as `sh -c` runs it. */
+const INLINE_FLAG = /(?:^|\s)--?(?<name>[A-Za-z][A-Za-z0-9_.-]*)[ \t]+(?=\S)/g;
+
+/** Flags that name what they hold (`--token-file`, `--secret-name`) are not secret: secret-names.ts decides. */
+function isSecretFlag(value: JsonValue | undefined): boolean {
+  if (typeof value !== 'string') return false;
+  const name = FLAG.exec(value)?.groups?.name;
+  return name !== undefined && isSensitiveName(name);
+}
+
+function passesSecretFlag(text: string): boolean {
+  for (const match of text.matchAll(INLINE_FLAG)) if (isSensitiveName(match.groups?.name ?? '')) return true;
+  return false;
 }

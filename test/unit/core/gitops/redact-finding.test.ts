@@ -87,3 +87,49 @@ describe('redactClusterFinding', () => {
     expect(redactClusterFinding(once, hash)).toEqual(once);
   });
 });
+
+/**
+ * A secret given on a container's command line: the argument after a flag whose name looks secret,
+ * or a flag and its value inside one string (`sh -c`). The `--flag=value` form is a value rule's.
+ */
+describe('redactClusterFinding: secrets passed as command-line arguments', () => {
+  const secret = 'CNRYarg0004';
+  const container = (args: string[]) => ({ name: 'api', image: 'registry.example.com/api:1', args });
+  it.each([
+    ['args, flag then value', 'spec.template.spec.containers[0].args', ['--db-password', secret]],
+    ['command, single dash', 'spec.template.spec.containers[0].command', ['/app', '-token', secret]],
+    ['args, camelCase flag', 'spec.template.spec.containers[0].args', ['--clientSecret', secret, '-v']],
+    ['args, api key', 'spec.jobTemplate.spec.template.spec.containers[0].args', ['--api-key', secret]],
+    [
+      'sh -c string',
+      'spec.template.spec.containers[0].command',
+      ['sh', '-c', `exec /app --password ${secret}`],
+    ],
+    ['a whole added container', 'spec.template.spec.containers[1]', container(['--auth', secret])],
+    [
+      'a whole added containers list',
+      'spec.template.spec.containers',
+      [container(['--db-password', secret])],
+    ],
+  ])('%s: hashed, marked sensitive', (_, path, after) => {
+    const redacted = redactClusterFinding(draft([{ path, before: null, after, sensitive: false }]), hash);
+    const [change] = redacted.drift!.changes;
+    expect(change!.sensitive).toBe(true);
+    expect(JSON.stringify(redacted)).not.toContain(secret);
+    expect(JSON.stringify(change!.after)).toContain('(sensitive:');
+  });
+
+  it.each([
+    ['a flag that names a file', ['--token-file', '/var/run/secrets/token']],
+    ['a flag that is no secret', ['--log-level', 'debug']],
+    ['a secret flag last', ['--verbose', '--insecure-skip-tls-verify']],
+  ])('%s: kept as is', (_, args) => {
+    const change = {
+      path: 'spec.template.spec.containers[0].args',
+      before: null,
+      after: args,
+      sensitive: false,
+    };
+    expect(redactClusterFinding(draft([change]), hash).drift!.changes).toEqual([change]);
+  });
+});
