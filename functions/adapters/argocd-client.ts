@@ -8,6 +8,7 @@ import {
   formatTimeout,
   requestDeadline,
 } from './http-failure.js';
+import { pathSegment } from './url-path.js';
 
 /**
  * A read-only client of Argo CD's REST API (`/api/v1/applications`...). Only GETs: driftwatch
@@ -118,10 +119,14 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
         ['selector', options.source.selector],
         ['appNamespace', options.source.appNamespace],
       ]),
-    getApplication: (name, appNamespace) =>
-      get(`/api/v1/applications/${encodeURIComponent(name)}`, namespaceQuery(appNamespace)),
-    managedResources: (name, appNamespace) =>
-      get(`/api/v1/applications/${encodeURIComponent(name)}/managed-resources`, namespaceQuery(appNamespace)),
+    // async: a name refused by pathSegment is a rejection, like every other failure of a read.
+    getApplication: async (name, appNamespace) =>
+      get(`/api/v1/applications/${pathSegment(name, 'application name')}`, namespaceQuery(appNamespace)),
+    managedResources: async (name, appNamespace) =>
+      get(
+        `/api/v1/applications/${pathSegment(name, 'application name')}/managed-resources`,
+        namespaceQuery(appNamespace),
+      ),
   };
 }
 

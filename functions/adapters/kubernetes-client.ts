@@ -12,6 +12,7 @@ import {
 import { apiVersionsOf, kubeVersionOf } from '../core/gitops/render.js';
 import type { EksAccess } from '../core/registry/model.js';
 import { clusterTimeoutMs, errorBodyMessage, failureOfStatus, formatTimeout } from './http-failure.js';
+import { pathSegment } from './url-path.js';
 
 /**
  * Reads live objects from the Kubernetes API, read-only: GETs, and server-side apply dry-runs
@@ -183,9 +184,9 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     let scope = '';
     if (resource.namespaced) {
       const namespace = request.namespace ?? (await defaultNamespace(options.config));
-      scope = `/namespaces/${encodeURIComponent(namespace)}`;
+      scope = `/namespaces/${pathSegment(namespace, 'namespace')}`;
     }
-    return `${apiRoot(request.apiVersion)}${scope}/${resource.name}/${encodeURIComponent(request.name)}`;
+    return `${apiRoot(request.apiVersion)}${scope}/${resource.name}/${pathSegment(request.name, 'name')}`;
   }
 
   let openApiPaths: Promise<Record<string, string> | undefined> | undefined;
@@ -326,7 +327,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
       if (!resource) return undefined;
       const scope =
         resource.namespaced && target.namespace !== undefined
-          ? `/namespaces/${encodeURIComponent(target.namespace)}`
+          ? `/namespaces/${pathSegment(target.namespace, 'namespace')}`
           : '';
       const query = target.labelSelector
         ? `?${new URLSearchParams({ labelSelector: target.labelSelector })}`
@@ -425,8 +426,16 @@ function servedGroupVersions(body: unknown): string[] {
   });
 }
 
+/** `/api/v1`, `/apis/apps/v1`; an apiVersion that is not `[group/]version` is refused (pathSegment). */
 function apiRoot(apiVersion: string): string {
-  return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const parts = apiVersion.split('/');
+  if (parts.length > 2)
+    throw new ClusterSourceError(
+      'failed',
+      `the apiVersion ${JSON.stringify(apiVersion)} is not <group>/<version> or <version>: correct it in the manifests`,
+    );
+  const path = parts.map((part) => pathSegment(part, 'apiVersion part')).join('/');
+  return parts.length === 2 ? `/apis/${path}` : `/api/${path}`;
 }
 
 async function defaultNamespace(config: () => Promise<KubeConfig>): Promise<string> {
