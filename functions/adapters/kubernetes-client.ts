@@ -60,9 +60,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     try {
       await config.applyToHTTPSOptions(requestOptions);
     } catch (error) {
-      throw new ClusterSourceError('configuration', `kubeconfig: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new ClusterSourceError('configuration', credentialsProblem(config, error), { cause: error });
     }
     const credentials = credentialsOf(requestOptions);
     const url = new URL(`${server.replace(/\/+$/, '')}${path}`);
@@ -443,10 +441,38 @@ async function defaultNamespace(config: () => Promise<KubeConfig>): Promise<stri
   return kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
 }
 
+/**
+ * Why the kubeconfig's user gave no credentials (its exec plugin failed or printed no
+ * ExecCredential, a token file is unreadable). Worded without a `kubeconfig:` prefix: redaction
+ * takes `<secret-looking name>: <word>` for a credential and would eat the reason's first word.
+ */
+function credentialsProblem(config: KubeConfig, error: unknown): string {
+  const user = config.getCurrentUser();
+  const exec = user?.exec as { command?: unknown } | undefined;
+  const plugin = typeof exec?.command === 'string' ? `its exec plugin (${exec.command}) ` : '';
+  const message = (error as Error).message?.trim() || String(error);
+  const reason =
+    error instanceof SyntaxError && plugin
+      ? `${plugin}did not print an ExecCredential (JSON with status.token)`
+      : `${plugin}failed: ${message}`;
+  return `the credentials of kubeconfig user ${user?.name ?? '(none)'} could not be obtained, ${reason}`;
+}
+
 /** A kubeconfig context (KUBECONFIG or ~/.kube/config), as kubectl would use it. */
-export function kubeConfigForContext(context: string): KubeConfig {
+export function kubeConfigForContext(context: string, env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const config = new KubeConfig();
-  config.loadFromDefault();
+  try {
+    config.loadFromDefault();
+  } catch (error) {
+    // A missing or malformed file fails the cluster once, as configuration: not each object.
+    // "KUBECONFIG=<path>" would read as a credential to redaction (see credentialsProblem).
+    const where = env.KUBECONFIG ? `${env.KUBECONFIG} (from KUBECONFIG)` : '~/.kube/config';
+    throw new ClusterSourceError(
+      'configuration',
+      `cannot load the kubeconfig from ${where}: ${(error as Error).message.split('\n')[0]}`,
+      { cause: error },
+    );
+  }
   if (!config.getContextObject(context)) {
     const known = config.getContexts().map((entry) => entry.name);
     throw new ClusterSourceError(

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  createKubernetesReader,
+  kubeConfigForContext,
+} from '../../../functions/adapters/kubernetes-client.js';
+import { scanCluster } from '../../../functions/core/gitops/scan-cluster.js';
+import { createSensitiveHasher } from '../../../functions/core/redaction/secrets.js';
+import type { ClusterConfig } from '../../../functions/core/registry/model.js';
+import { registryOfCluster } from '../../helpers/registry.js';
+
+/**
+ * A kubeconfig that cannot be used fails the cluster once, as `scan.cluster-credentials`, with a
+ * reason that names the file or the exec plugin. A file that was missing or malformed failed every
+ * object on its own (`scan.cluster-object` each, with a bare ENOENT or YAML error), and the
+ * reason's first word was eaten by redaction (`kubeconfig: (redacted) /usr/bin/aws ENOENT`).
+ */
+const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-failures-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/** A kubeconfig whose only user gets its token from an exec plugin (what `aws eks update-kubeconfig` writes). */
+function execKubeconfig(file: string, command: string, args: string[]): string {
+  const path = join(dir, file);
+  const user = { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command, args } };
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'shop',
+      clusters: [{ name: 'shop', cluster: { server: 'https://127.0.0.1:9' } }],
+      users: [{ name: 'shop-user', user }],
+      contexts: [{ name: 'shop', context: { cluster: 'shop', user: 'shop-user' } }],
+    }),
+  );
+  return path;
+}
+
+function writeFile(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const CASES: Array<{ label: string; kubeconfig: () => string; reason: string }> = [
+  {
+    label: 'a KUBECONFIG that does not exist',
+    kubeconfig: () => join(dir, 'absent.yaml'),
+    reason: `cannot load the kubeconfig from ${join(dir, 'absent.yaml')} (from KUBECONFIG): ENOENT`,
+  },
+  {
+    label: 'a kubeconfig that is not YAML',
+    kubeconfig: () => writeFile('broken.yaml', 'clusters: [ {name: shop\n'),
+    reason: `cannot load the kubeconfig from ${join(dir, 'broken.yaml')} (from KUBECONFIG): `,
+  },
+  {
+    label: 'an exec plugin that is not installed',
+    kubeconfig: () => execKubeconfig('no-plugin.json', '/nonexistent/bin/aws', ['eks', 'get-token']),
+    reason:
+      'the credentials of kubeconfig user shop-user could not be obtained, its exec plugin (/nonexistent/bin/aws) failed: spawn /nonexistent/bin/aws ENOENT',
+  },
+  {
+    label: 'an exec plugin that fails',
+    kubeconfig: () =>
+      execKubeconfig('failing-plugin.json', '/bin/sh', [
+        '-c',
+        'echo "An error occurred (ExpiredToken) when calling the AssumeRole operation" >&2; exit 255',
+      ]),
+    reason: 'its exec plugin (/bin/sh) failed: An error occurred (ExpiredToken) when calling the AssumeRole',
+  },
+  {
+    label: 'an exec plugin that prints no ExecCredential',
+    kubeconfig: () => execKubeconfig('raw-plugin.json', '/bin/sh', ['-c', 'echo k8s-aws-v1.CANARYrawtoken']),
+    reason: 'its exec plugin (/bin/sh) did not print an ExecCredential (JSON with status.token)',
+  },
+];
+
+function cluster(): ClusterConfig {
+  return {
+    id: 'shop-prod',
+    owner: 'platform',
+    environment: 'prod',
+    kubernetes: { context: 'shop', manifests: { s3: 's3://r/x.yaml' } },
+    applications: [],
+    workspaces: [],
+    policies: { outOfSyncAfterMs: 3_600_000 },
+  };
+}
+
+const RENDER = ['a', 'b', 'c']
+  .map(
+    (name) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, namespace: shop}\ndata: {k: v}\n`,
+  )
+  .join('---\n');
+
+describe('a kubeconfig that cannot be used fails the cluster once, saying why', () => {
+  it.each(CASES)('$label', async ({ kubeconfig, reason }) => {
+    vi.stubEnv('KUBECONFIG', kubeconfig());
+    // As cluster-ports builds it: the context's kubeconfig is loaded at the first read.
+    const reader = createKubernetesReader({ config: async () => kubeConfigForContext('shop') });
+    const result = await scanCluster(cluster(), {
+      registry: registryOfCluster(cluster()),
+      ports: {
+        argocd: () => {
+          throw new Error('direct mode reads no Argo CD');
+        },
+        kubernetes: () => ({
+          server: 'kubeconfig context shop',
+          desiredManifests: async () => ({ text: RENDER, source: 's3://r/x.yaml' }),
+          ...reader,
+        }),
+        terraformObjects: async () => [],
+      },
+      hashSensitive: createSensitiveHasher('kubeconfig-failures-salt-1'),
+      now: new Date('2026-12-02T03:00:00Z'),
+    });
+    expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-credentials']);
+    const detail = result.findings[0]!.detail;
+    expect(detail).toContain(reason);
+    expect(detail).not.toMatch(/\(redacted\)|CANARY/);
+  });
+});
