@@ -279,6 +279,11 @@ function failureFix(ruleId: string, reason: string, cluster: ClusterConfig): str
       : `the secret ${argocd.token.secretsManager}`
     : undefined;
   const status = /(?:^|\D)(401|403)(?:\D|$)/.exec(reason)?.[1];
+  // Whatever rule a 429 that outlasted the retries fell under, the server is up and said why.
+  if (reason.includes('(rate limited: still refused'))
+    return argocd
+      ? 'Argo CD (or the proxy or ingress in front of it) is rate limiting these requests: run again later, or raise its limit for this client'
+      : "the API server is rate limiting these requests (API Priority and Fairness): run again later, or give the context's user a FlowSchema with more concurrency";
   switch (ruleId) {
     case 'scan.cluster-unreachable':
       if (/\bwithin \d|in time\b/.test(reason))

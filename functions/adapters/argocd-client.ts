@@ -6,7 +6,13 @@ import {
   errorBodyMessage,
   failureOfStatus,
   formatTimeout,
+  isRedirect,
+  MAX_RETRIES,
+  redirectReason,
   requestDeadline,
+  retryDelayMs,
+  sleep,
+  stillRefused,
 } from './http-failure.js';
 import { pathSegment } from './url-path.js';
 
@@ -43,9 +49,53 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
       token = undefined;
       throw error;
     }
-    // One deadline for the whole request, body included (requestDeadline says why not fetch's own).
     timeout ??= options.timeoutMs ?? clusterTimeoutMs();
-    const timeoutMs = timeout;
+    // A request the server asks to repeat later (rate limited) is repeated, as client-go does.
+    let answer = await attempt(url, path, bearer, timeout);
+    for (let retry = 1; retry <= MAX_RETRIES; retry++) {
+      const wait = retryDelayMs(answer.response.status, answer.response.headers.get('retry-after'));
+      if (wait === undefined) break;
+      await sleep(wait);
+      answer = await attempt(url, path, bearer, timeout);
+    }
+    const { response, body } = answer;
+    if (isRedirect(response.status))
+      throw new ClusterSourceError(
+        'invalid-response',
+        `GET ${path}: ${redirectReason(response.status, response.headers.get('location'))}`,
+        { status: response.status },
+      );
+    if (!response.ok) {
+      const failure = failureOfStatus(response.status);
+      // The token is redacted with the rest before the message is cut (a cut token is not found).
+      const message = errorBodyMessage(body, ARGO_MESSAGE_KEYS, [bearer]);
+      throw new ClusterSourceError(
+        failure,
+        `GET ${path}: ${response.status} ${response.statusText || failure}${message ? `: ${message}` : ''}${stillRefused(response.status)}`,
+        { status: response.status },
+      );
+    }
+    try {
+      return JSON.parse(body);
+    } catch (error) {
+      const preview = redactedExcerpt(body.replace(/\s+/g, ' '), 80, [bearer]);
+      throw new ClusterSourceError(
+        'invalid-response',
+        `GET ${path}: the response is not JSON (starts with '${preview}')`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /** One request, its whole body read within one deadline (requestDeadline says why not fetch's own). */
+  async function attempt(
+    url: string,
+    path: string,
+    bearer: string,
+    timeoutMs: number,
+  ): Promise<{ response: Response; body: string }> {
     const deadline = requestDeadline(timeoutMs);
     let response: Response;
     let body: string;
@@ -53,7 +103,8 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
       const answer = doFetch(url, {
         headers: { Authorization: `Bearer ${bearer}`, Accept: 'application/json' },
         signal: deadline.signal,
-        redirect: 'error',
+        // A redirect is reported, never followed: the token would go with it to another address.
+        redirect: 'manual',
       });
       try {
         response = await deadline.within(answer);
@@ -83,28 +134,7 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
     } finally {
       deadline.clear();
     }
-    if (!response.ok) {
-      const failure = failureOfStatus(response.status);
-      // The token is redacted with the rest before the message is cut (a cut token is not found).
-      const message = errorBodyMessage(body, ARGO_MESSAGE_KEYS, [bearer]);
-      throw new ClusterSourceError(
-        failure,
-        `GET ${path}: ${response.status} ${response.statusText || failure}${message ? `: ${message}` : ''}`,
-        { status: response.status },
-      );
-    }
-    try {
-      return JSON.parse(body);
-    } catch (error) {
-      const preview = redactedExcerpt(body.replace(/\s+/g, ' '), 80, [bearer]);
-      throw new ClusterSourceError(
-        'invalid-response',
-        `GET ${path}: the response is not JSON (starts with '${preview}')`,
-        {
-          cause: error,
-        },
-      );
-    }
+    return { response, body };
   }
 
   const namespaceQuery = (appNamespace?: string): Array<[string, string | undefined]> => [

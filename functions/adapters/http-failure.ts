@@ -92,3 +92,58 @@ export function requestDeadline(ms: number): {
     clear: () => clearTimeout(timer),
   };
 }
+
+/** How many times a request the server asked to repeat later is repeated (then it fails). */
+export const MAX_RETRIES = 3;
+/** The longest wait before one repeat, whatever Retry-After says (a scan has many reads to do). */
+const MAX_RETRY_WAIT_MS = 10_000;
+
+/**
+ * How long to wait before repeating a request the server asked to repeat later, as client-go does:
+ * a 429 (the API server's Priority and Fairness under load, a rate-limiting proxy or ingress), or a
+ * 5xx that says when with Retry-After (a restarting server). Retry-After in seconds or as an HTTP
+ * date; a 429 without it waits a second. undefined: the answer stands.
+ */
+export function retryDelayMs(
+  status: number,
+  retryAfter: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  const text = retryAfter?.trim() ?? '';
+  let wait: number | undefined;
+  if (/^\d+$/.test(text)) wait = Number(text) * 1000;
+  else if (text !== '' && !Number.isNaN(Date.parse(text))) wait = Math.max(0, Date.parse(text) - now);
+  if (status === 429) return Math.min(wait ?? 1000, MAX_RETRY_WAIT_MS);
+  if (status >= 500 && status <= 599 && wait !== undefined) return Math.min(wait, MAX_RETRY_WAIT_MS);
+  return undefined;
+}
+
+/** Said after the status of a rate-limited request that failed all the same. */
+export function stillRefused(status: number): string {
+  return status === 429 ? ` (rate limited: still refused after ${MAX_RETRIES} retries)` : '';
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status <= 399;
+}
+
+/**
+ * A redirect is never followed (the token would go with it to another address, e.g. a login
+ * proxy's): the reason names where it pointed, without its query (a login URL carries state).
+ */
+export function redirectReason(status: number, location: string | null | undefined): string {
+  let target = 'no Location';
+  if (location) {
+    try {
+      const url = new URL(location, 'http://relative.invalid');
+      target = url.host === 'relative.invalid' ? url.pathname : `${url.protocol}//${url.host}${url.pathname}`;
+    } catch {
+      target = 'an unreadable Location';
+    }
+  }
+  return `answered ${status}, a redirect to ${target} (not followed: the credentials would go with it)`;
+}

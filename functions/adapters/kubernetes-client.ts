@@ -11,7 +11,18 @@ import {
 } from '../core/gitops/ports.js';
 import { apiVersionsOf, kubeVersionOf } from '../core/gitops/render.js';
 import type { EksAccess } from '../core/registry/model.js';
-import { clusterTimeoutMs, errorBodyMessage, failureOfStatus, formatTimeout } from './http-failure.js';
+import {
+  clusterTimeoutMs,
+  errorBodyMessage,
+  failureOfStatus,
+  formatTimeout,
+  isRedirect,
+  MAX_RETRIES,
+  redirectReason,
+  retryDelayMs,
+  sleep,
+  stillRefused,
+} from './http-failure.js';
 import { pathSegment } from './url-path.js';
 
 /**
@@ -45,8 +56,33 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     return send('GET', path);
   }
 
-  /** Only GET, and PATCH with dryRun=All (checked here, so no caller can send a write by mistake). */
+  /**
+   * Only GET, and PATCH with dryRun=All (checked here, so no caller can send a write by mistake).
+   * A request the server asks to repeat later (429 from Priority and Fairness) is repeated, as
+   * client-go does; a redirect is not followed.
+   */
   async function send(
+    method: 'GET' | 'PATCH',
+    path: string,
+    payload?: { body: string; contentType: string },
+  ): Promise<Answer> {
+    let answer = await sendOnce(method, path, payload);
+    for (let retry = 1; retry <= MAX_RETRIES; retry++) {
+      const wait = retryDelayMs(answer.status, answer.retryAfter);
+      if (wait === undefined) break;
+      await sleep(wait);
+      answer = await sendOnce(method, path, payload);
+    }
+    if (isRedirect(answer.status))
+      throw new ClusterSourceError(
+        'invalid-response',
+        `${method} ${path.split('?')[0]}: ${redirectReason(answer.status, answer.location)}`,
+        { status: answer.status },
+      );
+    return answer;
+  }
+
+  async function sendOnce(
     method: 'GET' | 'PATCH',
     path: string,
     payload?: { body: string; contentType: string },
@@ -108,6 +144,8 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
                 status: response.statusCode ?? 0,
                 body: Buffer.concat(chunks).toString('utf8'),
                 credentials,
+                retryAfter: response.headers['retry-after'],
+                location: response.headers.location,
               }),
             ),
           );
@@ -143,7 +181,11 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     if (status === 404) return undefined;
     if (status < 200 || status > 299) {
       const message = errorBodyMessage(body, ['message'], credentials);
-      throw new ClusterSourceError(failureOfStatus(status), `GET ${path}: ${status} ${message}`, { status });
+      throw new ClusterSourceError(
+        failureOfStatus(status),
+        `GET ${path}: ${status} ${message}${stillRefused(status)}`,
+        { status },
+      );
     }
     try {
       return JSON.parse(body);
@@ -313,7 +355,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
       // The status comes before the path: after `…/secrets/<name>:` a word reads like a secret's value.
       throw new ClusterSourceError(
         failureOfStatus(status),
-        `dry-run apply answered ${status} for ${path}: ${message}`,
+        `dry-run apply answered ${status} for ${path}: ${message}${stillRefused(status)}`,
         {
           status,
         },
@@ -361,6 +403,8 @@ interface Answer {
   status: number;
   body: string;
   credentials: string[];
+  retryAfter?: string;
+  location?: string;
 }
 
 /**

@@ -188,6 +188,33 @@ describe('a failed scan says why on stderr, once, without the token', () => {
     expect(run.stderr).not.toContain('\u001b');
   });
 
+  it('a server that keeps answering 429: rate limited, not "check the address"', async () => {
+    const url = await serve((_, response) => {
+      response.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '0' });
+      response.end('Too Many Requests');
+    });
+    const { line } = await diff(url);
+    expect(line).toContain(
+      '429 Too Many Requests: Too Many Requests (rate limited: still refused after 3 retries)',
+    );
+    expect(line).toMatch(
+      /: Argo CD \(or the proxy or ingress in front of it\) is rate limiting these requests: run again later, or raise its limit for this client$/,
+    );
+  });
+
+  it('an SSO proxy that redirects to its login: where it points, not "cannot reach"', async () => {
+    const url = await serve((_, response) => {
+      response.writeHead(302, { location: `https://sso.example.com/oauth2/start?rd=%2Fapi&state=${token}` });
+      response.end();
+    });
+    const { line, findings } = await diff(url);
+    expect(findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-invalid-response']);
+    expect(line).toContain(
+      'GET /api/v1/applications: answered 302, a redirect to https://sso.example.com/oauth2/start (not followed: the credentials would go with it)',
+    );
+    expect(line).toMatch(/check that the URL is Argo CD's API server itself \(not its login page/);
+  });
+
   it('a body trickled past the deadline (DRIFTWATCH_CLUSTER_TIMEOUT): a scan-failed finding and the setting to raise', async () => {
     const url = await serve((request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
