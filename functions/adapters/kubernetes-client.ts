@@ -52,8 +52,8 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
   // Read from the environment at the first request (a malformed one fails each request alike).
   let timeout: number | undefined;
 
-  async function get(path: string): Promise<Answer> {
-    return send('GET', path);
+  async function get(path: string, accept?: string): Promise<Answer> {
+    return send('GET', path, undefined, accept);
   }
 
   /**
@@ -65,13 +65,14 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     method: 'GET' | 'PATCH',
     path: string,
     payload?: { body: string; contentType: string },
+    accept = 'application/json',
   ): Promise<Answer> {
-    let answer = await sendOnce(method, path, payload);
+    let answer = await sendOnce(method, path, payload, accept);
     for (let retry = 1; retry <= MAX_RETRIES; retry++) {
       const wait = retryDelayMs(answer.status, answer.retryAfter);
       if (wait === undefined) break;
       await sleep(wait);
-      answer = await sendOnce(method, path, payload);
+      answer = await sendOnce(method, path, payload, accept);
     }
     if (isRedirect(answer.status))
       throw new ClusterSourceError(
@@ -85,7 +86,8 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
   async function sendOnce(
     method: 'GET' | 'PATCH',
     path: string,
-    payload?: { body: string; contentType: string },
+    payload: { body: string; contentType: string } | undefined,
+    accept: string,
   ): Promise<Answer> {
     if (method === 'PATCH' && new URL(path, 'http://x').searchParams.get('dryRun') !== 'All')
       throw new Error('refusing a PATCH without dryRun=All: driftwatch never writes to a cluster');
@@ -124,7 +126,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
           method,
           headers: {
             ...requestOptions.headers,
-            Accept: 'application/json',
+            Accept: accept,
             ...(payload
               ? {
                   'Content-Type': payload.contentType,
@@ -176,8 +178,8 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     });
   }
 
-  async function getJson(path: string): Promise<unknown | undefined> {
-    const { status, body, credentials } = await get(path);
+  async function getJson(path: string, accept?: string): Promise<unknown | undefined> {
+    const { status, body, credentials } = await get(path, accept);
     if (status === 404) return undefined;
     if (status < 200 || status > 299) {
       const message = errorBodyMessage(body, ['message'], credentials);
@@ -362,6 +364,14 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
       );
     },
 
+    /**
+     * The objects' metadata only (a PartialObjectMetadataList, as `kubectl get -o name` reads it):
+     * what extraneous detection decides on (names, labels, annotations, ownerReferences). A full
+     * LIST of Secrets brings every value into memory, and a namespace of Helm release Secrets
+     * (`sh.helm.release.v1.*`, up to 1 MiB each) is hundreds of MiB that ran past the request
+     * deadline. Read in pages (`limit`, `continue`) as kubectl does; a server that cannot answer
+     * metadata only (an aggregated API) answers the full list, which is read the same way.
+     */
     async listObjects(target: ListRequest): Promise<KubeObject[] | undefined> {
       const resource = await resourceOf(target.apiVersion, target.kind);
       if (!resource) return undefined;
@@ -369,18 +379,31 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
         resource.namespaced && target.namespace !== undefined
           ? `/namespaces/${pathSegment(target.namespace, 'namespace')}`
           : '';
-      const query = target.labelSelector
-        ? `?${new URLSearchParams({ labelSelector: target.labelSelector })}`
-        : '';
-      const list = await getJson(`${apiRoot(target.apiVersion)}${scope}/${resource.name}${query}`);
-      const items = (list as { items?: unknown } | undefined)?.items;
-      if (!Array.isArray(items)) return [];
-      // A LIST leaves apiVersion and kind out of its items; the request knows them.
-      return items
-        .filter(
-          (item): item is KubeObject => typeof item === 'object' && item !== null && !Array.isArray(item),
-        )
-        .map((item) => ({ ...item, apiVersion: target.apiVersion, kind: target.kind }));
+      const collection = `${apiRoot(target.apiVersion)}${scope}/${resource.name}`;
+      const objects: KubeObject[] = [];
+      let next: string | undefined;
+      for (let page = 1; ; page++) {
+        const query = new URLSearchParams({ limit: String(LIST_PAGE_SIZE) });
+        if (target.labelSelector) query.set('labelSelector', target.labelSelector);
+        if (next !== undefined) query.set('continue', next);
+        const list = (await getJson(`${collection}?${query}`, METADATA_ONLY)) as
+          | { items?: unknown; metadata?: { continue?: unknown } }
+          | undefined;
+        const items = Array.isArray(list?.items) ? list.items : [];
+        // A LIST leaves apiVersion and kind out of its items (metadata-only ones say
+        // PartialObjectMetadata); the request knows them.
+        for (const item of items)
+          if (typeof item === 'object' && item !== null && !Array.isArray(item))
+            objects.push({ ...(item as KubeObject), apiVersion: target.apiVersion, kind: target.kind });
+        const token = list?.metadata?.continue;
+        if (typeof token !== 'string' || token === '') return objects;
+        if (token === next || page >= MAX_LIST_PAGES)
+          throw new ClusterSourceError(
+            'invalid-response',
+            `GET ${collection}: the list did not end after ${page} pages of ${LIST_PAGE_SIZE} (its continue token ${token === next ? 'repeats' : 'goes on'})`,
+          );
+        next = token;
+      }
     },
 
     async openApiDocument(apiVersion: string): Promise<unknown | undefined> {
@@ -397,6 +420,13 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     },
   };
 }
+
+/** Objects per page of a LIST (kubectl's chunk size). */
+const LIST_PAGE_SIZE = 500;
+/** 500 pages of 500: more objects than one kind in one namespace holds; a server that never ends is refused. */
+const MAX_LIST_PAGES = 500;
+/** A LIST's items as metadata only, else (a server that cannot) the full list. */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 /** An answer of the API server, with the credentials the request carried (to redact from its text). */
 interface Answer {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
  * A local stand-in of the Kubernetes API for direct mode, answering from recorded responses:
  * the server's version (`/version`), discovery (`/api`, `/apis`, `/api/v1`,
  * `/apis/<group>/<version>`), GET of single objects, LIST by label
- * (`?labelSelector=a=b,c=d`), `GET /openapi/v3` and its group-version documents, and server-side
+ * (`?labelSelector=a=b,c=d`, in chunks with `limit`/`continue`, metadata only when asked), `GET /openapi/v3` and its group-version documents, and server-side
  * apply dry-runs (`PATCH ...?dryRun=All` with `application/apply-patch+yaml`), with Status bodies
  * as the API server sends them. Any other write is recorded in `writes` and refused: a test
  * asserts that list stays empty (driftwatch never writes to a cluster).
@@ -53,6 +53,7 @@ export interface FakeRequest {
   query: Record<string, string>;
   contentType?: string;
   authorization?: string;
+  accept?: string;
 }
 
 export interface FakeKubernetes {
@@ -103,6 +104,7 @@ export async function startFakeKubernetes(options: {
       query: Object.fromEntries(url.searchParams),
       ...(request.headers['content-type'] ? { contentType: request.headers['content-type'] } : {}),
       authorization: request.headers.authorization,
+      ...(request.headers.accept ? { accept: request.headers.accept } : {}),
     };
     requests.push(recorded);
     const chunks: Buffer[] = [];
@@ -155,12 +157,30 @@ export async function startFakeKubernetes(options: {
           Object.entries(selector).every(([key, value]) => metadata.labels?.[key] === value)
         );
       });
-      return send(response, 200, {
-        kind: `${kind}List`,
-        apiVersion,
-        metadata: { resourceVersion: '99999' },
-        items,
-      });
+      // Chunked as the API server chunks (`limit`, an opaque `continue`), and metadata only
+      // (PartialObjectMetadataList) when the Accept header asks for it.
+      const limit = Number(url.searchParams.get('limit') ?? '0');
+      const start = Number(
+        Buffer.from(url.searchParams.get('continue') ?? '', 'base64url').toString() || '0',
+      );
+      const page = limit > 0 ? items.slice(start, start + limit) : items;
+      const rest = limit > 0 && start + limit < items.length;
+      const metadata = {
+        resourceVersion: '99999',
+        ...(rest ? { continue: Buffer.from(String(start + limit)).toString('base64url') } : {}),
+      };
+      if (request.headers.accept?.split(',')[0]?.includes('as=PartialObjectMetadataList'))
+        return send(response, 200, {
+          kind: 'PartialObjectMetadataList',
+          apiVersion: 'meta.k8s.io/v1',
+          metadata,
+          items: page.map((item) => ({
+            kind: 'PartialObjectMetadata',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: item.metadata,
+          })),
+        });
+      return send(response, 200, { kind: `${kind}List`, apiVersion, metadata, items: page });
     }
     const read = /^\/(?:api\/(v1)|apis\/([^/]+\/[^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)\/([^/]+)$/.exec(
       path,
