@@ -1,3 +1,4 @@
+import { createContext, Script } from 'node:vm';
 import jq from '@michaelhomer/jqjs';
 import type { AttributeChange } from '../findings/model.js';
 import { jqPathExpressionProblem } from '../registry/cluster-formats.js';
@@ -288,14 +289,58 @@ function jqPaths(object: unknown, expression: string): Segment[][] {
     }
     compiledPaths.set(expression, filter);
   }
+  const stopped = stoppedExpressions.get(expression);
+  if (stopped !== undefined) throw new Error(stopped);
   const result: Segment[][] = [];
+  let outcome: 'done' | 'too-many' = 'done';
   try {
-    for (const path of filter(object)) if (Array.isArray(path)) result.push(path as Segment[]);
-  } catch {
+    jqRun.filter = filter;
+    jqRun.input = object;
+    jqRun.max = MAX_JQ_PATHS;
+    JQ_RUN.runInContext(jqRun, { timeout: JQ_TIMEOUT_MS });
+    outcome = jqRun.outcome as 'done' | 'too-many';
+    for (const path of jqRun.paths as unknown[]) if (Array.isArray(path)) result.push(path as Segment[]);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+      const reason = `jqPathExpressions: ${JSON.stringify(expression)} did not finish within ${JQ_TIMEOUT_MS / 1000}s: the object's drift cannot be told without it; simplify the expression`;
+      stoppedExpressions.set(expression, reason);
+      throw new Error(reason);
+    }
     // Argo CD skips an expression that fails on an object (e.g. iterating over a missing field).
+    return [];
+  } finally {
+    jqRun.filter = jqRun.input = jqRun.paths = undefined;
+  }
+  if (outcome === 'too-many') {
+    const reason = `jqPathExpressions: ${JSON.stringify(expression)} names more than ${MAX_JQ_PATHS} paths: the object's drift cannot be told without it; simplify the expression`;
+    stoppedExpressions.set(expression, reason);
+    throw new Error(reason);
   }
   return result;
 }
+
+/**
+ * An expression is configuration someone else writes (an Application's ignoreDifferences), and jq
+ * can spin: `.spec.containers[range(0; 1e9)] | select(false)` ran 86 s of CPU per object side,
+ * synchronously, so no request deadline could fire and the scan stood still. jqjs runs in this
+ * thread, so the evaluation is bounded the one way synchronous code can be: a vm script's timeout
+ * (it stops whatever runs while the script is on the stack, jqjs's generators included), and a
+ * count of paths (memory). An expression stopped once is not tried again in the scan: each object
+ * it covers fails at once, naming it, instead of costing the limit again.
+ */
+const JQ_TIMEOUT_MS = 1000;
+const MAX_JQ_PATHS = 100_000;
+const stoppedExpressions = new Map<string, string>();
+const jqRun = createContext({}) as {
+  filter?: JqFilter;
+  input?: unknown;
+  max?: number;
+  paths?: unknown;
+  outcome?: unknown;
+};
+const JQ_RUN = new Script(
+  "paths = []; outcome = 'done'; for (const path of filter(input)) { if (paths.length >= max) { outcome = 'too-many'; break; } paths.push(path); }",
+);
 
 function comparePaths(a: Segment[], b: Segment[]): number {
   for (let index = 0; index < Math.min(a.length, b.length); index++) {

@@ -117,6 +117,35 @@ describe("Argo CD's ignoreDifferences (jsonPointers, jqPathExpressions through j
     ).toThrow(/jqPathExpressions: cannot read/);
   });
 
+  /**
+   * An Application's expressions are someone else's configuration, and jq can spin without end
+   * (86 s of CPU per object side for the first one, blocking the whole scan). Each is an error that
+   * names the expression, at once for every later object it covers; the next expression still works.
+   */
+  it.each([
+    [
+      'spins without naming a path',
+      '.spec.template.spec.initContainers[range(0; 1000000000000)] | select(false)',
+      'did not finish within 1s',
+    ],
+    [
+      'names paths without end',
+      '.spec.template.spec.initContainers[range(0; 1000000000000)]',
+      'names more than 100000 paths',
+    ],
+  ])('an expression that %s is stopped, names itself, and is not run again', (_, expression, reason) => {
+    const rules = [{ kind: 'Deployment', group: 'apps', jqPathExpressions: [expression] }];
+    const message = `jqPathExpressions: ${JSON.stringify(expression)} ${reason}`;
+    expect(() => withoutIgnoredFields(live, rules)).toThrow(message);
+    // The next object it covers: the same error, without another run (no timeout to wait for).
+    expect(() => withoutIgnoredFields({ ...live, metadata: { name: 'worker' } }, rules)).toThrow(message);
+    const istio = '.spec.template.spec.initContainers[] | select(.name == "istio-init")';
+    expect(
+      withoutIgnoredFields(live, [{ kind: 'Deployment', group: 'apps', jqPathExpressions: [istio] }]).spec
+        .template.spec.initContainers,
+    ).toHaveLength(1);
+  });
+
   it('a rule covers its kind and group (globs, as Argo CD matches them), and its name and namespace when set', () => {
     const rule = { group: 'apps', kind: 'Deployment', namespace: 'shop' };
     expect(ruleCovers(rule, deployment)).toBe(true);
