@@ -202,10 +202,23 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
   function resourcesOf(apiVersion: string): Promise<ApiResource[] | undefined> {
     let cached = discovery.get(apiVersion);
     if (cached === undefined) {
-      cached = getJson(apiRoot(apiVersion)).then((list) => {
-        const resources = (list as { resources?: unknown } | undefined)?.resources;
-        return Array.isArray(resources) ? (resources as ApiResource[]) : undefined;
-      });
+      const path = apiRoot(apiVersion);
+      cached = getJson(path).then((list) => {
+        const resources = (list as { resources?: unknown } | null | undefined)?.resources;
+        if (Array.isArray(resources)) return resources as ApiResource[];
+        // 404: a group version the server does not serve (a CRD not installed). Not so the core
+        // group version: every API server serves `/api/v1`, so a 404 there, or an answer that is
+        // no APIResourceList anywhere, is a server that is not Kubernetes' (a wrong address, a
+        // proxy's default page). Taken for "not served", it made every object `cluster.missing`.
+        if (list === undefined && apiVersion !== CORE_VERSION) return undefined;
+        throw new ClusterSourceError(
+          'invalid-response',
+          list === undefined
+            ? `GET ${path} answered 404, and every Kubernetes API server serves the core API there: the server is not a Kubernetes API server, or not at this address`
+            : `GET ${path}: the answer is not an APIResourceList (no resources): the server is not a Kubernetes API server, or not at this address`,
+          { serverWide: apiVersion === CORE_VERSION },
+        );
+      }, notKubernetesIfCore(apiVersion));
       // A failed discovery is retried by the next read instead of failing every read after it.
       cached.catch(() => discovery.delete(apiVersion));
       discovery.set(apiVersion, cached);
@@ -418,6 +431,26 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
       }
       return cached;
     },
+  };
+}
+
+/** The core group version, which every API server serves at `/api/v1`. */
+const CORE_VERSION = 'v1';
+
+/** A core discovery answer that is not JSON (a login page, a proxy's HTML) fails every read alike. */
+function notKubernetesIfCore(apiVersion: string): (error: unknown) => never {
+  return (error) => {
+    if (
+      apiVersion === CORE_VERSION &&
+      error instanceof ClusterSourceError &&
+      error.failure === 'invalid-response'
+    )
+      throw new ClusterSourceError(error.failure, error.reason, {
+        cause: error,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        serverWide: true,
+      });
+    throw error;
   };
 }
 

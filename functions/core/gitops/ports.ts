@@ -23,11 +23,13 @@ export class ClusterSourceError extends Error {
   /** Redacted: safe to log and store. */
   readonly reason: string;
   readonly status: number | undefined;
+  /** Set by an adapter that knows every other read would fail alike (see isServerWide). */
+  readonly serverWide: boolean;
 
   constructor(
     readonly failure: SourceFailure,
     reason: string,
-    options?: { cause?: unknown; status?: number },
+    options?: { cause?: unknown; status?: number; serverWide?: boolean },
   ) {
     // Redacted here, whoever builds it: a server's error message may quote what it refused.
     const redacted = redactText(reason);
@@ -35,17 +37,22 @@ export class ClusterSourceError extends Error {
     this.reason = redacted;
     this.name = 'ClusterSourceError';
     this.status = options?.status;
+    this.serverWide = options?.serverWide ?? false;
   }
 }
 
 /**
  * A failure that stops the whole scan wherever it happens (the server is unreachable, refuses the
- * credentials, or is not configured): every other read would fail the same way.
+ * credentials, is not configured, or is no Kubernetes API server at all): every other read would
+ * fail the same way.
  */
 export function isServerWide(error: unknown): boolean {
   return (
     error instanceof ClusterSourceError &&
-    (error.failure === 'unreachable' || error.failure === 'unauthorized' || error.failure === 'configuration')
+    (error.serverWide ||
+      error.failure === 'unreachable' ||
+      error.failure === 'unauthorized' ||
+      error.failure === 'configuration')
   );
 }
 

@@ -266,7 +266,14 @@ async function scanDirect(
   // The first read that shows the server is unreachable or refuses us stops the scan: a thousand
   // identical failures would say nothing more than one.
   let fatal: FindingDraft | undefined;
-  const settings = await argoCdSettings(api, cluster);
+  let settings: Awaited<ReturnType<typeof argoCdSettings>>;
+  try {
+    settings = await argoCdSettings(api, cluster);
+  } catch (error) {
+    // Only server-wide failures get here (argoCdSettings): the first read already shows them.
+    const finding = sourceFailure(builder, error, `reading live objects from ${api.server}`);
+    return { findings: [finding], scanned: 0, skipped, renderNotes };
+  }
   const { tracking } = settings;
   // Argo CD's ignoreDifferences for each object (its Application's, argocd-cm's) and the registry's.
   const ignoreRulesUnread = new Set<string>();

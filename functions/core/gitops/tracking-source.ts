@@ -1,7 +1,7 @@
 import { type ClusterConfig, DEFAULT_ARGOCD_NAMESPACE } from '../registry/model.js';
 import { argoCdNamespace, ignoreRulesFromConfigMap, oneLine } from './argocd-ignore-source.js';
 import type { SourcedIgnoreRule } from './ignore-differences.js';
-import { ClusterSourceError, type KubernetesApi } from './ports.js';
+import { ClusterSourceError, isServerWide, type KubernetesApi } from './ports.js';
 import { type ArgoTracking, registryTracking, trackingFromConfigMap } from './tracking.js';
 
 /** Where an Argo CD install keeps argocd-cm (the namespace its manifests install into). */
@@ -26,7 +26,7 @@ export interface ArgoCdSettings {
  * tracking method (else the registry's `trackingMethod`, else Argo CD 3.x's default, annotation)
  * and the system-level ignoreDifferences. No Argo CD in the cluster, or no permission to read the
  * ConfigMap, is not a failure of the scan: the objects are then someone else's, named by their
- * applier, and compared without Argo CD's rules.
+ * applier, and compared without Argo CD's rules. A server-wide failure (isServerWide) rejects: it is.
  */
 export async function argoCdSettings(
   api: Pick<KubernetesApi, 'readLive'>,
@@ -45,6 +45,9 @@ export async function argoCdSettings(
       ...(problems.length > 0 ? { unread: problems.map(oneLine).join('; ') } : {}),
     };
   } catch (error) {
+    // A server that fails every read (unreachable, credentials refused, no Kubernetes API at all)
+    // is the scan's failure, not a missing argocd-cm.
+    if (isServerWide(error)) throw error;
     const reason = error instanceof ClusterSourceError ? error.reason : String(error);
     return { tracking: fallback, ignoreRules: [], unread: `${where} could not be read: ${oneLine(reason)}` };
   }
