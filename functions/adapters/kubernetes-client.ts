@@ -100,6 +100,7 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     } catch (error) {
       throw new ClusterSourceError('configuration', credentialsProblem(config, error), { cause: error });
     }
+    requestOptions.headers = sendableHeaders(requestOptions.headers) as https.RequestOptions['headers'];
     const credentials = credentialsOf(requestOptions);
     const url = new URL(`${server.replace(/\/+$/, '')}${path}`);
     const transport = url.protocol === 'http:' ? http : https;
@@ -468,6 +469,32 @@ interface Answer {
   credentials: string[];
   retryAfter?: string;
   location?: string;
+}
+
+/**
+ * The kubeconfig's headers as HTTP can carry them. A token is trimmed, as client-go trims a token
+ * file (a token pasted with its newline, a `token: |` block, a file ending in a newline); one that
+ * still holds a control character made Node throw "Invalid character in header content" for every
+ * object on its own, without saying where to look: it is one configuration failure now, naming the
+ * header, never its value.
+ */
+function sendableHeaders(headers: https.RequestOptions['headers']): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...(headers as Record<string, unknown> | undefined) };
+  for (const [name, value] of Object.entries(result)) {
+    if (typeof value !== 'string') continue;
+    const sent = name.toLowerCase() === 'authorization' ? value.trim() : value;
+    try {
+      http.validateHeaderValue(name, sent);
+    } catch {
+      const what = name.toLowerCase() === 'authorization' ? "user's token" : `${name} header`;
+      throw new ClusterSourceError(
+        'configuration',
+        `the kubeconfig ${what} holds a line break or another control character, which an HTTP header cannot carry: correct it in the kubeconfig (or the token file or exec plugin that supplies it)`,
+      );
+    }
+    result[name] = sent;
+  }
+  return result;
 }
 
 /**

@@ -47,7 +47,37 @@ function writeFile(name: string, text: string): string {
   return path;
 }
 
+/** A kubeconfig whose only user has a static token. */
+function tokenKubeconfig(file: string, token: string): string {
+  const path = join(dir, file);
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'shop',
+      clusters: [{ name: 'shop', cluster: { server: 'https://127.0.0.1:9' } }],
+      users: [{ name: 'shop-user', user: { token } }],
+      contexts: [{ name: 'shop', context: { cluster: 'shop', user: 'shop-user' } }],
+    }),
+  );
+  return path;
+}
+
+const HEADER_PROBLEM =
+  "the kubeconfig user's token holds a line break or another control character, which an HTTP header cannot carry";
+
 const CASES: Array<{ label: string; kubeconfig: () => string; reason: string }> = [
+  {
+    label: 'a token with a line break inside',
+    kubeconfig: () => tokenKubeconfig('token-newline.json', 'CANARYfirst\nCANARYsecond'),
+    reason: HEADER_PROBLEM,
+  },
+  {
+    label: 'a token with a control character',
+    kubeconfig: () => tokenKubeconfig('token-control.json', 'CANARY\u0001token'),
+    reason: HEADER_PROBLEM,
+  },
   {
     label: 'a KUBECONFIG that does not exist',
     kubeconfig: () => join(dir, 'absent.yaml'),

@@ -32,6 +32,12 @@ const CREDENTIALS: Array<{ name: string; header: string; config: (server: string
     config: (server) => kubeConfigOf(server, { name: 'u', token: STATIC_TOKEN }),
   },
   {
+    // client-go trims a token file; a token pasted with its newline is sent without it too.
+    name: 'kubeconfig token with a trailing newline',
+    header: `Bearer ${STATIC_TOKEN}`,
+    config: (server) => kubeConfigOf(server, { name: 'u', token: `${STATIC_TOKEN}\n` }),
+  },
+  {
     name: 'exec plugin',
     header: `Bearer ${EXEC_TOKEN}`,
     config: (server) =>
