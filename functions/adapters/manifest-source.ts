@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
 import { isMap, parseAllDocuments } from 'yaml';
 import { ClusterSourceError } from '../core/gitops/ports.js';
 import {
@@ -17,7 +17,7 @@ import {
 import { redactText } from '../core/redaction/secrets.js';
 import type { ManifestSource, RenderTools } from '../core/registry/model.js';
 import type { ClusterCapabilities } from './kubernetes-client.js';
-import { parseS3Uri, readS3Text } from './s3-bundle.js';
+import { parseS3Uri } from './s3-bundle.js';
 
 /**
  * The desired manifests of a cluster in direct mode: a kustomize overlay rendered with
@@ -34,7 +34,15 @@ export interface ManifestSourceOptions {
   timeoutMs?: number;
 }
 
+/** The most a render may hold, whatever its source (kustomize's and helm's output are cut there too). */
 const MAX_RENDER_BYTES = 64 * 1024 * 1024;
+
+function renderTooLarge(what: string, bytes: number): ClusterSourceError {
+  return new ClusterSourceError(
+    'failed',
+    `${what} is ${Math.ceil(bytes / 1048576)} MiB, over the ${MAX_RENDER_BYTES / 1048576} MiB limit of a render: is it the right render?`,
+  );
+}
 
 /** A render, and what it could not do as the GitOps tool does (for the scan's log, never a failure). */
 export interface RenderedManifests {
@@ -92,8 +100,22 @@ export function createManifestReader(options: ManifestSourceOptions) {
         source: `directory ${source.directory}`,
       };
     const { bucket, key } = parseS3Uri(source.s3);
+    let response: GetObjectCommandOutput;
     try {
-      return { text: await readS3Text(options.s3(), bucket, key), source: source.s3 };
+      response = await options.s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    } catch (error) {
+      throw new ClusterSourceError('failed', `cannot read ${source.s3}: ${(error as Error).name}`, {
+        cause: error,
+      });
+    }
+    // Refused by its listed size before its body is read: one string of a wrong upload (a log, an
+    // archive) ran out of memory or past V8's longest string.
+    if ((response.ContentLength ?? 0) > MAX_RENDER_BYTES) {
+      (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
+      throw renderTooLarge(source.s3, response.ContentLength ?? 0);
+    }
+    try {
+      return { text: (await response.Body?.transformToString('utf8')) ?? '', source: source.s3 };
     } catch (error) {
       throw new ClusterSourceError('failed', `cannot read ${source.s3}: ${(error as Error).name}`, {
         cause: error,
@@ -129,6 +151,9 @@ export async function readManifestDirectory(dir: string, recurse = false): Promi
       'failed',
       `the manifests directory ${dir} has no .yaml, .yml or .json file${recurse ? '' : ' (subdirectories are read with recurse: true)'}`,
     );
+  const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  if (total > MAX_RENDER_BYTES) throw renderTooLarge(`the manifests directory ${dir}`, total);
   const texts = await Promise.all(files.map((file) => readFile(file, 'utf8')));
   return texts.map((text) => (text.startsWith('---') ? text : `---\n${text}`)).join('\n');
 }
