@@ -80,9 +80,17 @@ export const applicationSchema = z.looseObject({
 export type ArgoApplication = z.infer<typeof applicationSchema>;
 export type ArgoApplicationResource = z.infer<typeof applicationResourceSchema>;
 
-/** `GET /api/v1/applications`: Argo CD sends `"items": null` for an empty list. */
+/**
+ * `GET /api/v1/applications`: Argo CD sends `"items": null` for an empty list. Only each item's
+ * name and namespace are read from it (each application is read again on its own, and validated
+ * then): one application of an odd shape fails itself, not the list of all the others.
+ */
 export const applicationListSchema = z.looseObject({
-  items: z.optional(z.nullable(z.array(applicationSchema))),
+  items: z.optional(
+    z.nullable(
+      z.array(z.looseObject({ metadata: z.looseObject({ name: z.string(), namespace: optionalText }) })),
+    ),
+  ),
 });
 
 /** One item of `GET /api/v1/applications/{name}/managed-resources`; each state is a JSON string. */

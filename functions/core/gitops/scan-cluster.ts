@@ -145,7 +145,7 @@ async function scanArgoCd(
   context: ClusterScanContext,
 ): Promise<GitOpsRead> {
   const api = context.ports.argocd(cluster);
-  let listed: ArgoApplication[];
+  let listed: { metadata: { name: string; namespace?: string | null } }[];
   try {
     listed =
       parseArgoResponse(applicationListSchema, await api.listApplications(), 'application list').items ?? [];
