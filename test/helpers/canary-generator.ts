@@ -35,6 +35,10 @@ export const VALUE_CATEGORIES: Readonly<Record<string, (core: string) => string>
   'slack-webhook': (core) => `https://hooks.slack.com/services/T000/B000/${core}`,
   'stripe-key': (core) => `sk_live_${pad(core, 24)}`,
   jwt: (core) => `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhcHAifQ.${core}`,
+  'eks-token': (core) => `k8s-aws-v1.aHR0cHM6Ly9zdHMuYW1hem9uYXdzLmNvbS8_${pad(core, 40)}`,
+  'terraform-cloud-token': (core) => `${pad(core, 14)}.atlasv1.${pad(core, 67)}`,
+  'vault-token': (core) => `hvs.${pad(core, 90)}`,
+  'openai-key': (core) => `sk-proj-${pad(core, 20)}T3BlbkFJ${pad(core, 20)}`,
 };
 
 /** Names that say "secret" only once separators and case are normalised. */

@@ -126,6 +126,21 @@ export const VALUE_RULES: readonly ValueRule[] = [
   { id: 'google-api-key', hints: ['AIza'], pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
   { id: 'npm-token', hints: ['npm_'], pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
   { id: 'sendgrid-key', hints: ['SG.'], pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+  // An EKS bearer token: `k8s-aws-v1.` and a presigned STS GetCallerIdentity URL in base64url
+  // (aws eks get-token, a kubeconfig's exec plugin): valid for 15 minutes, for the whole cluster.
+  { id: 'eks-token', hints: ['k8s-aws-v1.'], pattern: /\bk8s-aws-v1\.[A-Za-z0-9_-]{20,}/g },
+  {
+    id: 'terraform-cloud-token',
+    hints: ['.atlasv1.'],
+    pattern: /\b[A-Za-z0-9]{14,}\.atlasv1\.[A-Za-z0-9_=-]{30,}/g,
+  },
+  { id: 'vault-token', hints: ['hvs.', 'hvb.', 'hvr.'], pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{24,}/g },
+  // OpenAI keys carry `T3BlbkFJ` (base64 of "OpenAI") in the middle.
+  {
+    id: 'openai-key',
+    hints: ['T3BlbkFJ'],
+    pattern: /\bsk-[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}/g,
+  },
 ];
 
 function mayMatch(rule: ValueRule, text: string): boolean {
