@@ -421,7 +421,13 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
     // The sample scan wrote no history here: nothing to send, and saying so is the result.
     const notify = await runCli(['invoke', 'notify-owners', '--event', 'events/notify-owners.json'], { env });
     expect(notify.code, notify.stderr).toBe(0);
-    expect(JSON.parse(notify.stdout)).toEqual({ sent: [], alreadySent: [], deferred: [], resent: [] });
+    expect(JSON.parse(notify.stdout)).toEqual({
+      sent: [],
+      alreadySent: [],
+      deferred: [],
+      resent: [],
+      counts: { sent: 0, alreadySent: 0, deferred: 0, resent: 0 },
+    });
 
     // A findings bucket where no scan ever completed: the fallback owner (platform) is alerted once.
     await aws.s3.send(
