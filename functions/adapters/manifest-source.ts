@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
 import { isMap, parseAllDocuments } from 'yaml';
 import { ClusterSourceError } from '../core/gitops/ports.js';
@@ -158,7 +158,15 @@ export async function readManifestDirectory(dir: string, recurse = false): Promi
   return texts.map((text) => (text.startsWith('---') ? text : `---\n${text}`)).join('\n');
 }
 
-async function manifestFilesOf(dir: string, recurse: boolean): Promise<string[]> {
+/**
+ * Symbolic links as Argo CD's repo server takes them: a link to a file inside the directory is read
+ * as that file (its walk lists the link, then reads through it), a link to a directory is not
+ * walked into (Go's filepath.Walk does not follow them), and a link that leads outside fails the
+ * render as Argo CD's out-of-bounds check fails the repository. Skipping file links left the objects
+ * they hold uncompared, with nothing saying so.
+ */
+async function manifestFilesOf(dir: string, recurse: boolean, root?: string): Promise<string[]> {
+  const top = root ?? (await realpath(dir));
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
@@ -166,10 +174,28 @@ async function manifestFilesOf(dir: string, recurse: boolean): Promise<string[]>
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (recurse) files.push(...(await manifestFilesOf(path, recurse)));
-    } else if (entry.isFile() && MANIFEST_FILE.test(entry.name)) files.push(path);
+      if (recurse) files.push(...(await manifestFilesOf(path, recurse, top)));
+    } else if (entry.isFile()) {
+      if (MANIFEST_FILE.test(entry.name)) files.push(path);
+    } else if (
+      entry.isSymbolicLink() &&
+      (await linkedFileInside(path, top)) &&
+      MANIFEST_FILE.test(entry.name)
+    )
+      files.push(path);
   }
   return files;
+}
+
+/** Whether a link leads to a file (not a directory) inside `top`; throws for one that leads outside. */
+async function linkedFileInside(link: string, top: string): Promise<boolean> {
+  const target = await realpath(link).catch(() => undefined);
+  if (target === undefined) throw new Error(`the link ${link} leads nowhere (its target is missing)`);
+  if (target !== top && !target.startsWith(`${top}${sep}`))
+    throw new Error(
+      `the link ${link} leads outside the manifests directory (to ${target}); Argo CD refuses such links too: copy the file in instead`,
+    );
+  return (await stat(target)).isFile();
 }
 
 /**

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -162,6 +164,51 @@ describe('plain manifests, as Argo CD reads a directory source', () => {
     await expect(reader({ directory: 'kustomize-helm/charts' })).rejects.toThrow(
       /has no \.yaml, \.yml or \.json file \(subdirectories are read with recurse: true\)/,
     );
+  });
+});
+
+describe('symbolic links in a directory source, as Argo CD takes them', () => {
+  // Built at test time: a link to a file inside is read through, a link to a directory is not
+  // walked into (Go's filepath.Walk), a link out of the directory fails the render (Argo CD's
+  // out-of-bounds check), whatever the link's name.
+  const configMap = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n`;
+  function directory(links: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-manifest-links-'));
+    mkdirSync(join(dir, 'app', 'shared'), { recursive: true });
+    writeFileSync(join(dir, 'app', 'own.yaml'), configMap('own'));
+    writeFileSync(join(dir, 'app', 'shared', 'common.txt'), configMap('common'));
+    writeFileSync(join(dir, 'outside.yaml'), configMap('outside'));
+    for (const [name, target] of Object.entries(links)) symlinkSync(target, join(dir, 'app', name));
+    return dir;
+  }
+  const dirReader = (dir: string) => createManifestReader({ registryDir: dir, s3: () => new S3Client({}) });
+
+  it('reads a link to a file inside as that file; does not walk into a linked directory', async () => {
+    const dir = directory({ 'linked.yaml': 'shared/common.txt', 'shared-again': 'shared' });
+    try {
+      const rendered = await dirReader(dir)({ directory: 'app', recurse: true });
+      expect(names(parseRender(rendered.text).objects)).toEqual(['ConfigMap/common', 'ConfigMap/own']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [
+      'a file outside',
+      { 'escape.yaml': '../outside.yaml' },
+      /the link .*escape\.yaml leads outside the manifests directory/,
+    ],
+    ['a directory outside', { up: '..' }, /the link .*up leads outside the manifests directory/],
+    ['a file of another name outside', { 'notes.txt': '/etc/hostname' }, /leads outside/],
+    ['nothing', { 'gone.yaml': 'missing.yaml' }, /the link .*gone\.yaml leads nowhere/],
+  ])('a link to %s fails the render, naming it', async (_, links, message) => {
+    const dir = directory(links);
+    try {
+      await expect(dirReader(dir)({ directory: 'app' })).rejects.toThrow(message);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
