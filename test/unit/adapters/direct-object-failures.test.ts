@@ -3,15 +3,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
 import type { FindingDraft } from '../../../functions/core/findings/model.js';
-import { scanCluster } from '../../../functions/core/gitops/scan-cluster.js';
-import { createSensitiveHasher } from '../../../functions/core/redaction/secrets.js';
 import type { ClusterComparison, ClusterConfig } from '../../../functions/core/registry/model.js';
+import { scanDirect } from '../../helpers/direct-scan.js';
 import {
   type FakeKubernetes,
   type RecordedResponse,
   startFakeKubernetes,
 } from '../../helpers/fake-kubernetes.js';
-import { registryOfCluster } from '../../helpers/registry.js';
 
 /**
  * Issue 14 §3: one object that cannot be read or dry-run fails that object, not the cluster. The
@@ -59,25 +57,14 @@ async function scan(comparison: ClusterComparison, token = TOKEN) {
     workspaces: [],
     policies: { outOfSyncAfterMs: 3_600_000 },
   };
-  const registry = registryOfCluster(cluster);
   const reader = createKubernetesReader({
     config: async () => kubeConfigForEks({ cluster: 'shop', server: kube.server }, token),
   });
-  return scanCluster(cluster, {
-    registry,
-    ports: {
-      argocd: () => {
-        throw new Error('direct mode reads no Argo CD');
-      },
-      kubernetes: () => ({
-        server: kube.server,
-        desiredManifests: async () => ({ text: rendered, source: 's3://r/x.yaml' }),
-        ...reader,
-      }),
-      terraformObjects: async () => [],
-    },
-    hashSensitive: createSensitiveHasher('object-failures-salt-0001'),
-    now: new Date('2026-12-02T03:00:00Z'),
+  return scanDirect(cluster, {
+    server: kube.server,
+    render: rendered,
+    reader,
+    salt: 'object-failures-salt-0001',
   });
 }
 

@@ -6,10 +6,8 @@ import {
   createKubernetesReader,
   kubeConfigForContext,
 } from '../../../functions/adapters/kubernetes-client.js';
-import { scanCluster } from '../../../functions/core/gitops/scan-cluster.js';
-import { createSensitiveHasher } from '../../../functions/core/redaction/secrets.js';
 import type { ClusterConfig } from '../../../functions/core/registry/model.js';
-import { registryOfCluster } from '../../helpers/registry.js';
+import { scanDirect } from '../../helpers/direct-scan.js';
 
 /**
  * A kubeconfig that cannot be used fails the cluster once, as `scan.cluster-credentials`, with a
@@ -133,21 +131,11 @@ describe('a kubeconfig that cannot be used fails the cluster once, saying why', 
     vi.stubEnv('KUBECONFIG', kubeconfig());
     // As cluster-ports builds it: the context's kubeconfig is loaded at the first read.
     const reader = createKubernetesReader({ config: async () => kubeConfigForContext('shop') });
-    const result = await scanCluster(cluster(), {
-      registry: registryOfCluster(cluster()),
-      ports: {
-        argocd: () => {
-          throw new Error('direct mode reads no Argo CD');
-        },
-        kubernetes: () => ({
-          server: 'kubeconfig context shop',
-          desiredManifests: async () => ({ text: RENDER, source: 's3://r/x.yaml' }),
-          ...reader,
-        }),
-        terraformObjects: async () => [],
-      },
-      hashSensitive: createSensitiveHasher('kubeconfig-failures-salt-1'),
-      now: new Date('2026-12-02T03:00:00Z'),
+    const result = await scanDirect(cluster(), {
+      server: 'kubeconfig context shop',
+      render: RENDER,
+      reader,
+      salt: 'kubeconfig-failures-salt-1',
     });
     expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-credentials']);
     const detail = result.findings[0]!.detail;

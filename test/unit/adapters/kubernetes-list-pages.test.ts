@@ -2,11 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
-import { scanCluster } from '../../../functions/core/gitops/scan-cluster.js';
-import { createSensitiveHasher } from '../../../functions/core/redaction/secrets.js';
 import type { ClusterConfig } from '../../../functions/core/registry/model.js';
+import { scanDirect } from '../../helpers/direct-scan.js';
 import { type FakeKubernetes, startFakeKubernetes } from '../../helpers/fake-kubernetes.js';
-import { registryOfCluster } from '../../helpers/registry.js';
 
 /**
  * Direct mode lists the render's namespaces for objects Git no longer renders, Secrets among them.
@@ -109,21 +107,11 @@ describe('LIST for extraneous objects', () => {
       policies: { outOfSyncAfterMs: 3_600_000 },
     };
     const reader = readerOf(kube.server);
-    const result = await scanCluster(cluster, {
-      registry: registryOfCluster(cluster),
-      ports: {
-        argocd: () => {
-          throw new Error('direct mode reads no Argo CD');
-        },
-        kubernetes: () => ({
-          server: kube.server,
-          desiredManifests: async () => ({ text: JSON.stringify(FLAGS), source: 's3://r/x.yaml' }),
-          ...reader,
-        }),
-        terraformObjects: async () => [],
-      },
-      hashSensitive: createSensitiveHasher('list-pages-salt-000001'),
-      now: new Date('2026-12-02T03:00:00Z'),
+    const result = await scanDirect(cluster, {
+      server: kube.server,
+      render: JSON.stringify(FLAGS),
+      reader,
+      salt: 'list-pages-salt-000001',
     });
     expect(result.findings.map((finding) => `${finding.ruleId} ${finding.title}`)).toEqual([
       'cluster.extraneous Secret shop/old-db of application shop is no longer in git but still in cluster shop-prod',

@@ -2,10 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
-import { scanCluster } from '../../../functions/core/gitops/scan-cluster.js';
-import { createSensitiveHasher } from '../../../functions/core/redaction/secrets.js';
 import type { ClusterConfig } from '../../../functions/core/registry/model.js';
-import { registryOfCluster } from '../../helpers/registry.js';
+import { scanDirect } from '../../helpers/direct-scan.js';
 
 /**
  * A kubeconfig whose server is not a Kubernetes API server (a wrong address, a Rancher URL without
@@ -80,21 +78,11 @@ async function scan(render: string) {
     config: async () => kubeConfigForEks({ cluster: 'shop', server: base }, 'not-kubernetes-token'),
     timeoutMs: 10_000,
   });
-  return scanCluster(cluster, {
-    registry: registryOfCluster(cluster),
-    ports: {
-      argocd: () => {
-        throw new Error('direct mode reads no Argo CD');
-      },
-      kubernetes: () => ({
-        server: base,
-        desiredManifests: async () => ({ text: render, source: 's3://r/x.yaml' }),
-        ...reader,
-      }),
-      terraformObjects: async () => [],
-    },
-    hashSensitive: createSensitiveHasher('not-kubernetes-salt-001'),
-    now: new Date('2026-12-02T03:00:00Z'),
+  return scanDirect(cluster, {
+    server: base,
+    render: render,
+    reader,
+    salt: 'not-kubernetes-salt-001',
   });
 }
 

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArgoCdClient } from '../../../functions/adapters/argocd-client.js';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
-import { scanCluster } from '../../../functions/core/gitops/scan-cluster.js';
-import { createSensitiveHasher } from '../../../functions/core/redaction/secrets.js';
 import type { ClusterConfig } from '../../../functions/core/registry/model.js';
+import { scanDirect } from '../../helpers/direct-scan.js';
 import { type FakeKubernetes, startFakeKubernetes } from '../../helpers/fake-kubernetes.js';
-import { registryOfCluster } from '../../helpers/registry.js';
 
 /**
  * Names become URL path segments. `encodeURIComponent` leaves `.` and `..` alone and the URL parser
@@ -92,21 +90,11 @@ describe('names that are not valid path segments fail their object, and are neve
     const before = kube.requests.length;
     // The valid object is still compared (and in sync): only the bad one fails.
     const render = [manifest, LIVE].map((object) => JSON.stringify(object)).join('\n---\n');
-    const result = await scanCluster(cluster(), {
-      registry: registryOfCluster(cluster()),
-      ports: {
-        argocd: () => {
-          throw new Error('direct mode reads no Argo CD');
-        },
-        kubernetes: () => ({
-          server: kube.server,
-          desiredManifests: async () => ({ text: render, source: 's3://r/x.yaml' }),
-          ...reader,
-        }),
-        terraformObjects: async () => [],
-      },
-      hashSensitive: createSensitiveHasher('path-segment-salt-00001'),
-      now: new Date('2026-12-02T03:00:00Z'),
+    const result = await scanDirect(cluster(), {
+      server: kube.server,
+      render: render,
+      reader,
+      salt: 'path-segment-salt-00001',
     });
     expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-object']);
     expect(result.findings[0]!.detail).toContain(reason);

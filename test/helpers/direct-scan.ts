@@ -1,0 +1,36 @@
+import type { createKubernetesReader } from '../../functions/adapters/kubernetes-client.js';
+import { scanCluster } from '../../functions/core/gitops/scan-cluster.js';
+import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
+import type { ClusterConfig } from '../../functions/core/registry/model.js';
+import { registryOfCluster } from './registry.js';
+
+/**
+ * scanCluster in direct mode, as the deployed stage wires it, with this Kubernetes reader and a
+ * render from S3: no Argo CD, no Terraform objects, the clock at 2026-12-02T03:00Z.
+ */
+export function scanDirect(
+  cluster: ClusterConfig,
+  options: {
+    reader: ReturnType<typeof createKubernetesReader>;
+    server: string;
+    render: string;
+    salt: string;
+  },
+) {
+  return scanCluster(cluster, {
+    registry: registryOfCluster(cluster),
+    ports: {
+      argocd: () => {
+        throw new Error('direct mode reads no Argo CD');
+      },
+      kubernetes: () => ({
+        server: options.server,
+        desiredManifests: async () => ({ text: options.render, source: 's3://r/x.yaml' }),
+        ...options.reader,
+      }),
+      terraformObjects: async () => [],
+    },
+    hashSensitive: createSensitiveHasher(options.salt),
+    now: new Date('2026-12-02T03:00:00Z'),
+  });
+}
