@@ -30,7 +30,12 @@ export function parseStateHeader(body: string): ParsedState {
     return { ok: true, encrypted: true };
   if (state.version !== 4) {
     const version = typeof state.version === 'number' ? String(state.version) : 'missing';
-    return { ok: false, reason: `state format version ${version}, expected 4` };
+    // Formats 1-3 are Terraform's own, from 0.11 and before: not a broken object, an old one.
+    const legacy =
+      state.version === 1 || state.version === 2 || state.version === 3
+        ? ' (written by Terraform 0.11 or older; Terraform 0.12 and later upgrade it at their next apply)'
+        : '';
+    return { ok: false, reason: `state format version ${version}, expected 4${legacy}` };
   }
   // Lineage and version end up in findings: accept only what they look like, never free text.
   if (typeof state.lineage !== 'string' || !LINEAGE.test(state.lineage))

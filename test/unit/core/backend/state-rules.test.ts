@@ -27,7 +27,11 @@ describe('parseStateHeader', () => {
     ['', /empty/],
     [`{"password": "${SECRET}"`, /^the state is not JSON \(\d+ characters\)$/],
     [`["${SECRET}"]`, /not a JSON object/],
-    [stateBody({ version: 3 }), /format version 3, expected 4/],
+    [
+      stateBody({ version: 3 }),
+      /^state format version 3, expected 4 \(written by Terraform 0\.11 or older; /,
+    ],
+    [stateBody({ version: 5 }), /^state format version 5, expected 4$/],
     [stateBody({ lineage: SECRET.repeat(3) }), /lineage/],
     [stateBody({ lineage: `has spaces ${SECRET}` }), /lineage/],
     [stateBody({ serial: -1 }), /serial/],
