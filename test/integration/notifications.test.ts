@@ -9,6 +9,7 @@ import { createS3ObjectStore } from '../../functions/adapters/object-store/s3-ob
 import { createSnsPublisher, deliveredBodies } from '../../functions/adapters/sns-publisher.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../functions/core/findings/model.js';
+import { type ObjectStore, PreconditionFailedError } from '../../functions/core/findings/object-store.js';
 import type { ChatbotNotification } from '../../functions/core/notify/digest.js';
 import type { DigestDocument } from '../../functions/core/notify/digest-document.js';
 import type { DigestEmail } from '../../functions/core/notify/digest-email.js';
@@ -454,21 +455,66 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
   });
 
   it('concurrent writers of one scope lose no update (S3 conditional writes)', async () => {
-    const store = createFindingsStore(objects());
-    const addresses = Array.from({ length: 8 }, (_, index) => `aws_s3_bucket.concurrent_${index}`);
-    await Promise.all(
-      addresses.map((address) =>
-        store.recordWorkspace(
+    // The race is staged, not left to chance: moto checks a write's condition and then writes, in two
+    // steps on its request threads, so truly simultaneous writers can both pass there (S3 cannot let
+    // them) and a free-for-all failed now and then. Writer A reads the scope and is held at its write;
+    // writer B reads, writes; then A writes on what it read. S3's condition, through the real adapter
+    // and moto, must refuse A (If-None-Match on a new scope, If-Match on an existing one) and A must
+    // read again and keep B's finding.
+    const real = objects();
+    const store = createFindingsStore(real);
+    const scope = 'race-scope';
+    // Round 0: the scope is new (If-None-Match: *); round 1: it exists (If-Match: its ETag).
+    for (const round of [0, 1]) {
+      let reached!: () => void;
+      const firstReached = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held = false;
+      let refused = 0;
+      const staged: ObjectStore = {
+        ...real,
+        async put(key, body, options) {
+          if (key === `current/${scope}.json` && !held) {
+            held = true;
+            reached();
+            await released;
+          }
+          try {
+            return await real.put(key, body, options);
+          } catch (error) {
+            if (error instanceof PreconditionFailedError) refused++;
+            throw error;
+          }
+        },
+      };
+      const record = (findings: ReturnType<typeof createFindingsStore>, address: string) =>
+        findings.recordWorkspace(
           { scanId: 'race', startedAt: night(1), now: night(1) },
-          { workspace: 'race-scope', check: 'terraform', outcome: 'failed' },
-          [driftDraft({ workspace: 'race-scope', resource: { address, type: 'aws_s3_bucket' } })],
-        ),
-      ),
-    );
-    const current = await store.readCurrent('race-scope');
+          { workspace: scope, check: 'terraform', outcome: 'failed' },
+          [driftDraft({ workspace: scope, resource: { address, type: 'aws_s3_bucket' } })],
+        );
+      const writerA = record(createFindingsStore(staged), `aws_s3_bucket.a_${round}`);
+      await firstReached;
+      await record(createFindingsStore(staged), `aws_s3_bucket.b_${round}`);
+      release();
+      await writerA;
+      expect(refused, `round ${round}`).toBe(1);
+    }
+    const current = await store.readCurrent(scope);
     const kept = current!.document.findings.map(
       (finding: Finding) => (finding.resource as { address: string }).address,
     );
-    expect(kept.sort()).toEqual(addresses);
+    // A failed run resolves nothing: every writer's finding is still there.
+    expect(kept.sort()).toEqual([
+      'aws_s3_bucket.a_0',
+      'aws_s3_bucket.a_1',
+      'aws_s3_bucket.b_0',
+      'aws_s3_bucket.b_1',
+    ]);
   });
 });
