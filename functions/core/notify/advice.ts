@@ -220,30 +220,28 @@ function lockIdOf(finding: Finding): string | undefined {
 
 /** One shell word as shellWord writes it: bare, in single quotes (`'\\''` for a quote), or `$'…'`. */
 const SHELL_WORD = String.raw`(?:[\w./:=@+-]+|'[^'\n]*'(?:\\''[^'\n]*')*|\$'(?:[^'\\\n]|\\.)*')`;
-const UNLOCK_LINES = new RegExp(
-  String.raw`^(?:terraform workspace select ${SHELL_WORD}\n)?terraform force-unlock ${SHELL_WORD}$`,
-);
-/** The removal a lock whose ID cannot be named gets instead (lock-facts.ts removeCommand). */
-const REMOVE_LINE = new RegExp(
-  `^aws (?:s3api delete-object --bucket ${SHELL_WORD} --key|dynamodb delete-item --table-name ${SHELL_WORD} --key) ${SHELL_WORD}$`,
+/**
+ * The commands of the lock rule's release step (lock-facts.ts forceUnlockSteps): `terraform
+ * force-unlock <ID>`, a `workspace select` first where the state is a CLI workspace's, or the AWS
+ * CLI removal of a lock whose ID is not shown whole.
+ */
+const RELEASE_COMMANDS = new RegExp(
+  `^(?:(?:terraform workspace select ${SHELL_WORD}\n)?terraform force-unlock ${SHELL_WORD}|aws (?:s3api delete-object --bucket ${SHELL_WORD} --key|dynamodb delete-item --table-name ${SHELL_WORD} --key) ${SHELL_WORD})$`,
 );
 
 /**
- * The lock rule's own commands (its remediation step: a sentence, then `terraform force-unlock <ID>`,
- * a `workspace select` first where the state is a CLI workspace's), else the command from the ID.
+ * The lock rule's own commands (its release step: a sentence, then the commands), else the
+ * force-unlock of the ID, unless the ID is shown only in part (capped, redacted: not the lock's).
  * Only whole commands are taken: findings stored by versions that wrote a line break of a state
  * key, workspace or lock ID as it was had the rest of that value on a line of its own, which would
  * be listed as a command to run.
  */
 function forceUnlockCommands(finding: Finding, lockId: string | undefined): string[] {
-  const step = finding.remediation.steps.find((text) => /\nterraform force-unlock /.test(text));
-  const commands = step?.slice(step.indexOf('\n') + 1);
-  if (commands && UNLOCK_LINES.test(commands)) return commands.split('\n');
-  // An ID shown in part (capped, redacted) is not the lock's: only the removal command is offered.
-  if (finding.evidence.lockIdIncomplete === true) {
-    const removal = finding.remediation.steps.find((text) => /\naws (?:s3api|dynamodb) /.test(text));
-    const command = removal?.slice(removal.indexOf('\n') + 1);
-    return command && REMOVE_LINE.test(command) ? [command] : [];
+  for (const step of finding.remediation.steps) {
+    const commands = step.slice(step.indexOf('\n') + 1);
+    if (step.includes('\n') && RELEASE_COMMANDS.test(commands)) return commands.split('\n');
   }
-  return lockId ? [`terraform force-unlock ${shellWord(lockId)}`] : [];
+  return lockId && finding.evidence.lockIdIncomplete !== true
+    ? [`terraform force-unlock ${shellWord(lockId)}`]
+    : [];
 }
