@@ -1,6 +1,6 @@
 import type { FindingsStore, ScanRef } from '../findings/findings-store.js';
 import { lockObservationKey } from '../findings/layout.js';
-import { type ObjectStore, PreconditionFailedError } from '../findings/object-store.js';
+import { type ObjectStore, putIfAbsent } from '../findings/object-store.js';
 import { confirmLocks, type LockConfirmation, observeLocks } from '../locks/check-locks.js';
 import type { LockObservation } from '../locks/observation.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
@@ -56,15 +56,10 @@ export async function observeAndStoreLocks(
 ): Promise<{ key: string; observation: LockObservation }> {
   const observation = await observeLocks(await deps.readerFor(target), target, scan.scanId, deps.now);
   const key = lockObservationKey(scan.scanId, target.bucketPlacement.workspace);
-  try {
-    await deps.objects.put(key, JSON.stringify(observation, null, 2), { ifNoneMatch: '*' });
-  } catch (error) {
-    if (!(error instanceof PreconditionFailedError)) throw error;
-    // A retried ObserveLocks (the first answer was lost) keeps the first look: a new one would move
-    // the confirmation window past the Wait LoadRegistry set, and ConfirmLocks would come too early.
-    return { key, observation: await readLockObservation(deps.objects, scan.scanId, target) };
-  }
-  return { key, observation };
+  if (await putIfAbsent(deps.objects, key, JSON.stringify(observation, null, 2))) return { key, observation };
+  // A retried ObserveLocks (the first answer was lost) keeps the first look: a new one would move
+  // the confirmation window past the Wait LoadRegistry set, and ConfirmLocks would come too early.
+  return { key, observation: await readLockObservation(deps.objects, scan.scanId, target) };
 }
 
 export async function readLockObservation(

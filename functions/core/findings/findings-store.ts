@@ -23,7 +23,7 @@ import {
   supersedingRun,
 } from './lifecycle.js';
 import { CHECKS, type Check, type Finding, type FindingDraft, type Suppression } from './model.js';
-import { type ObjectStore, PreconditionFailedError } from './object-store.js';
+import { type ObjectStore, PreconditionFailedError, putIfAbsent } from './object-store.js';
 import {
   type CorruptObject,
   corruptObjectFinding,
@@ -217,14 +217,6 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
     });
   }
 
-  async function putUnlessPresent(key: string, body: string): Promise<void> {
-    try {
-      await store.put(key, body, { ifNoneMatch: '*' });
-    } catch (error) {
-      if (!(error instanceof PreconditionFailedError)) throw error;
-    }
-  }
-
   /** `scans/dt=<day>/` of the last `days` days, newest first. */
   const recentDays = (now: Date, days: number) =>
     Array.from(
@@ -269,7 +261,7 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
             // changes nothing, and a history this scan already wrote (a retry) is kept as it is.
             const history = supersededHistory(previous, [...drafts, ...corrupt], context, later);
             recorded = { current: previous, history };
-            await putUnlessPresent(historyKey, toJsonLines(history));
+            await putIfAbsent(store, historyKey, toJsonLines(history));
             return undefined;
           }
           recorded = recordWorkspaceScan(previous, [...drafts, ...corrupt], context);

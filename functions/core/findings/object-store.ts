@@ -35,6 +35,25 @@ export interface ObjectStore {
   delete(key: string, options?: { ifMatch?: string }): Promise<void>;
 }
 
+/**
+ * Writes `body` at `key` only if nothing is there (a conditional create: of two writers, one wins);
+ * whether this call wrote it.
+ */
+export async function putIfAbsent(
+  store: ObjectStore,
+  key: string,
+  body: string,
+  options: Omit<PutOptions, 'ifMatch' | 'ifNoneMatch'> = {},
+): Promise<boolean> {
+  try {
+    await store.put(key, body, { ...options, ifNoneMatch: '*' });
+    return true;
+  } catch (error) {
+    if (error instanceof PreconditionFailedError) return false;
+    throw error;
+  }
+}
+
 export class PreconditionFailedError extends Error {
   constructor(key: string) {
     super(`${key} changed since it was read`);

@@ -1,5 +1,5 @@
 import type { FindingDraft } from './model.js';
-import { type ObjectStore, PreconditionFailedError, type StoredObject } from './object-store.js';
+import { type ObjectStore, putIfAbsent, type StoredObject } from './object-store.js';
 
 export const QUARANTINE_PREFIX = 'quarantine/';
 
@@ -48,10 +48,7 @@ export async function quarantineObject(
   const copy = `${QUARANTINE_PREFIX}${key}`;
   let quarantinedAs = copy;
   try {
-    try {
-      await store.put(copy, stored.body, { ifNoneMatch: '*', contentType: 'application/octet-stream' });
-    } catch (error) {
-      if (!(error instanceof PreconditionFailedError)) throw error;
+    if (!(await putIfAbsent(store, copy, stored.body, { contentType: 'application/octet-stream' }))) {
       // The same key was quarantined before: keep that copy too, this one goes next to it.
       quarantinedAs = `${copy}.${stored.etag.replace(/[^0-9A-Za-z]/g, '') || 'copy'}`;
       await store.put(quarantinedAs, stored.body, { contentType: 'application/octet-stream' });
