@@ -20,9 +20,7 @@ export function presentFinding(finding: Finding, now: Date): Finding {
 }
 
 export function presentFindings(findings: readonly Finding[], now: Date): Finding[] {
-  // The same texts come back in finding after finding (times, rule texts, remediation steps).
-  const redact = rememberingRedactor();
-  return findings.map((finding) => redactWith(liftExpiredSuppression(finding, now), redact));
+  return redactFindingsText(findings.map((finding) => liftExpiredSuppression(finding, now)));
 }
 
 /**
@@ -62,6 +60,12 @@ export function expiredSuppressionOf(finding: Finding): Suppression | undefined 
  */
 export function redactFindingText(finding: Finding): Finding {
   return redactWith(finding, redactText);
+}
+
+/** {@link redactFindingText} of many findings, whose texts repeat (rule texts, steps, times): each text is redacted once. */
+export function redactFindingsText(findings: readonly Finding[]): Finding[] {
+  const redact = rememberingRedactor();
+  return findings.map((finding) => redactWith(finding, redact));
 }
 
 function redactWith(finding: Finding, redact: (text: string) => string): Finding {

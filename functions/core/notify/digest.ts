@@ -5,7 +5,7 @@ import { changeSummary, openDays, resourceLabel, shortValue } from '../findings/
 import { shortId, shortIdLength } from '../findings/finding-ids.js';
 import type { Finding, JsonValue, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
-import { redactFindingText } from '../findings/present.js';
+import { redactFindingsText } from '../findings/present.js';
 import type { NotificationSettings, Registry } from '../registry/model.js';
 import { chatCode, chatText, escapeForChat, limitText } from '../text/sanitize.js';
 import { adviceFor } from './advice.js';
@@ -164,7 +164,7 @@ export function buildDigests(input: DigestInput): Digest[] {
   const byOwner = new Map<string, Finding[]>();
   // Shown as every reader of the store shows a finding (redacted once more): a resolved line
   // carries the text its finding was stored with, maybe by a driftwatch from before a rule existed.
-  for (const finding of input.findings.map(redactFindingText)) {
+  for (const finding of redactFindingsText(input.findings)) {
     const owner = finding.owner ?? input.fallbackOwner;
     appendTo(byOwner, owner, finding);
   }
