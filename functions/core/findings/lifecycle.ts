@@ -144,17 +144,7 @@ export function recordWorkspaceScan(
     if (carried) movedAway.add(carried.id);
     const before = open.get(id) ?? carried;
     const resolved = before ? undefined : recentlyResolved.get(id);
-    // Object.assign, not `{ ...draft, id, ... }`: the same properties in the same order, but V8
-    // copies a spread followed by more properties one by one (~10× slower at 50,000 findings).
-    const finding: Finding = Object.assign({}, draft, {
-      id,
-      status: 'new' as const,
-      check: scan.check,
-      valueHash,
-      scanId: scan.scanId,
-      firstSeenAt: before?.firstSeenAt ?? now,
-      lastSeenAt: now,
-    });
+    const finding = seenFinding(draft, id, valueHash, scan, before?.firstSeenAt ?? now, now);
     if (before)
       finding.status = sameValue(before, draft, valueHash, carried !== undefined) ? 'ongoing' : 'changed';
     if (carried) finding.evidence = { ...finding.evidence, carriedOverFrom: carried.id };
@@ -205,6 +195,30 @@ export function recordWorkspaceScan(
 }
 
 /**
+ * A draft as a finding this run saw, status `new` until the caller says otherwise. Object.assign, not
+ * `{ ...draft, id, ... }`: the same properties in the same order, but V8 copies a spread followed by
+ * more properties one by one (~10× slower at 50,000 findings).
+ */
+function seenFinding(
+  draft: FindingDraft,
+  id: string,
+  valueHash: string,
+  scan: ScanContext,
+  firstSeenAt: string,
+  now: string,
+): Finding {
+  return Object.assign({}, draft, {
+    id,
+    status: 'new' as const,
+    check: scan.check,
+    valueHash,
+    scanId: scan.scanId,
+    firstSeenAt,
+    lastSeenAt: now,
+  });
+}
+
+/**
  * The check's last recorded run when it finished after this one and belongs to another scan: a
  * re-scan that overlapped the night and was recorded first. This run's observation is older than
  * what the document holds, so it must not be applied (supersededHistory); undefined otherwise.
@@ -238,18 +252,10 @@ export function supersededHistory(
     const id = findingId(draft);
     if (lines.has(id)) continue;
     const before = open.get(id);
-    const firstSeenAt = before?.firstSeenAt ?? now;
-    const finding: Finding = Object.assign({}, draft, {
-      id,
-      status: before?.status === 'suppressed' ? ('suppressed' as const) : ('ongoing' as const),
-      check: scan.check,
-      valueHash: valueHashOf(draft),
-      scanId: scan.scanId,
-      firstSeenAt,
-      lastSeenAt: now,
-      ageDays: openDays(firstSeenAt, scan.now),
-      evidence: { ...draft.evidence, supersededBy: { scanId: by.scanId, at: by.at } },
-    });
+    const finding = seenFinding(draft, id, valueHashOf(draft), scan, before?.firstSeenAt ?? now, now);
+    finding.status = before?.status === 'suppressed' ? 'suppressed' : 'ongoing';
+    finding.ageDays = openDays(finding.firstSeenAt, scan.now);
+    finding.evidence = { ...draft.evidence, supersededBy: { scanId: by.scanId, at: by.at } };
     if (before?.status === 'suppressed' && before.suppression) finding.suppression = before.suppression;
     lines.set(id, finding);
   }
