@@ -17,7 +17,9 @@ export interface DeletionGuard {
 export function computeDeletionGuard(plan: CompactPlan, policies: Policies): DeletionGuard {
   const deleted = new Set<string>();
   for (const change of plan.drift) {
-    if (change.mode === 'managed' && change.actions.includes('delete')) deleted.add(change.address);
+    // A deposed object's deletion is not the deletion of the resource at its address.
+    if (change.mode === 'managed' && change.deposed === undefined && change.actions.includes('delete'))
+      deleted.add(change.address);
   }
   let managed = plan.managedResources.length;
   if (deleted.size > 0) {

@@ -54,7 +54,11 @@ export function evaluateCompactPlan(plan: CompactPlan, context: EvaluationContex
   const evaluation = new Evaluation(plan, context);
   for (const change of plan.drift) evaluation.drift(change);
   if (plan.changes.length > 0) {
-    const driftByAddress = new Map(plan.drift.map((change) => [change.address, change]));
+    // A deposed object shares its address with the current one: only the current object's drift is
+    // what the current object's pending change may revert.
+    const driftByAddress = new Map(
+      plan.drift.filter((change) => change.deposed === undefined).map((change) => [change.address, change]),
+    );
     for (const change of plan.changes) evaluation.pending(change, driftByAddress.get(change.address));
   }
   for (const output of plan.outputChanges) evaluation.output(output);
@@ -199,12 +203,7 @@ class Evaluation {
       // A deposed object is what a create_before_destroy left behind; the next apply destroys it
       // whatever the refresh found. Its drift (even its deletion) is no decision for anyone, and it
       // must not read as the current object at that address being deleted or changed.
-      this.noiseRemoved.push({
-        rule: 'deposed-object',
-        address,
-        paths: change.changes.length > 0 ? pathsOf(change.changes) : [''],
-        reason: `deposed object ${change.deposed}, destroyed by the next apply`,
-      });
+      this.deposedObject(change);
       return;
     }
     const removedBlock = this.configuration.removedBlockFor(address);
@@ -321,6 +320,12 @@ class Evaluation {
 
   pending(change: CompactChange, drift: CompactChange | undefined): void {
     if (change.mode !== 'managed') return;
+    // Its pending delete finishes a create_before_destroy that was already applied: no decision,
+    // and never "<address> will be destroyed" while the current object at that address stays.
+    if (change.deposed !== undefined) {
+      if (change.actions.length > 0 && !isSingle(change.actions, 'no-op')) this.deposedObject(change);
+      return;
+    }
     if (change.importing && !isReplace(change.actions)) {
       this.pendingImport(change);
       return;
@@ -375,6 +380,16 @@ class Evaluation {
       title: withAttributes(`${address} will be imported by the next apply`, changes),
       detail: `An import block adopts the existing object behind ${address} (${type}) into the state at the next apply; nothing is created or destroyed.${changes.length > 0 ? ' The same apply updates the attributes the configuration declares differently.' : ''}${pathsSentence(changes)}${noiseSentence(countPaths(removed))}`,
       remediation: this.remediations.imported(address, pathsOf(changes)),
+    });
+  }
+
+  /** Accounts for a deposed object's drift or pending change like noise, so the summary still shows it. */
+  private deposedObject(change: CompactChange): void {
+    this.noiseRemoved.push({
+      rule: 'deposed-object',
+      address: change.address,
+      paths: change.changes.length > 0 ? pathsOf(change.changes) : [''],
+      reason: `deposed object ${change.deposed}, ${change.actions.includes('forget') ? 'forgotten' : 'destroyed'} by the next apply`,
     });
   }
 

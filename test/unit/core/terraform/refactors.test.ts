@@ -364,4 +364,77 @@ describe('deposed objects (create_before_destroy leftovers)', () => {
       expect.objectContaining({ address: 'aws_instance.y', paths: ['instance_type'] }),
     ]);
   });
+
+  // A normal plan lists a deposed object twice at the current object's address: its drift, and its
+  // pending `delete` (jsonplan.ResourceChange.Deposed, sorted after the current object). Neither may
+  // stand for the current object.
+  const deposedPlan = () =>
+    plan({
+      drift: [
+        entry('aws_instance.x', {
+          before: { id: 'i-new', instance_type: 't3.micro' },
+          after: { id: 'i-new', instance_type: 't3.large' },
+        }),
+        {
+          ...entry('aws_instance.x', {
+            before: { id: 'i-old', instance_type: 't3.micro' },
+            after: { id: 'i-old', instance_type: 't3.xlarge' },
+          }),
+          deposed: '1a2b3c4d',
+        },
+        {
+          ...entry('aws_instance.y', { actions: ['delete'], before: { id: 'i-old-y' } }),
+          deposed: '5e6f7a8b',
+        },
+      ],
+      changes: [
+        // the current object's update only puts its drift back
+        entry('aws_instance.x', {
+          before: { id: 'i-new', instance_type: 't3.large' },
+          after: { id: 'i-new', instance_type: 't3.micro' },
+        }),
+        {
+          ...entry('aws_instance.x', {
+            actions: ['delete'],
+            before: { id: 'i-old', instance_type: 't3.xlarge' },
+          }),
+          deposed: '1a2b3c4d',
+        },
+      ],
+    });
+
+  it('the pending delete of a deposed object is deposed-object noise, never "<address> will be destroyed"', () => {
+    const result = evaluate(deposedPlan());
+    expect(result.findings.map((finding) => [finding.ruleId, finding.title])).toEqual([
+      ['drift.update', 'aws_instance.x changed outside Terraform: instance_type'],
+    ]);
+    expect(result.noiseRemoved.filter((noise) => noise.rule === 'deposed-object')).toEqual([
+      {
+        rule: 'deposed-object',
+        address: 'aws_instance.x',
+        paths: ['instance_type'],
+        reason: expect.any(String),
+      },
+      {
+        rule: 'deposed-object',
+        address: 'aws_instance.x',
+        paths: [''],
+        reason: 'deposed object 1a2b3c4d, destroyed by the next apply',
+      },
+      { rule: 'deposed-object', address: 'aws_instance.y', paths: [''], reason: expect.any(String) },
+    ]);
+  });
+
+  it("a deposed object's drift is not the drift a current object's pending change reverts", () => {
+    // Without the deposed entry the revert is recognised; with it (listed after the current one),
+    // the current object's revert must still be recognised, not reported as pending.update.
+    const rules = evaluate(deposedPlan()).findings.map((finding) => finding.ruleId);
+    expect(rules).not.toContain('pending.update');
+  });
+
+  it("a deposed object's deletion is not counted by the deletion guard", () => {
+    const result = evaluate(deposedPlan());
+    expect(result.deletionGuard).toMatchObject({ deletions: 0, triggered: false });
+    expect(result.plan.reportedDeletions).toBe(0);
+  });
 });
