@@ -354,7 +354,7 @@ class Evaluation {
       changes: shown,
       noise: removed,
       title: pendingTitle(action, address, shown),
-      detail: `The configuration of ${address} (${type}) differs from what was last applied; a normal plan would ${action} it${reason}.${movedSentence(change)}${pathsSentence(shown)}${noiseSentence(countPaths(removed))}`,
+      detail: `The configuration of ${address} (${type}) differs from what was last applied; a normal plan would ${action} it${reason}.${forgetSentence(change)}${movedSentence(change)}${pathsSentence(shown)}${noiseSentence(countPaths(removed))}`,
       remediation: this.remediations.pending(action, pathsOf(shown)),
     });
   }
@@ -567,6 +567,12 @@ function driftActionOf(change: CompactChange): 'update' | 'delete' | 'replace' |
   return undefined;
 }
 
+function forgetSentence(change: CompactChange): string {
+  return forgetsOldObject(change.actions)
+    ? ' The old object is not destroyed: lifecycle destroy = false makes Terraform forget it, so it stays in the account, no longer managed.'
+    : '';
+}
+
 function movedSentence(change: CompactChange): string {
   return change.previousAddress === undefined
     ? ''
@@ -584,12 +590,26 @@ function pendingActionOf(change: CompactChange): 'create' | 'update' | 'delete' 
   if (isSingle(actions, 'create')) return 'create';
   if (isSingle(actions, 'delete')) return 'delete';
   if (isSingle(actions, 'update')) return 'update';
-  // no-op moves (a refactoring) and `forget` are not configuration changes to review.
+  // no-op moves (a refactoring) and a lone `forget` (the object stays, unmanaged) are not changes to review.
   return undefined;
 }
 
+/**
+ * Terraform's replace actions (plans/action.go IsReplace): `delete, create` and `create, delete`,
+ * and the forms under `lifecycle { destroy = false }` that create the new object and forget the old
+ * one instead of destroying it: `create, forget` (Terraform 1.16) and `forget, create` (OpenTofu 1.12).
+ */
 function isReplace(actions: readonly string[]): boolean {
-  return actions.length === 2 && actions.includes('delete') && actions.includes('create');
+  return (
+    actions.length === 2 &&
+    actions.includes('create') &&
+    (actions.includes('delete') || actions.includes('forget'))
+  );
+}
+
+/** A replace that leaves the old object in place, no longer managed (`lifecycle { destroy = false }`). */
+function forgetsOldObject(actions: readonly string[]): boolean {
+  return actions.includes('forget');
 }
 
 function isSingle(actions: readonly string[], action: string): boolean {
