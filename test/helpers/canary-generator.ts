@@ -236,6 +236,70 @@ export function plantPlan(options: { formatVersion?: string } = {}): PlantedPlan
     }),
   );
 
+  // 5. Values newer engines write beside the changes, which driftwatch never shows: resource identity
+  // (terraform v1.12 jsonplan.Change.BeforeIdentity/AfterIdentity and Importing.Identity, jsonstate
+  // Resource.IdentityValues) and action inputs (terraform v1.14 jsonplan.ActionInvocation.ConfigValues).
+  // Plain values, not credential-shaped: nothing but not reading them keeps them out. Format 1.2 only.
+  const actionInvocations: unknown[] = [];
+  if (masks) {
+    const identity = (place: string) => ({
+      account_id: plant('resource-identity', place),
+      bucket: `identity-${plant('resource-identity', place)}`,
+    });
+    const withIdentity = (made: { change: Record<string, unknown> }, extra: Record<string, unknown>) => ({
+      ...made,
+      change: { ...made.change, ...extra },
+    });
+    drift.push(
+      withIdentity(
+        resource('aws_s3_bucket.identified', {
+          before: { bucket: 'identified', acl: 'private' },
+          after: { bucket: 'identified', acl: 'public-read' },
+        }),
+        {
+          before_identity: identity('drift-before-identity'),
+          after_identity: identity('drift-after-identity'),
+        },
+      ),
+    );
+    changes.push(
+      withIdentity(
+        resource('aws_s3_bucket.imported', {
+          actions: ['no-op'],
+          before: { bucket: 'imported' },
+          after: { bucket: 'imported' },
+        }),
+        {
+          importing: { identity: identity('pending-import-identity') },
+          after_identity: identity('pending-after-identity'),
+        },
+      ),
+    );
+    prior.push({
+      ...stateResource('aws_s3_bucket.identified', { bucket: 'identified', acl: 'public-read' }),
+      identity_schema_version: 0,
+      identity: identity('prior-state-identity'),
+    });
+    actionInvocations.push({
+      address: 'action.aws_lambda_invoke.notify',
+      type: 'aws_lambda_invoke',
+      name: 'notify',
+      config_values: {
+        function_name: 'notify',
+        payload: JSON.stringify({ note: plant('action-input', 'action-config-values') }),
+      },
+      config_sensitive: {},
+      config_unknown: {},
+      provider_name: 'registry.terraform.io/hashicorp/aws',
+      lifecycle_action_trigger: {
+        triggering_resource_address: 'aws_s3_bucket.identified',
+        action_trigger_event: 'after_update',
+        action_trigger_block_index: 0,
+        actions_list_index: 0,
+      },
+    });
+  }
+
   const plan: Record<string, unknown> = {
     format_version: formatVersion,
     terraform_version: masks ? '1.11.4' : '0.13.7',
@@ -247,6 +311,7 @@ export function plantPlan(options: { formatVersion?: string } = {}): PlantedPlan
     resource_drift: drift,
     resource_changes: changes,
     output_changes: outputs,
+    ...(masks ? { action_invocations: actionInvocations } : {}),
     prior_state: {
       format_version: '1.0',
       terraform_version: '1.11.4',

@@ -116,6 +116,8 @@ describe('canary secrets reach no output', () => {
         ...NORMALISED_NAMES.map((name) => `normalised-name:${name}`),
         'sensitive-variable',
         'sensitive-output',
+        'resource-identity',
+        'action-input',
       ]),
     );
     const places = new Set(planted.canaries.map((canary) => canary.place.split(/[-\s]/)[0]));
@@ -129,6 +131,7 @@ describe('canary secrets reach no output', () => {
         'prior',
         'diagnostics',
         'tag',
+        'action',
       ]),
     );
 
