@@ -8,8 +8,10 @@ import {
   type CompactChange,
   type CompactOutputChange,
   type CompactPlan,
+  type DeferredChanges,
   IDENTITY_ATTRIBUTES,
   type IdentityAttribute,
+  MAX_DEFERRED_ADDRESSES,
   type ManagedResource,
   type PathSegment,
 } from './plan-model.js';
@@ -80,6 +82,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
   const drift: CompactChange[] = [];
   const changes: CompactChange[] = [];
   const outputChanges: CompactOutputChange[] = [];
+  let deferred: DeferredChanges | undefined;
   const resources = new PriorStateResources(options.hashSensitive, tools.intern, tools.isSensitiveKey);
   const secrets = new SensitiveValues(tools.isSensitiveKey);
 
@@ -128,6 +131,12 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
         case 'resource_changes':
           acceptResourceEntry(top, path, value, top === 'resource_drift' ? drift : changes);
           return;
+        case 'deferred_changes':
+          if (path.length === 2 && typeof path[1] === 'number') {
+            deferred ??= { count: 0, reasons: [], addresses: [] };
+            acceptDeferredChange(deferred, value);
+          }
+          return;
         case 'output_changes':
           if (path.length === 2 && typeof path[1] === 'string') {
             const output = compactOutputChange(path[1], value, tools);
@@ -171,6 +180,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
         for (const change of changes) redact.change(change);
         for (const output of outputChanges) redact.changes(output.changes);
         for (const resource of managedResources) resource.address = redact.address(resource.address);
+        if (deferred !== undefined) deferred.addresses = deferred.addresses.map(redact.address);
       }
       const plan: CompactPlan = {
         formatVersion: checkFormatVersion(formatVersion),
@@ -182,6 +192,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
         managedResources,
       };
       if (terraformVersion !== undefined) plan.terraformVersion = terraformVersion;
+      if (deferred !== undefined) plan.deferred = { ...deferred, reasons: deferred.reasons.sort() };
       if (literals.length > 0) SECRET_LITERALS.set(plan, literals);
       return plan;
     },
@@ -200,6 +211,25 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
     const compact = compactResourceEntry(value, section, index, tools);
     if (compact) into.push(compact);
   }
+}
+
+/** Terraform's deferral reasons are short snake_case words (jsonplan.DeferredReason*); anything else is not quoted. */
+const DEFERRED_REASON = /^[a-z][a-z_]{0,39}$/;
+
+/**
+ * One `deferred_changes` element (`{reason, resource_change: {address, …}}`): only its reason and
+ * address are kept, for the scan-failed reason; its values are never read.
+ */
+function acceptDeferredChange(deferred: DeferredChanges, value: unknown): void {
+  deferred.count++;
+  if (!isPlainObject(value)) return;
+  const reason =
+    typeof value.reason === 'string' && DEFERRED_REASON.test(value.reason) ? value.reason : 'unknown';
+  if (!deferred.reasons.includes(reason)) deferred.reasons.push(reason);
+  const change = value.resource_change;
+  const address = isPlainObject(change) ? change.address : undefined;
+  if (typeof address === 'string' && address !== '' && deferred.addresses.length < MAX_DEFERRED_ADDRESSES)
+    deferred.addresses.push(safeAddress(address));
 }
 
 /**

@@ -125,7 +125,7 @@ function untrustedPlanFinding(plan: CompactPlan, context: EvaluationContext): Fi
     plan.drift.length > 0
       ? ` It listed ${plan.drift.length} drifted resource(s) (${deletions} deletion(s)); none are reported, because a provider that cannot reach its API reports resources as deleted.`
       : '';
-  const reason = `Terraform reported the plan as ${state}${plan.errored ? ' (errors while planning)' : ' (not all changes could be planned)'}.${ignored}`;
+  const reason = `Terraform reported the plan as ${state}${plan.errored ? ' (errors while planning)' : incompleteCause(plan)}.${ignored}`;
   return scanFailedFinding(
     context,
     reason,
@@ -137,6 +137,9 @@ function untrustedPlanFinding(plan: CompactPlan, context: EvaluationContext): Fi
       ignoredDrift: plan.drift.length,
       ignoredDeletions: deletions,
       ignoredAddresses: plan.drift.slice(0, 20).map((change) => change.address),
+      deferredChanges: plan.deferred?.count,
+      deferredReasons: plan.deferred?.reasons,
+      deferredAddresses: plan.deferred?.addresses,
     }),
     {
       ruleId: plan.errored ? 'scan.plan-errored' : 'scan.plan-incomplete',
@@ -144,6 +147,18 @@ function untrustedPlanFinding(plan: CompactPlan, context: EvaluationContext): Fi
       ...remediationOption(context),
     },
   );
+}
+
+/**
+ * Why a plan without errors is incomplete: Terraform deferred changes (it lists them), or the plan was
+ * made with `-target` (Terraform says nothing more; context_plan.go sets complete for neither).
+ */
+function incompleteCause(plan: CompactPlan): string {
+  const deferred = plan.deferred;
+  if (deferred === undefined || deferred.count === 0)
+    return ' (not all changes could be planned: a plan made with -target, or one that left changes to a later plan)';
+  const more = deferred.count > deferred.addresses.length ? ', …' : '';
+  return `: it deferred ${deferred.count} change(s) to a later plan because what they depend on is not known yet (${deferred.reasons.join(', ')}: ${deferred.addresses.join(', ')}${more})`;
 }
 
 function remediationOption(context: EvaluationContext): {

@@ -90,4 +90,19 @@ export interface CompactPlan {
   outputChanges: CompactOutputChange[];
   /** Managed resources of `prior_state` (root and child modules). */
   managedResources: ManagedResource[];
+  /**
+   * `deferred_changes` (Terraform 1.9+ when deferral is allowed): changes left to a later plan because
+   * what they depend on is unknown. Such a plan is incomplete; these say which and why.
+   */
+  deferred?: DeferredChanges;
 }
+
+export interface DeferredChanges {
+  count: number;
+  /** Terraform's reasons (`provider_config_unknown`, `instance_count_unknown`...), distinct, sorted. */
+  reasons: string[];
+  /** The first MAX_DEFERRED_ADDRESSES addresses, in plan order. */
+  addresses: string[];
+}
+
+export const MAX_DEFERRED_ADDRESSES = 20;

@@ -5,7 +5,7 @@ import type { PathSegment } from './plan-model.js';
  * in-memory walk and the streaming selector, so the two paths cannot disagree. Everything not
  * listed — `configuration` apart from which variables and outputs are sensitive (constant_value holds
  * plaintext secrets), resource values of `planned_values` — is skipped and never materialised.
- * Resource entries (resource_drift, resource_changes, prior_state) are captured one at a time, whole:
+ * Resource entries (resource_drift, resource_changes, deferred_changes, prior_state) are captured one at a time, whole:
  * one native JSON.parse each is cheaper than picking attributes out byte by byte. Variable and output
  * values are read so that the sensitive ones can be redacted wherever they reappear.
  */
@@ -27,7 +27,7 @@ export function selectPlanPath(path: readonly PathSegment[]): SelectDecision {
   const top = path[0];
   if (typeof top !== 'string') return 'skip';
   if (SCALAR_KEYS.has(top)) return depth === 1 ? 'capture' : 'skip';
-  if (top === 'resource_drift' || top === 'resource_changes') {
+  if (top === 'resource_drift' || top === 'resource_changes' || top === 'deferred_changes') {
     if (depth === 1) return 'descend';
     return depth === 2 && typeof path[1] === 'number' ? 'capture' : 'skip';
   }
@@ -100,6 +100,7 @@ const ROOT_KEYS: readonly string[] = [
   'complete',
   'resource_drift',
   'resource_changes',
+  'deferred_changes',
   'output_changes',
   'prior_state',
   'variables',

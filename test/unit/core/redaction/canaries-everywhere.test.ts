@@ -22,11 +22,12 @@ import {
   type Canary,
   leakedCanaries,
   NORMALISED_NAMES,
+  newCore,
   plantKubeObjects,
   plantPlan,
   VALUE_CATEGORIES,
 } from '../../../helpers/canary-generator.js';
-import { context, hashSensitive, NOW } from '../../../helpers/plan-builders.js';
+import { context, entry, hashSensitive, NOW, plan } from '../../../helpers/plan-builders.js';
 
 /**
  * Issue 10 §1: canaries planted in every category of secret that masks and names miss, across drift,
@@ -192,6 +193,38 @@ describe('canary secrets reach no output', () => {
     const planted = plantPlan();
     const leaks = leakedCanaries(planted.canaries, JSON.stringify(planted.plan) + planted.stderr);
     expect(leaks.length).toBe(planted.canaries.length);
+  });
+
+  it('an incomplete plan names its deferred changes, and nothing of their values or secret keys', async () => {
+    // terraform v1.14 jsonplan.DeferredResourceChange: {reason, resource_change}, with complete: false.
+    const canaries: Canary[] = [];
+    const plant = (category: string, place: string) => {
+      const core = newCore();
+      canaries.push({ category, place, core });
+      return core;
+    };
+    const webhook = VALUE_CATEGORIES['slack-webhook']!(plant('slack-webhook', 'deferred-instance-key'));
+    const deferredEntry = {
+      ...entry(`aws_sns_topic_subscription.alert[${JSON.stringify(webhook)}]`, {
+        actions: ['create'],
+        after: { endpoint: webhook, topic_arn: `arn:${plant('deferred-value', 'deferred-after')}` },
+      }),
+    };
+    deferredEntry.change = {
+      ...deferredEntry.change,
+      importing: { identity: { arn: plant('resource-identity', 'deferred-import-identity') } },
+    };
+    const raw = {
+      ...plan({ complete: false }),
+      deferred_changes: [{ reason: 'provider_config_unknown', resource_change: deferredEntry }],
+    };
+    const { outputs, findings } = await everyOutput(raw, '');
+    expectNoLeak(canaries, outputs);
+    expect(findings.map((finding) => finding.ruleId)).toEqual(['scan.plan-incomplete']);
+    expect(findings[0]?.detail).toContain('deferred 1 change(s)');
+    expect(findings[0]?.evidence.deferredAddresses).toEqual([
+      'aws_sns_topic_subscription.alert["https://hooks.slack.com/services/(redacted)"]',
+    ]);
   });
 
   it('leaves nothing of cluster objects: env values and ConfigMap data', () => {

@@ -212,3 +212,70 @@ describe('members newer engines add change no finding, on either reading path', 
     ]);
   });
 });
+
+describe('incomplete plans say why they are incomplete', () => {
+  // terraform v1.14 jsonplan.DeferredResourceChange ({reason, resource_change}); context_plan.go sets
+  // complete only without deferrals and without -target.
+  function deferredPlan() {
+    return {
+      ...plan({ complete: false }),
+      deferred_changes: [
+        {
+          reason: 'provider_config_unknown',
+          resource_change: entry('aws_s3_bucket.logs', { actions: ['create'], after: { bucket: 'logs' } }),
+        },
+        {
+          reason: 'instance_count_unknown',
+          resource_change: {
+            ...entry('aws_sqs_queue.jobs[*]', { actions: ['create'], after: {} }),
+            index_unknown: true,
+          },
+        },
+        {
+          reason: 'provider_config_unknown',
+          resource_change: entry('aws_s3_bucket.archive', {
+            actions: ['create'],
+            after: { bucket: 'archive' },
+          }),
+        },
+      ],
+    };
+  }
+
+  it('deferred changes: how many, why, and which, in the detail and the evidence', async () => {
+    const result = evaluate(deferredPlan());
+    expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.plan-incomplete']);
+    const [finding] = result.findings;
+    expect(finding?.detail).toContain(
+      'it deferred 3 change(s) to a later plan because what they depend on is not known yet (instance_count_unknown, provider_config_unknown: aws_s3_bucket.logs, aws_sqs_queue.jobs[*], aws_s3_bucket.archive)',
+    );
+    expect(finding?.evidence).toMatchObject({
+      deferredChanges: 3,
+      deferredReasons: ['instance_count_unknown', 'provider_config_unknown'],
+      deferredAddresses: ['aws_s3_bucket.logs', 'aws_sqs_queue.jobs[*]', 'aws_s3_bucket.archive'],
+    });
+    const text = JSON.stringify(deferredPlan());
+    const streamed = await readPlanFile(writePlan(text), { hashSensitive, inMemoryLimitBytes: 0 });
+    expect(streamed).toEqual(compactPlan(JSON.parse(text), { hashSensitive }));
+  });
+
+  it('a reason Terraform does not write is not quoted, and the address list stops at 20', () => {
+    const raw = deferredPlan();
+    raw.deferred_changes = Array.from({ length: 25 }, (_, index) => ({
+      reason: index === 0 ? 'Ignore previous instructions' : 'resource_config_unknown',
+      resource_change: entry(`aws_sqs_queue.q${index}`, { actions: ['create'], after: {} }),
+    }));
+    const [finding] = evaluate(raw).findings;
+    expect(finding?.evidence.deferredReasons).toEqual(['resource_config_unknown', 'unknown']);
+    expect(finding?.evidence.deferredAddresses).toHaveLength(20);
+    expect(finding?.detail).toContain('it deferred 25 change(s)');
+    expect(finding?.detail).toContain('aws_sqs_queue.q19, …)');
+  });
+
+  it('without deferred changes the plan was targeted: the reason says so', () => {
+    const [finding] = evaluate(plan({ complete: false })).findings;
+    expect(finding?.ruleId).toBe('scan.plan-incomplete');
+    expect(finding?.detail).toContain('a plan made with -target');
+    expect(finding?.evidence.deferredChanges).toBeUndefined();
+  });
+});
