@@ -133,16 +133,24 @@ interface StateResource {
 }
 
 export class UnreadableStateError extends Error {
-  constructor(reason: string) {
-    super(`not a Terraform state: ${reason}`);
+  constructor(message: string) {
+    super(message);
     this.name = 'UnreadableStateError';
   }
 }
 
 export function kubernetesObjectsInState(state: unknown, workspace: string): TerraformKubernetesObject[] {
-  if (!isPlainObject(state)) throw new UnreadableStateError('expected a JSON object');
+  if (!isPlainObject(state)) throw new UnreadableStateError('not a Terraform state: expected a JSON object');
+  // OpenTofu (1.7+) with an `encryption` block writes `{"meta":…,"encrypted_data":…,"encryption_version":…}`
+  // (as state-document.ts knows): a state, but one only its key can read.
+  if (typeof state.encrypted_data === 'string' && typeof state.encryption_version === 'string')
+    throw new UnreadableStateError(
+      "the state is encrypted (OpenTofu state encryption), so driftwatch cannot read which Kubernetes objects it manages: remove the workspace from the cluster's workspaces, or leave its state unencrypted",
+    );
   if (state.version !== 4)
-    throw new UnreadableStateError(`state format version ${String(state.version)}, expected 4`);
+    throw new UnreadableStateError(
+      `not a Terraform state: state format version ${String(state.version)}, expected 4`,
+    );
   const resources = Array.isArray(state.resources) ? state.resources : [];
   const objects: TerraformKubernetesObject[] = [];
   for (const entry of resources) {

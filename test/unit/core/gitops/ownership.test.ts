@@ -142,6 +142,37 @@ describe('Kubernetes objects in Terraform state', () => {
     expect(() => kubernetesObjectsInState({ version: 3 }, 'infra')).toThrow(UnreadableStateError);
     expect(() => kubernetesObjectsInState('x', 'infra')).toThrow(UnreadableStateError);
   });
+
+  it('says an OpenTofu-encrypted state is encrypted, not "not a Terraform state"', () => {
+    // opentofu v1.7+ internal/encryption: the envelope that replaces the state document.
+    const encrypted = {
+      meta: { 'key_provider.pbkdf2.main': 'e30=' },
+      encrypted_data: 'AAAA',
+      encryption_version: 'v0',
+    };
+    expect(() => kubernetesObjectsInState(encrypted, 'infra')).toThrow(
+      /^the state is encrypted \(OpenTofu state encryption\), so driftwatch cannot read which Kubernetes objects it manages: /,
+    );
+  });
+
+  it('reads states whose instances carry resource identity (Terraform and OpenTofu 1.12+)', () => {
+    // terraform v1.12 statefile version4.go instanceObjectStateV4: identity_schema_version and
+    // identity beside attributes; check_results at the top level.
+    const withIdentity = {
+      ...state,
+      terraform_version: '1.14.9',
+      resources: state.resources.map((resource) => ({
+        ...resource,
+        instances: resource.instances.map((instance) => ({
+          ...instance,
+          identity_schema_version: 0,
+          identity: { name: 'from-identity', namespace: 'elsewhere', api_version: 'v1', kind: 'Secret' },
+        })),
+      })),
+      check_results: null,
+    };
+    expect(kubernetesObjectsInState(withIdentity, 'infra')).toEqual(kubernetesObjectsInState(state, 'infra'));
+  });
 });
 
 describe('ownership conflicts', () => {
