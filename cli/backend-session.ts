@@ -9,9 +9,10 @@ import { BUCKET_SHAPE } from '../functions/core/registry/formats.js';
 import type { Registry } from '../functions/core/registry/model.js';
 import type { ScopeCheckOutcome } from '../functions/core/scan/summary.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
-import { loadRegistryFile, openObjectStore, storedAt, UsageError } from './context.js';
+import { openObjectStore, storedAt, UsageError } from './context.js';
 import type { BucketCommandOptions } from './options.js';
 import { exitCodeFor, type ListingOptions, renderFindings, shownFindings } from './output.js';
+import { loadRegistryFile } from './registry-file.js';
 
 // The option parsers moved to options.ts (light enough for the registrations); kept importable here.
 export { type BucketCommandOptions, collect, durationOption, withBucketOptions } from './options.js';

@@ -1,12 +1,14 @@
 import { statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
+import { resolve } from 'node:path';
 import { withHttpTimeouts } from '../functions/adapters/aws-http-timeouts.js';
-import { openStoreAt, parseStoreLocation } from '../functions/adapters/object-store/location.js';
-import { RegistryTextError, readRegistryBytes, registryText } from '../functions/adapters/registry-source.js';
+import {
+  bucketLocation,
+  lazyObjectStore,
+  openStoreAt,
+  parseStoreLocation,
+} from '../functions/adapters/object-store/location.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
-import type { Registry } from '../functions/core/registry/model.js';
-import { parseRegistry } from '../functions/core/registry/parse.js';
+import type { LoadedRegistry } from './registry-file.js';
 import { CliError, DEFAULT_STORE, UsageError } from './usage.js';
 
 // The light definitions (errors, exit codes, help text) live in usage.ts so that `driftwatch --help`
@@ -55,10 +57,18 @@ export function openObjectStore(
     );
   if ('dir' in parsed && (options.mustExist || options.writable))
     assertStoreDirectory(parsed.dir, chosenBy, options.mustExist === true);
-  return openStoreAt(
-    'dir' in parsed ? { dir: resolve(parsed.dir) } : parsed,
-    () => new S3Client(withHttpTimeouts()),
-  );
+  return openStoreAt('dir' in parsed ? { dir: resolve(parsed.dir) } : parsed, openBucketStore);
+}
+
+/** A bucket's store, whose AWS SDK client loads at the first request: local stores never load it. */
+function openBucketStore(bucket: string): ObjectStore {
+  return lazyObjectStore(bucketLocation(bucket), async () => {
+    const [{ S3Client }, { createS3ObjectStore }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('../functions/adapters/object-store/s3-object-store.js'),
+    ]);
+    return createS3ObjectStore(new S3Client(withHttpTimeouts()), bucket);
+  });
 }
 
 /**
@@ -89,31 +99,12 @@ function assertStoreDirectory(dir: string, chosenBy: string, mustExist: boolean)
 // Salt and hasher live in hasher.ts (evaluate-plan loads them without the SDK and registry parser).
 export { resolveHasher, resolveSalt } from './hasher.js';
 
-export interface LoadedRegistry {
-  registry: Registry;
-  /** Relative source directories are resolved against this. */
-  dir: string;
-  path: string;
-}
-
-/** Reads and validates a registry file; RegistryError (with paths and lines) passes through. */
-export function loadRegistryFile(path: string): LoadedRegistry {
-  const absolute = resolve(path);
-  let text: string;
-  try {
-    text = registryText(readRegistryBytes(absolute, path), path);
-  } catch (error) {
-    if (error instanceof RegistryTextError) throw new CliError(error.message);
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : (code ?? (error as Error).message);
-    throw new CliError(
-      `cannot read registry ${path}: ${why} (pass --registry with the path of driftwatch.yaml)`,
-    );
-  }
-  return { registry: parseRegistry(text, { fileName: path }), dir: dirname(absolute), path: absolute };
+/**
+ * For commands whose registry is optional: the registry file at `path`, its YAML parser and schemas
+ * loaded only when there is one (reading a store alone never loads them).
+ */
+export async function loadOptionalRegistry(path: string | undefined): Promise<LoadedRegistry | undefined> {
+  if (path === undefined) return undefined;
+  const { loadRegistryFile } = await import('./registry-file.js');
+  return loadRegistryFile(path);
 }

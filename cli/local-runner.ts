@@ -42,9 +42,9 @@ import {
   type LockWindow,
   observeLocksStage,
 } from './backend-stages.js';
-import type { LoadedRegistry } from './context.js';
 import { CliError } from './context.js';
 import type { ProgressListener } from './progress.js';
+import type { LoadedRegistry } from './registry-file.js';
 
 export interface LocalScanOptions {
   loaded: LoadedRegistry;

@@ -24,7 +24,8 @@ import {
   mergeMirrorIndex,
   mergeMirrorVersion,
 } from '../functions/core/terraform/provider-mirror-index.js';
-import { CliError, type LoadedRegistry } from './context.js';
+import { CliError } from './context.js';
+import type { LoadedRegistry } from './registry-file.js';
 
 /**
  * `driftwatch providers mirror`: fills a provider network mirror from the lock files of the registered

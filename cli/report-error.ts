@@ -6,7 +6,7 @@ import { LockObservationMissingError } from '../functions/core/backend/stages.js
 import { UnknownStateBucketError } from '../functions/core/backend/target.js';
 import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
 import { redactText } from '../functions/core/redaction/secrets.js';
-import { RegistryError } from '../functions/core/registry/parse.js';
+import { RegistryError } from '../functions/core/registry/problems.js';
 import { PlanFormatError } from '../functions/core/terraform/plan-error.js';
 import { stripForTerminal } from '../functions/core/text/sanitize.js';
 import { ConfigurationError } from '../functions/handlers/env.js';

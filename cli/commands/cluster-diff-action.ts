@@ -30,15 +30,9 @@ import {
   type WorkspaceConfig,
 } from '../../functions/core/registry/model.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import {
-  CliError,
-  loadRegistryFile,
-  openObjectStore,
-  resolveHasher,
-  storedAt,
-  UsageError,
-} from '../context.js';
+import { CliError, openObjectStore, resolveHasher, storedAt, UsageError } from '../context.js';
 import { exitCodeFor, renderFindings } from '../output.js';
+import { loadRegistryFile } from '../registry-file.js';
 import type { ClusterDiffOptions } from './cluster-diff.js';
 
 /** The action of `cli/commands/cluster-diff.ts` (loaded on use: main.ts registers commands without their implementations). */

@@ -27,7 +27,7 @@ export async function evaluatePlanAction(
   let { environment, owner } = options;
   if (options.registry) {
     // Loaded only with --registry: the registry parser (YAML, schemas) and the store's SDK client.
-    const { loadRegistryFile } = await import('../context.js');
+    const { loadRegistryFile } = await import('../registry-file.js');
     const { registry } = loadRegistryFile(options.registry);
     policies = registry.policies;
     const entry = registry.workspaces.find((workspace) => workspace.id === options.workspace);

@@ -9,7 +9,13 @@ import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { closestMatch } from '../../functions/core/registry/suggest.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, EXIT_RUNTIME_ERROR, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
+import {
+  CliError,
+  EXIT_RUNTIME_ERROR,
+  loadOptionalRegistry,
+  openObjectStore,
+  UsageError,
+} from '../context.js';
 import { shortIdLength } from '../finding-ids.js';
 import { dayOf, expiredSuppressionOf, liftExpiredSuppression } from '../finding-view.js';
 import {
@@ -32,9 +38,7 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   if (options.health) {
     if (options.format === 'markdown' || options.format === 'sarif')
       throw new UsageError('--health prints a table or json, not markdown or sarif');
-    const alertAfterMs = scanAlertAfterMs(
-      options.registry ? loadRegistryFile(options.registry).registry : undefined,
-    );
+    const alertAfterMs = scanAlertAfterMs((await loadOptionalRegistry(options.registry))?.registry);
     // A failure's reason is text from the store, redacted once more as a finding's texts are.
     const summaries = (await store.recentSummaries(now)).map((summary) => ({
       ...summary,
@@ -91,11 +95,12 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   const forPeople = options.format === 'table' || options.format === 'markdown';
   // "No findings." would be wrong when some could not be read: the stderr lines say why.
   if (!(corrupt && shownFindings(selected, options.severity).length === 0 && forPeople)) {
+    const loaded = await loadOptionalRegistry(options.registry);
     process.stdout.write(
       renderFindings(selected, options.format, now, undefined, {
         severity: options.severity,
         // SARIF locates results in the workspaces' source directories when the registry is given.
-        sourceRootOf: options.registry ? registrySourceRoots(loadRegistryFile(options.registry)) : undefined,
+        sourceRootOf: loaded ? registrySourceRoots(loaded) : undefined,
       }),
     );
     if (options.format === 'table')

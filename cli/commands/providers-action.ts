@@ -1,7 +1,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
-import { CliError, loadRegistryFile } from '../context.js';
+import { CliError } from '../context.js';
 import { describeTarget, mirrorProviders } from '../providers-mirror.js';
+import { loadRegistryFile } from '../registry-file.js';
 import { DEFAULT_MIRROR_PLATFORMS, type MirrorCommandOptions } from './providers.js';
 
 /** The action of `cli/commands/providers.ts` (loaded on use: main.ts registers commands without their implementations). */

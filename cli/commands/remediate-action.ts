@@ -19,10 +19,11 @@ import type {
 } from '../../functions/core/remediation/model.js';
 import { prepareRemediation } from '../../functions/core/remediation/prepare.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, type LoadedRegistry, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
+import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../context.js';
 import { matchFindingId } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
 import { presentFinding } from '../finding-view.js';
+import type { LoadedRegistry } from '../registry-file.js';
 import { EXIT_USAGE } from '../usage.js';
 import { SHOW_HISTORY_DAYS } from './findings-show-action.js';
 import type { RemediateOptions } from './remediate.js';
@@ -42,7 +43,7 @@ export async function remediateAction(
   const finding = await findFinding(typed, options.store);
   const context =
     finding.kind === 'terraform-drift' || finding.kind === 'pending-change'
-      ? terraformContext(finding, options, mode)
+      ? await terraformContext(finding, options, mode)
       : {};
   const result = prepareRemediation(finding, mode, context);
   if ('notApplicable' in result) {
@@ -122,12 +123,12 @@ async function findFinding(typed: string, location: string | undefined): Promise
 // ---------------------------------------------------------------------------------------------------
 // The workspace's configuration: where to run the plan, its variables, and the resource's block.
 
-function terraformContext(
+async function terraformContext(
   finding: Finding,
   options: RemediateOptions,
   mode: RemediationMode,
-): TerraformContext {
-  const loaded = registryFor(options.registry);
+): Promise<TerraformContext> {
+  const loaded = await registryFor(options.registry);
   const entry = loaded?.registry.workspaces.find((workspace) => workspace.id === finding.workspace);
   if (options.registry !== undefined && loaded && !entry)
     process.stderr.write(
@@ -180,12 +181,12 @@ function workspaceContext(entry: WorkspaceConfig): TerraformContext {
   return context;
 }
 
-function registryFor(path: string | undefined): LoadedRegistry | undefined {
-  if (path !== undefined) return loadRegistryFile(path);
+async function registryFor(path: string | undefined): Promise<LoadedRegistry | undefined> {
+  if (path !== undefined) return loadOptionalRegistry(path);
   if (!existsSync(DEFAULT_REGISTRY)) return undefined;
   // Only looked at because it is here: a registry that does not load is a warning, not the end.
   try {
-    return loadRegistryFile(DEFAULT_REGISTRY);
+    return await loadOptionalRegistry(DEFAULT_REGISTRY);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     process.stderr.write(

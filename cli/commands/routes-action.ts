@@ -2,8 +2,8 @@ import type { Destination } from '../../functions/core/registry/model.js';
 import { checkRoutes, destinationsFor } from '../../functions/core/routing/routes.js';
 import { bucketOwnership } from '../../functions/core/routing/scopes.js';
 import { jsonForTerminal } from '../../functions/core/text/sanitize.js';
-import { loadRegistryFile } from '../context.js';
 import { type OutputFormat, renderTable } from '../output.js';
+import { loadRegistryFile } from '../registry-file.js';
 
 /** The action of `cli/commands/routes.ts` (loaded on use: main.ts registers commands without their implementations). */
 export async function routesAction(

@@ -4,11 +4,12 @@ import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { DigestsNotSentError } from '../../functions/core/notify/notify-owners.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { loadRegistryFile, openObjectStore, resolveHasher, storedAt } from '../context.js';
+import { openObjectStore, resolveHasher, storedAt } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { exitCodeFor, registrySourceRoots, renderFindings } from '../output.js';
 import { progressMode } from '../progress.js';
 import { createProgressDisplay, type ProgressDisplay } from '../progress-display.js';
+import { loadRegistryFile } from '../registry-file.js';
 import { tableWidth } from '../terminal.js';
 import type { ScanOptions } from './scan.js';
 

@@ -1,7 +1,7 @@
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, loadRegistryFile, openObjectStore, UsageError } from '../context.js';
+import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../context.js';
 import { SHORT_ID_LENGTH } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
 import { presentFinding, redactSuppression } from '../finding-view.js';
@@ -15,9 +15,9 @@ export async function suppressAction(
   options: SuppressOptions,
 ): Promise<void> {
   const now = new Date();
-  const maxDurationMs = options.registry
-    ? loadRegistryFile(options.registry).registry.suppressions.maxDurationMs
-    : DEFAULT_SUPPRESSION_SETTINGS.maxDurationMs;
+  const maxDurationMs =
+    (await loadOptionalRegistry(options.registry))?.registry.suppressions.maxDurationMs ??
+    DEFAULT_SUPPRESSION_SETTINGS.maxDurationMs;
   // A malformed id is a usage error before anything else is read.
   assertFindingIdShape(findingId);
   if (!options.reason.trim()) throw new UsageError('--reason must say why');

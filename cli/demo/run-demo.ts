@@ -17,10 +17,11 @@ import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { resourceLabel } from '../../functions/core/findings/describe.js';
 import type { Finding } from '../../functions/core/findings/model.js';
 import type { Team } from '../../functions/core/registry/model.js';
-import { CliError, loadRegistryFile, resolveHasher } from '../context.js';
+import { CliError, resolveHasher } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { renderFindings } from '../output.js';
 import { PACKAGE_ROOT } from '../package-root.js';
+import { loadRegistryFile } from '../registry-file.js';
 import { createOwnerInboxes, renderDigest, renderDocument, renderEmail } from './chat-inbox.js';
 import { motoEnvironment, startMoto } from './moto.js';
 import {

@@ -1,6 +1,6 @@
 import { classifyReadFailure } from '../core/backend/failure-cause.js';
 import { configuredEndpoint } from './aws-endpoint.js';
-import { readFailure } from './backend/aws-backend-reader.js';
+import { readFailure } from './aws-read-failure.js';
 
 /**
  * One line for a person out of an AWS SDK (or network) error that reached the CLI: the cause with

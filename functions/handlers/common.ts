@@ -3,6 +3,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { createLogger, type Logger, logLevelFrom } from '../adapters/logger.js';
 import { openStoreAt } from '../adapters/object-store/location.js';
+import { createS3ObjectStore } from '../adapters/object-store/s3-object-store.js';
 import { createFindingsStore, type FindingsStore } from '../core/findings/findings-store.js';
 import type { ObjectStore } from '../core/findings/object-store.js';
 import { createDeferredFindingsStore } from '../core/findings/pending-records.js';
@@ -10,7 +11,7 @@ import { ConfigurationError, findingsStoreLocation } from './env.js';
 
 /** The findings bucket (FINDINGS_BUCKET), or a local directory for `driftwatch invoke`. */
 export function findingsObjectStore(s3: S3Client): ObjectStore {
-  return openStoreAt(findingsStoreLocation(), () => s3);
+  return openStoreAt(findingsStoreLocation(), (bucket) => createS3ObjectStore(s3, bucket));
 }
 
 /**

@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithIAMAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { isAwsError } from '../adapters/aws-error.js';
 import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
-import { readFailure } from '../adapters/backend/aws-backend-reader.js';
+import { readFailure } from '../adapters/aws-read-failure.js';
 import { classifyReadFailure } from '../core/backend/failure-cause.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
 import type { Finding } from '../core/findings/model.js';

@@ -1,9 +1,9 @@
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LoadedRegistry } from '../../cli/context.js';
 import { createOwnerInboxes, inboxFilterPolicy, type ReceivedDigest } from '../../cli/demo/chat-inbox.js';
 import { type LocalScanResult, runLocalScan } from '../../cli/local-runner.js';
+import type { LoadedRegistry } from '../../cli/registry-file.js';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createS3ObjectStore } from '../../functions/adapters/object-store/s3-object-store.js';
 import { createSnsPublisher, deliveredBodies } from '../../functions/adapters/sns-publisher.js';

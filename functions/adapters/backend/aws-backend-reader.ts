@@ -25,6 +25,7 @@ import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
 import { AWS_REGION } from '../../core/registry/formats.js';
 import { configuredEndpoint } from '../aws-endpoint.js';
+import { readFailure } from '../aws-read-failure.js';
 
 /**
  * The backend port over S3 and DynamoDB: list pages, bucket settings, object versions, lock table
@@ -259,55 +260,6 @@ async function read<T>(resource: string, action: string, send: () => Promise<T>)
   }
 }
 
-/**
- * What a failed SDK call tells about its cause, as plain facts for the core's classifier: the code
- * (or the network code when nothing answered), the SDK's error name, where the request went, and
- * the bucket's region when a redirect or a region error names it.
- */
-export function readFailure(resource: string, action: string, error: unknown): ReadFailure {
-  const failure: ReadFailure = { resource, action, code: errorCode(error), message: errorMessage(error) };
-  const name = (error as { name?: unknown } | undefined)?.name;
-  if (typeof name === 'string' && name !== '') failure.errorName = name;
-  const endpoint = networkEndpoint(error);
-  if (endpoint) failure.endpoint = endpoint;
-  const region = bucketRegion(error);
-  if (region) failure.bucketRegion = region;
-  const status = (error as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata
-    ?.httpStatusCode;
-  if (typeof status === 'number') failure.httpStatus = status;
-  return failure;
-}
-
-/** `127.0.0.1:4566` for a refused or timed-out connection, the host name for a failed DNS lookup. */
-function networkEndpoint(error: unknown): string | undefined {
-  const { address, port, hostname } = (error ?? {}) as {
-    address?: unknown;
-    port?: unknown;
-    hostname?: unknown;
-  };
-  if (typeof address === 'string') return typeof port === 'number' ? `${address}:${port}` : address;
-  return typeof hostname === 'string' ? hostname : undefined;
-}
-
-/** S3 names the bucket's region in a header, in the error body, or in the message of a signing error. */
-function bucketRegion(error: unknown): string | undefined {
-  const fields = (error ?? {}) as {
-    $response?: { headers?: Record<string, string | undefined> };
-    Region?: unknown;
-    Endpoint?: unknown;
-    message?: unknown;
-  };
-  const candidates = [
-    fields.$response?.headers?.['x-amz-bucket-region'],
-    fields.Region,
-    typeof fields.message === 'string' ? fields.message.match(/expecting '([a-z0-9-]+)'/)?.[1] : undefined,
-    typeof fields.Endpoint === 'string'
-      ? fields.Endpoint.match(/s3[.-]([a-z0-9-]+)\.amazonaws\./)?.[1]
-      : undefined,
-  ];
-  return candidates.find((value): value is string => typeof value === 'string' && AWS_REGION.test(value));
-}
-
 /** A setting read: "not configured" errors mean the absent value; other failures are kept, not thrown. */
 async function observe<T>(
   resource: string,
@@ -323,33 +275,4 @@ async function observe<T>(
     if (absentCodes.includes(error.failure.code)) return { ok: true, value: absent };
     return { ok: false, failure: error.failure };
   }
-}
-
-/**
- * The AWS error code. S3 answers some errors without a code (HEAD-like responses, moto): the HTTP
- * status says it then. When nothing answered, Node's network code (ECONNREFUSED, ENOTFOUND).
- */
-export function errorCode(error: unknown): string {
-  const named = (error as { name?: string; Code?: string; code?: unknown }) ?? {};
-  const code = named.Code ?? named.name;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (code && !GENERIC_CODE.test(code)) return code;
-  if (typeof named.code === 'string' && /^E[A-Z_]+$/.test(named.code)) return named.code;
-  const byStatus = status === undefined ? undefined : STATUS_CODES[status];
-  if (byStatus) return byStatus;
-  return code ?? 'UnknownError';
-}
-
-const GENERIC_CODE = /^(Unknown|Error|UnknownError|S3ServiceException|\d{3})$/;
-const STATUS_CODES: Record<number, string> = {
-  301: 'PermanentRedirect',
-  307: 'TemporaryRedirect',
-  400: 'BadRequest',
-  403: 'AccessDenied',
-  404: 'NotFound',
-};
-
-function errorMessage(error: unknown): string {
-  const message = (error as Error)?.message;
-  return message && message !== 'UnknownError' ? message : 'no message';
 }

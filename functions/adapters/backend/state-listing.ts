@@ -1,7 +1,7 @@
 import { GetBucketLocationCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { BackendReadError } from '../../core/backend/ports.js';
 import { DEFAULT_WORKSPACE_KEY_PREFIX, listingPrefixes } from '../../core/backend/target.js';
-import { readFailure } from './aws-backend-reader.js';
+import { readFailure } from '../aws-read-failure.js';
 
 /**
  * The keys of a state bucket for `driftwatch init`: ListObjectsV2 pages under the prefix and, with a

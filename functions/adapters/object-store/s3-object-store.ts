@@ -13,6 +13,7 @@ import {
   type StoredObject,
 } from '../../core/findings/object-store.js';
 import { isNoSuchKey } from '../s3-bundle.js';
+import { bucketLocation } from './location.js';
 
 export interface S3ObjectStoreOptions {
   kmsKeyId?: string;
@@ -63,7 +64,7 @@ export function createS3ObjectStore(
         if (status === 412) throw new PreconditionFailedError(key);
         if (status !== 409) throw error;
         if (slept >= totalMs)
-          throw new StoreConflictError(`s3://${bucket}/${key}`, attempt, totalMs, { cause: error });
+          throw new StoreConflictError(`${bucketLocation(bucket)}${key}`, attempt, totalMs, { cause: error });
         const delay = Math.min(totalMs - slept, random() * Math.min(capMs, baseMs * 2 ** (attempt - 1)));
         slept += Math.max(delay, 1);
         await sleep(delay);
@@ -72,7 +73,7 @@ export function createS3ObjectStore(
   }
 
   return {
-    location: `s3://${bucket}/`,
+    location: bucketLocation(bucket),
 
     async get(key: string): Promise<StoredObject | undefined> {
       try {

@@ -15,7 +15,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAwsBackendReader, errorCode } from '../../../functions/adapters/backend/aws-backend-reader.js';
+import { errorCode } from '../../../functions/adapters/aws-read-failure.js';
+import { createAwsBackendReader } from '../../../functions/adapters/backend/aws-backend-reader.js';
 import { classifyReadFailure } from '../../../functions/core/backend/failure-cause.js';
 import { BackendReadError, ObjectTooLargeError } from '../../../functions/core/backend/ports.js';
 import { s3ServiceError } from '../../helpers/backend.js';

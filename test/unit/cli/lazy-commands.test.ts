@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
+import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
+import { driftDraft } from '../../helpers/findings.js';
 import { REPO_ROOT } from '../../helpers/integration.js';
 import { runNode } from '../../helpers/processes.js';
 
@@ -96,4 +99,73 @@ describe('the compiled CLI loads command implementations only when a command run
     expect(stderr).toMatch(/^driftwatch: cannot read registry .*missing\.yaml: no such file .*\n$/);
     expect(loaded.some((url) => /\/report-error-[A-Z0-9]+\.js$/.test(url))).toBe(true);
   });
+});
+
+/**
+ * Commands that read a local store need neither the AWS SDK (~0.4 s of CPU to load its S3 and
+ * DynamoDB clients) nor the registry parser (yaml, the jq library) unless a bucket or a registry is
+ * named; the error reporter knows AWS errors without loading the SDK either.
+ */
+describe('commands reading a local store load no AWS SDK and no registry parser', () => {
+  const storeDir = join(dir, 'store');
+  // yaml is the registry parser's, and also prints cluster objects (report, remediate load it for that).
+  const awsOrRegistry = (loaded: string[], printsYaml: boolean) =>
+    loaded.filter((url) =>
+      (printsYaml
+        ? /node_modules\/(@aws-sdk|@smithy|@michaelhomer)\//
+        : /node_modules\/(@aws-sdk|@smithy|yaml|@michaelhomer)\//
+      ).test(url),
+    );
+  let findingId = '';
+
+  beforeAll(async () => {
+    const store = createFindingsStore(createFsObjectStore(storeDir));
+    const at = new Date();
+    const { history } = await store.recordWorkspace(
+      { scanId: 'lazy-scan', startedAt: at, now: at },
+      { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+      [driftDraft()],
+    );
+    findingId = history[0]!.id;
+  });
+
+  const cases: Array<[string, () => string[], number, boolean]> = [
+    ['findings', () => ['findings', '--store', storeDir], 2, false],
+    ['findings show', () => ['findings', 'show', findingId.slice(0, 8), '--store', storeDir], 0, false],
+    ['report', () => ['report', '--store', storeDir, '--out', join(dir, 'report.html')], 0, true],
+    ['remediate', () => ['remediate', findingId.slice(0, 8), '--revert', '--store', storeDir], 0, true],
+    ['an error: a store no scan wrote', () => ['findings', '--store', dir], 1, false],
+  ];
+  for (const [name, args, code, printsYaml] of cases)
+    it(`${name}`, async () => {
+      const run = await loadedBy(args());
+      expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code });
+      expect(run.loaded.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+      expect(awsOrRegistry(run.loaded, printsYaml)).toEqual([]);
+    });
+
+  it('a bucket store loads the S3 client when it is first read (the hook sees it)', async () => {
+    const run = await loadedBy(['findings', '--store', 's3://driftwatch-lazy-test']);
+    expect(run.code).toBe(1);
+    expect(run.loaded.some((url) => /node_modules\/@aws-sdk\/client-s3\//.test(url))).toBe(true);
+  }, 60_000);
+});
+
+it('routes reads a registry file without the AWS SDK (only S3 registries of the stack need it)', async () => {
+  const registry = join(dir, 'driftwatch.yaml');
+  writeFileSync(
+    registry,
+    [
+      'version: 1',
+      'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: team@example.com }] }] }',
+      'workspaces:',
+      '  - { id: payments-prod, owner: platform, environment: prod, source: { dir: infra },',
+      '      backend: { bucket: some-state, key: payments/prod.tfstate, region: eu-west-1 } }',
+      '',
+    ].join('\n'),
+  );
+  const run = await loadedBy(['routes', '--registry', registry]);
+  expect(run.code).toBe(0);
+  expect(run.loaded.some((url) => /node_modules\/yaml\//.test(url))).toBe(true);
+  expect(run.loaded.filter((url) => /node_modules\/(@aws-sdk|@smithy)\//.test(url))).toEqual([]);
 });

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliError, loadRegistryFile } from '../../../cli/context.js';
-import { loadRegistrySource, MAX_REGISTRY_BYTES } from '../../../functions/adapters/registry-source.js';
+import { CliError } from '../../../cli/context.js';
+import { loadRegistryFile } from '../../../cli/registry-file.js';
+import { loadRegistrySource } from '../../../functions/adapters/registry-source.js';
+import { MAX_REGISTRY_BYTES } from '../../../functions/adapters/registry-text.js';
 
 /** A --registry that cannot be a registry is one line saying why, before YAML ever sees it. */
 const dir = mkdtempSync(join(tmpdir(), 'driftwatch-registry-file-'));
