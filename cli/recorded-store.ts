@@ -1,7 +1,8 @@
 import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_PREFIX } from '../functions/core/findings/layout.js';
+import { CURRENT_PREFIX, STORE_TOP_LEVEL_PREFIXES } from '../functions/core/findings/layout.js';
 import type { ObjectStore } from '../functions/core/findings/object-store.js';
+import { visibleValue } from '../functions/core/text/sanitize.js';
 import { CliError } from './usage.js';
 
 /**
@@ -14,16 +15,36 @@ import { CliError } from './usage.js';
 export interface RecordedStore {
   /** Keys where a current document belongs that hold something else: each is an error naming it. */
   wrongKind: Array<{ key: string; what: string }>;
-  /** Whether a current document exists (a bucket: assumed, see inspectRecordedStore). */
+  /** Whether a current document exists (a bucket: assumed unless it holds others' objects, see inspectBucket). */
   recorded: boolean;
+  /** A bucket's object that no findings store writes (its first one listed). */
+  foreignKey?: string;
 }
 
 export async function inspectRecordedStore(objects: ObjectStore): Promise<RecordedStore> {
-  // A bucket has no entries of the wrong kind, and an existing empty bucket (a stack deployed, its
-  // first nightly scan not run yet) lists as a store without findings: docs/cli.md, and
-  // test/integration/cli-store-errors.test.ts hold that. A missing bucket fails on its own.
-  if (/^s3:\/\//.test(objects.location)) return { wrongKind: [], recorded: true };
+  if (/^s3:\/\//.test(objects.location)) return inspectBucket(objects);
   return inspectDirectory(objects.location);
+}
+
+/** Objects of a bucket looked at for one that is not driftwatch's, at most (one listing page). */
+const FOREIGN_LOOKUP_LIMIT = 1000;
+
+/**
+ * A bucket has no entries of the wrong kind, and an existing empty bucket (a stack deployed, its
+ * first nightly scan not run yet) lists as a store without findings: docs/cli.md, and
+ * test/integration/cli-store-errors.test.ts hold that. A bucket with no current document that
+ * holds objects no findings store writes (the state bucket given as --store) has recorded nothing:
+ * "No findings." from it would pass a CI gate. A missing bucket fails on its own.
+ */
+async function inspectBucket(objects: ObjectStore): Promise<RecordedStore> {
+  for await (const _ of objects.list(CURRENT_PREFIX)) return { wrongKind: [], recorded: true };
+  let seen = 0;
+  for await (const object of objects.list('')) {
+    if (!STORE_TOP_LEVEL_PREFIXES.some((prefix) => object.key.startsWith(prefix)))
+      return { wrongKind: [], recorded: false, foreignKey: object.key };
+    if (++seen >= FOREIGN_LOOKUP_LIMIT) break;
+  }
+  return { wrongKind: [], recorded: true };
 }
 
 /** A local store: the folder `current/` is read directly, so a directory where a document belongs is seen. */
@@ -86,6 +107,10 @@ export async function assertRecordedStore(
   if (!inspected.recorded && first)
     throw new CliError(
       `${wrongKindLine(first, objects.location)}${inspected.wrongKind.length > 1 ? ` (and ${inspected.wrongKind.length - 1} more)` : ''}`,
+    );
+  if (inspected.foreignKey !== undefined)
+    throw new CliError(
+      `no scan has been recorded in the findings store at ${objects.location}: it holds objects a findings store does not (${visibleValue(inspected.foreignKey)}; a state bucket?): pass --store with the directory or s3://bucket a scan wrote to`,
     );
   // `emptyIsReported`: the caller says "no scan has been recorded" itself (report, with its own details).
   if (!inspected.recorded && !options.emptyIsReported)

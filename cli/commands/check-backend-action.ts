@@ -1,12 +1,13 @@
 import { checkAndRecordBackend } from '../../functions/core/backend/stages.js';
 import { adhocTarget } from '../../functions/core/backend/target.js';
+import { bucketScope } from '../../functions/core/routing/scopes.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { openBucketCommand, reportRuns, startBackendSession, storedIn } from '../backend-session.js';
 import { EXIT_RUNTIME_ERROR } from '../context.js';
+import { checkFindingsStore } from '../store-preflight.js';
 import type { CheckBackendOptions } from './check-backend.js';
 import {
   checkBucketCommandLine,
-  checkFindingsStore,
   checkStateKeys,
   missingKeyLine,
   preflightLine,
@@ -21,7 +22,11 @@ export async function checkBackendAction(
   const { bucket, registry, store } = openBucketCommand(options);
   checkBucketCommandLine(options);
   checkStateKeys(options.key, bucket);
-  await checkFindingsStore(store, bucket, options.store);
+  await checkFindingsStore(store, {
+    scope: bucketScope(bucket),
+    storeOption: options.store,
+    notToBeConfusedWith: 'the state bucket, which is --bucket',
+  });
   const target = adhocTarget(
     { bucket, region: options.region, keys: options.key, lockTables: options.lockTable },
     registry,

@@ -1,18 +1,13 @@
 // What `check-backend` and `locks` check and say beyond cli/backend-session.ts: their own option
-// values (before anything is read or recorded), the findings store (before the state bucket is read),
-// and one `driftwatch:` line per read that failed after the preflight.
-import { describeAwsError } from '../../functions/adapters/aws-error.js';
+// values (before anything is read or recorded) and one `driftwatch:` line per read that failed after the preflight.
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
 import type { ReadFailure } from '../../functions/core/backend/ports.js';
 import { shellWord } from '../../functions/core/backend/rule.js';
 import type { ScopeRun } from '../../functions/core/backend/scope-runs.js';
-import { currentKey } from '../../functions/core/findings/layout.js';
-import type { ObjectStore } from '../../functions/core/findings/object-store.js';
 import { redactText } from '../../functions/core/redaction/secrets.js';
 import { lockTableProblem, regionProblem } from '../../functions/core/registry/formats.js';
-import { bucketScope } from '../../functions/core/routing/scopes.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { CliError, UsageError } from '../context.js';
+import { UsageError } from '../context.js';
 import type { BucketCommandOptions } from '../options.js';
 
 /**
@@ -72,45 +67,6 @@ export function missingKeyLine(bucket: string, key: string): string {
   return stripForTerminal(
     `no state object at s3://${bucket}/${key}: --key names no object in the bucket (a typo, or a state never applied); list the keys with aws s3 ls ${shellWord(folder)} and pass one of them`,
   );
-}
-
-/**
- * The findings store, checked before the state bucket is read (a check of minutes must not end on
- * a store it could have refused at once): a bucket that does not exist or may not be read, or a
- * directory that cannot be read, is one line that says it is the findings store (a directory that is
- * a file: openObjectStore's `writable`). It reads the bucket scope's current document, the first
- * object recording reads anyway; nothing is written.
- */
-export async function checkFindingsStore(
-  store: ObjectStore,
-  bucket: string,
-  storeOption: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
-  // Chosen as openObjectStore chooses it (context.ts): --store, then DRIFTWATCH_STORE, then the default.
-  const option = storeOption === undefined && env.DRIFTWATCH_STORE ? 'DRIFTWATCH_STORE' : '--store';
-  const s3 = store.location.startsWith('s3://');
-  const name = s3 ? store.location.replace(/\/$/, '') : store.location;
-  const fix = `pass ${option} with a directory or s3://bucket`;
-  try {
-    await store.get(currentKey(bucketScope(bucket)));
-  } catch (error) {
-    const code = (error as { Code?: unknown }).Code ?? (error as { name?: unknown }).name;
-    if (s3 && code === 'NoSuchBucket')
-      throw new CliError(
-        `the findings store ${name} does not exist (NoSuchBucket): pass ${option} with the bucket findings are recorded in (not the state bucket, which is --bucket), or create it`,
-      );
-    if (!s3) {
-      const fileCode = (error as NodeJS.ErrnoException).code;
-      if (fileCode === undefined) throw error;
-      throw new CliError(
-        `cannot read the findings store at ${name} (${fileCode}): check its permissions, or ${fix}`,
-      );
-    }
-    const why = describeAwsError(error, { env });
-    if (why === undefined) throw error;
-    throw new CliError(`cannot read the findings store ${name}: ${why}`);
-  }
 }
 
 /**

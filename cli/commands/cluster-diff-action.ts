@@ -33,6 +33,7 @@ import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, openObjectStore, resolveHasher, storedAt, UsageError } from '../context.js';
 import { exitCodeFor, renderFindings } from '../output.js';
 import { loadRegistryFile } from '../registry-file.js';
+import { checkFindingsStore } from '../store-preflight.js';
 import type { ClusterDiffOptions } from './cluster-diff.js';
 
 /** The action of `cli/commands/cluster-diff.ts` (loaded on use: main.ts registers commands without their implementations). */
@@ -48,7 +49,10 @@ export async function clusterDiffAction(
   } catch (error) {
     throw new CliError(`${(error as Error).message} (or unset ${CLUSTER_TIMEOUT_ENV} for 30s)`);
   }
-  const store = createFindingsStore(openObjectStore(options.store));
+  const objects = openObjectStore(options.store);
+  // Checked before the first request to the cluster: a slow scan must not end on the store.
+  await checkFindingsStore(objects, { scope: cluster.id, storeOption: options.store });
+  const store = createFindingsStore(objects);
   const localStates = localStateWorkspaces(options.terraformState ?? [], cluster);
   const scanRegistry: Registry = {
     ...registry,

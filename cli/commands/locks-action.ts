@@ -2,16 +2,13 @@ import { confirmAndRecordLocks, observeAndStoreLocks } from '../../functions/cor
 import { adhocTarget } from '../../functions/core/backend/target.js';
 import { durationText } from '../../functions/core/locks/duration-text.js';
 import type { LockObservation } from '../../functions/core/locks/observation.js';
+import { bucketScope } from '../../functions/core/routing/scopes.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { openBucketCommand, reportRuns, startBackendSession, storedIn } from '../backend-session.js';
 import { CliError } from '../context.js';
+import { checkFindingsStore } from '../store-preflight.js';
 import { waitWithProgress } from '../wait.js';
-import {
-  checkBucketCommandLine,
-  checkFindingsStore,
-  preflightLine,
-  readFailureLines,
-} from './check-backend-shared.js';
+import { checkBucketCommandLine, preflightLine, readFailureLines } from './check-backend-shared.js';
 import { type LocksOptions, MAX_CONFIRM_AFTER } from './locks.js';
 
 /** The action of `cli/commands/locks.ts` (loaded on use: main.ts registers commands without their implementations). */
@@ -34,7 +31,11 @@ export async function locksAction(run: (code: number) => void, options: LocksOpt
     throw new CliError(
       `locks.confirmAfter in ${options.registry} is ${durationText(target.confirmAfterMs)}, longer than ${MAX_CONFIRM_AFTER.text}, the longest window locks waits out: pass --confirm-after (e.g. 10m), or shorten it in the registry`,
     );
-  await checkFindingsStore(store, bucket, options.store);
+  await checkFindingsStore(store, {
+    scope: bucketScope(bucket),
+    storeOption: options.store,
+    notToBeConfusedWith: 'the state bucket, which is --bucket',
+  });
   const { scan, deps } = startBackendSession(store);
   const { observation } = await observeAndStoreLocks(target, deps, scan);
   const seen = locksSeen(observation, `s3://${bucket}/${target.prefix}`);

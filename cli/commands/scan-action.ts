@@ -10,6 +10,7 @@ import { exitCodeFor, registrySourceRoots, renderFindings } from '../output.js';
 import { progressMode } from '../progress.js';
 import { createProgressDisplay, type ProgressDisplay } from '../progress-display.js';
 import { loadRegistryFile } from '../registry-file.js';
+import { checkFindingsStore } from '../store-preflight.js';
 import { tableWidth } from '../terminal.js';
 import type { ScanOptions } from './scan.js';
 
@@ -18,6 +19,13 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
   // Validate everything before the first write: an invalid registry writes nothing.
   const loaded = loadRegistryFile(options.registry);
   const store = openObjectStore(options.store);
+  // The store is checked before the first terraform init: a scan of minutes must not end on it.
+  await checkFindingsStore(store, {
+    scope:
+      loaded.registry.workspaces[0]?.id ?? loaded.registry.clusters[0]?.id ?? loaded.registry.owners.fallback,
+    storeOption: options.store,
+    notToBeConfusedWith: 'a state bucket the registry names',
+  });
   const topic = options.topic ?? process.env.DRIFTWATCH_TOPIC_ARN;
   const display = progressDisplayFor(process.stderr, process.env);
   const logger = createLogger({

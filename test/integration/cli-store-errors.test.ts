@@ -1,7 +1,9 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MotoServer, motoEnvironment, startMoto } from '../../cli/demo/moto.js';
-import { runCli } from '../helpers/integration.js';
+import { runCli, useTempDir } from '../helpers/integration.js';
 
 /**
  * The findings store in S3, against a real moto_server: a bucket that does not exist is an error with
@@ -10,6 +12,7 @@ import { runCli } from '../helpers/integration.js';
  */
 let moto: MotoServer;
 let env: Record<string, string>;
+const temp = useTempDir('driftwatch-store-errors-');
 
 beforeAll(async () => {
   moto = await startMoto();
@@ -26,6 +29,14 @@ beforeAll(async () => {
       CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' },
     }),
   );
+  // A state bucket, as a newcomer passes it to --store: objects, none of them a findings store's.
+  await s3.send(
+    new CreateBucketCommand({
+      Bucket: 'acme-tfstate',
+      CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' },
+    }),
+  );
+  await s3.send(new PutObjectCommand({ Bucket: 'acme-tfstate', Key: 'network/prod.tfstate', Body: '{}' }));
 });
 afterAll(async () => {
   await moto?.stop();
@@ -62,5 +73,58 @@ describe('findings and suppress with an S3 store', () => {
     }
     expect(empty.code, empty.stderr).toBe(0);
     expect(empty.stdout).toBe('No findings.\n');
+  });
+
+  it('a bucket holding objects no findings store writes (a state bucket) is an error, never "No findings."', async () => {
+    const runs = await Promise.all(
+      [
+        ['findings'],
+        ['findings', '--format', 'json'],
+        ['findings', 'show', 'abcd'],
+        ['report', '--out', join(temp.path, 'r.html')],
+      ].map((args) => runCli([...args, '--store', 's3://acme-tfstate'], { env })),
+    );
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toBe(
+        'driftwatch: no scan has been recorded in the findings store at s3://acme-tfstate/: it holds objects a findings store does not (network/prod.tfstate; a state bucket?): pass --store with the directory or s3://bucket a scan wrote to\n',
+      );
+      expect(run.stdout).not.toContain('No findings.');
+      expect(run.stdout).not.toBe('[]\n');
+    }
+  });
+});
+
+describe('commands that record findings check the store before their real work', () => {
+  it('scan and cluster-diff refuse a findings bucket that does not exist in one line, before terraform or the cluster', async () => {
+    const registry = join(temp.path, 'driftwatch.yaml');
+    writeFileSync(
+      registry,
+      [
+        'version: 1',
+        'owners: { fallback: platform, teams: [{ id: platform, destinations: [{ type: email, address: p@example.com }] }] }',
+        'workspaces:',
+        '  - { id: app, owner: platform, environment: prod, source: { dir: app }, backend: { bucket: acme-tfstate, key: network/prod.tfstate, region: eu-west-1 } }',
+        '',
+      ].join('\n'),
+    );
+    const [scan, cluster] = await Promise.all([
+      runCli(['scan', '--registry', registry, '--store', 's3://findings-missing'], { env }),
+      runCli(
+        ['cluster-diff', '--kustomize', temp.path, '--context', 'none', '--store', 's3://findings-missing'],
+        {
+          env: { ...env, KUBECONFIG: join(temp.path, 'no-kubeconfig') },
+        },
+      ),
+    ]);
+    expect(scan.code, scan.stderr).toBe(1);
+    expect(scan.stderr).toBe(
+      'driftwatch: the findings store s3://findings-missing does not exist (NoSuchBucket): pass --store with the bucket findings are recorded in (not a state bucket the registry names), or create it\n',
+    );
+    expect(cluster.code, cluster.stderr).toBe(1);
+    expect(cluster.stderr).toBe(
+      'driftwatch: the findings store s3://findings-missing does not exist (NoSuchBucket): pass --store with the bucket findings are recorded in, or create it\n',
+    );
+    for (const run of [scan, cluster]) expect(run.stdout).toBe('');
   });
 });

@@ -106,6 +106,23 @@ export const LOCKS_PREFIX = 'locks/';
 export const CURRENT_PREFIX = 'current/';
 export const SCANS_PREFIX = 'scans/';
 
+/**
+ * Every top-level prefix a findings store (the deployed bucket included: infra's FINDINGS_PREFIXES)
+ * writes under. An object outside all of them is not driftwatch's: a bucket holding one and no
+ * current document is some other bucket (a state bucket passed as --store), not an empty store.
+ */
+export const STORE_TOP_LEVEL_PREFIXES = [
+  'athena-results/',
+  CURRENT_PREFIX,
+  LOCKS_PREFIX,
+  'notifications/',
+  'quarantine/',
+  REPORTS_PREFIX,
+  SCANS_PREFIX,
+  'scratch/',
+  'suppressions/',
+] as const;
+
 /** A new scan id: sortable by time, unique enough for concurrent starts. */
 export function newScanId(startedAt: Date, random: string): string {
   const stamp = startedAt
