@@ -89,6 +89,8 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   );
   // "No findings." for a mistyped --workspace would pass a CI gate: a name no scan recorded is an error.
   if (workspace && selected.length === 0) await assertScopeRecorded(objects, workspace);
+  if (owner && selected.length === 0)
+    await checkOwnerKnown(owner, open, options.registry, () => store.recentHistory(now, OWNER_LOOKBACK_DAYS));
   for (const entry of wrongKind)
     process.stderr.write(`driftwatch: ${stripForTerminal(wrongKindLine(entry, objects.location))}\n`);
   const corrupt = reportCorruptions(store.takeCorruptions()) || wrongKind.length > 0;
@@ -118,6 +120,43 @@ async function assertScopeRecorded(objects: ObjectStore, workspace: string): Pro
   const near = closestMatch(workspace, scopes);
   throw new CliError(
     `no workspace ${workspace} in the findings store ${objects.location}${near ? ` (did you mean ${near}?)` : ''}: pass --workspace with a workspace or scope a scan recorded, or leave it out to list them all`,
+  );
+}
+
+/** How far back an owner's findings make the owner known to `findings --owner` (the report's nights). */
+const OWNER_LOOKBACK_DAYS = 30;
+
+/**
+ * `--owner` that selected nothing: with `--registry`, a team the registry does not have is a typo
+ * (an error, as a mistyped --workspace is). Without it, an owner no finding of the last 30 days
+ * belongs to may be a team with a clean record, so it is only said on stderr (as `report --owner`
+ * says it), with the owners the store knows.
+ */
+async function checkOwnerKnown(
+  owner: string,
+  open: readonly Finding[],
+  registryPath: string | undefined,
+  history: () => Promise<Finding[]>,
+): Promise<void> {
+  const loaded = await loadOptionalRegistry(registryPath);
+  if (registryPath !== undefined && loaded) {
+    const teams = loaded.registry.owners.teams.map((team) => team.id);
+    if (teams.includes(owner)) return;
+    const near = closestMatch(owner, teams);
+    throw new CliError(
+      stripForTerminal(
+        `no team ${redactText(owner)} in ${registryPath}${near ? ` (did you mean ${near}?)` : ''}: pass --owner with one of its teams (${teams.join(', ')})`,
+      ),
+    );
+  }
+  const owners = new Set(open.map((finding) => finding.owner));
+  if (owners.has(owner)) return;
+  for (const finding of await history()) owners.add(finding.owner);
+  if (owners.has(owner)) return;
+  const known = [...owners].filter((name): name is string => typeof name === 'string').sort();
+  const near = closestMatch(owner, known);
+  process.stderr.write(
+    `driftwatch: ${stripForTerminal(`no finding of the last ${OWNER_LOOKBACK_DAYS} days belongs to owner ${redactText(owner)}${near ? ` (did you mean ${near}?)` : ''} (owners in the store: ${known.join(', ') || 'none'}): check the spelling; with --registry, an owner it has no team for is an error`)}\n`,
   );
 }
 

@@ -86,6 +86,57 @@ describe('driftwatch findings', () => {
     expect(none.stdout).toBe('No findings.\n');
   });
 
+  it('an --owner nothing belongs to is said on stderr (an error when --registry has no such team), not a bare "No findings."', async () => {
+    const registry = join(dir, 'owners.yaml');
+    writeFileSync(
+      registry,
+      [
+        'version: 1',
+        'owners:',
+        '  fallback: platform',
+        '  teams:',
+        '    - { id: platform, destinations: [{ type: email, address: p@example.com }] }',
+        '    - { id: payments, destinations: [{ type: email, address: pay@example.com }] }',
+        '    - { id: search, destinations: [{ type: email, address: s@example.com }] }',
+        'workspaces: []',
+        '',
+      ].join('\n'),
+    );
+    const cases = [
+      // [args, exit code, stdout, stderr]
+      [
+        ['--owner', 'paymnts'],
+        0,
+        'No findings.\n',
+        'driftwatch: no finding of the last 30 days belongs to owner paymnts (did you mean payments?) (owners in the store: payments, platform): check the spelling; with --registry, an owner it has no team for is an error\n',
+      ],
+      [
+        ['--owner', 'paymnts', '--format', 'json'],
+        0,
+        '[]\n',
+        'driftwatch: no finding of the last 30 days belongs to owner paymnts (did you mean payments?) (owners in the store: payments, platform): check the spelling; with --registry, an owner it has no team for is an error\n',
+      ],
+      [
+        ['--owner', 'paymnts', '--registry', registry],
+        1,
+        '',
+        `driftwatch: no team paymnts in ${registry} (did you mean payments?): pass --owner with one of its teams (platform, payments, search)\n`,
+      ],
+      // A team of the registry with nothing open, or an owner with findings filtered out: a quiet listing.
+      [['--owner', 'search', '--registry', registry], 0, 'No findings.\n', ''],
+      [['--owner', 'payments', '--kind', 'stale-lock'], 0, 'No findings.\n', ''],
+    ] as const;
+    for (const [args, code, stdout, stderr] of cases) {
+      const run = await runCli(['findings', '--store', storeDir, ...args]);
+      expect({ args, code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        args,
+        code,
+        stdout,
+        stderr,
+      });
+    }
+  });
+
   it('rejects an unknown kind or status', async () => {
     const run = await runCli(['findings', '--store', storeDir, '--kind', 'nonsense']);
     expect(run.code).toBe(64);
