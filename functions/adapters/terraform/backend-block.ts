@@ -1,6 +1,7 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadHcl, parseFile } from './configuration-reader.js';
+import { rootDirectoryProblem } from './root-directory.js';
 
 /** The settings of a root module's `backend "s3"` block that a registry entry needs. */
 export interface S3BackendBlock {
@@ -34,8 +35,8 @@ export type BackendBlockReading =
  * directory cannot be read or a file does not parse (Terraform would refuse it too).
  */
 export async function readBackendBlock(rootDir: string): Promise<BackendBlockReading> {
-  const info = await stat(rootDir).catch(() => undefined);
-  if (!info?.isDirectory()) throw new Error(`${rootDir} is not a directory`);
+  const problem = await rootDirectoryProblem(rootDir);
+  if (problem) throw new Error(problem);
   const files = (await readdir(rootDir))
     .filter((file) => file.endsWith('.tf') || file.endsWith('.tf.json'))
     .sort();

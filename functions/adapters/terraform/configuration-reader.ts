@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type {
   ConfigurationFacts,
@@ -8,6 +8,7 @@ import type {
   RemovedBlock,
 } from '../../core/terraform/configuration.js';
 import type { PathSegment } from '../../core/terraform/plan-model.js';
+import { rootDirectoryProblem } from './root-directory.js';
 
 /**
  * Reads what a plan does not say from a workspace's Terraform configuration: `lifecycle.ignore_changes`
@@ -58,8 +59,8 @@ export function loadHcl(): Promise<HclModule> {
 /** Reads the configuration rooted at `rootDir`; a missing directory is an error, a bad file a problem. */
 export async function readTerraformConfiguration(rootDir: string): Promise<ConfigurationReading> {
   const root = resolve(rootDir);
-  const info = await stat(root).catch(() => undefined);
-  if (!info?.isDirectory()) throw new Error(`${rootDir} is not a directory`);
+  const problem = await rootDirectoryProblem(rootDir);
+  if (problem) throw new Error(problem);
   const parser = await loadHcl();
   const reading: ConfigurationReading = { facts: { ignoreChanges: [], removed: [] }, problems: [] };
   await readModule(parser, root, root, [], new Set(), reading);

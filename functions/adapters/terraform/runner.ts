@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { redactText, type SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
 import type { SecretReference, WorkspaceConfig } from '../../core/registry/model.js';
+import { isPlaceholder } from '../../core/registry/starter.js';
 import { stateObjectKey } from '../../core/registry/state-key.js';
 import {
   type PlanRun,
@@ -328,8 +329,16 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     try {
       if ('dir' in source) {
         const given = isAbsolute(source.dir) ? source.dir : resolve(options.registryDir, source.dir);
+        // `driftwatch init` writes a placeholder where the bucket cannot tell the root: say that, not "missing".
+        if (isPlaceholder(source.dir))
+          throw new Error(
+            `source.dir is still a placeholder (${source.dir}): set it to the directory of the Terraform root that writes this state, relative to the registry file (driftwatch routes --check lists the placeholders left)`,
+          );
         const info = await stat(given).catch(() => undefined);
-        if (!info) throw new Error(`directory ${given} does not exist`);
+        if (!info)
+          throw new Error(
+            `source.dir ${given} does not exist: set source.dir to the directory of the Terraform root that writes this state, relative to the registry file (or check out the repository there)`,
+          );
         if (!info.isDirectory())
           throw new Error(`source.dir ${given} is a file: give the directory of the Terraform root`);
         // A symlinked checkout is copied, not linked: Terraform writes its lock file where it runs.

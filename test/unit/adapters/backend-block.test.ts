@@ -89,7 +89,9 @@ terraform {
   });
 
   it('fails on a missing directory and on a file that does not parse', async () => {
-    await expect(readBackendBlock(join(base, 'missing'))).rejects.toThrow('is not a directory');
+    await expect(readBackendBlock(join(base, 'missing'))).rejects.toThrow(
+      `${join(base, 'missing')} does not exist`,
+    );
     const broken = root('broken', { 'main.tf': 'terraform {\n  backend "s3" {\n' });
     await expect(readBackendBlock(broken)).rejects.toThrow(/^main\.tf does not parse/);
   });

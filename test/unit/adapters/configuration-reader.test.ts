@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBackendBlock } from '../../../functions/adapters/terraform/backend-block.js';
 import {
   readRequiredVersions,
   readTerraformConfiguration,
@@ -162,8 +163,22 @@ describe('readTerraformConfiguration', () => {
     }
   });
 
-  it('a directory that does not exist is an error that names it', async () => {
-    await expect(readTerraformConfiguration(join(root, 'nope'))).rejects.toThrow(/nope is not a directory/);
+  it('a root that is missing (absolute or relative) or a file: what it is and where it was looked for, in both readers', async () => {
+    const file = join(root, 'main.tf');
+    const cases: Array<[path: string, message: string]> = [
+      [join(root, 'nope'), `${join(root, 'nope')} does not exist`],
+      ['nope/infra', `nope/infra does not exist (looked for from ${process.cwd()})`],
+      [file, `${file} is a file, not a directory: give the directory that holds it`],
+    ];
+    for (const [path, message] of cases)
+      for (const read of [readTerraformConfiguration, readBackendBlock] as const) {
+        const error = await (read as (dir: string) => Promise<unknown>)(path).catch((e: Error) => e);
+        expect({ path, read: read.name, message: (error as Error).message }).toEqual({
+          path,
+          read: read.name,
+          message,
+        });
+      }
   });
 });
 

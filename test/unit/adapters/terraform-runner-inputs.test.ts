@@ -589,17 +589,36 @@ describe('a root Terraform would run outside the copy, or against another state,
     }
   });
 
-  it('source.dir that is a file names it, without the temporary directory', async () => {
-    const setup = setUp();
-    writeFileSync(join(setup.base, 'a-file'), 'not a root\n');
-    const error = await setup.runner
-      .prepare(workspaceFrom('source: { dir: a-file }'), undefined)
-      .catch((e) => e);
-    expect(error).toBeInstanceOf(TerraformRunError);
-    expect(error.stage).toBe('source');
-    expect(error.reason).toBe(
-      `source.dir ${join(setup.base, 'a-file')} is a file: give the directory of the Terraform root`,
-    );
+  it("source.dir that is a file, missing or still init's placeholder: the cause and the fix, without the temporary directory", async () => {
+    const cases: Array<[dir: string, reason: (base: string) => string]> = [
+      [
+        'a-file',
+        (base) => `source.dir ${join(base, 'a-file')} is a file: give the directory of the Terraform root`,
+      ],
+      [
+        'infra/network',
+        (base) =>
+          `source.dir ${join(base, 'infra/network')} does not exist: set source.dir to the directory of the Terraform root that writes this state, relative to the registry file (or check out the repository there)`,
+      ],
+      [
+        'TODO-path-to-the-terraform-root',
+        () =>
+          'source.dir is still a placeholder (TODO-path-to-the-terraform-root): set it to the directory of the Terraform root that writes this state, relative to the registry file (driftwatch routes --check lists the placeholders left)',
+      ],
+    ];
+    for (const [dir, reason] of cases) {
+      const setup = setUp();
+      writeFileSync(join(setup.base, 'a-file'), 'not a root\n');
+      const error = await setup.runner
+        .prepare(workspaceFrom(`source: { dir: ${dir} }`), undefined)
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(TerraformRunError);
+      expect({ dir, stage: error.stage, reason: error.reason }).toEqual({
+        dir,
+        stage: 'source',
+        reason: reason(setup.base),
+      });
+    }
   });
 
   it('source.dir that is a symlink is copied: Terraform runs (and writes its lock file) in the copy, not the checkout', async () => {
