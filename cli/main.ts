@@ -26,7 +26,31 @@ function usageErrorLine(text: string): string {
     .replace(/^error: /, '')
     .replace(/\s*\n\s*/g, ' ')
     .trim();
-  return `driftwatch: ${cause} (the command's --help lists its arguments and options)\n`;
+  return `driftwatch: ${optionBeforeCommand(cause) ?? `${cause} (the command's --help lists its arguments and options)`}\n`;
+}
+
+/**
+ * `driftwatch --store s findings`: the option exists, but a command's options follow the command, and
+ * commander's "unknown option '--store'" reads as if it did not. Said when the option comes before the
+ * command (or with none) and some command takes it.
+ */
+function optionBeforeCommand(cause: string): string | undefined {
+  const typed = /^unknown option '([^']+)'/.exec(cause)?.[1];
+  if (typed === undefined) return undefined;
+  const flag = typed.split('=')[0];
+  const args = process.argv.slice(2);
+  const names = new Set(program.commands.map((command) => command.name()));
+  const commandAt = args.findIndex((arg) => names.has(arg));
+  const optionAt = args.indexOf(typed);
+  if (commandAt >= 0 && commandAt < optionAt) return undefined;
+  const takers = program.commands
+    .filter((command) => command.options.some((option) => option.long === flag || option.short === flag))
+    .map((command) => command.name());
+  if (takers.length === 0) return undefined;
+  const command = commandAt >= 0 ? args[commandAt] : undefined;
+  if (command !== undefined && takers.includes(command))
+    return `option '${flag}' comes before the command: put it after the command (driftwatch ${command} ${flag} …)`;
+  return `option '${flag}' comes before the command: put it after a command that takes it (${takers.join(', ')}), e.g. driftwatch ${takers[0]} ${flag} …`;
 }
 
 /** Commands set the exit code through this, so `main` decides when the process ends. */

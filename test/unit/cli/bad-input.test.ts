@@ -180,6 +180,44 @@ describe('stores and AWS', () => {
 
 describe('usage errors and bad option values', () => {
   it(
+    "a command's option typed before the command says where it goes; an option no command takes stays unknown",
+    async () => {
+      const cases: Array<[args: string[], line: string]> = [
+        [
+          ['--store', dir, 'findings'],
+          "option '--store' comes before the command: put it after the command (driftwatch findings --store …)",
+        ],
+        [
+          ['--registry=driftwatch.yaml', 'scan'],
+          "option '--registry' comes before the command: put it after the command (driftwatch scan --registry …)",
+        ],
+        [
+          ['--bucket', 'b', 'init'],
+          "option '--bucket' comes before the command: put it after the command (driftwatch init --bucket …)",
+        ],
+        [
+          ['--revert'],
+          "option '--revert' comes before the command: put it after a command that takes it (remediate), e.g. driftwatch remediate --revert …",
+        ],
+        [
+          ['--bogus', 'findings'],
+          "unknown option '--bogus' (the command's --help lists its arguments and options)",
+        ],
+        [
+          ['findings', '--fromat', 'json'],
+          "unknown option '--fromat' (Did you mean --format?) (the command's --help lists its arguments and options)",
+        ],
+      ];
+      const runs = await Promise.all(cases.map(([args]) => cli(args)));
+      cases.forEach(([args, line], index) => {
+        expect({ args, stderr: runs[index]!.stderr }).toEqual({ args, stderr: `driftwatch: ${line}\n` });
+        expectOneLine(runs[index]!, 64, /^driftwatch: /);
+      });
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
     'exit 64 for usage, exit 1 for a file that is not a registry (its values never printed); --help documents both',
     async () => {
       const tfvars = file('prod.tfvars', 'db_password = "hunter2-very-secret"\nregion = "eu-west-1"\n');
