@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../core/gitops/kube-object.js';
 import {
@@ -594,6 +597,13 @@ function credentialsProblem(config: KubeConfig, error: unknown): string {
 
 /** A kubeconfig context (KUBECONFIG or ~/.kube/config), as kubectl would use it. */
 export function kubeConfigForContext(context: string, env: NodeJS.ProcessEnv = process.env): KubeConfig {
+  // With no file at all, the client loads a made-up `loaded-context` for localhost:8080, so the
+  // context would be reported missing among contexts nobody wrote: say that there is no kubeconfig.
+  if (!env.KUBECONFIG && !env.KUBERNETES_SERVICE_HOST && !existsSync(join(homedir(), '.kube', 'config')))
+    throw new ClusterSourceError(
+      'configuration',
+      `no kubeconfig to read context '${context}' from: KUBECONFIG is not set and ~/.kube/config does not exist; set KUBECONFIG to the file that has the context (kubectl config get-contexts lists them)`,
+    );
   const config = new KubeConfig();
   try {
     config.loadFromDefault();

@@ -143,3 +143,24 @@ describe('a kubeconfig that cannot be used fails the cluster once, saying why', 
     expect(detail).not.toMatch(/\(redacted\)|CANARY/);
   });
 });
+
+describe('no kubeconfig at all', () => {
+  it("is said as such, not as a missing context among the client's made-up loaded-context", async () => {
+    vi.stubEnv('KUBECONFIG', '');
+    vi.stubEnv('KUBERNETES_SERVICE_HOST', '');
+    vi.stubEnv('HOME', mkdtempSync(join(dir, 'home-')));
+    const reader = createKubernetesReader({ config: async () => kubeConfigForContext('shop') });
+    const result = await scanDirect(cluster(), {
+      server: 'kubeconfig context shop',
+      render: RENDER,
+      reader,
+      salt: 'kubeconfig-failures-salt-1',
+    });
+    expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-credentials']);
+    const detail = result.findings[0]!.detail;
+    expect(detail).toContain(
+      "no kubeconfig to read context 'shop' from: KUBECONFIG is not set and ~/.kube/config does not exist; set KUBECONFIG to the file that has the context (kubectl config get-contexts lists them)",
+    );
+    expect(detail).not.toContain('loaded-context');
+  });
+});
