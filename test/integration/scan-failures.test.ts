@@ -28,13 +28,25 @@ const temp = useTempDir();
 const stderrCanary = canary('stderr');
 
 beforeAll(async () => {
-  const staged = await stageWorkspace({
-    source: join(REPO_ROOT, 'test/integration/terraform/unreachable'),
-    backend: { bucket: STATE_BUCKET, key: 'unreachable/terraform.tfstate', region: REGION },
-    env: { TF_VAR_s3_endpoint: aws.moto.endpoint },
-  });
-  await staged.terraform(['apply', '-auto-approve', '-input=false']);
-  await staged.dispose();
+  // The state an apply of test/integration/terraform/unreachable leaves, written instead of applied:
+  // its scan never reaches an endpoint, and an apply costs two provider starts.
+  await aws.s3.send(
+    new PutObjectCommand({
+      Bucket: STATE_BUCKET,
+      Key: 'unreachable/terraform.tfstate',
+      Body: appliedState([
+        awsResource('aws_s3_bucket', 'archive', {
+          id: 'unreachable-archive',
+          bucket: 'unreachable-archive',
+        }),
+        awsResource('aws_s3_bucket_versioning', 'archive', {
+          id: 'unreachable-archive',
+          bucket: 'unreachable-archive',
+          versioning_configuration: [{ status: 'Enabled', mfa_delete: '' }],
+        }),
+      ]),
+    }),
+  );
 });
 
 describe('failed scans with real terraform and moto', () => {
@@ -155,30 +167,38 @@ function readDeniedState(): string {
     schema_version: 0,
     attributes: { id, input: null, output: null, triggers_replace: null },
   });
+  return appliedState([
+    awsResource('aws_s3_bucket', 'data', { id: 'read-denied-data', bucket: 'read-denied-data' }),
+    {
+      mode: 'managed',
+      type: 'terraform_data',
+      name: 'pad',
+      provider: 'provider["terraform.io/builtin/terraform"]',
+      instances: [pad('a', 0), pad('b', 1)],
+    },
+  ]);
+}
+
+/** One AWS resource of a state, with the attributes its refresh needs (the provider fills the rest). */
+function awsResource(type: string, name: string, attributes: Record<string, unknown>) {
+  return {
+    mode: 'managed',
+    type,
+    name,
+    provider: 'provider["registry.terraform.io/hashicorp/aws"]',
+    instances: [{ schema_version: 0, attributes }],
+  };
+}
+
+/** A state file (format 4) as Terraform 1.11 writes it after an apply of these resources. */
+function appliedState(resources: unknown[]): string {
   return JSON.stringify({
     version: 4,
     terraform_version: '1.11.4',
     serial: 1,
     lineage: randomUUID(),
     outputs: {},
-    resources: [
-      {
-        mode: 'managed',
-        type: 'aws_s3_bucket',
-        name: 'data',
-        provider: 'provider["registry.terraform.io/hashicorp/aws"]',
-        instances: [
-          { schema_version: 0, attributes: { id: 'read-denied-data', bucket: 'read-denied-data' } },
-        ],
-      },
-      {
-        mode: 'managed',
-        type: 'terraform_data',
-        name: 'pad',
-        provider: 'provider["terraform.io/builtin/terraform"]',
-        instances: [pad('a', 0), pad('b', 1)],
-      },
-    ],
+    resources,
     check_results: null,
   });
 }
