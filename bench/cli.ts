@@ -3,7 +3,9 @@
  * it could, measured side by side in one run (issue 12 §3 and §4):
  *
  * 1. start-up: `driftwatch --help` versus `node -e 0`. Goal: ≤ 0.15 s on 2 cores.
- * 2. `driftwatch evaluate-plan <50,000-resource plan> --format json > file` versus
+ * 2. `driftwatch findings --store <local store>` (a command reading findings) versus `node -e 0`:
+ *    what a store command costs before it reads anything (it loads no AWS SDK for a directory).
+ * 3. `driftwatch evaluate-plan <50,000-resource plan> --format json > file` versus
  *    `node -e "JSON.parse(fs.readFileSync(f, 'utf8'))"` on the same file. Goal: ≤ 1.5×.
  *
  * Each pair runs alternately RUNS times and the medians are compared, in wall time and in CPU time
@@ -19,6 +21,9 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, sta
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createFsObjectStore } from '../functions/adapters/object-store/fs-object-store.js';
+import { createFindingsStore } from '../functions/core/findings/findings-store.js';
+import { driftDraft } from '../test/helpers/findings.js';
 import { generateResourceAt, writePlan } from './evaluate-plan.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -134,6 +139,16 @@ export async function run(): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'driftwatch-bench-cli-'));
   try {
+    const store = join(dir, 'store');
+    await recordSmallStore(store);
+    compare(
+      'a store command: driftwatch findings --store <directory> (20 findings)',
+      STARTUP_RUNS,
+      { label: 'node -e 0', args: ['-e', '0'] },
+      // 2: findings above info.
+      { label: 'driftwatch findings --store dir', args: [BIN, 'findings', '--store', store], okStatus: [2] },
+    );
+
     const plan = join(dir, 'plan-50k.json');
     await writePlan(plan, RESOURCES, generateResourceAt);
     const output = join(dir, 'findings.json');
@@ -156,6 +171,20 @@ export async function run(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A local store with one scan of 20 drift findings. */
+async function recordSmallStore(dir: string): Promise<void> {
+  const store = createFindingsStore(createFsObjectStore(dir));
+  const at = new Date();
+  const drafts = Array.from({ length: 20 }, (_, index) =>
+    driftDraft({ resource: { address: `aws_s3_bucket.b${index}`, type: 'aws_s3_bucket' } }),
+  );
+  await store.recordWorkspace(
+    { scanId: 'bench-scan', startedAt: at, now: at },
+    { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
+    drafts,
+  );
 }
 
 if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {
