@@ -8,7 +8,7 @@ import { createArgoCdClient } from './argocd-client.js';
 import { withHttpTimeouts } from './aws-http-timeouts.js';
 import { createAwsWorkspaceAccess } from './aws-workspace.js';
 import { createEksTokenProvider } from './eks-token.js';
-import { createKubernetesReader, kubeConfigForContext, kubeConfigForEks } from './kubernetes-client.js';
+import type { KubernetesReader } from './kubernetes-client.js';
 import { createManifestReader } from './manifest-source.js';
 import { createSecretResolver } from './secret-reference.js';
 import { createTerraformStateReader } from './terraform-state.js';
@@ -56,13 +56,28 @@ export function createClusterScanPorts(options: {
       // get-token`) caches its token in that one KubeConfig, so reloading it ran the plugin per
       // read. EKS configs are rebuilt per read around the signer's cached token.
       let contextConfig: KubeConfig | undefined;
-      const reader = createKubernetesReader({
-        config: async () => {
-          if (eks) return kubeConfigForEks(eks, await signedToken(eks));
-          contextConfig ??= kubeConfigForContext(context ?? '');
-          return contextConfig;
-        },
-      });
+      // @kubernetes/client-node (~0.7 s of CPU to load) loads at the first read of a Kubernetes
+      // source: a scan or cluster-diff of Argo CD clusters never loads it.
+      let loading: Promise<KubernetesReader> | undefined;
+      const loadReader = () => {
+        loading ??= import('./kubernetes-client.js').then((client) =>
+          client.createKubernetesReader({
+            config: async () => {
+              if (eks) return client.kubeConfigForEks(eks, await signedToken(eks));
+              contextConfig ??= client.kubeConfigForContext(context ?? '');
+              return contextConfig;
+            },
+          }),
+        );
+        return loading;
+      };
+      const reader: KubernetesReader = {
+        clusterCapabilities: async () => (await loadReader()).clusterCapabilities(),
+        readLive: async (...args) => (await loadReader()).readLive(...args),
+        dryRunApply: async (...args) => (await loadReader()).dryRunApply(...args),
+        openApiDocument: async (...args) => (await loadReader()).openApiDocument(...args),
+        listObjects: async (...args) => (await loadReader()).listObjects(...args),
+      };
       return {
         server: eks?.server ?? `kubeconfig context ${context}`,
         // A Helm source renders with the cluster's version and API versions, as Argo CD renders it.

@@ -50,6 +50,12 @@ interface ApiResource {
   namespaced: boolean;
 }
 
+/** What a cluster scan reads through the Kubernetes API (cluster-ports.ts loads this module on first use). */
+export type KubernetesReader = Pick<
+  ReturnType<typeof createKubernetesReader>,
+  'clusterCapabilities' | 'readLive' | 'dryRunApply' | 'openApiDocument' | 'listObjects'
+>;
+
 export function createKubernetesReader(options: KubernetesReaderOptions) {
   const discovery = new Map<string, Promise<ApiResource[] | undefined>>();
   // Read from the environment at the first request (a malformed one fails each request alike).

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,7 +35,10 @@ writeFileSync(
 );
 
 let runs = 0;
-async function loadedBy(args: string[]): Promise<{ code: number | null; stderr: string; loaded: string[] }> {
+async function loadedBy(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stderr: string; loaded: string[] }> {
   const log = join(dir, `loaded-${runs++}.txt`);
   writeFileSync(log, '');
   const run = await runNode(
@@ -46,6 +49,7 @@ async function loadedBy(args: string[]): Promise<{ code: number | null; stderr: 
         ...process.env,
         DRIFTWATCH_TEST_LOADED: log,
         DRIFTWATCH_HASH_SALT: 'lazy-commands-test-salt-01',
+        ...env,
       },
     },
   );
@@ -168,4 +172,52 @@ it('routes reads a registry file without the AWS SDK (only S3 registries of the 
   expect(run.code).toBe(0);
   expect(run.loaded.some((url) => /node_modules\/yaml\//.test(url))).toBe(true);
   expect(run.loaded.filter((url) => /node_modules\/(@aws-sdk|@smithy)\//.test(url))).toEqual([]);
+});
+
+describe('cluster-diff loads the Kubernetes client only for a Kubernetes source', () => {
+  const kubernetesClient = (loaded: string[]) =>
+    loaded.filter((url) => /node_modules\/@kubernetes\/client-node\//.test(url));
+
+  it('an Argo CD cluster never loads it (~0.7 s of CPU)', async () => {
+    const run = await loadedBy([
+      'cluster-diff',
+      '--argocd',
+      'http://127.0.0.1:1',
+      '--store',
+      join(dir, 'argo'),
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the scan of cluster adhoc failed');
+    expect(kubernetesClient(run.loaded)).toEqual([]);
+  });
+
+  it('a kubeconfig context loads it at the first read (the hook sees it)', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{ name: c, cluster: { server: "http://127.0.0.1:1" } }]',
+        'users: [{ name: u, user: { token: t } }]',
+        'contexts: [{ name: lazy, context: { cluster: c, user: u } }]',
+        'current-context: lazy',
+        '',
+      ].join('\n'),
+    );
+    const overlay = join(dir, 'overlay');
+    mkdirSync(overlay, { recursive: true });
+    writeFileSync(join(overlay, 'kustomization.yaml'), 'resources: [config.yaml]\n');
+    writeFileSync(
+      join(overlay, 'config.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: lazy, namespace: default }\ndata: { a: b }\n',
+    );
+    const run = await loadedBy(
+      ['cluster-diff', '--kustomize', overlay, '--context', 'lazy', '--store', join(dir, 'kube')],
+      { KUBECONFIG: kubeconfig },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('reading live objects from kubeconfig context lazy');
+    expect(kubernetesClient(run.loaded).length).toBeGreaterThan(0);
+  });
 });
