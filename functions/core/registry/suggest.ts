@@ -1,17 +1,29 @@
 /**
  * The candidate closest to `word`, if it is close enough to be a likely typo: `bakend` ->
- * `backend`, `dri` -> `dir`, `RoleArn` -> `roleArn`. Far-off words get no suggestion, since a
+ * `backend`, `dri` -> `dir`, `RoleArn` -> `roleArn`; or else the one candidate `word` begins, as a
+ * shortened id does (`payments` -> `payments-prod`). Far-off words, and a beginning shared by
+ * several candidates (`payments` of `payments-prod` and `payments-dev`), get no suggestion, since a
  * wrong hint misleads more than none.
  */
 export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
+  const typed = word.toLowerCase();
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    const distance = editDistance(typed, candidate.toLowerCase());
     if (distance <= typoBudget(candidate) && (best === undefined || distance < best.distance)) {
       best = { candidate, distance };
     }
   }
-  return best?.candidate;
+  return best?.candidate ?? onlyCandidateStartingWith(typed, candidates);
+}
+
+/** A beginning this short (`p`, `pa`) says too little of which id was meant. */
+const MIN_PREFIX_LENGTH = 3;
+
+function onlyCandidateStartingWith(typed: string, candidates: readonly string[]): string | undefined {
+  if (typed.length < MIN_PREFIX_LENGTH) return undefined;
+  const starting = new Set(candidates.filter((candidate) => candidate.toLowerCase().startsWith(typed)));
+  return starting.size === 1 ? [...starting][0] : undefined;
 }
 
 /** One edit per three characters, at least one: `id` tolerates `ix`, `backend` tolerates two. */

@@ -88,17 +88,23 @@ describe('driftwatch evaluate-plan --registry --workspace', () => {
     expect(JSON.parse(run.stdout)[0]).toMatchObject({ owner: 'payments', environment: 'prod' });
   });
 
-  it('a workspace the registry lacks (a typo) is an error naming the closest id, not a quiet evaluation without it', async () => {
-    const run = await runCli(
-      ['evaluate-plan', planPath, '--registry', registry, '--workspace', 'payments-prd', '--fail-on', 'high'],
-      { env },
-    );
-    expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(
-      `driftwatch: workspace payments-prd is not in ${registry} (did you mean payments-prod?): pass --workspace with one of its ids, or leave --workspace out to use only its policies\n`,
-    );
-  });
+  it.each([
+    ['a typo', 'payments-prd'],
+    ['the start of the id', 'payments'],
+  ])(
+    'a workspace the registry lacks (%s) is an error naming the closest id, not a quiet evaluation without it',
+    async (_, typed) => {
+      const run = await runCli(
+        ['evaluate-plan', planPath, '--registry', registry, '--workspace', typed, '--fail-on', 'high'],
+        { env },
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `driftwatch: workspace ${typed} is not in ${registry} (did you mean payments-prod?): pass --workspace with one of its ids, or leave --workspace out to use only its policies\n`,
+      );
+    },
+  );
 
   it('without --workspace only its policies are used', async () => {
     const run = await runCli(['evaluate-plan', planPath, '--registry', registry, '--format', 'json'], {

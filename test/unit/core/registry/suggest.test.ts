@@ -20,6 +20,31 @@ describe('closestMatch', () => {
   });
 });
 
+describe('closestMatch of a shortened id: the one candidate it begins', () => {
+  const workspaceIds = ['payments-prod', 'ledger-prod', 'ledger-dev', 'search'];
+
+  it.each([
+    ['payments', 'payments-prod'],
+    ['payments-', 'payments-prod'],
+    ['Payments', 'payments-prod'],
+    ['pay', 'payments-prod'],
+    ['ledger-p', 'ledger-prod'],
+    // A typo still wins over a beginning: one edit from `search`.
+    ['serch', 'search'],
+  ])('suggests %s -> %s', (typed, expected) => {
+    expect(closestMatch(typed, workspaceIds)).toBe(expected);
+  });
+
+  it.each([
+    ['ledger', 'begins two ids (ledger-prod, ledger-dev): no guess between them'],
+    ['pa', 'too short to say which id was meant'],
+    ['prod', 'ends ids, begins none'],
+    ['', 'empty'],
+  ])('suggests nothing for %s (%s)', (typed) => {
+    expect(closestMatch(typed, workspaceIds)).toBeUndefined();
+  });
+});
+
 describe('editDistance', () => {
   it.each([
     ['', '', 0],
