@@ -303,13 +303,14 @@ function withKubectl(tools: RenderTools, options: ManifestSourceOptions): Render
 }
 
 function run(render: RenderCommand, tools: RenderTools, options: ManifestSourceOptions): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
   return new Promise((resolvePromise, reject) => {
     execFile(
       render.command,
       render.args,
       {
         maxBuffer: MAX_RENDER_BYTES,
-        timeout: options.timeoutMs ?? 120_000,
+        timeout: timeoutMs,
         encoding: 'utf8',
         // Rendering needs no cluster: without this, kubectl asks the kubeconfig's server for /version
         // (and helm template would read the kubeconfig for nothing).
@@ -317,12 +318,17 @@ function run(render: RenderCommand, tools: RenderTools, options: ManifestSourceO
       },
       (error, stdout, stderr) => {
         if (!error) return resolvePromise(stdout);
+        // Not error.message: it repeats the command line and the stderr, unredacted.
+        const { code, killed } = error as NodeJS.ErrnoException & { killed?: boolean };
         const reason = renderFailureReason(
           render,
           {
-            missingBinary: (error as NodeJS.ErrnoException).code === 'ENOENT',
+            missingBinary: code === 'ENOENT',
             stderr: redactText(stderr),
-            message: error.message,
+            timedOut: killed === true && code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER',
+            timeoutMs,
+            tooLarge: code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER',
+            exitCode: code,
           },
           tools,
         );

@@ -1004,7 +1004,7 @@ describe('cluster-diff renders Helm charts from the registry with a real Helm 3 
     const findings = findingsOf(run.stdout);
     expect(findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-manifests']);
     expect(findings[0]!.detail).toContain(
-      "template billing failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required: set it in the release's values",
+      "helm/failing-chart failed: execution error at (billing/templates/configmap.yaml:6:11): database.host is required: set it in the release's values: fix the chart's template or the values it reads",
     );
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });

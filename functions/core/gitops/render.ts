@@ -1,3 +1,4 @@
+import { redactText } from '../redaction/secrets.js';
 import type { HelmChartSource, RenderTools } from '../registry/model.js';
 
 /** One render: the binary, its arguments, and which tool it needs (named in a failure's fix). */
@@ -145,13 +146,28 @@ export function apiVersionsOf(
   return [...versions].sort();
 }
 
+/** How a render ended without a render (what run() saw of the process). */
+export interface RenderFailure {
+  missingBinary: boolean;
+  /** The tool's stderr, already redacted. */
+  stderr: string;
+  /** Killed after the render's time limit. */
+  timedOut?: boolean;
+  timeoutMs?: number;
+  /** Its output went past the most a render may hold. */
+  tooLarge?: boolean;
+  exitCode?: number | string | null;
+}
+
 /**
- * Why a render failed, for people: a missing binary names the registry key that points at it
- * (kustomize reports a helm it cannot run with `(is '<helm>' installed?)`).
+ * Why a render failed, for people, on one line: which render of which path failed, the tool's own
+ * message without its log wrapping (kubectl's klog line, Helm's `Error:` and --debug hint, Go stack
+ * traces), and what to do. A missing binary names the registry key that points at it (kustomize
+ * reports a helm it cannot run with `(is '<helm>' installed?)`).
  */
 export function renderFailureReason(
   render: RenderCommand,
-  failure: { missingBinary: boolean; stderr: string; message: string },
+  failure: RenderFailure,
   tools: RenderTools = {},
 ): string {
   const helm = tools.helm ?? 'helm';
@@ -166,17 +182,111 @@ export function renderFailureReason(
     /executable file not found|no such file or directory/.test(failure.stderr)
   )
     return `the kustomization's helmCharts need ${helm}, which is not installed or not on PATH: install Helm or set clusters[].kubernetes.render.helm to its path`;
-  const lines = failure.stderr
-    .split('\n')
+  const what = describeRender(render);
+  if (failure.timedOut)
+    return `${what} did not finish within ${Math.round((failure.timeoutMs ?? 0) / 1000)} s: check that it renders locally, without network access it waits for (remote bases, chart repositories)`;
+  if (failure.tooLarge)
+    return `${what} printed more than a render may hold: is it the right ${render.tool === 'helm' ? 'chart' : 'kustomization'}?`;
+  const message = toolMessage(failure.stderr);
+  const said =
+    message === '' ? `exit status ${failure.exitCode ?? 'unknown'}, with nothing on stderr` : message;
+  return `${what} failed: ${said}: ${renderFix(render, message)}`;
+}
+
+/** `kubectl kustomize <dir>`, `kustomize build <dir>`, `helm template <release> <chart>`: the render and its path. */
+function describeRender(render: RenderCommand): string {
+  return [render.command, ...render.args.slice(0, render.tool === 'helm' ? 3 : 2)].join(' ');
+}
+
+/** The longest a tool's message is quoted: past it, a long config echo or list says nothing more. */
+const MAX_TOOL_MESSAGE = 500;
+
+/**
+ * The tool's own message in its stderr, on one line. kubectl logs a failure as a klog line
+ * (`E1203 14:01:02.123456 1234 run.go:72] "command failed" err="…"`, or `err=<` then the message's
+ * lines then ` >`); Helm and kustomize print `Error: …` after any warnings, Helm then a hint about
+ * its --debug flag (never passed here); a Go panic ends in a stack trace. Kept: the message itself.
+ */
+export function toolMessage(stderr: string): string {
+  let lines = stderr.split('\n');
+  // A panic's goroutine dump is no message: everything from the first goroutine header goes.
+  const dump = lines.findIndex((line) => /^goroutine \d+ \[/.test(line.trim()));
+  if (dump !== -1) lines = lines.slice(0, dump);
+  lines = lines
     .map((line) => line.trim())
-    // Noise around the cause: Helm's hint about its --debug flag (never passed here), kubectl's
-    // log wrapper of a multi-line error (`… "command failed" err=<` … `>`), and what kustomize adds
-    // to a helm failure (its temporary HELM_* directories, the misleading `(is … installed?)`).
+    .map((line) => line.replace(KLOG_HEADER, ''))
     .filter(
       (line) =>
-        line !== '' && line !== '>' && !line.startsWith('Use --debug flag') && !line.endsWith('err=<'),
+        line !== '' &&
+        line !== '>' &&
+        line !== '"command failed" err=<' &&
+        !line.startsWith('Use --debug flag'),
     )
-    .map((line) => line.replace(/ with env=\[[^\]]*\]/, '').replace(/ \(is '[^']*' installed\?\)/, ''));
-  const lastLines = lines.slice(-3).join(' ');
-  return `${render.command} ${render.args.slice(0, 2).join(' ')} failed: ${lastLines || failure.message}`;
+    .map((line) => {
+      const quoted = /^"command failed" err=(".*")$/.exec(line)?.[1];
+      return quoted === undefined ? line : unquoteGo(quoted);
+    });
+  // Helm's and kustomize's own message is their last `Error:` line and what follows it; the lines
+  // before are warnings (`walk.go:74: found symbolic link …`).
+  const lastError = lines.findLastIndex((line) => line.startsWith('Error: '));
+  if (lastError !== -1) lines = lines.slice(lastError);
+  let message = lines
+    .join('\n')
+    .replace(/^Error: /, '')
+    // The configuration kustomize echoes around a generator's error (`with config: `…``) can hold
+    // a whole values file: the error is after it.
+    .replace(/ with config: `[^`]*`/g, '')
+    // What kustomize adds to a helm failure: its temporary HELM_* directories, and the misleading
+    // `(is … installed?)` (the exec error decides whether helm is missing).
+    .replace(/ with env=\[[^\]]*\]/g, '')
+    .replace(/ \(is '[^']*' installed\?\)/g, '')
+    // Go's path errors say each path twice: `evalsymlink failure on 'p' : lstat p: …` is `p: …`.
+    .replace(/evalsymlink failure on '([^']*)' : lstat \1: /g, '$1: ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  // kustomize tries a missing resource as a file, then as a directory, and reports both: the first says it.
+  const resource = /accumulating resources from '([^']*)': (.*?)': must build at directory: /.exec(message);
+  if (resource) message = `accumulating resources from '${resource[1]}': ${resource[2]}`;
+  // Unquoted, a Go-escaped credential reads as one again: redact the message as it is shown.
+  const redacted = redactText(message);
+  return redacted.length > MAX_TOOL_MESSAGE ? `${redacted.slice(0, MAX_TOOL_MESSAGE)}…` : redacted;
+}
+
+/** klog's header: severity and date, time, thread id, file:line and `] `. */
+const KLOG_HEADER = /^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]\s]+\] /;
+
+/** A Go quoted string (klog quotes err= values with strconv.Quote). */
+function unquoteGo(quoted: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return quoted.slice(1, -1).replace(/\\(["\\])/g, '$1');
+  }
+}
+
+/** What to do about a failed render, by the tool and the tool's message. */
+function renderFix(render: RenderCommand, message: string): string {
+  const relative = 'a relative path is read from the directory of the registry file';
+  // Helm's template errors, from helm template or from a kustomization's helmCharts.
+  if (/execution error at|(^|: )template: /.test(message))
+    return "fix the chart's template or the values it reads";
+  if (render.tool === 'helm') {
+    if (/Chart\.yaml file is missing/.test(message))
+      return "point the chart at a directory holding the chart's Chart.yaml (for plain manifests, use the registry's manifests: {directory: <dir>} instead)";
+    if (/^path ".*" not found/.test(message)) return `check the chart's path (${relative})`;
+    if (/^open .*: no such file or directory/.test(message))
+      return `check the paths of the chart's values files (${relative})`;
+    if (/YAML parse error/.test(message)) return 'fix the template so that it renders YAML';
+    return `fix the chart or its values (helm template ${render.args[1]} ${render.args[2]} shows the same error)`;
+  }
+  if (/unable to find one of 'kustomization\.yaml'/.test(message))
+    return "add a kustomization.yaml there, or for plain manifests use the registry's manifests: {directory: <dir>} instead of kustomize";
+  if (/^accumulating resources from '/.test(message))
+    return "fix or remove that entry of the kustomization's resources (its paths are relative to the kustomization)";
+  if (/^must build at directory: /.test(message))
+    return 'check the kustomize path: it must be a directory holding a kustomization.yaml';
+  if (/must specify --enable-helm/.test(message))
+    return 'set enableHelm: true beside the kustomize path in the registry (its kustomization inflates helmCharts)';
+  if (/^invalid Kustomization/.test(message)) return "fix the kustomization file's YAML";
+  return `fix the kustomization (${[render.command, ...render.args.slice(0, 2)].join(' ')} shows the same error)`;
 }

@@ -239,7 +239,16 @@ async function scanDirect(
     const rendered = await api.desiredManifests();
     source = rendered.source;
     renderNotes = rendered.notes;
-    ({ objects: desired, skipped } = parseRender(rendered.text));
+    try {
+      ({ objects: desired, skipped } = parseRender(rendered.text));
+    } catch (error) {
+      // The render ran but printed something else than manifests (a log, a wrapper's banner, a
+      // template's stray text): which render, and that it must print manifests only.
+      if (!(error instanceof ManifestError)) throw error;
+      throw new ManifestError(
+        `the render of ${source} is not Kubernetes manifests (${error.message}): make it print only YAML or JSON objects with apiVersion, kind and metadata.name`,
+      );
+    }
   } catch (error) {
     const ruleId =
       error instanceof ManifestError

@@ -8,6 +8,7 @@ import { createManifestReader, inReleaseNamespace } from '../../../functions/ada
 import type { KubeObject } from '../../../functions/core/gitops/kube-object.js';
 import { parseRender } from '../../../functions/core/gitops/manifests.js';
 import { ClusterSourceError } from '../../../functions/core/gitops/ports.js';
+import type { ManifestSource, RenderTools } from '../../../functions/core/registry/model.js';
 import { HELM_VERSION, helmBinary } from '../../helpers/helm-binary.js';
 
 /**
@@ -56,8 +57,8 @@ describe('kustomize rendered by the real kubectl kustomize', () => {
   it('a directory without a kustomization fails the render with kubectl’s own words', async () => {
     const failure = await reader({ kustomize: 'helm' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ClusterSourceError);
-    expect((failure as ClusterSourceError).reason).toMatch(
-      /^kubectl kustomize .*helm failed: .*kustomization/,
+    expect((failure as ClusterSourceError).reason).toBe(
+      `kubectl kustomize ${join(FIXTURES, 'helm')} failed: unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '${join(FIXTURES, 'helm')}': add a kustomization.yaml there, or for plain manifests use the registry's manifests: {directory: <dir>} instead of kustomize`,
     );
   });
 });
@@ -264,7 +265,7 @@ describe('a Helm chart rendered by the real helm template', () => {
     expect(failure).toBeInstanceOf(ClusterSourceError);
     expect((failure as ClusterSourceError).failure).toBe('failed');
     expect((failure as ClusterSourceError).reason).toBe(
-      `${helm} template billing failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required: set it in the release's values`,
+      `${helm} template billing ${join(FIXTURES, 'helm/failing-chart')} failed: execution error at (billing/templates/configmap.yaml:6:11): database.host is required: set it in the release's values: fix the chart's template or the values it reads`,
     );
   });
 
@@ -366,5 +367,114 @@ describe('.Capabilities as the cluster reports them (--kube-version, --api-versi
     expect(rendered.notes).toEqual([
       '--api-versions leave out group versions whose discovery failed: GET /apis/metrics.k8s.io/v1beta1: 503 service unavailable',
     ]);
+  });
+});
+
+describe('every render failure of the real tools is one line: which render, the tool’s words, the fix', () => {
+  // Built at test time: each directory is one way a render fails.
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'driftwatch-render-failures-'));
+    const files: Record<string, string> = {
+      'no-kustomization/deployment.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n',
+      'missing-resource/kustomization.yaml': 'resources: [missing.yaml]\n',
+      'missing-base/kustomization.yaml': 'resources: [../no-such-base]\n',
+      'broken-kustomization/kustomization.yaml': 'resources: [\n',
+      'chart-without-chart-yaml/values.yaml': 'replicaCount: 1\n',
+      'broken-template/Chart.yaml': 'apiVersion: v2\nname: broken\nversion: 0.1.0\n',
+      'broken-template/templates/configmap.yaml': 'kind: ConfigMap\nx: {{ .Values.foo.bar }}\n',
+      'not-yaml/Chart.yaml': 'apiVersion: v2\nname: notyaml\nversion: 0.1.0\n',
+      'not-yaml/templates/configmap.yaml': 'kind: [unclosed\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+  });
+  const failureOf = async (source: ManifestSource, tools: RenderTools) => {
+    const failure = await createManifestReader({ registryDir: dir, s3: () => new S3Client({}) })(
+      source,
+      tools,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ClusterSourceError);
+    return (failure as ClusterSourceError).reason;
+  };
+
+  it.each<[string, ManifestSource, 'helm' | 'none' | 'kubectl-not-on-path', RegExp]>([
+    [
+      'a kustomize directory without a kustomization file',
+      { kustomize: 'no-kustomization' },
+      'none',
+      /^kubectl kustomize \S+\/no-kustomization failed: unable to find one of 'kustomization\.yaml'.*: add a kustomization\.yaml there, or for plain manifests use the registry's manifests: \{directory: <dir>\}/,
+    ],
+    [
+      'a kustomization listing a missing resource',
+      { kustomize: 'missing-resource' },
+      'none',
+      /^kubectl kustomize \S+\/missing-resource failed: accumulating resources from 'missing\.yaml': \S+\/missing\.yaml: no such file or directory: fix or remove that entry/,
+    ],
+    [
+      'a kustomization listing a missing base',
+      { kustomize: 'missing-base' },
+      'none',
+      /^kubectl kustomize \S+\/missing-base failed: accumulating resources from '\.\.\/no-such-base': \S+\/no-such-base: no such file or directory: fix or remove that entry/,
+    ],
+    [
+      'a kustomize path that does not exist',
+      { kustomize: 'no-such-overlay' },
+      'none',
+      /^kubectl kustomize \S+\/no-such-overlay failed: .*no such file or directory: check the kustomize path/,
+    ],
+    [
+      'a kustomization that is not YAML',
+      { kustomize: 'broken-kustomization' },
+      'none',
+      /^kubectl kustomize \S+\/broken-kustomization failed: invalid Kustomization: yaml: .*: fix the kustomization file's YAML$/,
+    ],
+    [
+      'kubectl missing from PATH',
+      { kustomize: 'missing-resource' },
+      'kubectl-not-on-path',
+      /^kubectl-not-on-path is not installed or not on PATH: install kubectl or set clusters\[\]\.kubernetes\.render\.kubectl to its path$/,
+    ],
+    [
+      'a chart directory without Chart.yaml',
+      { helm: { chart: 'chart-without-chart-yaml', release: 'r' } },
+      'helm',
+      /^\S+helm template r \S+\/chart-without-chart-yaml failed: Chart\.yaml file is missing: point the chart at a directory holding the chart's Chart\.yaml/,
+    ],
+    [
+      'a chart path that does not exist',
+      { helm: { chart: 'no-such-chart', release: 'r' } },
+      'helm',
+      /^\S+helm template r \S+\/no-such-chart failed: path "\S+\/no-such-chart" not found: check the chart's path/,
+    ],
+    [
+      'a values file that does not exist',
+      { helm: { chart: 'broken-template', release: 'r', values: ['no-such-values.yaml'] } },
+      'helm',
+      /^\S+helm template r \S+\/broken-template failed: open \S+\/no-such-values\.yaml: no such file or directory: check the paths of the chart's values files/,
+    ],
+    [
+      'a template that fails',
+      { helm: { chart: 'broken-template', release: 'r' } },
+      'helm',
+      /^\S+helm template r \S+\/broken-template failed: template: broken\/templates\/configmap\.yaml:2:\d+: .*nil pointer evaluating interface \{\}\.bar: fix the chart's template or the values it reads$/,
+    ],
+    [
+      'a template that renders no YAML',
+      { helm: { chart: 'not-yaml', release: 'r' } },
+      'helm',
+      /^\S+helm template r \S+\/not-yaml failed: YAML parse error on notyaml\/templates\/configmap\.yaml: .*: fix the template so that it renders YAML$/,
+    ],
+  ])('%s', async (_, source, tools, expected) => {
+    const reason = await failureOf(
+      source,
+      tools === 'helm' ? { helm } : tools === 'none' ? {} : { kubectl: 'kubectl-not-on-path' },
+    );
+    expect(reason).toMatch(expected);
+    expect(reason).not.toMatch(
+      /\n|E\d{4} \d\d:|run\.go|"command failed"|goroutine|Use --debug| at .*\.js:\d+/,
+    );
   });
 });

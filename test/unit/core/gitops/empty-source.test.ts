@@ -128,3 +128,23 @@ describe('a render with no object to compare (direct mode)', () => {
     expect(result.skipped).toHaveLength(1);
   });
 });
+
+describe('a render that is not manifests (direct mode)', () => {
+  const direct = clusterOf({ kubernetes: { context: 'shop', manifests: { kustomize: 'overlays/prod' } } });
+
+  it.each([
+    ['a tool log line', 'E1203 14:01:02.123456 1234 run.go:72] boom: [x', 'YAML syntax'],
+    ['a plain text banner', 'Rendering overlays/prod...\ndone\n', 'a document is not a mapping'],
+    ['a mapping that is no object', 'replicas: 3\n', 'document 1 is not a Kubernetes object'],
+  ])('%s is one failed scan naming the render, the problem and the fix', async (_, render, problem) => {
+    const result = await scan(direct, { render });
+    expect(result.findings).toHaveLength(1);
+    expect(result.findings[0]).toMatchObject({ kind: 'scan-failed', ruleId: 'scan.cluster-manifests' });
+    const reason = result.findings[0]!.evidence?.reason ?? '';
+    expect(reason).toMatch(
+      /^desired manifests: the render of kustomize overlays\/prod is not Kubernetes manifests \(.+\): make it print only YAML or JSON objects with apiVersion, kind and metadata\.name$/,
+    );
+    expect(reason).toContain(problem);
+    expect(reason).not.toContain('\n');
+  });
+});

@@ -190,37 +190,149 @@ describe('render command lines (issue 14 §3)', () => {
     ]);
   });
 
-  it('a failed helm template quotes Helm’s error, without its hint about --debug', () => {
-    const render = helmTemplateCommand({ chart: 'c', release: 'billing' }, '/c', [], { helm: '/opt/helm' });
-    const stderr =
-      'Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required\n\nUse --debug flag to render out invalid YAML\n';
-    expect(renderFailureReason(render, { missingBinary: false, stderr, message: 'exit 1' })).toBe(
-      '/opt/helm template billing failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required',
+  const kustomize = kustomizeCommand('/k', false);
+  const kustomizeHelm = kustomizeCommand('/k', true, { helm: '/opt/helm' });
+  const helm = helmTemplateCommand({ chart: 'c', release: 'billing' }, '/c', [], { helm: '/opt/helm' });
+  const klog = (message: string) =>
+    `E1203 14:01:02.123456    1234 run.go:72] "command failed" err=${JSON.stringify(message)}\n`;
+
+  // Each stderr is what the real tool prints (kubectl 1.32 with Kustomize v5.5.0, Helm 3.17).
+  it.each([
+    [
+      'a kustomize directory without a kustomization file',
+      kustomize,
+      klog(
+        "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '/k'",
+      ),
+      "kubectl kustomize /k failed: unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '/k': add a kustomization.yaml there, or for plain manifests use the registry's manifests: {directory: <dir>} instead of kustomize",
+    ],
+    [
+      'a kustomization listing a resource that does not exist',
+      kustomize,
+      klog(
+        "accumulating resources: accumulation err='accumulating resources from 'missing.yaml': evalsymlink failure on '/k/missing.yaml' : lstat /k/missing.yaml: no such file or directory': must build at directory: not a valid directory: evalsymlink failure on '/k/missing.yaml' : lstat /k/missing.yaml: no such file or directory",
+      ),
+      "kubectl kustomize /k failed: accumulating resources from 'missing.yaml': /k/missing.yaml: no such file or directory: fix or remove that entry of the kustomization's resources (its paths are relative to the kustomization)",
+    ],
+    [
+      'a kustomize path that does not exist',
+      kustomize,
+      klog(
+        "must build at directory: not a valid directory: evalsymlink failure on '/k' : lstat /k: no such file or directory",
+      ),
+      'kubectl kustomize /k failed: must build at directory: not a valid directory: /k: no such file or directory: check the kustomize path: it must be a directory holding a kustomization.yaml',
+    ],
+    [
+      'a kustomization that is not YAML',
+      kustomize,
+      klog('invalid Kustomization: yaml: line 1: did not find expected node content'),
+      "kubectl kustomize /k failed: invalid Kustomization: yaml: line 1: did not find expected node content: fix the kustomization file's YAML",
+    ],
+    [
+      'helmCharts without enableHelm (kubectl’s multi-line err=<, the generator’s config echoed)',
+      kustomize,
+      'E1203 14:40:59.398851   29501 run.go:72] "command failed" err=<\n\ttrouble configuring builtin HelmChartInflationGenerator with config: `\n\tchartHome: charts\n\tname: shop\n\tvaluesFile: values-prod.yaml\n\t`: must specify --enable-helm\n >\n',
+      'kubectl kustomize /k failed: trouble configuring builtin HelmChartInflationGenerator: must specify --enable-helm: set enableHelm: true beside the kustomize path in the registry (its kustomization inflates helmCharts)',
+    ],
+    [
+      'a chart that fails inside kustomize (Helm’s error, not kustomize’s "is helm installed?")',
+      kustomizeHelm,
+      [
+        'E1202 14:25:01.485514    8071 run.go:72] "command failed" err=<',
+        '\tError: execution error at (billing/templates/configmap.yaml:6:11): database.host is required',
+        '\t',
+        '\tUse --debug flag to render out invalid YAML',
+        "\t: unable to run: '/opt/helm template billing /k/charts/billing -f /tmp/kustomize-helm-1/billing-kustomize-values.yaml' with env=[HELM_CONFIG_HOME=/tmp/kustomize-helm-1/helm HELM_CACHE_HOME=/tmp/kustomize-helm-1/helm/.cache] (is '/opt/helm' installed?): exit status 1",
+        ' >',
+        '',
+      ].join('\n'),
+      "kubectl kustomize /k failed: execution error at (billing/templates/configmap.yaml:6:11): database.host is required : unable to run: '/opt/helm template billing /k/charts/billing -f /tmp/kustomize-helm-1/billing-kustomize-values.yaml': exit status 1: fix the chart's template or the values it reads",
+    ],
+    [
+      'a helm template whose `required` fails (without Helm’s hint about --debug)',
+      helm,
+      'Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required\n\nUse --debug flag to render out invalid YAML\n',
+      "/opt/helm template billing /c failed: execution error at (billing/templates/configmap.yaml:6:11): database.host is required: fix the chart's template or the values it reads",
+    ],
+    [
+      'a helm template error after a warning',
+      helm,
+      'walk.go:74: found symbolic link in path: /c/templates/x.yaml resolves to /elsewhere/x.yaml\nError: template: c/templates/cm.yaml:2:13: executing "c/templates/cm.yaml" at <.Values.foo.bar>: nil pointer evaluating interface {}.bar\n\nUse --debug flag to render out invalid YAML\n',
+      '/opt/helm template billing /c failed: template: c/templates/cm.yaml:2:13: executing "c/templates/cm.yaml" at <.Values.foo.bar>: nil pointer evaluating interface {}.bar: fix the chart\'s template or the values it reads',
+    ],
+    [
+      'a chart directory without Chart.yaml',
+      helm,
+      'Error: Chart.yaml file is missing\n',
+      "/opt/helm template billing /c failed: Chart.yaml file is missing: point the chart at a directory holding the chart's Chart.yaml (for plain manifests, use the registry's manifests: {directory: <dir>} instead)",
+    ],
+    [
+      'a chart path that does not exist',
+      helm,
+      'Error: path "/c" not found\n',
+      `/opt/helm template billing /c failed: path "/c" not found: check the chart's path (a relative path is read from the directory of the registry file)`,
+    ],
+    [
+      'a values file that does not exist',
+      helm,
+      'Error: open /v.yaml: no such file or directory\n',
+      "/opt/helm template billing /c failed: open /v.yaml: no such file or directory: check the paths of the chart's values files (a relative path is read from the directory of the registry file)",
+    ],
+    [
+      'a template that renders no YAML',
+      helm,
+      "Error: YAML parse error on c/templates/a.yaml: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'\n\nUse --debug flag to render out invalid YAML\n",
+      "/opt/helm template billing /c failed: YAML parse error on c/templates/a.yaml: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']': fix the template so that it renders YAML",
+    ],
+    [
+      'a tool that panics (its goroutine dump left out)',
+      helm,
+      'panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1a2b3c]\n\ngoroutine 1 [running]:\nhelm.sh/helm/v3/pkg/chart.(*Chart).Name(...)\n\t/home/runner/work/helm/pkg/chart/chart.go:81\nmain.main()\n\t/home/runner/work/helm/cmd/helm/helm.go:70 +0x1d\n',
+      '/opt/helm template billing /c failed: panic: runtime error: invalid memory address or nil pointer dereference [signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1a2b3c]: fix the chart or its values (helm template billing /c shows the same error)',
+    ],
+    [
+      'a tool that says nothing',
+      kustomize,
+      '\n',
+      'kubectl kustomize /k failed: exit status 1, with nothing on stderr: fix the kustomization (kubectl kustomize /k shows the same error)',
+    ],
+  ])('%s: one line, the tool’s words without its log wrapping, and the fix', (_, render, stderr, reason) => {
+    const said = renderFailureReason(
+      render,
+      { missingBinary: false, stderr, exitCode: 1 },
+      { helm: '/opt/helm' },
     );
+    expect(said).toBe(reason);
+    expect(said).not.toMatch(/\n|E\d{4} \d\d:|run\.go|"command failed"|goroutine|Use --debug|^Error: /);
   });
 
-  it('a chart that fails inside kustomize quotes Helm’s error, not kustomize’s "is helm installed?"', () => {
-    // The shape kubectl 1.32 (Kustomize v5.5.0) prints when the helm it runs exits 1.
-    const stderr = [
-      'E1202 14:25:01.485514    8071 run.go:72] "command failed" err=<',
-      '\tError: execution error at (billing/templates/configmap.yaml:6:11): database.host is required',
-      '\t',
-      '\tUse --debug flag to render out invalid YAML',
-      "\t: unable to run: '/opt/helm template billing /k/charts/billing -f /tmp/kustomize-helm-1/billing-kustomize-values.yaml' with env=[HELM_CONFIG_HOME=/tmp/kustomize-helm-1/helm HELM_CACHE_HOME=/tmp/kustomize-helm-1/helm/.cache] (is '/opt/helm' installed?): exit status 1",
-      ' >',
-      '',
-    ].join('\n');
-    const render = kustomizeCommand('/k', true, { helm: '/opt/helm' });
+  it('a credential in the tool’s message, even Go-quoted by klog, is not quoted', () => {
+    const canary = 'postgres://admin:Canary-Pa55word-7q@db.internal:5432/shop';
+    for (const stderr of [klog(`failed to read "${canary}"`), `Error: cannot reach ${canary}\n`]) {
+      const said = renderFailureReason(helm, { missingBinary: false, stderr, exitCode: 1 });
+      expect(said).not.toContain('Canary-Pa55word-7q');
+      expect(said).toContain('/opt/helm template billing /c failed: ');
+    }
+  });
+
+  it('a render that times out or prints too much says so, naming the render', () => {
     expect(
-      renderFailureReason(render, { missingBinary: false, stderr, message: 'exit 1' }, { helm: '/opt/helm' }),
+      renderFailureReason(kustomize, {
+        missingBinary: false,
+        stderr: '',
+        timedOut: true,
+        timeoutMs: 120_000,
+      }),
     ).toBe(
-      "kubectl kustomize /k failed: Error: execution error at (billing/templates/configmap.yaml:6:11): database.host is required : unable to run: '/opt/helm template billing /k/charts/billing -f /tmp/kustomize-helm-1/billing-kustomize-values.yaml': exit status 1",
+      'kubectl kustomize /k did not finish within 120 s: check that it renders locally, without network access it waits for (remote bases, chart repositories)',
+    );
+    expect(renderFailureReason(helm, { missingBinary: false, stderr: '', tooLarge: true })).toBe(
+      '/opt/helm template billing /c printed more than a render may hold: is it the right chart?',
     );
   });
 
   it('a missing binary names the registry key that points at it', () => {
-    const helm = helmTemplateCommand({ chart: 'c', release: 'r' }, '/c', [], { helm: '/opt/helm' });
-    expect(renderFailureReason(helm, { missingBinary: true, stderr: '', message: 'spawn ENOENT' })).toBe(
+    expect(renderFailureReason(helm, { missingBinary: true, stderr: '' })).toBe(
       '/opt/helm is not installed or not on PATH: install helm or set clusters[].kubernetes.render.helm to its path',
     );
   });
@@ -229,19 +341,8 @@ describe('render command lines (issue 14 §3)', () => {
     const render = kustomizeCommand('/o', true);
     const stderr =
       "Error: unable to run: 'helm version -c --short' with env=[...] (is 'helm' installed?): exec: \"helm\": executable file not found in $PATH";
-    expect(renderFailureReason(render, { missingBinary: false, stderr, message: 'exit 1' })).toBe(
+    expect(renderFailureReason(render, { missingBinary: false, stderr })).toBe(
       "the kustomization's helmCharts need helm, which is not installed or not on PATH: install Helm or set clusters[].kubernetes.render.helm to its path",
     );
-  });
-
-  it('any other render failure quotes the last lines of stderr', () => {
-    const render = kustomizeCommand('/o', false);
-    expect(
-      renderFailureReason(render, {
-        missingBinary: false,
-        stderr: 'a\nb\nc\nError: no kustomization in /o\n',
-        message: 'x',
-      }),
-    ).toBe('kubectl kustomize /o failed: b c Error: no kustomization in /o');
   });
 });
