@@ -207,7 +207,7 @@ const MAX_TOOL_MESSAGE = 500;
  * lines then ` >`); Helm and kustomize print `Error: …` after any warnings, Helm then a hint about
  * its --debug flag (never passed here); a Go panic ends in a stack trace. Kept: the message itself.
  */
-export function toolMessage(stderr: string): string {
+function toolMessage(stderr: string): string {
   let lines = stderr.split('\n');
   // A panic's goroutine dump is no message: everything from the first goroutine header goes.
   const dump = lines.findIndex((line) => /^goroutine \d+ \[/.test(line.trim()));
