@@ -126,19 +126,23 @@ const RENDER = ['a', 'b', 'c']
   )
   .join('---\n');
 
+/** Scans the cluster through context `shop` as cluster-ports does (its kubeconfig loaded at the first read): the one failure's detail. */
+async function credentialsFailureDetail(): Promise<string> {
+  const reader = createKubernetesReader({ config: async () => kubeConfigForContext('shop') });
+  const result = await scanDirect(cluster(), {
+    server: 'kubeconfig context shop',
+    render: RENDER,
+    reader,
+    salt: 'kubeconfig-failures-salt-1',
+  });
+  expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-credentials']);
+  return result.findings[0]!.detail;
+}
+
 describe('a kubeconfig that cannot be used fails the cluster once, saying why', () => {
   it.each(CASES)('$label', async ({ kubeconfig, reason }) => {
     vi.stubEnv('KUBECONFIG', kubeconfig());
-    // As cluster-ports builds it: the context's kubeconfig is loaded at the first read.
-    const reader = createKubernetesReader({ config: async () => kubeConfigForContext('shop') });
-    const result = await scanDirect(cluster(), {
-      server: 'kubeconfig context shop',
-      render: RENDER,
-      reader,
-      salt: 'kubeconfig-failures-salt-1',
-    });
-    expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-credentials']);
-    const detail = result.findings[0]!.detail;
+    const detail = await credentialsFailureDetail();
     expect(detail).toContain(reason);
     expect(detail).not.toMatch(/\(redacted\)|CANARY/);
   });
@@ -149,15 +153,7 @@ describe('no kubeconfig at all', () => {
     vi.stubEnv('KUBECONFIG', '');
     vi.stubEnv('KUBERNETES_SERVICE_HOST', '');
     vi.stubEnv('HOME', mkdtempSync(join(dir, 'home-')));
-    const reader = createKubernetesReader({ config: async () => kubeConfigForContext('shop') });
-    const result = await scanDirect(cluster(), {
-      server: 'kubeconfig context shop',
-      render: RENDER,
-      reader,
-      salt: 'kubeconfig-failures-salt-1',
-    });
-    expect(result.findings.map((finding) => finding.ruleId)).toEqual(['scan.cluster-credentials']);
-    const detail = result.findings[0]!.detail;
+    const detail = await credentialsFailureDetail();
     expect(detail).toContain(
       "no kubeconfig to read context 'shop' from: KUBECONFIG is not set and ~/.kube/config does not exist; set KUBECONFIG to the file that has the context (kubectl config get-contexts lists them)",
     );
