@@ -139,7 +139,7 @@ async function checkOwnerKnown(
   history: () => Promise<Finding[]>,
 ): Promise<void> {
   const loaded = await loadOptionalRegistry(registryPath);
-  if (registryPath !== undefined && loaded) {
+  if (loaded) {
     const teams = loaded.registry.owners.teams.map((team) => team.id);
     if (teams.includes(owner)) return;
     const near = closestMatch(owner, teams);
