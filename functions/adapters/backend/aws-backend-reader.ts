@@ -19,11 +19,9 @@ import {
   ObjectTooLargeError,
   type ObjectVersionRef,
   type Observed,
-  type ReadFailure,
 } from '../../core/backend/ports.js';
 import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.js';
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
-import { AWS_REGION } from '../../core/registry/formats.js';
 import { configuredEndpoint } from '../aws-endpoint.js';
 import { readFailure } from '../aws-read-failure.js';
 
