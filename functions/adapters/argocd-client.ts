@@ -7,11 +7,9 @@ import {
   failureOfStatus,
   formatTimeout,
   isRedirect,
-  MAX_RETRIES,
   redirectReason,
+  repeatWhenAsked,
   requestDeadline,
-  retryDelayMs,
-  sleep,
   stillRefused,
 } from './http-failure.js';
 import { pathSegment } from './url-path.js';
@@ -49,16 +47,15 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
       token = undefined;
       throw error;
     }
-    timeout ??= options.timeoutMs ?? clusterTimeoutMs();
+    const timeoutMs = (timeout ??= options.timeoutMs ?? clusterTimeoutMs());
     // A request the server asks to repeat later (rate limited) is repeated, as client-go does.
-    let answer = await attempt(url, path, bearer, timeout);
-    for (let retry = 1; retry <= MAX_RETRIES; retry++) {
-      const wait = retryDelayMs(answer.response.status, answer.response.headers.get('retry-after'));
-      if (wait === undefined) break;
-      await sleep(wait);
-      answer = await attempt(url, path, bearer, timeout);
-    }
-    const { response, body } = answer;
+    const { response, body } = await repeatWhenAsked(
+      () => attempt(url, path, bearer, timeoutMs),
+      (answer) => ({
+        status: answer.response.status,
+        retryAfter: answer.response.headers.get('retry-after'),
+      }),
+    );
     if (isRedirect(response.status))
       throw new ClusterSourceError(
         'invalid-response',

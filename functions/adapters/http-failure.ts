@@ -118,12 +118,31 @@ export function retryDelayMs(
   return undefined;
 }
 
+/**
+ * `attempt()`, repeated while its answer asks to be repeated later (retryDelayMs), at most MAX_RETRIES
+ * times: the answer that stands is returned, a rate-limited one included.
+ */
+export async function repeatWhenAsked<T>(
+  attempt: () => Promise<T>,
+  statusOf: (answer: T) => { status: number; retryAfter?: string | null },
+): Promise<T> {
+  let answer = await attempt();
+  for (let retry = 1; retry <= MAX_RETRIES; retry++) {
+    const { status, retryAfter } = statusOf(answer);
+    const wait = retryDelayMs(status, retryAfter);
+    if (wait === undefined) break;
+    await sleep(wait);
+    answer = await attempt();
+  }
+  return answer;
+}
+
 /** Said after the status of a rate-limited request that failed all the same. */
 export function stillRefused(status: number): string {
   return status === 429 ? ` (rate limited: still refused after ${MAX_RETRIES} retries)` : '';
 }
 
-export function sleep(ms: number): Promise<void> {
+function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 

@@ -20,10 +20,8 @@ import {
   failureOfStatus,
   formatTimeout,
   isRedirect,
-  MAX_RETRIES,
   redirectReason,
-  retryDelayMs,
-  sleep,
+  repeatWhenAsked,
   stillRefused,
 } from './http-failure.js';
 import { pathSegment } from './url-path.js';
@@ -76,13 +74,10 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     payload?: { body: string; contentType: string },
     accept = 'application/json',
   ): Promise<Answer> {
-    let answer = await sendOnce(method, path, payload, accept);
-    for (let retry = 1; retry <= MAX_RETRIES; retry++) {
-      const wait = retryDelayMs(answer.status, answer.retryAfter);
-      if (wait === undefined) break;
-      await sleep(wait);
-      answer = await sendOnce(method, path, payload, accept);
-    }
+    const answer = await repeatWhenAsked(
+      () => sendOnce(method, path, payload, accept),
+      (sent) => sent,
+    );
     if (isRedirect(answer.status))
       throw new ClusterSourceError(
         'invalid-response',
