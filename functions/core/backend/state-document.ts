@@ -20,14 +20,20 @@ export type ParsedState =
   | { ok: true; encrypted: true }
   | { ok: false; reason: string };
 
+/**
+ * OpenTofu (1.7+) with an `encryption` block writes `{"meta":{…},"encrypted_data":"<base64>",
+ * "encryption_version":"v0"}`: a state whose content only its key can read.
+ */
+export function isEncryptedState(state: Record<string, unknown>): boolean {
+  return typeof state.encrypted_data === 'string' && typeof state.encryption_version === 'string';
+}
+
 export function parseStateHeader(body: string): ParsedState {
   const parsed = parseJsonObject(body, 'the state');
   if (!parsed.ok) return parsed;
   const state = parsed.value;
-  // OpenTofu (1.7+) with an `encryption` block writes `{"meta":{…},"encrypted_data":"<base64>",
-  // "encryption_version":"v0"}`: state, not a broken object to restore.
-  if (typeof state.encrypted_data === 'string' && typeof state.encryption_version === 'string')
-    return { ok: true, encrypted: true };
+  // State, not a broken object to restore.
+  if (isEncryptedState(state)) return { ok: true, encrypted: true };
   if (state.version !== 4) {
     const version = typeof state.version === 'number' ? String(state.version) : 'missing';
     // Formats 1-3 are Terraform's own, from 0.11 and before: not a broken object, an old one.

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { isEncryptedState } from '../backend/state-document.js';
 import { nonEmptyString } from '../terraform/json-values.js';
 import { groupOf, identityOf, isPlainObject, type KubeObject, type ObjectIdentity } from './kube-object.js';
 
@@ -141,9 +142,7 @@ export class UnreadableStateError extends Error {
 
 export function kubernetesObjectsInState(state: unknown, workspace: string): TerraformKubernetesObject[] {
   if (!isPlainObject(state)) throw new UnreadableStateError('not a Terraform state: expected a JSON object');
-  // OpenTofu (1.7+) with an `encryption` block writes `{"meta":…,"encrypted_data":…,"encryption_version":…}`
-  // (as state-document.ts knows): a state, but one only its key can read.
-  if (typeof state.encrypted_data === 'string' && typeof state.encryption_version === 'string')
+  if (isEncryptedState(state))
     throw new UnreadableStateError(
       "the state is encrypted (OpenTofu state encryption), so driftwatch cannot read which Kubernetes objects it manages: remove the workspace from the cluster's workspaces, or leave its state unencrypted",
     );
