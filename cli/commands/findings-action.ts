@@ -27,6 +27,7 @@ import {
   sortFindings,
 } from '../output.js';
 import { assertRecordedStore, wrongKindLine } from '../recorded-store.js';
+import type { LoadedRegistry } from '../registry-file.js';
 import { parseSince } from '../since.js';
 import type { FindingsOptions } from './findings.js';
 
@@ -35,10 +36,16 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   const objects = openObjectStore(options.store, process.env, { mustExist: true });
   const store = createFindingsStore(objects, { readOnly: true });
   const now = new Date();
+  // Read once, when something first needs it (a registry error stays behind the store's errors).
+  let registry: Promise<LoadedRegistry | undefined> | undefined;
+  const loadRegistry = () => {
+    registry ??= loadOptionalRegistry(options.registry);
+    return registry;
+  };
   if (options.health) {
     if (options.format === 'markdown' || options.format === 'sarif')
       throw new UsageError('--health prints a table or json, not markdown or sarif');
-    const alertAfterMs = scanAlertAfterMs((await loadOptionalRegistry(options.registry))?.registry);
+    const alertAfterMs = scanAlertAfterMs((await loadRegistry())?.registry);
     // A failure's reason is text from the store, redacted once more as a finding's texts are.
     const summaries = (await store.recentSummaries(now)).map((summary) => ({
       ...summary,
@@ -90,14 +97,16 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   // "No findings." for a mistyped --workspace would pass a CI gate: a name no scan recorded is an error.
   if (workspace && selected.length === 0) await assertScopeRecorded(objects, workspace);
   if (owner && selected.length === 0)
-    await checkOwnerKnown(owner, open, options.registry, () => store.recentHistory(now, OWNER_LOOKBACK_DAYS));
+    await checkOwnerKnown(owner, open, { path: options.registry, loaded: await loadRegistry() }, () =>
+      store.recentHistory(now, OWNER_LOOKBACK_DAYS),
+    );
   for (const entry of wrongKind)
     process.stderr.write(`driftwatch: ${stripForTerminal(wrongKindLine(entry, objects.location))}\n`);
   const corrupt = reportCorruptions(store.takeCorruptions()) || wrongKind.length > 0;
   const forPeople = options.format === 'table' || options.format === 'markdown';
   // "No findings." would be wrong when some could not be read: the stderr lines say why.
   if (!(corrupt && shownFindings(selected, options.severity).length === 0 && forPeople)) {
-    const loaded = await loadOptionalRegistry(options.registry);
+    const loaded = await loadRegistry();
     process.stdout.write(
       renderFindings(selected, options.format, now, undefined, {
         severity: options.severity,
@@ -135,10 +144,10 @@ const OWNER_LOOKBACK_DAYS = 30;
 async function checkOwnerKnown(
   owner: string,
   open: readonly Finding[],
-  registryPath: string | undefined,
+  registry: { path: string | undefined; loaded: LoadedRegistry | undefined },
   history: () => Promise<Finding[]>,
 ): Promise<void> {
-  const loaded = await loadOptionalRegistry(registryPath);
+  const { path: registryPath, loaded } = registry;
   if (loaded) {
     const teams = loaded.registry.owners.teams.map((team) => team.id);
     if (teams.includes(owner)) return;
