@@ -1,7 +1,7 @@
 import type { createKubernetesReader } from '../../functions/adapters/kubernetes-client.js';
 import { scanCluster } from '../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
-import type { ClusterConfig } from '../../functions/core/registry/model.js';
+import type { ClusterComparison, ClusterConfig } from '../../functions/core/registry/model.js';
 import { registryOfCluster } from './registry.js';
 
 /**
@@ -33,4 +33,21 @@ export function scanDirect(
     hashSensitive: createSensitiveHasher(options.salt),
     now: new Date('2026-12-02T03:00:00Z'),
   });
+}
+
+/** The cluster these direct-mode tests scan: EKS cluster `shop` at `server`, its render in S3. */
+export function eksDirectCluster(server: string, comparison?: ClusterComparison): ClusterConfig {
+  return {
+    id: 'shop-prod',
+    owner: 'platform',
+    environment: 'prod',
+    kubernetes: {
+      eks: { cluster: 'shop', region: 'eu-west-1', server },
+      manifests: { s3: 's3://r/x.yaml' },
+      ...(comparison ? { comparison } : {}),
+    },
+    applications: [],
+    workspaces: [],
+    policies: { outOfSyncAfterMs: 3_600_000 },
+  };
 }

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
 import type { FindingDraft } from '../../../functions/core/findings/model.js';
-import type { ClusterComparison, ClusterConfig } from '../../../functions/core/registry/model.js';
-import { scanDirect } from '../../helpers/direct-scan.js';
+import type { ClusterComparison } from '../../../functions/core/registry/model.js';
+import { eksDirectCluster, scanDirect } from '../../helpers/direct-scan.js';
 import {
   type FakeKubernetes,
   type RecordedResponse,
@@ -44,19 +44,7 @@ afterAll(async () => {
 });
 
 async function scan(comparison: ClusterComparison, token = TOKEN) {
-  const cluster: ClusterConfig = {
-    id: 'shop-prod',
-    owner: 'platform',
-    environment: 'prod',
-    kubernetes: {
-      eks: { cluster: 'shop', region: 'eu-west-1', server: kube.server },
-      manifests: { s3: 's3://r/x.yaml' },
-      comparison,
-    },
-    applications: [],
-    workspaces: [],
-    policies: { outOfSyncAfterMs: 3_600_000 },
-  };
+  const cluster = eksDirectCluster(kube.server, comparison);
   const reader = createKubernetesReader({
     config: async () => kubeConfigForEks({ cluster: 'shop', server: kube.server }, token),
   });

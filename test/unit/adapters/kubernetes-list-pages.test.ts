@@ -2,8 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
-import type { ClusterConfig } from '../../../functions/core/registry/model.js';
-import { scanDirect } from '../../helpers/direct-scan.js';
+import { eksDirectCluster, scanDirect } from '../../helpers/direct-scan.js';
 import { type FakeKubernetes, startFakeKubernetes } from '../../helpers/fake-kubernetes.js';
 
 /**
@@ -94,18 +93,7 @@ describe('LIST for extraneous objects', () => {
   });
 
   it('finds the object Git dropped on the last page (a scan of the cluster)', async () => {
-    const cluster: ClusterConfig = {
-      id: 'shop-prod',
-      owner: 'platform',
-      environment: 'prod',
-      kubernetes: {
-        eks: { cluster: 'shop', region: 'eu-west-1', server: kube.server },
-        manifests: { s3: 's3://r/x.yaml' },
-      },
-      applications: [],
-      workspaces: [],
-      policies: { outOfSyncAfterMs: 3_600_000 },
-    };
+    const cluster = eksDirectCluster(kube.server);
     const reader = readerOf(kube.server);
     const result = await scanDirect(cluster, {
       server: kube.server,

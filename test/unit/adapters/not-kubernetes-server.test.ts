@@ -2,8 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
-import type { ClusterConfig } from '../../../functions/core/registry/model.js';
-import { scanDirect } from '../../helpers/direct-scan.js';
+import { eksDirectCluster, scanDirect } from '../../helpers/direct-scan.js';
 
 /**
  * A kubeconfig whose server is not a Kubernetes API server (a wrong address, a Rancher URL without
@@ -62,18 +61,7 @@ const RENDERS = {
 };
 
 async function scan(render: string) {
-  const cluster: ClusterConfig = {
-    id: 'shop-prod',
-    owner: 'platform',
-    environment: 'prod',
-    kubernetes: {
-      eks: { cluster: 'shop', region: 'eu-west-1', server: base },
-      manifests: { s3: 's3://r/x.yaml' },
-    },
-    applications: [],
-    workspaces: [],
-    policies: { outOfSyncAfterMs: 3_600_000 },
-  };
+  const cluster = eksDirectCluster(base);
   const reader = createKubernetesReader({
     config: async () => kubeConfigForEks({ cluster: 'shop', server: base }, 'not-kubernetes-token'),
     timeoutMs: 10_000,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArgoCdClient } from '../../../functions/adapters/argocd-client.js';
 import { createKubernetesReader, kubeConfigForEks } from '../../../functions/adapters/kubernetes-client.js';
 import type { ClusterConfig } from '../../../functions/core/registry/model.js';
-import { scanDirect } from '../../helpers/direct-scan.js';
+import { eksDirectCluster, scanDirect } from '../../helpers/direct-scan.js';
 import { type FakeKubernetes, startFakeKubernetes } from '../../helpers/fake-kubernetes.js';
 
 /**
@@ -67,19 +67,7 @@ afterAll(async () => {
 });
 
 function cluster(): ClusterConfig {
-  return {
-    id: 'shop-prod',
-    owner: 'platform',
-    environment: 'prod',
-    kubernetes: {
-      eks: { cluster: 'shop', region: 'eu-west-1', server: kube.server },
-      manifests: { s3: 's3://r/x.yaml' },
-      comparison: 'server-dry-run',
-    },
-    applications: [],
-    workspaces: [],
-    policies: { outOfSyncAfterMs: 3_600_000 },
-  };
+  return eksDirectCluster(kube.server, 'server-dry-run');
 }
 
 describe('names that are not valid path segments fail their object, and are never requested', () => {
