@@ -47,7 +47,8 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
       token = undefined;
       throw error;
     }
-    const timeoutMs = (timeout ??= options.timeoutMs ?? clusterTimeoutMs());
+    timeout ??= options.timeoutMs ?? clusterTimeoutMs();
+    const timeoutMs = timeout;
     // A request the server asks to repeat later (rate limited) is repeated, as client-go does.
     const { response, body } = await repeatWhenAsked(
       () => attempt(url, path, bearer, timeoutMs),
