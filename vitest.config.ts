@@ -40,8 +40,12 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           // One moto_server per worker slot for the whole run, reset by each file (test/global-moto.ts).
           globalSetup: ['test/global-build.ts', 'test/global-moto.ts'],
-          // Expected error logs and lock waits of in-process runs stay out of the output, as in unit.
-          setupFiles: ['test/quiet-logs.ts'],
+          // A worker runs file after file with the dependencies loaded once (the AWS SDK, the
+          // Kubernetes client: the sum of import times 50 → 25 s); each file still gets fresh modules
+          // of this repository and the environment it started with (test/integration-setup.ts), which
+          // also keeps expected error logs and lock waits of in-process runs out of the output.
+          setupFiles: ['test/integration-setup.ts'],
+          isolate: false,
           testTimeout: 600_000,
           hookTimeout: 600_000,
           pool: 'forks',
