@@ -5,9 +5,10 @@
 // Dependencies are bundled too, as the Lambdas' are (infra/constructs/driftwatch-function.ts): Node
 // loads a few chunks instead of a package file at a time (zod alone is 92 ES modules, the S3 client
 // about fifty CommonJS files), which nearly halves what a command reading a bucket costs to start
-// (measured: `locks --bucket` 1.1 → 0.6 s of CPU, `findings --store <dir>` 0.34 → 0.26 s). The output is split so that commands load what
-// they use (the demo, the SDK clients, Argo CD and Kubernetes clients load on first use); the
-// CommonJS packages get `require` from the banner. Sources stay out of the maps: they are in the
+// (measured: `locks --bucket` 1.1 → 0.6 s of CPU, `findings --store <dir>` 0.34 → 0.26 s). The
+// output is split so that commands load what they use (the demo, the SDK clients, Argo CD and
+// Kubernetes clients load on first use); CommonJS packages get `require` from the banner, and a
+// package's ES module build is preferred (mainFields). Sources stay out of the maps: they are in the
 // checkout, and the maps still name every module a chunk holds (test/unit/cli/lazy-commands.test.ts
 // reads them to see which dependencies a command loads).
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
