@@ -1,20 +1,9 @@
 import { createReadStream } from 'node:fs';
-import {
-  copyFile,
-  cp,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, cp, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createBundleDownloader, isNoSuchKey } from '../functions/adapters/s3-bundle.js';
+import { temporaryDirectory } from '../functions/adapters/terraform/interrupt-cleanup.js';
 import { runProcess } from '../functions/adapters/terraform/run-process.js';
 import { summarizeTerraformErrors } from '../functions/core/redaction/terraform-diagnostics.js';
 import type { WorkspaceConfig } from '../functions/core/registry/model.js';
@@ -69,7 +58,8 @@ export async function mirrorProviders(options: MirrorOptions): Promise<MirrorRes
   const selected = options.workspaces
     ? options.loaded.registry.workspaces.filter((workspace) => options.workspaces!.includes(workspace.id))
     : options.loaded.registry.workspaces;
-  const work = await mkdtemp(join(tmpdir(), 'driftwatch-providers-'));
+  // Removed on Ctrl-C too: a mirror of several workspaces takes minutes, and holds their copies.
+  const { path: work, remove } = temporaryDirectory('driftwatch-providers-');
   const staging = join(work, 'mirror');
   const result: MirrorResult = { mirrored: [], failed: [], written: [] };
   try {
@@ -88,7 +78,7 @@ export async function mirrorProviders(options: MirrorOptions): Promise<MirrorRes
     }
     result.written = await merge(staging, target);
   } finally {
-    await rm(work, { recursive: true, force: true });
+    await remove();
   }
   return result;
 }

@@ -1,5 +1,5 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { cp } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   CreateBucketCommand,
@@ -15,6 +15,7 @@ import {
   defaultPluginCacheDir,
   terraformEnvironment,
 } from '../../functions/adapters/terraform/cli-config.js';
+import { temporaryDirectory } from '../../functions/adapters/terraform/interrupt-cleanup.js';
 import { withPluginCacheLock } from '../../functions/adapters/terraform/plugin-cache-lock.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { redactText } from '../../functions/core/redaction/secrets.js';
@@ -45,8 +46,26 @@ export interface StageOptions {
 
 export async function stageWorkspace(options: StageOptions): Promise<StagedWorkspace> {
   const baseEnv = options.baseEnv ?? process.env;
-  const root = await mkdtemp(join(tmpdir(), `driftwatch-stage-${basename(options.source)}-`));
-  const dir = join(root, 'workspace');
+  // Removed on Ctrl-C too (main.ts cleans up interrupted runs): it holds a copy of the root and its
+  // Terraform data directory.
+  const root = temporaryDirectory(`driftwatch-stage-${basename(options.source)}-`);
+  const dir = join(root.path, 'workspace');
+  try {
+    return await stageIn(root.path, dir, options, baseEnv, root.remove);
+  } catch (error) {
+    // A staging that failed (the copy, init) leaves nothing behind either.
+    await root.remove();
+    throw error;
+  }
+}
+
+async function stageIn(
+  root: string,
+  dir: string,
+  options: StageOptions,
+  baseEnv: NodeJS.ProcessEnv,
+  dispose: () => Promise<void>,
+): Promise<StagedWorkspace> {
   await cp(options.source, dir, {
     recursive: true,
     filter: (path) => !/\.terraform|tfstate/.test(basename(path)),
@@ -84,7 +103,7 @@ export async function stageWorkspace(options: StageOptions): Promise<StagedWorks
       ]),
     { logger: options.logger },
   );
-  return { dir, env, terraform, dispose: () => rm(root, { recursive: true, force: true }) };
+  return { dir, env, terraform, dispose };
 }
 
 /**

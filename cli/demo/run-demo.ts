@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   AuthorizeSecurityGroupIngressCommand,
@@ -13,6 +12,7 @@ import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js'
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
 import { createSnsPublisher, deliveredBodies } from '../../functions/adapters/sns-publisher.js';
+import { temporaryDirectory } from '../../functions/adapters/terraform/interrupt-cleanup.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { resourceLabel } from '../../functions/core/findings/describe.js';
 import type { Finding } from '../../functions/core/findings/model.js';
@@ -272,7 +272,7 @@ async function topicArn(sns: SNSClient, name: string): Promise<string> {
 }
 
 async function checkTerraform(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'driftwatch-tfversion-'));
+  const { path: dir, remove } = temporaryDirectory('driftwatch-tfversion-');
   try {
     const result = await runProcess('terraform', ['version', '-json'], {
       cwd: dir,
@@ -293,6 +293,6 @@ async function checkTerraform(): Promise<string> {
       throw new CliError(`terraform ${version} is too old: driftwatch needs >= 1.5`);
     return version;
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await remove();
   }
 }

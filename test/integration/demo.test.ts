@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, useTempDir } from '../helpers/integration.js';
@@ -62,12 +63,16 @@ describe('driftwatch demo', () => {
     expect(await isListening(endpoint!)).toBe(false);
   });
 
-  it('stops moto and Terraform on Ctrl-C', async () => {
+  it('stops moto and Terraform on Ctrl-C, and leaves no temporary directory', async () => {
+    // Its own temporary directory: whatever the interrupted demo leaves there is its own.
+    const tmp = join(temp.path, 'tmp');
+    mkdirSync(tmp);
     const child = spawn(
       process.execPath,
       [join(REPO_ROOT, 'bin/driftwatch.js'), 'demo', '--store', join(temp.path, 'interrupted')],
       {
         cwd: REPO_ROOT,
+        env: { ...process.env, TMPDIR: tmp },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -91,5 +96,7 @@ describe('driftwatch demo', () => {
     expect(code).toBe(130);
     // The exit hook waits until moto is torn down: nothing accepts on its port once the demo is gone.
     expect(await isListening(endpoint!)).toBe(false);
+    // The staged copies of the demo's roots (with their Terraform data) were removed on the way out.
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { killRunningProcesses } from './run-process.js';
 
@@ -29,6 +37,23 @@ export function onInterrupt(cleanup: Cleanup): () => void {
 export function removeOnInterrupt(path: string): () => void {
   // Retries: a process killed a moment ago may still be closing a file in the directory.
   return onInterrupt(() => rmSync(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 }));
+}
+
+/**
+ * A fresh directory (`<prefix>XXXXXX` in the system's temporary directory) removed when the run is
+ * interrupted, and by `remove()` on the normal path. Made synchronously, so the removal is registered
+ * in the same tick: a signal handled between an async mkdtemp and the registration would leave it.
+ */
+export function temporaryDirectory(prefix: string): { path: string; remove: () => Promise<void> } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  const forget = removeOnInterrupt(path);
+  return {
+    path,
+    remove: async () => {
+      await rm(path, { recursive: true, force: true });
+      forget();
+    },
+  };
 }
 
 /**

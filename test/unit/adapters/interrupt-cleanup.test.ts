@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cleanUpInterruptedRun,
   onInterrupt,
   removeOnInterrupt,
+  temporaryDirectory,
 } from '../../../functions/adapters/terraform/interrupt-cleanup.js';
 import { alive, sleep, useTempDirs, waitForPid } from '../../helpers/processes.js';
 
@@ -27,6 +28,20 @@ describe('interrupt cleanup', () => {
     // Each runs once: a second interrupt finds nothing pending.
     cleanUpInterruptedRun();
     expect(ran).toEqual(['last', 'first']);
+  });
+
+  it('a temporary directory goes on interrupt, and on remove() without staying registered', async () => {
+    const interrupted = temporaryDirectory('driftwatch-interrupt-tmp-');
+    writeFileSync(join(interrupted.path, 'state.json'), 'copy');
+    const finished = temporaryDirectory('driftwatch-interrupt-tmp-');
+    await finished.remove();
+    expect(existsSync(finished.path)).toBe(false);
+    // A directory of the same name made after remove() is someone else's: the interrupt leaves it.
+    mkdirSync(finished.path);
+    cleanUpInterruptedRun();
+    expect(existsSync(interrupted.path)).toBe(false);
+    expect(existsSync(finished.path)).toBe(true);
+    rmSync(finished.path, { recursive: true });
   });
 
   it('removes a registered directory with everything in it', () => {
