@@ -8,14 +8,14 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../infra/app.js';
-import { cdkJsonContext, SAMPLE_REGISTRY, SYNTH_TIMEOUT_MS } from './synth.js';
+import { assemblyDir, cdkJsonContext, SAMPLE_REGISTRY, SYNTH_TIMEOUT_MS } from './synth.js';
 
 // Some tests synthesize another variant of the app: seconds each, more on a loaded machine.
 vi.setConfig({ testTimeout: SYNTH_TIMEOUT_MS });
 
 function appWith(context: Record<string, unknown>): App {
   return new App({
-    outdir: mkdtempSync(join(tmpdir(), 'driftwatch-nag-')),
+    outdir: assemblyDir('driftwatch-nag-'),
     context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...context },
   });
 }

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/app.js';
 import { REPO_ROOT } from '../../infra/paths.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 
 /** The sample registry of the infra tests: every destination type, roles, lock table, a cluster. */
 export const SAMPLE_REGISTRY = join(REPO_ROOT, 'test/infra/driftwatch.yaml');
@@ -14,6 +14,11 @@ export function cdkJsonContext(): Record<string, unknown> {
   return (
     JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
   ).context;
+}
+
+/** A fresh directory for an app's cloud assembly, removed after the test file. */
+export function assemblyDir(prefix = 'driftwatch-cdk-test-'): string {
+  return scratchDir(prefix);
 }
 
 export interface Synthesized {
@@ -30,7 +35,7 @@ export interface Synthesized {
  */
 export function synthesize(context: Record<string, unknown> = {}): Synthesized {
   const app = new App({
-    outdir: mkdtempSync(join(tmpdir(), 'driftwatch-cdk-test-')),
+    outdir: assemblyDir(),
     context: {
       ...cdkJsonContext(),
       registry: SAMPLE_REGISTRY,
