@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,6 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../infra/app.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 import { assemblyDir, cdkJsonContext, SAMPLE_REGISTRY, SYNTH_TIMEOUT_MS } from './synth.js';
 
 // Some tests synthesize another variant of the app: seconds each, more on a loaded machine.
@@ -132,7 +132,7 @@ describe('cdk-nag AwsSolutions', () => {
 
 describe('the registry at synth', () => {
   it('fails synth with the registry’s own file:line:column problems', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-bad-registry-'));
+    const dir = scratchDir('driftwatch-bad-registry-');
     const file = join(dir, 'driftwatch.yaml');
     writeFileSync(
       file,

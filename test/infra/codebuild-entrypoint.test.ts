@@ -6,13 +6,18 @@ import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stageImageContext } from '../../infra/constructs/driftwatch-function.js';
 import { SCANNER_DOCKERFILE } from '../../infra/driftwatch-stack.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 
 const work = mkdtempSync(join(tmpdir(), 'driftwatch-codebuild-entrypoint-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the CodeBuild entrypoint in the scanner image', () => {
   it('is a small script beside the Lambda bundle that runs that bundle’s handler on DRIFTWATCH_EVENT, and records the scan in the store', () => {
-    const dir = stageImageContext(new Stack(new App(), 'Entrypoint'), 'scan-terraform', SCANNER_DOCKERFILE);
+    const dir = stageImageContext(
+      new Stack(new App({ outdir: scratchDir('driftwatch-cdk-test-') }), 'Entrypoint'),
+      'scan-terraform',
+      SCANNER_DOCKERFILE,
+    );
     const script = join(dir, 'handler', 'runner-entrypoint.mjs');
     expect(existsSync(script)).toBe(true);
     const code = readFileSync(script, 'utf8');

@@ -11,10 +11,11 @@ import {
   NAMED_QUERIES,
 } from '../../infra/constructs/findings-analytics.js';
 import { driftDraft } from '../helpers/findings.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 
 /** The Glue table's parameters, without synthesizing the whole stack. */
 function tableParameters(): Record<string, string> {
-  const stack = new Stack(new App(), 'Driftwatch');
+  const stack = new Stack(new App({ outdir: scratchDir('driftwatch-cdk-test-') }), 'Driftwatch');
   const analytics = new FindingsAnalytics(stack, 'Analytics', {
     bucket: s3.Bucket.fromBucketName(stack, 'Bucket', 'findings-bucket'),
     key: kms.Key.fromKeyArn(stack, 'Key', 'arn:aws:kms:eu-west-1:111111111111:key/k'),

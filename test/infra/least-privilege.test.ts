@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -12,6 +11,7 @@ import {
   DENIED_STATE_WRITES,
 } from '../../infra/constructs/target-read-access.js';
 import { SCANNER_HANDLERS } from '../../infra/scanner-roles.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 import {
   cdkJsonContext,
   type PolicyStatement,
@@ -246,7 +246,7 @@ describe('scanner roles', () => {
   });
 
   it('read only the registered state objects they read with their own credentials: exact keys, no old versions', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-state-grants-'));
+    const dir = scratchDir('driftwatch-state-grants-');
     const registry = join(dir, 'driftwatch.yaml');
     const workspace = (id: string, backend: string, role = '') =>
       `  - { id: ${id}, owner: platform, environment: prod, source: { s3: "s3://bundles/${id}.tgz" }, backend: ${backend}${role} }`;
@@ -324,6 +324,7 @@ describe('the target-account stack', () => {
   let template: Template;
   beforeAll(() => {
     const app = new App({
+      outdir: scratchDir('driftwatch-cdk-test-'),
       context: {
         ...cdkJsonContext(),
         stack: 'target-account',
@@ -387,6 +388,7 @@ describe('the target-account stack', () => {
 
   it('requires the driftwatch account and the external id', () => {
     const app = new App({
+      outdir: scratchDir('driftwatch-cdk-test-'),
       context: { ...cdkJsonContext(), stack: 'target-account', driftwatchAccount: '999999999999' },
     });
     expect(() => buildApp(app)).toThrow('-c externalId=… is required for the target-account stack');

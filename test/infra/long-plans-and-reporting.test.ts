@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RUNNER_COMMAND } from '../../infra/constructs/codebuild-runner.js';
 import { failurePath, TERRAFORM_STATES } from '../../infra/constructs/scan-workflow.js';
 import { SCANNER_HANDLERS } from '../../infra/scanner-roles.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 import { type AslDefinition, type AslState, definitionOf } from './definition.js';
 import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './synth.js';
 
@@ -188,7 +188,7 @@ describe('a night that always reports', () => {
 });
 
 describe('the alarm topic always has a subscriber', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'driftwatch-alarm-subscriber-'));
+  const dir = scratchDir('driftwatch-alarm-subscriber-');
   const chatOnly = join(dir, 'chat-only.yaml');
   writeFileSync(
     chatOnly,

@@ -4,12 +4,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { parseRegistry } from '../../functions/core/registry/parse.js';
 import { TargetReadAccess } from '../../infra/constructs/target-read-access.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 
 type Statement = { Sid?: string; Action: string | string[]; Resource: unknown };
 
 /** The statements a scanner role gets for a registry's sources (the construct alone: no synth of the app). */
 function sourceStatements(registryText: string): Statement[] {
-  const stack = new Stack(new App(), 'ModuleSecrets', {
+  const stack = new Stack(new App({ outdir: scratchDir('driftwatch-cdk-test-') }), 'ModuleSecrets', {
     env: { account: '222222222222', region: 'eu-west-1' },
   });
   const role = new iam.Role(stack, 'ScanTerraformRole', {

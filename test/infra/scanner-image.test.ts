@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { stageImageContext } from '../../infra/constructs/driftwatch-function.js';
 import { SCANNER_DOCKERFILE } from '../../infra/driftwatch-stack.js';
 import { REPO_ROOT } from '../../infra/paths.js';
+import { scratchDir } from '../helpers/scratch-dirs.js';
 
 const dockerfile = readFileSync(join(REPO_ROOT, SCANNER_DOCKERFILE), 'utf8');
 const arg = (name: string) => dockerfile.match(new RegExp(`^ARG ${name}=(\\S+)$`, 'm'))?.[1];
@@ -41,7 +42,7 @@ describe('the scanner image (docker/scanner/Dockerfile)', () => {
   });
 
   it('gets its build context at synth: the Dockerfile and the scan-terraform handler bundled by esbuild', () => {
-    const stack = new Stack(new App(), 'ImageContext');
+    const stack = new Stack(new App({ outdir: scratchDir('driftwatch-cdk-test-') }), 'ImageContext');
     const dir = stageImageContext(stack, 'scan-terraform', SCANNER_DOCKERFILE);
     expect(readFileSync(join(dir, 'Dockerfile'), 'utf8')).toBe(dockerfile);
     const bundle = join(dir, 'handler', 'index.mjs');
@@ -53,7 +54,7 @@ describe('the scanner image (docker/scanner/Dockerfile)', () => {
   }, 30_000);
 
   it('ships the HCL parser (ignore_changes) installed beside the bundle: it reads its WebAssembly from there', async () => {
-    const stack = new Stack(new App(), 'ImageParser');
+    const stack = new Stack(new App({ outdir: scratchDir('driftwatch-cdk-test-') }), 'ImageParser');
     const dir = stageImageContext(stack, 'scan-terraform', SCANNER_DOCKERFILE);
     const beside = createRequire(join(dir, 'handler', 'index.mjs'));
     const parserEntry = beside.resolve('@cdktn/hcl2json');

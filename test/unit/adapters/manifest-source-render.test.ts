@@ -10,6 +10,7 @@ import { parseRender } from '../../../functions/core/gitops/manifests.js';
 import { ClusterSourceError } from '../../../functions/core/gitops/ports.js';
 import type { ManifestSource, RenderTools } from '../../../functions/core/registry/model.js';
 import { HELM_VERSION, helmBinary } from '../../helpers/helm-binary.js';
+import { scratchDir } from '../../helpers/scratch-dirs.js';
 
 /**
  * Rendering as the GitOps tool renders (issue 14 §3), with the real binaries: kustomize with the
@@ -374,7 +375,7 @@ describe('every render failure of the real tools is one line: which render, the 
   // Built at test time: each directory is one way a render fails.
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'driftwatch-render-failures-'));
+    dir = scratchDir('driftwatch-render-failures-');
     const files: Record<string, string> = {
       'no-kustomization/deployment.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n',
       'missing-resource/kustomization.yaml': 'resources: [missing.yaml]\n',
