@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { configurationFiles } from '../../functions/adapters/terraform/configuration-files.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import type { Finding, JsonValue } from '../../functions/core/findings/model.js';
 import type { WorkspaceConfig } from '../../functions/core/registry/model.js';
@@ -203,24 +204,21 @@ function shownPath(path: string): string {
   return fromHere.startsWith('..') || isAbsolute(fromHere) ? path : fromHere;
 }
 
-/** The module's `.tf` and `.tf.json` files, sorted (as Terraform reads a directory). */
+/** The module's configuration files in the order Terraform reads them (override files last). */
 function readModuleFiles(dir: string): SourceFile[] {
   let names: string[];
   try {
-    names = readdirSync(dir);
+    names = configurationFiles(dir);
   } catch {
     return [];
   }
-  return names
-    .filter((name) => name.endsWith('.tf') || name.endsWith('.tf.json'))
-    .sort()
-    .flatMap((name) => {
-      try {
-        return [{ path: shownPath(join(dir, name)), text: readFileSync(join(dir, name), 'utf8') }];
-      } catch {
-        return [];
-      }
-    });
+  return names.flatMap((name) => {
+    try {
+      return [{ path: shownPath(join(dir, name)), text: readFileSync(join(dir, name), 'utf8') }];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** Follows the address's module calls through local sources to the resource block. */

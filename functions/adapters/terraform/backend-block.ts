@@ -1,5 +1,5 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { configurationFiles } from './configuration-files.js';
 import { loadHcl, parseFile } from './configuration-reader.js';
 import { rootDirectoryProblem } from './root-directory.js';
 
@@ -37,9 +37,7 @@ export type BackendBlockReading =
 export async function readBackendBlock(rootDir: string): Promise<BackendBlockReading> {
   const problem = await rootDirectoryProblem(rootDir);
   if (problem) throw new Error(problem);
-  const files = (await readdir(rootDir))
-    .filter((file) => file.endsWith('.tf') || file.endsWith('.tf.json'))
-    .sort();
+  const files = configurationFiles(rootDir);
   if (files.length === 0) return { found: 'none', files: 0 };
   const parser = await loadHcl();
   // Every block of every file: Terraform refuses a root with two, and the first is not the one it would use.

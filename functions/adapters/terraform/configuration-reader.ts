@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type {
   ConfigurationFacts,
@@ -8,6 +8,7 @@ import type {
   RemovedBlock,
 } from '../../core/terraform/configuration.js';
 import type { PathSegment } from '../../core/terraform/plan-model.js';
+import { configurationFiles } from './configuration-files.js';
 import { rootDirectoryProblem } from './root-directory.js';
 
 /**
@@ -76,13 +77,7 @@ export async function readRequiredVersions(
   rootDir: string,
   options: { tofu?: boolean } = {},
 ): Promise<string[]> {
-  const names = await readdir(rootDir);
-  const extensions = options.tofu ? ['.tf', '.tf.json', '.tofu', '.tofu.json'] : ['.tf', '.tf.json'];
-  const twin = (file: string) => file.replace(/\.tf(\.json)?$/, '.tofu$1');
-  const files = names
-    .filter((file) => extensions.some((extension) => file.endsWith(extension)))
-    .filter((file) => !(options.tofu && /\.tf(\.json)?$/.test(file) && names.includes(twin(file))))
-    .sort();
+  const files = configurationFiles(rootDir, options);
   if (files.length === 0) return [];
   const parser = await loadHcl();
   const versions: string[] = [];
@@ -145,10 +140,7 @@ async function readModule(
 ): Promise<void> {
   if (visiting.has(dir) || prefix.length / 2 > MAX_MODULE_DEPTH) return;
   visiting.add(dir);
-  const files = (await readdir(dir))
-    .filter((file) => file.endsWith('.tf') || file.endsWith('.tf.json'))
-    .sort();
-  for (const file of files) {
+  for (const file of configurationFiles(dir)) {
     const path = join(dir, file);
     const shown = relative(root, path);
     let body: Record<string, unknown>;

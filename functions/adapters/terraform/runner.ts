@@ -1,5 +1,5 @@
 import { chmodSync, createReadStream, existsSync, mkdtempSync } from 'node:fs';
-import { chmod, cp, mkdir, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -43,6 +43,7 @@ import {
   resolveProviderSource,
   terraformEnvironment,
 } from './cli-config.js';
+import { configurationFiles } from './configuration-files.js';
 import { readRequiredVersions, readTerraformConfiguration } from './configuration-reader.js';
 import { markOwner, removeOnInterrupt, sweepAbandonedDirs } from './interrupt-cleanup.js';
 import { explainModuleAccess, prepareModuleCredentials } from './module-credentials.js';
@@ -365,8 +366,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         'source',
         `path ${source.path} leads outside the source (a symlink?): give the Terraform root's own directory as source.dir or path`,
       );
-    const files = existsSync(root) ? await readdir(root) : [];
-    if (!files.some((file) => file.endsWith('.tf') || file.endsWith('.tf.json'))) {
+    if (!existsSync(root) || configurationFiles(root).length === 0) {
       throw new TerraformRunError('source', `no Terraform files in ${source.path ?? 'the source root'}`);
     }
     return root;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -201,6 +201,42 @@ describe('driftwatch remediate', () => {
     expect(registry.stdout).toContain(
       'module.vpc comes from terraform-aws-modules/vpc/aws, not a local directory',
     );
+  });
+
+  // The block is at main.tf:3 in each; what is around it is what real roots have.
+  const BLOCK = '# the data bucket\n\nresource "aws_s3_bucket" "data" {\n  bucket = "payments-data"\n}\n';
+  it.each<[string, Record<string, string>, (root: string) => void]>([
+    [
+      'an override file that sorts first amends the block (Terraform reads override files last)',
+      {
+        'main.tf': BLOCK,
+        'a_override.tf': 'resource "aws_s3_bucket" "data" {\n  force_destroy = true\n}\n',
+        'override.tf': '\nresource "aws_s3_bucket" "data" {\n  force_destroy = true\n}\n',
+      },
+      () => {},
+    ],
+    [
+      'an editor lock file, a backup and a directory named like .tf files',
+      { 'main.tf': BLOCK, 'main.tf~': 'resource "aws_s3_bucket" "data" {\n' },
+      (root) => {
+        symlinkSync('someone@host.4242:1700000000', join(root, '.#main.tf'));
+        mkdirSync(join(root, 'a.tf'));
+      },
+    ],
+  ])('--adopt finds the block when %s', async (_name, files, extra) => {
+    const root = mkdtempSync(join(dir, 'root-'));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(root, name), text);
+    extra(root);
+    const run = await remediate([
+      ids['aws_s3_bucket.data']!,
+      '--adopt',
+      '--config',
+      root,
+      '--format',
+      'json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ file: expect.stringMatching(/\/main\.tf$/), line: 3 });
   });
 
   it('says when the resource block is not in the configuration', async () => {
