@@ -160,7 +160,8 @@ function moduleSourceInJson(text: string, name: string): string | undefined {
 
 /** HCL tokens, enough to find block headers and literal attributes; everything else is `other`. */
 function* tokenize(text: string): Generator<Token> {
-  let index = 0;
+  // A byte order mark (editors on Windows write one) is not part of the first line: HCL skips it too.
+  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let line = 1;
   const length = text.length;
   while (index < length) {
