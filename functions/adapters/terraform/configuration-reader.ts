@@ -8,7 +8,7 @@ import type {
   RemovedBlock,
 } from '../../core/terraform/configuration.js';
 import type { PathSegment } from '../../core/terraform/plan-model.js';
-import { configurationFiles } from './configuration-files.js';
+import { configurationFiles, isOverrideFile } from './configuration-files.js';
 import { rootDirectoryProblem } from './root-directory.js';
 
 /**
@@ -140,6 +140,9 @@ async function readModule(
 ): Promise<void> {
   if (visiting.has(dir) || prefix.length / 2 > MAX_MODULE_DEPTH) return;
   visiting.add(dir);
+  // Each resource of this module by address, and whether it has count/for_each: override files
+  // (read last) amend these blocks and need not repeat count or for_each.
+  const declared = new Map<string, boolean>();
   for (const file of configurationFiles(dir)) {
     const path = join(dir, file);
     const shown = relative(root, path);
@@ -150,7 +153,10 @@ async function readModule(
       reading.problems.push(problemOf(shown, error));
       continue;
     }
-    await collectResources(parser, body, prefix, shown, reading);
+    await collectResources(parser, body, prefix, shown, reading, {
+      override: isOverrideFile(file),
+      declared,
+    });
     await collectRemoved(parser, body, prefix, shown, reading);
     for (const [name, call] of blocksByName(body.module)) {
       const source = call.source;
@@ -164,21 +170,34 @@ async function readModule(
   visiting.delete(dir);
 }
 
+/**
+ * The ignore_changes rules of one file's resources. An override file's `lifecycle.ignore_changes`
+ * replaces the one of the block it amends (Terraform merges a lifecycle block argument by argument),
+ * so an override that narrows or empties the list ignores only what it says.
+ */
 async function collectResources(
   parser: HclModule,
   body: Record<string, unknown>,
   prefix: string[],
   file: string,
   reading: ConfigurationReading,
+  module: { override: boolean; declared: Map<string, boolean> },
 ): Promise<void> {
   for (const [type, byName] of entriesOf(body.resource)) {
     for (const [name, block] of blocksByName(byName)) {
+      const resource = [...prefix, `${type}.${name}`].join('.');
+      const repeated = isRepeated(block) || (module.declared.get(resource) ?? false);
+      if (!module.override) module.declared.set(resource, repeated);
+      const address = repeated ? `${resource}[*]` : resource;
       for (const lifecycle of blocksOf(block.lifecycle)) {
         const value = lifecycle.ignore_changes;
         if (value === undefined) continue;
+        if (module.override)
+          reading.facts.ignoreChanges = reading.facts.ignoreChanges.filter(
+            (rule) => rule.address !== resource && rule.address !== `${resource}[*]`,
+          );
         const paths = await ignoredPaths(parser, file, value);
         if (paths === undefined || (paths !== 'all' && paths.length === 0)) continue;
-        const address = [...prefix, isRepeated(block) ? `${type}.${name}[*]` : `${type}.${name}`].join('.');
         const rule: IgnoreChangesRule = { address, paths, file };
         reading.facts.ignoreChanges.push(rule);
       }

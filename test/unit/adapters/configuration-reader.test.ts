@@ -163,6 +163,51 @@ describe('readTerraformConfiguration', () => {
     }
   });
 
+  // Terraform merges an override file's lifecycle block argument by argument: its ignore_changes wins.
+  const counted =
+    'resource "aws_s3_bucket" "b" {\n  count = 2\n  lifecycle {\n    ignore_changes = [tags, acl]\n  }\n}\n';
+  const amend = (lifecycle: string) => `resource "aws_s3_bucket" "b" {\n  ${lifecycle}\n}\n`;
+  it.each<[string, Record<string, string>, unknown[]]>([
+    [
+      'an override narrows the list',
+      { 'main.tf': counted, 'override.tf': amend('lifecycle {\n    ignore_changes = [tags]\n  }') },
+      [{ address: 'aws_s3_bucket.b[*]', paths: [['tags']], file: 'override.tf' }],
+    ],
+    [
+      'an override that sorts first empties it',
+      { 'main.tf': counted, 'a_override.tf': amend('lifecycle {\n    ignore_changes = []\n  }') },
+      [],
+    ],
+    [
+      'an override sets all, without repeating count',
+      { 'main.tf': counted, 'db_override.tf': amend('lifecycle {\n    ignore_changes = all\n  }') },
+      [{ address: 'aws_s3_bucket.b[*]', paths: 'all', file: 'db_override.tf' }],
+    ],
+    [
+      "an override without ignore_changes keeps the block's",
+      { 'main.tf': counted, 'override.tf': amend('lifecycle {\n    prevent_destroy = true\n  }') },
+      [{ address: 'aws_s3_bucket.b[*]', paths: [['tags'], ['acl']], file: 'main.tf' }],
+    ],
+    [
+      'an override adds ignore_changes to a block without',
+      {
+        'main.tf': 'resource "aws_s3_bucket" "b" {\n  count = 2\n}\n',
+        'override.tf': amend('lifecycle {\n    ignore_changes = [tags]\n  }'),
+      },
+      [{ address: 'aws_s3_bucket.b[*]', paths: [['tags']], file: 'override.tf' }],
+    ],
+  ])('%s', async (_name, files, ignoreChanges) => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-config-override-'));
+    try {
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+      const { facts, problems } = await readTerraformConfiguration(dir);
+      expect(problems).toEqual([]);
+      expect(facts.ignoreChanges).toEqual(ignoreChanges);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a root that is missing (absolute or relative) or a file: what it is and where it was looked for, in both readers', async () => {
     const file = join(root, 'main.tf');
     const cases: Array<[path: string, message: string]> = [
