@@ -125,37 +125,96 @@ export function isLocalModuleSource(source: string): boolean {
   return source.startsWith('./') || source.startsWith('../');
 }
 
+/**
+ * The line of `"resource": {"<type>": {"<name>": …}}` in a `.tf.json` file: the name's key, found
+ * by walking the JSON (not by searching lines, which finds a `data` block of the same type, or a
+ * value that spells the name, first). Terraform's JSON syntax may give any block level as a list
+ * of objects (`"resource": [{…}, {…}]`); lists are walked through.
+ */
 function findInJsonConfiguration(text: string, type: string, name: string): number | undefined {
+  try {
+    JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return lineOfJsonKey(text, ['resource', type, name]);
+}
+
+function moduleSourceInJson(text: string, name: string): string | undefined {
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const resources = (document as { resource?: unknown })?.resource;
-  const byType =
-    resources && typeof resources === 'object' ? (resources as Record<string, unknown>)[type] : undefined;
-  if (!byType || typeof byType !== 'object' || !Object.hasOwn(byType, name)) return undefined;
-  // The line of the type's key, then of the name's key after it: where the block starts.
-  const lines = text.split('\n');
-  const typeKey = JSON.stringify(type);
-  const nameKey = JSON.stringify(name);
-  const typeLine = lines.findIndex((line) => line.includes(`${typeKey}`));
-  if (typeLine < 0) return undefined;
-  const nameLine = lines.findIndex((line, index) => index >= typeLine && line.includes(`${nameKey}`));
-  return (nameLine >= 0 ? nameLine : typeLine) + 1;
+  for (const modules of jsonBodies((document as { module?: unknown } | null)?.module))
+    for (const call of jsonBodies(modules[name])) if (typeof call.source === 'string') return call.source;
+  return undefined;
 }
 
-function moduleSourceInJson(text: string, name: string): string | undefined {
-  try {
-    const modules = (JSON.parse(text) as { module?: Record<string, unknown> })?.module;
-    const call = modules?.[name];
-    const body = Array.isArray(call) ? call[0] : call;
-    const source = (body as { source?: unknown } | undefined)?.source;
-    return typeof source === 'string' ? source : undefined;
-  } catch {
+/** One JSON object or a list of them: how Terraform's JSON syntax writes a block. */
+function jsonBodies(value: unknown): Array<Record<string, unknown>> {
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter(
+    (item): item is Record<string, unknown> =>
+      typeof item === 'object' && item !== null && !Array.isArray(item),
+  );
+}
+
+/** 1-based line of the first object key at `path` (keys from the top; lists are transparent). Valid JSON only. */
+function lineOfJsonKey(text: string, path: readonly string[]): number | undefined {
+  let index = 0;
+  let line = 1;
+  const skipSpace = () => {
+    while (index < text.length && ' \t\r\n'.includes(text[index]!)) {
+      if (text[index] === '\n') line++;
+      index++;
+    }
+  };
+  const readString = (): string => {
+    const start = index;
+    index++;
+    while (index < text.length && text[index] !== '"') index += text[index] === '\\' ? 2 : 1;
+    index++;
+    return JSON.parse(text.slice(start, index)) as string;
+  };
+  const walk = (at: string[]): number | undefined => {
+    skipSpace();
+    const char = text[index];
+    if (char === '{' || char === '[') {
+      const close = char === '{' ? '}' : ']';
+      index++;
+      while (index < text.length) {
+        skipSpace();
+        if (text[index] === close) {
+          index++;
+          return undefined;
+        }
+        if (text[index] === ',') {
+          index++;
+          continue;
+        }
+        if (close === ']') {
+          const found = walk(at);
+          if (found !== undefined) return found;
+          continue;
+        }
+        const keyLine = line;
+        const key = [...at, readString()];
+        if (key.length === path.length && key.every((step, position) => step === path[position]))
+          return keyLine;
+        skipSpace();
+        index++; // the colon
+        const found = walk(key);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (char === '"') readString();
+    else while (index < text.length && !' \t\r\n,}]'.includes(text[index]!)) index++;
     return undefined;
-  }
+  };
+  return walk([]);
 }
 
 /** HCL tokens, enough to find block headers and literal attributes; everything else is `other`. */

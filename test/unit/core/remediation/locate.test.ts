@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findResourceBlock } from '../../../../functions/core/remediation/locate.js';
+import { findModuleSource, findResourceBlock } from '../../../../functions/core/remediation/locate.js';
 
 /** Where `remediate --adopt` says the block is, in files as teams have them. */
 const BLOCK = 'resource "aws_s3_bucket" "data" {\n  bucket = "payments-data"\n}\n';
@@ -32,5 +32,56 @@ describe('findResourceBlock', () => {
       file: 'main.tf',
       line,
     });
+  });
+});
+
+describe('findResourceBlock in .tf.json', () => {
+  const bucket = { data: { bucket: 'payments-data' } };
+  it.each<[string, string, number | undefined]>([
+    ['indented', JSON.stringify({ resource: { aws_s3_bucket: bucket } }, null, 2), 4],
+    ['minified', JSON.stringify({ resource: { aws_s3_bucket: bucket } }), 1],
+    [
+      'a data source of the same type and name first',
+      JSON.stringify({ data: { aws_s3_bucket: bucket }, resource: { aws_s3_bucket: bucket } }, null, 2),
+      11,
+    ],
+    [
+      'the name as a value and a nested key first',
+      JSON.stringify(
+        { resource: { aws_s3_bucket: { other: { bucket: 'data', tags: { data: '1' } }, ...bucket } } },
+        null,
+        2,
+      ),
+      10,
+    ],
+    [
+      'blocks as lists of objects',
+      JSON.stringify(
+        { resource: [{ aws_iam_role: { app: {} } }, { aws_s3_bucket: [{ data: [{}] }] }] },
+        null,
+        2,
+      ),
+      11,
+    ],
+    [
+      'CRLF line ends',
+      JSON.stringify({ resource: { aws_s3_bucket: bucket } }, null, 2).replaceAll('\n', '\r\n'),
+      4,
+    ],
+    ['only a data source', JSON.stringify({ data: { aws_s3_bucket: bucket } }, null, 2), undefined],
+    ['not JSON', '{"resource": {"aws_s3_bucket": {"data": ', undefined],
+  ])('%s', (_name, text, line) => {
+    const found = findResourceBlock([{ path: 'main.tf.json', text }], 'aws_s3_bucket', 'data');
+    expect(found).toEqual(line === undefined ? undefined : { file: 'main.tf.json', line });
+  });
+
+  it.each([
+    ['one object', { module: { db: { source: './modules/db' } } }],
+    ['the call as a list', { module: { db: [{ source: './modules/db' }] } }],
+    ['module as a list', { module: [{ vpc: { source: 'x/vpc/aws' } }, { db: { source: './modules/db' } }] }],
+  ])('the source of a module call: %s', (_name, document) => {
+    expect(findModuleSource([{ path: 'main.tf.json', text: JSON.stringify(document) }], 'db')).toBe(
+      './modules/db',
+    );
   });
 });
