@@ -296,8 +296,11 @@ function blocksOf(value: unknown): Array<Record<string, unknown>> {
   return list.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
 }
 
+/** The keys of a block level: one object, or (Terraform's JSON syntax) a list of objects. */
 function entriesOf(value: unknown): Array<[string, unknown]> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
+  return blocksOf(value)
+    .filter((body) => !Array.isArray(body))
+    .flatMap((body) => Object.entries(body));
 }
 
 function blocksByName(value: unknown): Array<[string, Record<string, unknown>]> {

@@ -208,6 +208,34 @@ describe('readTerraformConfiguration', () => {
     }
   });
 
+  it('reads .tf.json blocks written as lists of objects at every level', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-config-json-lists-'));
+    try {
+      mkdirSync(join(dir, 'db'));
+      const lifecycle = { lifecycle: [{ ignore_changes: ['tags'] }] };
+      writeFileSync(
+        join(dir, 'main.tf.json'),
+        JSON.stringify({
+          resource: [{ aws_iam_role: { app: lifecycle } }, { aws_s3_bucket: [{ b: [lifecycle] }] }],
+          module: [{ db: [{ source: './db' }] }],
+        }),
+      );
+      writeFileSync(
+        join(dir, 'db', 'main.tf.json'),
+        JSON.stringify({ resource: [{ aws_sqs_queue: { q: lifecycle } }] }),
+      );
+      const { facts, problems } = await readTerraformConfiguration(dir);
+      expect(problems).toEqual([]);
+      expect(facts.ignoreChanges.map((rule) => rule.address)).toEqual([
+        'aws_iam_role.app',
+        'aws_s3_bucket.b',
+        'module.db.aws_sqs_queue.q',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a root that is missing (absolute or relative) or a file: what it is and where it was looked for, in both readers', async () => {
     const file = join(root, 'main.tf');
     const cases: Array<[path: string, message: string]> = [
