@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { configurationFiles } from './configuration-files.js';
-import { loadHcl, parseFile } from './configuration-reader.js';
+import { loadHcl, parseFile, problemOf } from './configuration-reader.js';
 import { rootDirectoryProblem } from './root-directory.js';
 
 /** The settings of a root module's `backend "s3"` block that a registry entry needs. */
@@ -49,8 +49,9 @@ export async function readBackendBlock(rootDir: string): Promise<BackendBlockRea
     } catch (error) {
       // A file that cannot be read (EACCES) is said as the file system says it.
       if ((error as NodeJS.ErrnoException).code !== undefined) throw error;
-      const detail = ((error as Error).message ?? String(error)).split('\n', 1)[0];
-      throw new Error(`${file} does not parse as Terraform configuration: ${detail}`);
+      throw new Error(
+        `${file} does not parse as Terraform configuration (${problemOf(file, error)}): fix it, \`terraform validate\` shows the error`,
+      );
     }
     for (const terraform of bodies(body.terraform)) {
       // One body or a list of them, in HCL (as hcl2json gives it) and in Terraform's JSON syntax.

@@ -310,10 +310,13 @@ function blocksByName(value: unknown): Array<[string, Record<string, unknown>]> 
   return blocks;
 }
 
-/** `main.tf:3: Unclosed configuration block`: location and summary only, never file content. */
-function problemOf(file: string, error: unknown): string {
+/**
+ * `main.tf:3: Unclosed configuration block`: location and summary only, never file content. HCL
+ * gives a range as `main.tf:3,14-15` on one line and `main.tf:6,16-7,1` across lines.
+ */
+export function problemOf(file: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const located = message.match(/([^\s[]+:\d+),\d+-\d+: ([^;\]]+)/);
+  const located = message.match(/([^\s[]+:\d+),\d+-(?:\d+,)?\d+: ([^;\]]+)/);
   if (located) return `${located[1]}: ${located[2]!.trim()}`;
   return `${file}: ${error instanceof SyntaxError ? 'not valid JSON' : 'could not be parsed'}`;
 }

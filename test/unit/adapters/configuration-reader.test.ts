@@ -208,6 +208,35 @@ describe('readTerraformConfiguration', () => {
     }
   });
 
+  // HCL ranges are `main.tf:1,14-15` on one line and `main.tf:6,16-7,1` across lines.
+  it.each([
+    [
+      'an unclosed block',
+      'resource "aws_s3_bucket" "x" {\n  bucket = "secret-value"\n',
+      'bad.tf:1: Unclosed configuration block',
+    ],
+    [
+      'a line that is not HCL',
+      'locals {}\nthis is not secret-value HCL\n',
+      'bad.tf:2: Invalid block definition',
+    ],
+    ['an argument without a value', 'locals {\n  x =\n}\n', 'bad.tf:2: Invalid expression'],
+  ])('%s is one located problem, in both readers, without the file content', async (_name, text, problem) => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-config-problem-'));
+    try {
+      writeFileSync(join(dir, 'bad.tf'), text);
+      const { problems } = await readTerraformConfiguration(dir);
+      expect(problems).toEqual([problem]);
+      const backend = (await readBackendBlock(dir).catch((error: Error) => error)) as Error;
+      expect(backend.message).toBe(
+        `bad.tf does not parse as Terraform configuration (${problem}): fix it, \`terraform validate\` shows the error`,
+      );
+      expect([...problems, backend.message].join('\n')).not.toContain('secret-value');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads .tf.json blocks written as lists of objects at every level', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'driftwatch-config-json-lists-'));
     try {
