@@ -1,6 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { configurationFiles } from '../../functions/adapters/terraform/configuration-files.js';
+import {
+  type ConfigurationFileOptions,
+  configurationFiles,
+} from '../../functions/adapters/terraform/configuration-files.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import type { Finding, JsonValue } from '../../functions/core/findings/model.js';
 import type { WorkspaceConfig } from '../../functions/core/registry/model.js';
@@ -156,7 +159,8 @@ async function terraformContext(
     if (entry?.varFiles.length && sourceRoot !== undefined)
       context.varFiles = entry.varFiles.map((file) => relative(root, resolve(sourceRoot, file)) || '.');
     context.rootDir = shownPath(root);
-    if (mode === 'adopt') context.location = locateResource(root, finding);
+    if (mode === 'adopt')
+      context.location = locateResource(root, finding, { tofu: context.engine === 'opentofu' });
   } else if (entry && 's3' in entry.source && mode === 'adopt') {
     context.location = {
       found: false,
@@ -205,10 +209,10 @@ function shownPath(path: string): string {
 }
 
 /** The module's configuration files in the order Terraform reads them (override files last). */
-function readModuleFiles(dir: string): SourceFile[] {
+function readModuleFiles(dir: string, options: ConfigurationFileOptions): SourceFile[] {
   let names: string[];
   try {
-    names = configurationFiles(dir);
+    names = configurationFiles(dir, options);
   } catch {
     return [];
   }
@@ -222,14 +226,18 @@ function readModuleFiles(dir: string): SourceFile[] {
 }
 
 /** Follows the address's module calls through local sources to the resource block. */
-function locateResource(root: string, finding: Finding): ConfigurationLocation {
+function locateResource(
+  root: string,
+  finding: Finding,
+  options: ConfigurationFileOptions,
+): ConfigurationLocation {
   const address = finding.resource && 'address' in finding.resource ? finding.resource.address : '';
   const parsed = parseResourceAddress(address);
   if (!parsed) return { found: false, reason: `${address} is not a resource address driftwatch can follow` };
   let dir = root;
   const modules: string[] = [];
   for (const step of parsed.modules) {
-    const source = findModuleSource(readModuleFiles(dir), step.name);
+    const source = findModuleSource(readModuleFiles(dir, options), step.name);
     if (source === undefined)
       return {
         found: false,
@@ -243,7 +251,7 @@ function locateResource(root: string, finding: Finding): ConfigurationLocation {
     dir = resolve(dir, source);
     modules.push(step.name);
   }
-  const files = readModuleFiles(dir);
+  const files = readModuleFiles(dir, options);
   if (files.length === 0) return { found: false, reason: `no .tf files in ${shownPath(dir)}` };
   const block = findResourceBlock(files, parsed.type, parsed.name);
   if (!block)

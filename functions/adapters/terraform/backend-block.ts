@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { configurationFiles } from './configuration-files.js';
+import { type ConfigurationFileOptions, configurationFiles } from './configuration-files.js';
 import { loadHcl, parseFile, problemOf } from './configuration-reader.js';
 import { rootDirectoryProblem } from './root-directory.js';
 
@@ -34,10 +34,13 @@ export type BackendBlockReading =
  * an interpolation, which Terraform does not allow in a backend block anyway. Throws when the
  * directory cannot be read or a file does not parse (Terraform would refuse it too).
  */
-export async function readBackendBlock(rootDir: string): Promise<BackendBlockReading> {
+export async function readBackendBlock(
+  rootDir: string,
+  options: ConfigurationFileOptions = {},
+): Promise<BackendBlockReading> {
   const problem = await rootDirectoryProblem(rootDir);
   if (problem) throw new Error(problem);
-  const files = configurationFiles(rootDir);
+  const files = configurationFiles(rootDir, options);
   if (files.length === 0) return { found: 'none', files: 0 };
   const parser = await loadHcl();
   // Every block of every file: Terraform refuses a root with two, and the first is not the one it would use.

@@ -8,7 +8,7 @@ import type {
   RemovedBlock,
 } from '../../core/terraform/configuration.js';
 import type { PathSegment } from '../../core/terraform/plan-model.js';
-import { configurationFiles, isOverrideFile } from './configuration-files.js';
+import { type ConfigurationFileOptions, configurationFiles, isOverrideFile } from './configuration-files.js';
 import { rootDirectoryProblem } from './root-directory.js';
 
 /**
@@ -57,14 +57,20 @@ export function loadHcl(): Promise<HclModule> {
   return hcl;
 }
 
-/** Reads the configuration rooted at `rootDir`; a missing directory is an error, a bad file a problem. */
-export async function readTerraformConfiguration(rootDir: string): Promise<ConfigurationReading> {
+/**
+ * Reads the configuration rooted at `rootDir` (with `tofu`, OpenTofu's files: `.tofu` too); a missing
+ * directory is an error, a bad file a problem.
+ */
+export async function readTerraformConfiguration(
+  rootDir: string,
+  options: ConfigurationFileOptions = {},
+): Promise<ConfigurationReading> {
   const root = resolve(rootDir);
   const problem = await rootDirectoryProblem(rootDir);
   if (problem) throw new Error(problem);
   const parser = await loadHcl();
   const reading: ConfigurationReading = { facts: { ignoreChanges: [], removed: [] }, problems: [] };
-  await readModule(parser, root, root, [], new Set(), reading);
+  await readModule(parser, root, root, [], new Set(), reading, options);
   return reading;
 }
 
@@ -137,13 +143,14 @@ async function readModule(
   prefix: string[],
   visiting: Set<string>,
   reading: ConfigurationReading,
+  options: ConfigurationFileOptions,
 ): Promise<void> {
   if (visiting.has(dir) || prefix.length / 2 > MAX_MODULE_DEPTH) return;
   visiting.add(dir);
   // Each resource of this module by address, and whether it has count/for_each: override files
   // (read last) amend these blocks and need not repeat count or for_each.
   const declared = new Map<string, boolean>();
-  for (const file of configurationFiles(dir)) {
+  for (const file of configurationFiles(dir, options)) {
     const path = join(dir, file);
     const shown = relative(root, path);
     let body: Record<string, unknown>;
@@ -164,7 +171,7 @@ async function readModule(
       const child = resolve(dir, source);
       if (!existsSync(child)) continue;
       const step = isRepeated(call) ? `module.${name}[*]` : `module.${name}`;
-      await readModule(parser, root, child, [...prefix, step], visiting, reading);
+      await readModule(parser, root, child, [...prefix, step], visiting, reading, options);
     }
   }
   visiting.delete(dir);

@@ -84,7 +84,10 @@ export interface TerraformRunnerOptions {
    * Reads what the plan does not say (ignore_changes, removed blocks) from the checked-out source;
    * undefined when it cannot. Defaults to the HCL reader.
    */
-  readConfiguration?: (rootDir: string) => Promise<ConfigurationFacts | undefined>;
+  readConfiguration?: (
+    rootDir: string,
+    options: { tofu: boolean },
+  ) => Promise<ConfigurationFacts | undefined>;
   /**
    * Reads a sensitive variable's value (Secrets Manager in AWS, the environment locally). Without
    * it, a workspace with sensitiveVars fails its scan instead of planning without them.
@@ -196,7 +199,9 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       );
       // Modules are fetched by init alone: their credentials are gone before any plan runs a provider.
       const initResult = await init.catch(explainModuleAccess).finally(modules.remove);
-      const configuration = await (options.readConfiguration ?? readConfigurationFacts)(root);
+      const configuration = await (options.readConfiguration ?? readConfigurationFacts)(root, {
+        tofu: workspace.engine === 'opentofu',
+      });
       let planCount = 0;
       // Never a lock, never a prompt: every plan of a scan, the deletion re-read included.
       const refreshOnly = ['plan', '-refresh-only', '-lock=false', '-input=false', '-no-color'];
@@ -366,7 +371,10 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         'source',
         `path ${source.path} leads outside the source (a symlink?): give the Terraform root's own directory as source.dir or path`,
       );
-    if (!existsSync(root) || configurationFiles(root).length === 0) {
+    if (
+      !existsSync(root) ||
+      configurationFiles(root, { tofu: workspace.engine === 'opentofu' }).length === 0
+    ) {
       throw new TerraformRunError('source', `no Terraform files in ${source.path ?? 'the source root'}`);
     }
     return root;
@@ -645,7 +653,9 @@ export function backendConfigArgs(workspace: WorkspaceConfig): string[] {
  * A root the HCL reader cannot read is left to `terraform init`, which says what is wrong with it.
  */
 export async function assertS3Backend(root: string, workspace: WorkspaceConfig): Promise<void> {
-  const reading = await readBackendBlock(root).catch(() => undefined);
+  const reading = await readBackendBlock(root, { tofu: workspace.engine === 'opentofu' }).catch(
+    () => undefined,
+  );
   if (!reading || reading.found === 's3') return;
   const state = `s3://${workspace.backend.bucket}/${stateObjectKey(workspace)}`;
   if (reading.found === 'several')
@@ -671,9 +681,12 @@ export async function assertS3Backend(root: string, workspace: WorkspaceConfig):
  * (or a build without the parser) leaves the scan without them: drift is then reported without
  * ignore_changes, which shows more, never less.
  */
-async function readConfigurationFacts(rootDir: string): Promise<ConfigurationFacts | undefined> {
+async function readConfigurationFacts(
+  rootDir: string,
+  options: { tofu: boolean },
+): Promise<ConfigurationFacts | undefined> {
   try {
-    return (await readTerraformConfiguration(rootDir)).facts;
+    return (await readTerraformConfiguration(rootDir, options)).facts;
   } catch {
     return undefined;
   }

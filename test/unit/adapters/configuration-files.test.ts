@@ -85,3 +85,32 @@ describe('a root with entries Terraform does not read', () => {
     });
   });
 });
+
+describe('an OpenTofu root (engine: opentofu)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'driftwatch-config-tofu-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  // main.tofu replaces its main.tf twin for OpenTofu; backend.tofu exists only for OpenTofu.
+  writeFileSync(
+    join(root, 'main.tf'),
+    'resource "aws_s3_bucket" "b" {\n  lifecycle {\n    ignore_changes = all\n  }\n}\n',
+  );
+  writeFileSync(
+    join(root, 'main.tofu'),
+    'resource "aws_s3_bucket" "b" {\n  lifecycle {\n    ignore_changes = [tags]\n  }\n}\n',
+  );
+  writeFileSync(
+    join(root, 'backend.tofu'),
+    'terraform {\n  backend "s3" {\n    bucket = "tfstate"\n  }\n}\n',
+  );
+
+  it.each([
+    [{ tofu: true }, [{ address: 'aws_s3_bucket.b', paths: [['tags']], file: 'main.tofu' }], { found: 's3' }],
+    [{}, [{ address: 'aws_s3_bucket.b', paths: 'all', file: 'main.tf' }], { found: 'none' }],
+  ])(
+    '%o: the configuration facts and the backend block come from the files that engine reads',
+    async (options, ignoreChanges, backend) => {
+      expect((await readTerraformConfiguration(root, options)).facts.ignoreChanges).toEqual(ignoreChanges);
+      expect(await readBackendBlock(root, options)).toMatchObject(backend);
+    },
+  );
+});
