@@ -32,10 +32,12 @@ export function shownCommands(text: string, file: string): ShownCommand[] {
   const shown: ShownCommand[] = [];
   let fence = false;
   let pending = '';
+  const prose: string[] = [];
   for (const raw of text.split('\n')) {
     if (raw.trimStart().startsWith('```')) {
       fence = !fence;
       pending = '';
+      prose.push('');
       continue;
     }
     if (fence) {
@@ -49,9 +51,15 @@ export function shownCommands(text: string, file: string): ShownCommand[] {
       } else pending = '';
       continue;
     }
-    for (const match of raw.matchAll(/`([^`]+)`/g))
-      if (commandOf(match[1]!) !== undefined) shown.push({ file, line: match[1]! });
+    prose.push(raw);
   }
+  // Inline code is paired across a paragraph's lines (a span may open on one line and close on the
+  // next); a line break inside a span reads as a space, as Markdown renders it.
+  for (const paragraph of prose.join('\n').split(/\n\s*\n/))
+    for (const match of paragraph.matchAll(/`([^`]+)`/g)) {
+      const line = match[1]!.replace(/\s*\n\s*/g, ' ');
+      if (commandOf(line) !== undefined) shown.push({ file, line });
+    }
   return shown;
 }
 
