@@ -1,7 +1,7 @@
 import type { createKubernetesReader } from '../../functions/adapters/kubernetes-client.js';
 import { scanCluster } from '../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
-import type { ClusterComparison, ClusterConfig } from '../../functions/core/registry/model.js';
+import type { ClusterConfig, KubernetesSource } from '../../functions/core/registry/model.js';
 import { registryOfCluster } from './registry.js';
 
 /**
@@ -35,8 +35,11 @@ export function scanDirect(
   });
 }
 
-/** The cluster these direct-mode tests scan: EKS cluster `shop` at `server`, its render in S3. */
-export function eksDirectCluster(server: string, comparison?: ClusterComparison): ClusterConfig {
+/**
+ * The cluster these direct-mode tests scan: EKS cluster `shop` at `server`, its render in S3; `source`
+ * sets or overrides fields of its Kubernetes source (comparison, manifests, fieldManager…).
+ */
+export function eksDirectCluster(server: string, source: Partial<KubernetesSource> = {}): ClusterConfig {
   return {
     id: 'shop-prod',
     owner: 'platform',
@@ -44,7 +47,7 @@ export function eksDirectCluster(server: string, comparison?: ClusterComparison)
     kubernetes: {
       eks: { cluster: 'shop', region: 'eu-west-1', server },
       manifests: { s3: 's3://r/x.yaml' },
-      ...(comparison ? { comparison } : {}),
+      ...source,
     },
     applications: [],
     workspaces: [],

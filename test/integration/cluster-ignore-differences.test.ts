@@ -5,11 +5,8 @@ import { createKubernetesReader, kubeConfigForEks } from '../../functions/adapte
 import type { FindingDraft } from '../../functions/core/findings/model.js';
 import { scanCluster } from '../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
-import type {
-  ClusterComparison,
-  ClusterConfig,
-  IgnoreDifferencesRule,
-} from '../../functions/core/registry/model.js';
+import type { ClusterComparison, IgnoreDifferencesRule } from '../../functions/core/registry/model.js';
+import { eksDirectCluster } from '../helpers/direct-scan.js';
 import {
   type FakeKubernetes,
   type RecordedResponse,
@@ -77,22 +74,13 @@ async function scan(options: {
     ...(options.resources ? { resources: options.resources } : {}),
   });
   const server = kube.server;
-  const cluster: ClusterConfig = {
-    id: 'shop-prod',
-    owner: 'platform',
-    environment: 'prod',
-    kubernetes: {
-      eks: { cluster: 'shop', region: 'eu-west-1', server },
-      manifests: { s3: 's3://ci/shop.yaml' },
-      comparison: options.comparison,
-      // Argo CD applies with server-side apply: its manager owns what Git set.
-      fieldManager: 'argocd-controller',
-      ...(options.ignoreDifferences ? { ignoreDifferences: options.ignoreDifferences } : {}),
-    },
-    applications: [],
-    workspaces: [],
-    policies: { outOfSyncAfterMs: 3_600_000 },
-  };
+  const cluster = eksDirectCluster(server, {
+    manifests: { s3: 's3://ci/shop.yaml' },
+    comparison: options.comparison,
+    // Argo CD applies with server-side apply: its manager owns what Git set.
+    fieldManager: 'argocd-controller',
+    ...(options.ignoreDifferences ? { ignoreDifferences: options.ignoreDifferences } : {}),
+  });
   const reader = createKubernetesReader({
     config: async () => kubeConfigForEks({ cluster: 'shop', server }, TOKEN),
   });

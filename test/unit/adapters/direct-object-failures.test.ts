@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 async function scan(comparison: ClusterComparison, token = TOKEN) {
-  const cluster = eksDirectCluster(kube.server, comparison);
+  const cluster = eksDirectCluster(kube.server, { comparison });
   const reader = createKubernetesReader({
     config: async () => kubeConfigForEks({ cluster: 'shop', server: kube.server }, token),
   });

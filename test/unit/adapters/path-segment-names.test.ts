@@ -67,7 +67,7 @@ afterAll(async () => {
 });
 
 function cluster(): ClusterConfig {
-  return eksDirectCluster(kube.server, 'server-dry-run');
+  return eksDirectCluster(kube.server, { comparison: 'server-dry-run' });
 }
 
 describe('names that are not valid path segments fail their object, and are never requested', () => {
