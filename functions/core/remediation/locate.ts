@@ -5,6 +5,7 @@
  * taken for a block. Pure: the caller reads the files. The full HCL parser (@cdktn/hcl2json) gives no
  * line numbers, which is what a reviewer needs here.
  */
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 
 export interface SourceFile {
   /** As shown to the reader: relative to the root module (`main.tf`, `modules/db/main.tf`). */
@@ -161,60 +162,30 @@ function jsonBodies(value: unknown): Array<Record<string, unknown>> {
   );
 }
 
-/** 1-based line of the first object key at `path` (keys from the top; lists are transparent). Valid JSON only. */
+/**
+ * 1-based line of the first object key at `path` (keys from the top; lists are transparent). Valid
+ * JSON only: read with the YAML parser (JSON is YAML 1.2), which keeps each key's position.
+ */
 function lineOfJsonKey(text: string, path: readonly string[]): number | undefined {
-  let index = 0;
-  let line = 1;
-  const skipSpace = () => {
-    while (index < text.length && ' \t\r\n'.includes(text[index]!)) {
-      if (text[index] === '\n') line++;
-      index++;
-    }
-  };
-  const readString = (): string => {
-    const start = index;
-    index++;
-    while (index < text.length && text[index] !== '"') index += text[index] === '\\' ? 2 : 1;
-    index++;
-    return JSON.parse(text.slice(start, index)) as string;
-  };
-  const walk = (at: string[]): number | undefined => {
-    skipSpace();
-    const char = text[index];
-    if (char === '{' || char === '[') {
-      const close = char === '{' ? '}' : ']';
-      index++;
-      while (index < text.length) {
-        skipSpace();
-        if (text[index] === close) {
-          index++;
-          return undefined;
-        }
-        if (text[index] === ',') {
-          index++;
-          continue;
-        }
-        if (close === ']') {
-          const found = walk(at);
-          if (found !== undefined) return found;
-          continue;
-        }
-        const keyLine = line;
-        const key = [...at, readString()];
-        if (key.length === path.length && key.every((step, position) => step === path[position]))
-          return keyLine;
-        skipSpace();
-        index++; // the colon
-        const found = walk(key);
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const find = (node: unknown, depth: number): number | undefined => {
+    if (isSeq(node)) {
+      for (const item of node.items) {
+        const found = find(item, depth);
         if (found !== undefined) return found;
       }
-      return undefined;
+    } else if (isMap(node)) {
+      for (const pair of node.items) {
+        if (!isScalar(pair.key) || pair.key.value !== path[depth]) continue;
+        if (depth === path.length - 1) return lineCounter.linePos(pair.key.range?.[0] ?? 0).line;
+        const found = find(pair.value, depth + 1);
+        if (found !== undefined) return found;
+      }
     }
-    if (char === '"') readString();
-    else while (index < text.length && !' \t\r\n,}]'.includes(text[index]!)) index++;
     return undefined;
   };
-  return walk([]);
+  return find(document.contents, 0);
 }
 
 /** HCL tokens, enough to find block headers and literal attributes; everything else is `other`. */
