@@ -50,34 +50,8 @@ export async function stageWorkspace(options: StageOptions): Promise<StagedWorks
   // Terraform data directory.
   const root = temporaryDirectory(`driftwatch-stage-${basename(options.source)}-`);
   const dir = join(root.path, 'workspace');
-  try {
-    return await stageIn(root.path, dir, options, baseEnv, root.remove);
-  } catch (error) {
-    // A staging that failed (the copy, init) leaves nothing behind either.
-    await root.remove();
-    throw error;
-  }
-}
-
-async function stageIn(
-  root: string,
-  dir: string,
-  options: StageOptions,
-  baseEnv: NodeJS.ProcessEnv,
-  dispose: () => Promise<void>,
-): Promise<StagedWorkspace> {
-  await cp(options.source, dir, {
-    recursive: true,
-    filter: (path) => !/\.terraform|tfstate/.test(basename(path)),
-  });
   const pluginCache = defaultPluginCacheDir(baseEnv);
-  const env = await terraformEnvironment({
-    baseEnv,
-    workDir: root,
-    pluginCacheDir: pluginCache,
-    extra: options.env,
-  });
-
+  let env: NodeJS.ProcessEnv = {};
   const terraform = async (args: string[], runOptions: { timeoutMs?: number } = {}) => {
     const result = await runProcess('terraform', [...args, '-no-color'], {
       cwd: dir,
@@ -91,19 +65,35 @@ async function stageIn(
     }
   };
   const { bucket, key, region } = options.backend;
-  await withPluginCacheLock(
-    pluginCache,
-    () =>
-      terraform([
-        'init',
-        '-input=false',
-        `-backend-config=bucket=${bucket}`,
-        `-backend-config=key=${key}`,
-        `-backend-config=region=${region}`,
-      ]),
-    { logger: options.logger },
-  );
-  return { dir, env, terraform, dispose };
+  try {
+    await cp(options.source, dir, {
+      recursive: true,
+      filter: (path) => !/\.terraform|tfstate/.test(basename(path)),
+    });
+    env = await terraformEnvironment({
+      baseEnv,
+      workDir: root.path,
+      pluginCacheDir: pluginCache,
+      extra: options.env,
+    });
+    await withPluginCacheLock(
+      pluginCache,
+      () =>
+        terraform([
+          'init',
+          '-input=false',
+          `-backend-config=bucket=${bucket}`,
+          `-backend-config=key=${key}`,
+          `-backend-config=region=${region}`,
+        ]),
+      { logger: options.logger },
+    );
+  } catch (error) {
+    // A staging that failed (the copy, init) leaves nothing behind either.
+    await root.remove();
+    throw error;
+  }
+  return { dir, env, terraform, dispose: root.remove };
 }
 
 /**
