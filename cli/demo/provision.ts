@@ -17,6 +17,7 @@ import {
 } from '../../functions/adapters/terraform/cli-config.js';
 import { temporaryDirectory } from '../../functions/adapters/terraform/interrupt-cleanup.js';
 import { withPluginCacheLock } from '../../functions/adapters/terraform/plugin-cache-lock.js';
+import { detachProvidersFromCache } from '../../functions/adapters/terraform/provider-links.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { redactText } from '../../functions/core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../functions/core/redaction/terraform-diagnostics.js';
@@ -78,14 +79,17 @@ export async function stageWorkspace(options: StageOptions): Promise<StagedWorks
     });
     await withPluginCacheLock(
       pluginCache,
-      () =>
-        terraform([
+      async () => {
+        await terraform([
           'init',
           '-input=false',
           `-backend-config=bucket=${bucket}`,
           `-backend-config=key=${key}`,
           `-backend-config=region=${region}`,
-        ]),
+        ]);
+        // Applies run beside the other workspaces' inits, which may replace the cache entries.
+        if (env.TF_DATA_DIR) await detachProvidersFromCache(env.TF_DATA_DIR, pluginCache);
+      },
       { logger: options.logger },
     );
   } catch (error) {

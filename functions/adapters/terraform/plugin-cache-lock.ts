@@ -48,7 +48,8 @@ const heldHere = new Set<string>();
  * concurrent installs ("after installing ... it is still not detected ... this is a bug in
  * Terraform"), and several processes share it: parallel scans, test files, the demo. Creating the
  * lock file with O_EXCL is atomic, so it serialises `terraform init` across processes, while plans
- * (which only read the installed providers) still run in parallel.
+ * still run in parallel (each run's providers are detached from the cache right after its init, as
+ * an init may replace cache entries: provider-links.ts).
  *
  * A lock whose holder is gone is taken over at once (same host, pid dead); any other lock once it
  * is past the expiry its holder recorded. An interrupted run releases the lock synchronously.

@@ -133,7 +133,7 @@ export function inheritedVariableHint(summary: string, ambient: NodeJS.ProcessEn
 }
 
 /** `<host>/<namespace>/<type>/<version>/<os>_<arch>/`: Terraform's plugin cache layout. */
-const CACHE_LEVELS: Array<(name: string) => boolean> = [
+export const CACHE_LEVELS: Array<(name: string) => boolean> = [
   (host) => /^[a-z0-9][a-z0-9.-]*\.[a-z0-9.-]+(:\d+)?$/i.test(host),
   (namespace) => /^[a-z0-9][a-z0-9_-]*$/i.test(namespace),
   (type) => /^[a-z0-9][a-z0-9_-]*$/i.test(type),

@@ -48,6 +48,7 @@ import { readRequiredVersions, readTerraformConfiguration } from './configuratio
 import { markOwner, removeOnInterrupt, sweepAbandonedDirs } from './interrupt-cleanup.js';
 import { explainModuleAccess, prepareModuleCredentials } from './module-credentials.js';
 import { withPluginCacheLock } from './plugin-cache-lock.js';
+import { detachProvidersFromCache } from './provider-links.js';
 import { inheritedVariableHint, isolateRunEnvironment, sweepPluginCache } from './run-environment.js';
 import { type ProcessResult, runProcess } from './run-process.js';
 
@@ -182,7 +183,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         async () => {
           // Whatever an earlier run's providers left in the shared cache besides provider packages.
           await sweepPluginCache(pluginCacheDir);
-          return runTerraform(
+          const result = await runTerraform(
             terraform,
             initArgs,
             { cwd: root, env: modules.initEnv(env) },
@@ -191,6 +192,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             (summary) =>
               providerInstallHint(summary, providerSource(workspace)) ?? missingWorkspaceHint(summary),
           );
+          await detachFromCache(env);
+          return result;
         },
         {
           logger: options.logger,
@@ -293,6 +296,16 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       forgetWorkDir();
       throw error;
     }
+  }
+
+  /** The run's providers no longer depend on cache entries that another init may replace. */
+  async function detachFromCache(env: NodeJS.ProcessEnv): Promise<void> {
+    if (!env.TF_DATA_DIR) return;
+    const attached = await detachProvidersFromCache(env.TF_DATA_DIR, pluginCacheDir);
+    if (attached.length > 0)
+      options.logger?.debug('providers still linked into the plugin cache (no hard link possible)', {
+        providers: attached,
+      });
   }
 
   async function runTerraform(
