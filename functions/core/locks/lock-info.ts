@@ -61,7 +61,9 @@ export function parseLockInfo(body: string): ParsedLock {
 }
 
 /** Terraform writes Created as RFC 3339 (Go's time.Time, nanoseconds). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+/** Go's zero time.Time, `0001-01-01T00:00:00Z`, is a Created never set; no Terraform lock predates 2014. */
+const FIRST_TERRAFORM_MS = Date.UTC(2014, 0, 1);
 /** Clocks disagree a little; a lock taken further ahead of our clock than this has no usable age. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
 
@@ -78,12 +80,29 @@ export function lockCreatedAt(lock: LockInfo, now: Date): Date | undefined {
 /** Why a lock's Created gives no age (`lockCreatedAt` is undefined), in the words of a finding. */
 export function createdProblem(lock: LockInfo, now: Date): string | undefined {
   if (lock.created === undefined) return 'the lock has no Created time, so its age cannot be proven';
-  const ms = RFC3339.test(lock.created) ? Date.parse(lock.created) : Number.NaN;
-  if (Number.isNaN(ms))
+  const ms = rfc3339Ms(lock.created);
+  if (ms === undefined)
     return 'the lock Created time is not an RFC 3339 time (Terraform writes one), so its age cannot be proven';
+  if (ms < FIRST_TERRAFORM_MS)
+    return 'the lock Created time is before Terraform existed (0001-01-01 is an unset time), so its age cannot be proven';
   if (ms > now.getTime() + CLOCK_SKEW_MS)
     return 'the lock Created time is in the future, so its age cannot be proven';
   return undefined;
+}
+
+/**
+ * An RFC 3339 time on the calendar, or undefined. Date.parse rolls `2026-02-30` over to March 2 and
+ * reads hour 24 as the next day; Go, and so Terraform, refuses both.
+ */
+function rfc3339Ms(text: string): number | undefined {
+  const match = RFC3339.exec(text);
+  if (match === null) return undefined;
+  const [year, month, day, hour] = match.slice(1, 5).map(Number) as [number, number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (hour > 23 || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 export type OperationKind = 'plan' | 'apply' | 'default';

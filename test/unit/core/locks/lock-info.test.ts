@@ -83,9 +83,23 @@ describe('parseLockInfo', () => {
     ['2026-11-29'],
     ['Sun, 29 Nov 2026 00:00:00 GMT'],
     ['2026-11-29T00:00:00'],
+    ['2026-02-30T00:00:00Z'],
+    ['2026-02-29T00:00:00Z'],
+    ['2026-04-31T00:00:00Z'],
+    ['2026-11-28T24:00:00Z'],
   ])('Created %j, which Date.parse may read but Terraform never writes, gives no age', (created) => {
     expect(lockCreatedAt({ id: 'x', created }, now)).toBeUndefined();
     expect(createdProblem({ id: 'x', created }, now)).toMatch(/not an RFC 3339 time/);
+  });
+
+  it("Go's unset time, or any Created before Terraform existed, gives no age; a leap day does", () => {
+    expect(createdProblem({ id: 'x', created: '0001-01-01T00:00:00Z' }, now)).toMatch(
+      /before Terraform existed/,
+    );
+    expect(lockCreatedAt({ id: 'x', created: '1999-12-31T23:59:59Z' }, now)).toBeUndefined();
+    expect(lockCreatedAt({ id: 'x', created: '2024-02-29T12:00:00Z' }, now)?.toISOString()).toBe(
+      '2024-02-29T12:00:00.000Z',
+    );
   });
 
   it('a Created in the future beyond clock skew gives no age; a few minutes of skew is allowed', () => {
