@@ -24,8 +24,23 @@ export function lockWhere(bucket: string, lock: ObservedLock): string {
     : `DynamoDB table ${lock.table} item ${lock.location}`;
 }
 
+/**
+ * Lock fields and keys are anyone's text (a Who with a line break and a command after it, an escape
+ * sequence in a key): prose shows them as values, with invisible characters written out
+ * (`"a\u001b[31mb"`), never raw. Evidence keeps the raw value.
+ */
+export function lockWhereText(bucket: string, lock: ObservedLock): string {
+  return lock.source === 's3'
+    ? visibleValue(`s3://${bucket}/${lock.location}`)
+    : `DynamoDB table ${visibleValue(lock.table ?? '')} item ${visibleValue(lock.location)}`;
+}
+
+export function stateWhereText(bucket: string, lock: ObservedLock): string {
+  return visibleValue(`s3://${bucket}/${lock.stateKey}`);
+}
+
 export function holderOf(lock: ObservedLock): string {
-  return lock.lock?.who ?? 'an unknown holder';
+  return lock.lock?.who === undefined ? 'an unknown holder' : visibleValue(lock.lock.who);
 }
 
 /** The facts behind every lock finding: who, what, since when, and what the two looks saw. */
@@ -72,7 +87,7 @@ export function forceUnlockSteps(subject: LockSubject): string[] {
     ? `terraform workspace select ${shellWord(subject.cliWorkspace)}\n`
     : '';
   const ran = info
-    ? `${holderOf(lock)} ran terraform ${operationLabel(info.operation)}${info.version ? ` (Terraform ${info.version})` : ''}${info.created ? ` and took the lock at ${info.created}` : ''}`
+    ? `${holderOf(lock)} ran terraform ${operationLabel(info.operation)}${info.version ? ` (Terraform ${visibleValue(info.version)})` : ''}${info.created ? ` and took the lock at ${visibleValue(info.created)}` : ''}`
     : 'the lock names no holder';
   let release: string;
   if (info && !info.idIncomplete)

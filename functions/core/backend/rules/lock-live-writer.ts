@@ -1,5 +1,5 @@
 import type { LockRule } from '../rule.js';
-import { holderOf, lockEvidence, lockResource } from './lock-facts.js';
+import { holderOf, lockEvidence, lockResource, stateWhereText } from './lock-facts.js';
 
 export const lockLiveWriterRule: LockRule = {
   id: 'lock.live-writer',
@@ -14,7 +14,7 @@ export const lockLiveWriterRule: LockRule = {
   iamActions: ['s3:ListBucket', 's3:GetObject', 'dynamodb:Scan'],
   evaluate(subject) {
     if (subject.verdict.kind !== 'live-writer') return [];
-    const where = `s3://${subject.bucket}/${subject.lock.stateKey}`;
+    const where = stateWhereText(subject.bucket, subject.lock);
     return [
       {
         resource: lockResource(subject.bucket, subject.lock),

@@ -1,5 +1,12 @@
 import type { LockRule } from '../rule.js';
-import { forceUnlockSteps, lockEvidence, lockResource, lockWhere, releaseInWords } from './lock-facts.js';
+import {
+  forceUnlockSteps,
+  lockEvidence,
+  lockResource,
+  lockWhereText,
+  releaseInWords,
+  stateWhereText,
+} from './lock-facts.js';
 
 export const lockOrphanedRule: LockRule = {
   id: 'lock.orphaned',
@@ -13,12 +20,12 @@ export const lockOrphanedRule: LockRule = {
   iamActions: ['s3:ListBucket', 's3:GetObject', 'dynamodb:Scan'],
   evaluate(subject) {
     if (subject.verdict.kind !== 'orphaned') return [];
-    const where = lockWhere(subject.bucket, subject.lock);
+    const where = lockWhereText(subject.bucket, subject.lock);
     return [
       {
         resource: lockResource(subject.bucket, subject.lock),
         title: `Lock without a state object: ${where}`,
-        detail: `${where} locks s3://${subject.bucket}/${subject.lock.stateKey}, which does not exist; the lock was seen twice with the same ID and is older than its threshold.`,
+        detail: `${where} locks ${stateWhereText(subject.bucket, subject.lock)}, which does not exist; the lock was seen twice with the same ID and is older than its threshold.`,
         evidence: lockEvidence(subject),
         remediation: {
           summary: `Confirm no first apply or migration is still running, then release the lock with ${releaseInWords(subject)}.`,

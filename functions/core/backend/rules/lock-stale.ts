@@ -1,5 +1,13 @@
+import { visibleValue } from '../../text/sanitize.js';
 import type { LockRule } from '../rule.js';
-import { forceUnlockSteps, holderOf, lockEvidence, lockResource, releaseInWords } from './lock-facts.js';
+import {
+  forceUnlockSteps,
+  holderOf,
+  lockEvidence,
+  lockResource,
+  releaseInWords,
+  stateWhereText,
+} from './lock-facts.js';
 
 export const lockStaleRule: LockRule = {
   id: 'lock.stale',
@@ -14,12 +22,12 @@ export const lockStaleRule: LockRule = {
   iamActions: ['s3:ListBucket', 's3:GetObject', 'dynamodb:Scan'],
   evaluate(subject) {
     if (subject.verdict.kind !== 'stale') return [];
-    const where = `s3://${subject.bucket}/${subject.lock.stateKey}`;
+    const where = stateWhereText(subject.bucket, subject.lock);
     return [
       {
         resource: lockResource(subject.bucket, subject.lock),
         title: `Stale lock on ${where} held by ${holderOf(subject.lock)}`,
-        detail: `The lock on ${where} (ID ${subject.lock.lock?.id}) was seen twice with the same ID, is older than the threshold for its operation, and the state has not been written since it was taken.`,
+        detail: `The lock on ${where} (ID ${visibleValue(subject.lock.lock?.id ?? '')}) was seen twice with the same ID, is older than the threshold for its operation, and the state has not been written since it was taken.`,
         evidence: lockEvidence(subject),
         remediation: {
           // Quoted as a shell word: the ID is whatever the lock's writer put there (`0000; curl … | sh`).

@@ -1,5 +1,5 @@
 import type { LockRule } from '../rule.js';
-import { forceUnlockSteps, lockEvidence, lockResource, lockWhere } from './lock-facts.js';
+import { forceUnlockSteps, lockEvidence, lockResource, lockWhereText, stateWhereText } from './lock-facts.js';
 
 export const lockUnreadableRule: LockRule = {
   id: 'lock.unreadable',
@@ -15,12 +15,12 @@ export const lockUnreadableRule: LockRule = {
   evaluate(subject) {
     const { verdict } = subject;
     if (verdict.kind !== 'unreadable') return [];
-    const where = lockWhere(subject.bucket, subject.lock);
+    const where = lockWhereText(subject.bucket, subject.lock);
     return [
       {
         resource: lockResource(subject.bucket, subject.lock),
         title: `Unreadable lock ${where}`,
-        detail: `${where} blocks s3://${subject.bucket}/${subject.lock.stateKey}, but ${verdict.reason}.`,
+        detail: `${where} blocks ${stateWhereText(subject.bucket, subject.lock)}, but ${verdict.reason}.`,
         evidence: { ...lockEvidence(subject), reason: verdict.reason },
         remediation: {
           summary: 'Find out what wrote the lock; once nothing runs against the workspace, release it.',

@@ -242,7 +242,13 @@ describe('commands built from lock data', () => {
     { kind: 'unreadable', reason: 'the lock body is not JSON' },
   ];
 
-  const lockFindings = (lockId: string, stateKey: string, cliWorkspace: string): Finding[] =>
+  const lockFindings = (
+    lockId: string,
+    stateKey: string,
+    cliWorkspace: string,
+    who = `ci${PAYLOAD}`,
+    created?: string,
+  ): Finding[] =>
     verdicts.flatMap((verdict) => {
       const subject: LockSubject = {
         bucket: 'tfstate',
@@ -252,7 +258,15 @@ describe('commands built from lock data', () => {
           stateKey,
           ...(verdict.kind === 'unreadable'
             ? { unreadable: verdict.reason }
-            : { lock: { id: lockId, who: `ci${PAYLOAD}`, operation: 'OperationTypeApply' } }),
+            : {
+                lock: {
+                  id: lockId,
+                  who,
+                  operation: 'OperationTypeApply',
+                  version: who,
+                  ...(created === undefined ? {} : { created }),
+                },
+              }),
         },
         verdict,
         firstObservedAt: '2026-11-28T02:00:00Z',
@@ -289,13 +303,15 @@ describe('commands built from lock data', () => {
   }
 
   it.each(BREAKS.map((lineBreak) => [JSON.stringify(lineBreak), lineBreak]))(
-    'a line break (%s) in a lock ID, state key or CLI workspace never starts a command of its own',
+    'a line break (%s) in a lock ID, holder, Created, state key or CLI workspace never starts a command or a line of its own',
     (_name, lineBreak) => {
       const lockId = `0000${lineBreak}${PAYLOAD}`;
       const findings = lockFindings(
         lockId,
         `env:/blue${lineBreak}${PAYLOAD}/payments.tfstate`,
         `blue${lineBreak}${PAYLOAD}`,
+        `ci${lineBreak}${PAYLOAD}`,
+        `2026-11-25T00:00:00Z${lineBreak}${PAYLOAD}`,
       );
       expect(findings.map((each) => each.ruleId).sort()).toEqual([
         'lock.live-writer',
@@ -314,6 +330,16 @@ describe('commands built from lock data', () => {
       }
       for (const step of findings.flatMap((each) => each.remediation.steps))
         for (const line of step.split('\n').slice(1)) expect(line).toMatch(/^(terraform|aws) /);
+      // Titles, details, summaries and each step's sentence are one line, and show the data escaped.
+      const ANY_LINE_BREAK = /[\n\r\u2028\u0085]|\v/;
+      for (const each of findings)
+        for (const text of [
+          each.title,
+          each.detail,
+          each.remediation.summary,
+          ...each.remediation.steps.map((step) => step.split('\n')[0]!),
+        ])
+          expect(text, each.ruleId).not.toMatch(ANY_LINE_BREAK);
     },
   );
 
