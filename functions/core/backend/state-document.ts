@@ -35,7 +35,13 @@ export function parseStateHeader(body: string): ParsedState {
   // State, not a broken object to restore.
   if (isEncryptedState(state)) return { ok: true, encrypted: true };
   if (state.version !== 4) {
-    const version = typeof state.version === 'number' ? String(state.version) : 'missing';
+    if (state.version !== undefined && typeof state.version !== 'number') {
+      // Named by its JSON type, never quoted (state holds secrets): `"4"` is not the number 4.
+      const type =
+        state.version === null ? 'null' : Array.isArray(state.version) ? 'array' : typeof state.version;
+      return { ok: false, reason: `state format version is a JSON ${type}, expected the number 4` };
+    }
+    const version = state.version === undefined ? 'missing' : String(state.version);
     // Formats 1-3 are Terraform's own, from 0.11 and before: not a broken object, an old one.
     const legacy =
       state.version === 1 || state.version === 2 || state.version === 3

@@ -32,6 +32,8 @@ describe('parseStateHeader', () => {
       /^state format version 3, expected 4 \(written by Terraform 0\.11 or older; /,
     ],
     [stateBody({ version: 5 }), /^state format version 5, expected 4$/],
+    [stateBody({ version: '4' }), /^state format version is a JSON string, expected the number 4$/],
+    [stateBody({ version: undefined }), /^state format version missing, expected 4$/],
     [stateBody({ lineage: SECRET.repeat(3) }), /lineage/],
     [stateBody({ lineage: `has spaces ${SECRET}` }), /lineage/],
     [stateBody({ serial: -1 }), /serial/],
