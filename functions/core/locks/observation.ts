@@ -10,6 +10,11 @@ export interface ObservedLock {
   stateKey: string;
   /** S3 only: equal ETags of one key mean an unchanged body, so the second look needs no GET. */
   etag?: string;
+  /**
+   * S3 only: the lock object's last-modified time (ISO), by S3's clock. Terraform writes the
+   * `.tflock` once, when it takes the lock, so the lock is no older than this whatever Created says.
+   */
+  writtenAt?: string;
   lock?: LockInfo;
   /** Why the body is not Terraform lock info (never the body itself). */
   unreadable?: string;

@@ -47,7 +47,7 @@ export function decideLock(input: LockProofInput): LockVerdict {
     if (second.lock) replaced.byLockId = second.lock.id;
     return replaced;
   }
-  const created = first.lock ? lockCreatedAt(first.lock, input.secondObservedAt) : undefined;
+  const created = takenAt(first, input.secondObservedAt);
   const thresholdMs = thresholdFor(input.staleAfterMs, first.lock?.operation);
   const ageMs = created ? input.secondObservedAt.getTime() - created.getTime() : undefined;
   // Young is young however close the looks were (ObserveLocks skips the wait when every lock is).
@@ -87,10 +87,22 @@ export function needsConfirmation(
   confirmAfterMs: number,
   staleAfterMs: StaleAfter,
 ): boolean {
-  const created = lock.lock ? lockCreatedAt(lock.lock, observedAt) : undefined;
+  const created = takenAt(lock, observedAt);
   if (created === undefined) return true;
   const ageAtWindowEnd = observedAt.getTime() + confirmAfterMs - created.getTime();
   return ageAtWindowEnd >= thresholdFor(staleAfterMs, lock.lock?.operation);
+}
+
+/**
+ * When the lock was taken: its Created, unless S3 wrote the `.tflock` later than that. Created is the
+ * holder's clock (a runner hours behind, a tool that writes a fixed time); a lock S3 stored minutes
+ * ago is minutes old, and calling it hours old made a running plan (which writes no state) stale.
+ */
+function takenAt(lock: ObservedLock, now: Date): Date | undefined {
+  const created = lock.lock ? lockCreatedAt(lock.lock, now) : undefined;
+  if (created === undefined || lock.writtenAt === undefined) return created;
+  const written = Date.parse(lock.writtenAt);
+  return written > created.getTime() ? new Date(written) : created;
 }
 
 function sameLock(first: ObservedLock, second: ObservedLock): boolean {

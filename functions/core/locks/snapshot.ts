@@ -73,6 +73,7 @@ export async function snapshotLocks(
   const s3Locks = await mapConcurrently(discovery.locks, LOCK_READ_CONCURRENCY, async (object) => {
     const base: ObservedLock = { source: 's3', location: object.key, stateKey: object.stateKey };
     if (object.etag !== undefined) base.etag = object.etag;
+    if (object.lastModified !== undefined) base.writtenAt = object.lastModified.toISOString();
     const previous = known.get(object.key);
     if (previous && previous.etag === object.etag) return withBody(base, previous);
     // The listing's size first (no GET); the reader checks again, as the object may have grown since.

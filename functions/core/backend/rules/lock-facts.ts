@@ -56,6 +56,8 @@ export function lockEvidence(subject: LockSubject): Record<string, unknown> {
     operation: lock.lock?.operation ?? null,
     terraformVersion: lock.lock?.version ?? null,
     created: lock.lock?.created ?? null,
+    // S3's own time for the .tflock: the lock is no older than this, whatever Created says.
+    ...(lock.writtenAt ? { lockWrittenAt: lock.writtenAt } : {}),
     path: lock.lock?.path ?? null,
     firstObservedAt: subject.firstObservedAt,
     secondObservedAt: subject.secondObservedAt,

@@ -221,6 +221,18 @@ describe('observe, wait, confirm', () => {
     ]);
   });
 
+  it('a .tflock S3 stored minutes ago is young though its Created is hours old (the holder clock is behind)', async () => {
+    const backend = bucket();
+    backend.objects.get('payments/terraform.tfstate.tflock')!.lastModified = new Date('2026-11-29T02:55:00Z');
+    const checks = setup(backend);
+    const { observation } = await checks.observe();
+    // No lock can be past its threshold by the end of the window: the second look need not wait.
+    expect(observation.confirmAt).toBe(observation.observedAt);
+    const { outcomes, confirmation } = await checks.confirm();
+    expect(confirmation.verdicts.map((entry) => entry.verdict)).toEqual(['young']);
+    expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
+  });
+
   it('garbage and Created-less locks are findings with the reason; a lock without state is orphaned', async () => {
     const backend = bucket({
       'broken/terraform.tfstate.tflock': { body: 'garbage' },

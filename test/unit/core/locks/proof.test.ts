@@ -91,6 +91,22 @@ describe('the stale-lock proof', () => {
     });
   });
 
+  it('a lock S3 wrote recently is young whatever its Created says (a holder clock hours behind)', () => {
+    // Created says 3 h before the first look; S3 stored the .tflock 20 minutes before the second.
+    const recent = lock({ writtenAt: new Date(created.getTime() + 2 * HOUR + 50 * MINUTE).toISOString() });
+    expect(decideLock(input({ first: recent, second: recent }))).toEqual({
+      kind: 'young',
+      ageMs: 20 * MINUTE,
+      thresholdMs: 2 * HOUR,
+    });
+    expect(needsConfirmation(recent, new Date(created.getTime() + 3 * HOUR), 10 * MINUTE, STALE_AFTER)).toBe(
+      false,
+    );
+    // S3 keeps seconds: a .tflock stored in the second Created names is as old as Created.
+    const same = lock({ writtenAt: '2026-11-29T00:00:00.000Z' });
+    expect(decideLock(input({ first: same, second: same })).kind).toBe('stale');
+  });
+
   it("a write in the lock's own second is the one before it (apply && plan); a later second is the holder's", () => {
     // S3 keeps seconds: the lock was taken at …00.5Z, the state last written within that second.
     const sameSecond = new Date('2026-11-29T00:00:00.000Z');
