@@ -55,9 +55,36 @@ export function redactLiterals(text: string, knownSecrets: Iterable<string>): st
   let result = text;
   const literals = [...knownSecrets]
     .filter((secret) => secret.length >= MIN_LITERAL_SECRET)
+    .flatMap(encodedForms)
     .sort((a, b) => b.length - a.length);
   for (const secret of literals) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
   return result;
+}
+
+/**
+ * A secret literal as it appears in a value that embeds it (base64 text is decoded instead):
+ * `jsonencode({key = var.token})` writes it escaped (`"` and `\` escaped, and `&`, `<`, `>` as
+ * `\u0026`… as Go's encoder does), a JSON string inside a JSON string escapes it twice, and encoders
+ * that write ASCII only escape every other character as `\uXXXX`. A literal without such characters
+ * has only itself as a form.
+ */
+export function encodedForms(literal: string): string[] {
+  const forms = new Set<string>([literal]);
+  let level: string[] = [literal];
+  for (let depth = 0; depth < 2; depth++) {
+    level = level.flatMap((text) => {
+      const escaped = JSON.stringify(text).slice(1, -1);
+      const html = escaped.replace(/[&<>]/g, unicodeEscape);
+      return [escaped, html, html.replace(/[^ -~\t\n\r]/g, unicodeEscape)];
+    });
+    for (const form of level) forms.add(form);
+    level = [...new Set(level)];
+  }
+  return [...forms];
+}
+
+function unicodeEscape(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** JSON with sorted object keys, so equal values hash equally whatever their key order. */

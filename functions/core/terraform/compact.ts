@@ -1,4 +1,9 @@
-import { containsCredential, MIN_LITERAL_SECRET, type SensitiveHasher } from '../redaction/secrets.js';
+import {
+  containsCredential,
+  encodedForms,
+  MIN_LITERAL_SECRET,
+  type SensitiveHasher,
+} from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { checkFormatVersion } from './format-version.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
@@ -30,7 +35,7 @@ import {
   REPLACE_PATH_SEGMENTS,
   safeAddress,
 } from './resource-entry.js';
-import { createSensitiveKeyTest, hashSide, secretAttributesOf } from './sensitivity.js';
+import { createSensitiveKeyTest, decodeBase64Text, hashSide, secretAttributesOf } from './sensitivity.js';
 import { firstRepeatedMember, isReadMember, repeatedMemberError } from './top-level-keys.js';
 
 export interface CompactOptions {
@@ -292,13 +297,19 @@ function collectStrings(value: unknown, into: Set<string>): void {
  * e.g. through `nonsensitive()`, or a refreshed value equal to a secret), and drops such tags.
  */
 function createLiteralRedactor(literals: readonly string[], hash: SensitiveHasher) {
-  const containsLiteral = createLiteralMatcher(literals);
+  const containsLiteral = createLiteralMatcher(literals.flatMap(encodedForms));
+  // The literal as written, escaped inside a JSON string, or in a base64 text (encodedForms).
+  const holdsLiteralText = (text: string): boolean => {
+    if (containsLiteral(text)) return true;
+    const plain = decodeBase64Text(text);
+    return plain !== undefined && containsLiteral(plain);
+  };
   const holdsLiteral = (value: unknown): boolean => {
-    if (typeof value === 'string') return containsLiteral(value);
+    if (typeof value === 'string') return holdsLiteralText(value);
     if (value === null || typeof value !== 'object') return false;
     const strings = new Set<string>();
     collectStrings(value, strings);
-    for (const text of strings) if (containsLiteral(text)) return true;
+    for (const text of strings) if (holdsLiteralText(text)) return true;
     return false;
   };
   const redactChanges = (list: CompactAttributeChange[]) => {

@@ -152,6 +152,16 @@ describe('redactText', () => {
     expect(redacted).toContain(`password = ${REDACTED}`);
     expect(redacted).toContain('postgres://admin:(redacted)@db.example.com');
   });
+
+  it('removes a known secret written escaped, as a JSON string or a diagnostic quotes it', () => {
+    const secret = 'Ab"CNRYESC4&<x>';
+    const text = [
+      `Error: invalid value "Ab\\"CNRYESC4&<x>" for input`,
+      `input: {"key":"Ab\\"CNRYESC4\\u0026\\u003cx\\u003e"}`,
+      `config: "{\\"key\\":\\"Ab\\\\\\"CNRYESC4&<x>\\"}"`,
+    ].join('\n');
+    expect(redactText(text, [secret])).not.toContain('CNRYESC4');
+  });
 });
 
 describe('summarizeTerraformErrors', () => {

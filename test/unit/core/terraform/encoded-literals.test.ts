@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
+import { context, entry, hashSensitive, plan, stateResource } from '../../../helpers/plan-builders.js';
+
+/**
+ * A value known to be secret (a sensitive variable, a value masked in prior_state) that reappears
+ * unmasked in an attribute with a plain name, but encoded: `input = jsonencode({key = var.token})`
+ * writes the token escaped inside the JSON text (`"` as `\"`, and `&`, `<`, `>` as `\u0026`… as
+ * Terraform's encoder does), `jsonencode(jsonencode(…))` escapes it twice, `base64encode(…)` hides
+ * it in base64. The literal was searched for only as written, so each of these was printed whole.
+ */
+const VARIABLE = 'Vk&<"CNRYVARLIT7q€>';
+const PRIOR = 'Pw"CNRYPRIORLIT3z&';
+const CORES = ['CNRYVARLIT7q', 'CNRYPRIORLIT3z'];
+
+/** How Terraform's jsonencode writes a string: JSON, with `&`, `<` and `>` escaped as \u00XX. */
+const jsonencode = (value: unknown) =>
+  JSON.stringify(value).replace(/[&<>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const asciiOnly = (text: string) =>
+  text.replace(/[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+const ENCODINGS: Record<string, (secret: string) => string> = {
+  'JSON string': (secret) => JSON.stringify({ key: secret }),
+  jsonencode: (secret) => jsonencode({ key: secret }),
+  'jsonencode twice': (secret) => jsonencode({ config: jsonencode({ key: secret }) }),
+  'ASCII-only JSON': (secret) => asciiOnly(jsonencode({ key: secret })),
+  'JSON in a shell script': (secret) => `#!/bin/sh\necho '${jsonencode({ key: secret })}' > /etc/app.json\n`,
+  base64: (secret) => Buffer.from(`KEY=${secret}\n`).toString('base64'),
+};
+
+function plantedPlan(encode: (secret: string) => string) {
+  const changes = [VARIABLE, PRIOR].flatMap((secret, index) => [
+    entry(`aws_cloudwatch_event_target.created${index}`, {
+      actions: ['create'],
+      after: { input: encode(secret), rule: 'nightly' },
+    }),
+    entry(`aws_cloudwatch_event_target.updated${index}`, {
+      before: { input: 'none', rule: 'nightly' },
+      after: { input: encode(secret), rule: 'nightly' },
+    }),
+  ]);
+  return plan({
+    changes,
+    outputs: {
+      config: { actions: ['create'], before: null, after: encode(VARIABLE), after_unknown: false },
+    },
+    variables: { app_key: { value: VARIABLE } },
+    configuration: { root_module: { variables: { app_key: { sensitive: true } } } },
+    prior: [stateResource('aws_db_instance.db', { password: PRIOR }, { password: true })],
+  });
+}
+
+describe('secret literals encoded in plain attributes', () => {
+  for (const [name, encode] of Object.entries(ENCODINGS)) {
+    it(`are hashed when written as ${name}`, () => {
+      const result = evaluatePlan(plantedPlan(encode), { ...context(), hashSensitive });
+      const text = JSON.stringify(result.findings);
+      for (const core of CORES) expect(text).not.toContain(core);
+      // Still visible as changes: every planted attribute is reported, hashed.
+      const inputs = result.findings.flatMap((finding) =>
+        (finding.drift?.changes ?? []).filter((change) => change.path === 'input'),
+      );
+      expect(inputs).toHaveLength(4);
+      for (const change of inputs) expect(change.sensitive).toBe(true);
+    });
+  }
+});
