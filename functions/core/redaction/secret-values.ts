@@ -36,6 +36,15 @@ interface ValueRule {
 /** Characters that end an unquoted value: whitespace, separators, closing brackets and quotes. */
 const VALUE_END = `\\s,;&)}\\]"'<>`;
 
+/**
+ * The value after a secret's name: a quoted string, one quoted with escaped quotes (JSON inside a
+ * string: `\"x\"`), or a word up to a separator.
+ */
+const NAMED_VALUE = new RegExp(
+  `\\\\{1,7}"[^"\\n]*"|"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`,
+  'y',
+);
+
 export const VALUE_RULES: readonly ValueRule[] = [
   {
     id: 'pem-block',
@@ -66,11 +75,23 @@ export const VALUE_RULES: readonly ValueRule[] = [
     // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts). Not the
     // service or resource type of an ARN (`arn:aws:secretsmanager:…:123456789012:secret:db-AbCdEf`),
     // each looked behind for within one segment (linear on long input), nor the
-    // service of an IAM action (`secretsmanager:GetSecretValue`).
+    // service of an IAM action (`secretsmanager:GetSecretValue`). JSON inside a string escapes its
+    // quotes (`{\"password\":\"x\"}`), and a command line's option starts with dashes
+    // (`--db-password=x`): a dash counts as the start of a name unless a name character precedes it.
     pattern:
-      /(?<quote>["']?)(?<![A-Za-z0-9_.-])(?<!\barn:[\w-]+:)(?<!\barn:[\w-]+:[\w-]+:[\w-]*:\d*:)(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
+      /(?<quote>\\{0,7}["']?)(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.]-)(?<!\barn:[\w-]+:)(?<!\barn:[\w-]+:[\w-]+:[\w-]*:\d*:)(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
     accept: (groups) => groups.name !== 'secretsmanager' && isSensitiveName(groups.name ?? ''),
-    value: new RegExp(`"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`, 'y'),
+    value: NAMED_VALUE,
+  },
+  {
+    id: 'named-option',
+    hints: ['--'],
+    // A command line's option and its value as the next word (`--db-password x`, `--token "x"`), or
+    // as the next element of a JSON list of arguments (`"--api-key", "x"` in container definitions).
+    pattern:
+      /(?<![A-Za-z0-9_.-])(?<quote>\\{0,7}["']?)--(?<name>[A-Za-z][A-Za-z0-9_.-]*)(?:[ \t]+(?![-(])|\k<quote>[ \t]*,[ \t]*(?=\\{0,7}["']))/g,
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+    value: NAMED_VALUE,
   },
   {
     id: 'named-value-is',

@@ -8,6 +8,7 @@ import {
   hasSensitiveContent,
   isPairValueKey,
   isSecretNamedPair,
+  isSecretOptionList,
   type SensitiveKeyTest,
 } from './sensitivity.js';
 
@@ -112,6 +113,12 @@ function diffNode(
   if (typeof before === 'object' && typeof after === 'object' && before !== null && after !== null) {
     const beforeIsList = Array.isArray(before);
     if (beforeIsList && Array.isArray(after)) {
+      // `["--token", "x"]`: the value element alone looks like nothing; the list is one secret change.
+      const { isSensitiveKey } = state.options;
+      if (isSecretOptionList(before, isSensitiveKey) || isSecretOptionList(after, isSensitiveKey)) {
+        if (!deepEqual(before, after)) emitChange(state, before, after, true, undefined, undefined);
+        return;
+      }
       diffLists(state, before, after, beforeMask, afterMask, unknownMask);
       return;
     }

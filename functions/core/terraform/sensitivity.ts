@@ -96,6 +96,7 @@ export function hasSensitiveContent(
   if (mask === true) return true;
   if (typeof value === 'string') return stringHasSensitiveContent(value, isSensitiveKey);
   if (Array.isArray(value)) {
+    if (isSecretOptionList(value, isSensitiveKey)) return true;
     for (let index = 0; index < value.length; index++) {
       if (hasSensitiveContent(value[index], childMask(mask, index), isSensitiveKey)) return true;
     }
@@ -111,6 +112,23 @@ export function hasSensitiveContent(
   }
   return false;
 }
+
+/**
+ * `["--db-password", "x"]`, `["-token", "x"]`: a list of command-line arguments (an ECS `command`, a
+ * container's `args`) in which an option named like a secret is followed by its value, the next
+ * element; that element alone says nothing, so the list is sensitive as a whole.
+ */
+export function isSecretOptionList(list: readonly unknown[], isSensitiveKey: SensitiveKeyTest): boolean {
+  for (let index = 0; index + 1 < list.length; index++) {
+    const option = list[index];
+    if (typeof option !== 'string' || option.charCodeAt(0) !== 0x2d || typeof list[index + 1] !== 'string')
+      continue;
+    const name = OPTION.exec(option)?.[1];
+    if (name !== undefined && isSensitiveKey(name)) return true;
+  }
+  return false;
+}
+const OPTION = /^--?([A-Za-z][A-Za-z0-9_.-]*)$/;
 
 /**
  * The member that holds the value of a `{name, value}` pair: `value` as CodeBuild, Batch, ECS and

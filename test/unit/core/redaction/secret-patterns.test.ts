@@ -35,6 +35,24 @@ describe('credentials recognised by value', () => {
     );
   });
 
+  it('reads names and values in escaped JSON and command-line options', () => {
+    for (const [text, kept] of [
+      ['curl -d "{\\"password\\":\\"CNRYOPT1x\\"}"', 'curl -d "{\\"password\\":'],
+      ['export APP_TOKEN=\\"CNRYOPT1x\\" next', 'export APP_TOKEN='],
+      ['/srv --db-password=CNRYOPT1x --port 80', '/srv --db-password='],
+      ['/srv --api-token CNRYOPT1x --port 80', '/srv --api-token '],
+      ['"command": ["serve", "--api-key", "CNRYOPT1x"]', '"command": ["serve", "--api-key", '],
+      ["args: ['--client-secret', 'CNRYOPT1x']", "args: ['--client-secret', "],
+    ] as const) {
+      const redacted = redactText(text);
+      expect(redacted, text).not.toContain('CNRYOPT1x');
+      expect(redacted, text).toContain(`${kept}${REDACTED}`);
+    }
+    // Options that name no secret, or that describe one (a file, a lifetime), and a name's inner dash.
+    expect(redactText('--password-file /run/pw --token-ttl 3600 --region eu-west-1')).not.toContain(REDACTED);
+    expect(redactText('x-api-key=abc123def')).toBe(`x-api-key=${REDACTED}`);
+  });
+
   it('still redacts a colon value that is one token, and any equals value', () => {
     expect(redactText('password: letmein')).toBe(`password: ${REDACTED}`);
     expect(redactText('token: abcdefgh, region: eu-west-1')).toBe(`token: ${REDACTED}, region: eu-west-1`);
