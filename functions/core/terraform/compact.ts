@@ -35,7 +35,13 @@ import {
   REPLACE_PATH_SEGMENTS,
   safeAddress,
 } from './resource-entry.js';
-import { createSensitiveKeyTest, decodeBase64Text, hashSide, secretAttributesOf } from './sensitivity.js';
+import {
+  createSensitiveKeyTest,
+  decodeBase64Text,
+  hashSide,
+  namesSecretType,
+  secretAttributesOf,
+} from './sensitivity.js';
 import { firstRepeatedMember, isReadMember, repeatedMemberError } from './top-level-keys.js';
 
 export interface CompactOptions {
@@ -522,9 +528,11 @@ function keepIdentity(
  * hold a secret: under a secret-looking name (`secret_string`, `password`, `master_password`), in an
  * attribute its type keeps a secret in (a SecureString's `value`), or shaped like a credential. A
  * configuration that copies one elsewhere with `nonsensitive()` (a tag, another resource, a check's
- * message) shows it in plaintext there; as a literal it is hashed wherever it reappears. Masked values
- * that are not secrets by name or type (a String parameter's `value`, which the provider masks too)
- * are left out: they would hash every ARN or region they appear in.
+ * message) shows it in plaintext there; as a literal it is hashed wherever it reappears. A type named
+ * as a secret (`random_password`'s `result`, `kubernetes_secret_v1`'s `data`) counts every masked
+ * string of at least MIN_TYPE_SECRET characters. Other masked values that are not secrets by name or
+ * type (a String parameter's `value`, which the provider masks too) are left out: they would hash
+ * every ARN or region they appear in.
  */
 function collectSecretValues(
   values: Record<string, unknown>,
@@ -534,18 +542,26 @@ function collectSecretValues(
   into: Set<string>,
 ): void {
   const secretAttributes = secretAttributesOf(type, values, values);
+  const secretType = namesSecretType(type);
   for (const key in mask) {
     const masked = mask[key];
     if (masked !== true && (typeof masked !== 'object' || masked === null)) continue;
     const bySecretName = isSensitiveKey(key) || secretAttributes?.has(key) === true;
-    collectMasked(values[key], masked, bySecretName, isSensitiveKey, into, 0);
+    collectMasked(values[key], masked, bySecretName, secretType, isSensitiveKey, into, 0);
   }
 }
+
+/**
+ * Masked strings of a secret-named type shorter than this are not collected: a Kubernetes Secret's
+ * `data` also holds `true`, `prod` or a port, and those would hash every value they appear in.
+ */
+const MIN_TYPE_SECRET = 8;
 
 function collectMasked(
   value: unknown,
   mask: unknown,
   secret: boolean,
+  secretType: boolean,
   isSensitiveKey: (name: string) => boolean,
   into: Set<string>,
   depth: number,
@@ -554,19 +570,30 @@ function collectMasked(
   if (mask === true) {
     const strings = new Set<string>();
     collectStrings(value, strings);
-    for (const text of strings) if (secret || containsCredential(text)) into.add(text);
+    for (const text of strings)
+      if (secret || (secretType && text.length >= MIN_TYPE_SECRET) || containsCredential(text))
+        into.add(text);
     return;
   }
   if (typeof mask !== 'object' || mask === null) return;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++)
-      collectMasked(value[index], childMask(mask, index), secret, isSensitiveKey, into, depth + 1);
+      collectMasked(
+        value[index],
+        childMask(mask, index),
+        secret,
+        secretType,
+        isSensitiveKey,
+        into,
+        depth + 1,
+      );
   } else if (isPlainObject(value)) {
     for (const key in value)
       collectMasked(
         value[key],
         childMask(mask, key),
         secret || isSensitiveKey(key),
+        secretType,
         isSensitiveKey,
         into,
         depth + 1,

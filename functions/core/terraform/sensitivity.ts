@@ -67,7 +67,16 @@ const SECRET_HOLDING_TYPES: ReadonlySet<string> = new Set([
 const SECRET_HOLDING_TYPE_NAME = /secret|password|credential|private_key|access_key|api_key|token|_key$/;
 
 export function holdsSecrets(type: string): boolean {
-  return SECRET_HOLDING_TYPES.has(type) || SECRET_HOLDING_TYPE_NAME.test(type);
+  return SECRET_HOLDING_TYPES.has(type) || namesSecretType(type);
+}
+
+/**
+ * A type whose name says it is a secret (`random_password`, `kubernetes_secret_v1`,
+ * `vault_generic_secret`, `aws_api_gateway_api_key`): what its provider masks is the secret, even
+ * under a plain name (`result`, `data`, `value`).
+ */
+export function namesSecretType(type: string): boolean {
+  return SECRET_HOLDING_TYPE_NAME.test(type);
 }
 
 export const MASKLESS_REDACTION_NOTE =

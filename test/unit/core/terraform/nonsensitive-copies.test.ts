@@ -242,3 +242,54 @@ describe('a sensitive value copied elsewhere with nonsensitive()', () => {
     expect([...secretLiteralsOf(streamed)].sort()).toEqual([...secretLiteralsOf(whole)].sort());
   });
 });
+
+/**
+ * The secret of a type named as one, under a plain attribute name: `random_password.db.result`,
+ * `kubernetes_secret_v1.app.data`, `data.vault_generic_secret.v.data`. Masked in prior_state, copied
+ * into a tag with `nonsensitive()`: the tag was printed, because `result` and `data` are no secret
+ * names and only names and two AWS types counted.
+ */
+describe('a masked value of a secret-named type copied in plaintext', () => {
+  const typed = [
+    ['random_password.db', 'managed', { result: 'CNRYRANDOMPW8x', length: 24 }, { result: true }],
+    ['kubernetes_secret_v1.app', 'managed', { data: { api: 'CNRYK8SDATA2q', env: 'prod' } }, { data: true }],
+    ['data.vault_generic_secret.v', 'data', { data: { x: 'CNRYVAULTDATA4w' } }, { data: true }],
+  ] as const;
+  const prior = typed.map(([address, mode, values, sensitive_values]) => ({
+    address,
+    mode,
+    type: address.split('.').at(-2),
+    name: address.split('.').at(-1),
+    values,
+    sensitive_values,
+  }));
+  const copies = { Password: 'CNRYRANDOMPW8x', Api: 'CNRYK8SDATA2q', Vault: 'CNRYVAULTDATA4w', Env: 'prod' };
+  const raw = {
+    format_version: '1.2',
+    resource_changes: [
+      {
+        address: 'aws_sqs_queue.q',
+        mode: 'managed',
+        type: 'aws_sqs_queue',
+        name: 'q',
+        change: {
+          actions: ['update'],
+          before: { tags: {} },
+          after: { tags: copies },
+          before_sensitive: { tags: {} },
+          after_sensitive: { tags: {} },
+        },
+      },
+    ],
+    prior_state: { values: { root_module: { resources: prior } } },
+  };
+
+  it('is hashed wherever it reappears; a short masked value (a word) is not collected', () => {
+    const changes = compactPlan(raw, { hashSensitive }).changes[0]!.changes;
+    expect(JSON.stringify(changes)).not.toMatch(/CNRY/);
+    const tag = (name: string) => changes.find((change) => change.path === `tags.${name}`);
+    for (const name of ['Password', 'Api', 'Vault'])
+      expect(tag(name), name).toMatchObject({ sensitive: true });
+    expect(tag('Env')).toMatchObject({ sensitive: false, after: 'prod' });
+  });
+});
