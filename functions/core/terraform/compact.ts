@@ -467,7 +467,12 @@ class PriorStateResources {
   ): void {
     const type = typeof resourceType === 'string' ? resourceType : '';
     const values = isPlainObject(rawValues) ? rawValues : undefined;
-    const mask = isPlainObject(rawMask) ? rawMask : undefined;
+    // `sensitive_values: true` masks every attribute (as a mask `true` covers all below it).
+    const mask = isPlainObject(rawMask)
+      ? rawMask
+      : rawMask === true && values !== undefined
+        ? Object.fromEntries(Object.keys(values).map((key) => [key, true]))
+        : undefined;
     if (values !== undefined && mask !== undefined)
       collectSecretValues(values, mask, type, this.isSensitiveKey, this.secrets);
     // Deposed objects share their address; a workspace manages the address once.

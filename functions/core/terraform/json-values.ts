@@ -97,8 +97,13 @@ export function isEmptyValue(value: unknown): boolean {
   return false;
 }
 
-/** Reads `mask[key]` of a sensitivity/unknown mask, which mirrors the value's shape. */
+/**
+ * Reads `mask[key]` of a sensitivity/unknown mask, which mirrors the value's shape. A mask `true`
+ * covers everything below it (`after_sensitive: true` for a whole object): each child is `true` too,
+ * so a reader that looks at one member (tags, identity) cannot take a masked value for a plain one.
+ */
 export function childMask(mask: unknown, key: string | number): unknown {
+  if (mask === true) return true;
   if (typeof mask !== 'object' || mask === null) return undefined;
   if (Array.isArray(mask)) return typeof key === 'number' ? mask[key] : undefined;
   return typeof key === 'string' && Object.hasOwn(mask, key)
