@@ -150,6 +150,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
           return;
         case 'output_changes':
           if (path.length === 2 && typeof path[1] === 'string') {
+            resources.acceptOutputChange(value);
             const output = compactOutputChange(path[1], value, tools);
             if (output) outputChanges.push(output);
           }
@@ -219,6 +220,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
     const index = path[1];
     if (path.length !== 2 || value === null || typeof index !== 'number') return;
     if (section === 'resource_drift') resources.acceptDrift(value);
+    else resources.acceptChange(value);
     const compact = compactResourceEntry(value, section, index, tools);
     if (compact) into.push(compact);
   }
@@ -417,7 +419,10 @@ function prefixKey(text: string, index: number): number {
 class PriorStateResources {
   private readonly byAddress = new Map<string, ManagedResource>();
 
-  /** Strings Terraform marks sensitive in prior_state that hold a secret (see collectSecretValues). */
+  /**
+   * Strings Terraform marks sensitive that hold a secret (see collectSecretValues): in prior_state,
+   * resource_drift, resource_changes and output_changes.
+   */
   private readonly secrets = new Set<string>();
   /** Addresses read from their resource_drift entry (acceptDrift). */
   private readonly fromDrift = new Set<string>();
@@ -444,6 +449,31 @@ class PriorStateResources {
     if (typeof address !== 'string' || entry.deposed !== undefined || !isPlainObject(change.after)) return;
     this.read(address, entry.mode, entry.type, change.after, change.after_sensitive);
     this.fromDrift.add(address);
+  }
+
+  /**
+   * The secrets a resource_changes entry masks, on either side: a planned value (a password set
+   * from configuration for a resource not yet created, or a new one) is in no prior state yet, and
+   * a copy of it elsewhere in the plan is as plain as one of a stored value.
+   */
+  acceptChange(entry: unknown): void {
+    if (!isPlainObject(entry) || !isPlainObject(entry.change)) return;
+    const { change } = entry;
+    const type = typeof entry.type === 'string' ? entry.type : '';
+    for (const [values, mask] of [
+      [change.before, change.before_sensitive],
+      [change.after, change.after_sensitive],
+    ] as const) {
+      if (isPlainObject(values) && isPlainObject(mask))
+        collectSecretValues(values, mask, type, this.isSensitiveKey, this.secrets);
+    }
+  }
+
+  /** The masked parts of an output_changes member's sides, as a sensitive output's value counts whole. */
+  acceptOutputChange(output: unknown): void {
+    if (!isPlainObject(output)) return;
+    collectMasked(output.before, output.before_sensitive, true, false, this.isSensitiveKey, this.secrets, 0);
+    collectMasked(output.after, output.after_sensitive, true, false, this.isSensitiveKey, this.secrets, 0);
   }
 
   readFromDrift(path: readonly PathSegment[], address: string): boolean {

@@ -293,3 +293,69 @@ describe('a masked value of a secret-named type copied in plaintext', () => {
     expect(tag('Env')).toMatchObject({ sensitive: false, after: 'prod' });
   });
 });
+
+/**
+ * A secret that exists only in the plan: a password set from configuration for a database about to
+ * be created (or changed), masked in resource_changes, and copied into a tag of another resource; a
+ * sensitive output's new value copied the same way. Only prior_state, drift, variables and
+ * planned_values outputs were searched for such values, so the copies were printed.
+ */
+describe('a value masked only in resource_changes or output_changes, copied in plaintext', () => {
+  const queue = (address: string, tag: string) => ({
+    address,
+    mode: 'managed',
+    type: 'aws_sqs_queue',
+    name: address.split('.')[1],
+    change: {
+      actions: ['update'],
+      before: { tags: { Init: 'x' } },
+      after: { tags: { Init: tag } },
+      before_sensitive: { tags: {} },
+      after_sensitive: { tags: {} },
+    },
+  });
+  const raw = {
+    format_version: '1.2',
+    resource_changes: [
+      {
+        address: 'aws_db_instance.created',
+        mode: 'managed',
+        type: 'aws_db_instance',
+        name: 'created',
+        change: {
+          actions: ['create'],
+          before: null,
+          after: { identifier: 'a', password: 'CNRYPLANNEDPW1' },
+          after_sensitive: { password: true },
+        },
+      },
+      {
+        address: 'aws_db_instance.updated',
+        mode: 'managed',
+        type: 'aws_db_instance',
+        name: 'updated',
+        change: {
+          actions: ['update'],
+          before: { identifier: 'b', password: 'old-password' },
+          after: { identifier: 'b', password: 'CNRYCHANGEDPW2' },
+          before_sensitive: { password: true },
+          after_sensitive: { password: true },
+        },
+      },
+      queue('aws_sqs_queue.a', 'CNRYPLANNEDPW1'),
+      queue('aws_sqs_queue.b', 'CNRYCHANGEDPW2'),
+      queue('aws_sqs_queue.c', 'CNRYOUTPUT3'),
+    ],
+    output_changes: {
+      conn: { actions: ['create'], before: null, after: 'CNRYOUTPUT3', after_sensitive: true },
+    },
+  };
+
+  it('is hashed wherever it reappears', () => {
+    const compact = compactPlan(raw, { hashSensitive });
+    expect(JSON.stringify(compact)).not.toMatch(/CNRY/);
+    const tags = compact.changes.flatMap((change) => change.changes.filter((c) => c.path === 'tags.Init'));
+    expect(tags).toHaveLength(3);
+    for (const tag of tags) expect(tag.sensitive).toBe(true);
+  });
+});
