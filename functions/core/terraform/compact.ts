@@ -39,6 +39,8 @@ import {
   createSensitiveKeyTest,
   decodeBase64Text,
   hashSide,
+  isPairValueKey,
+  isSecretNamedPair,
   namesSecretType,
   secretAttributesOf,
 } from './sensitivity.js';
@@ -256,13 +258,15 @@ export function secretLiteralsOf(plan: CompactPlan): readonly string[] {
 }
 
 /**
- * Collects values of variables declared `sensitive` (or named like a secret) and of sensitive outputs.
- * Terraform writes `variables` before `configuration`, so values wait until `literals()` is asked.
+ * Collects values of variables declared `sensitive` (or named like a secret) and of sensitive outputs,
+ * and the members named like secrets of the other variables and outputs. Terraform writes `variables` before `configuration`, so values wait until `literals()` is asked.
  */
 class SensitiveValues {
   private readonly variables = new Map<string, unknown>();
   private readonly declaredSensitive = new Set<string>();
   private readonly outputs: unknown[] = [];
+  /** Outputs not sensitive as a whole: only their members named like secrets count. */
+  private readonly plainOutputs: unknown[] = [];
 
   constructor(private readonly isSensitiveKey: (name: string) => boolean) {}
 
@@ -277,6 +281,7 @@ class SensitiveValues {
   acceptOutput(name: PathSegment | undefined, value: unknown): void {
     if (typeof name !== 'string' || !isPlainObject(value)) return;
     if (value.sensitive === true || this.isSensitiveKey(name)) this.outputs.push(value.value);
+    else this.plainOutputs.push(value.value);
   }
 
   literals(): string[] {
@@ -284,9 +289,36 @@ class SensitiveValues {
     for (const [name, value] of this.variables) {
       if (this.declaredSensitive.has(`variables.${name}`) || this.isSensitiveKey(name))
         collectStrings(value, found);
+      else collectNamedSecrets(value, this.isSensitiveKey, found, 0);
     }
     for (const value of this.outputs) collectStrings(value, found);
+    for (const value of this.plainOutputs) collectNamedSecrets(value, this.isSensitiveKey, found, 0);
     return [...found].filter((text) => text.length >= MIN_LITERAL_SECRET);
+  }
+}
+
+/**
+ * The secrets inside a variable or output that is not sensitive as a whole: `db = {host, password}`,
+ * `env = [{name = "API_TOKEN", value = "…"}]`. Terraform marks none of it, so a copy of the member
+ * (`tags = {Pw = var.db.password}`) is as plain as the variable; the member's name says what it is.
+ */
+function collectNamedSecrets(
+  value: unknown,
+  isSensitiveKey: (name: string) => boolean,
+  into: Set<string>,
+  depth: number,
+): void {
+  if (depth > MAX_VALUE_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectNamedSecrets(item, isSensitiveKey, into, depth + 1);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const secretPair = isSecretNamedPair(value, isSensitiveKey);
+  for (const key in value) {
+    const child = value[key];
+    if (isSensitiveKey(key) || (secretPair && isPairValueKey(key))) collectStrings(child, into);
+    else collectNamedSecrets(child, isSensitiveKey, into, depth + 1);
   }
 }
 

@@ -359,3 +359,53 @@ describe('a value masked only in resource_changes or output_changes, copied in p
     for (const tag of tags) expect(tag.sensitive).toBe(true);
   });
 });
+
+/**
+ * A variable or output that is not sensitive as a whole, whose members are secrets by name:
+ * `db = {host, password}`, `env = [{name = "API_TOKEN", value = …}]`. Terraform marks nothing, and a
+ * copy of a member elsewhere (`tags = {Pw = var.db.password}`) was printed.
+ */
+describe('a secret member of a variable or output not declared sensitive, copied in plaintext', () => {
+  const queue = (name: string, tag: string) => ({
+    address: `aws_sqs_queue.${name}`,
+    mode: 'managed',
+    type: 'aws_sqs_queue',
+    name,
+    change: {
+      actions: ['update'],
+      before: { tags: { Note: 'x' } },
+      after: { tags: { Note: tag } },
+      before_sensitive: { tags: {} },
+      after_sensitive: { tags: {} },
+    },
+  });
+  const raw = {
+    format_version: '1.2',
+    variables: {
+      db: { value: { host: 'db.internal', password: 'CNRYVARMEMBER1' } },
+      env: { value: [{ name: 'API_TOKEN', value: 'CNRYVARPAIR2' }] },
+    },
+    planned_values: {
+      outputs: { app: { sensitive: false, value: { url: 'https://app', client_secret: 'CNRYOUTMEMBER3' } } },
+    },
+    resource_changes: [
+      queue('a', 'CNRYVARMEMBER1'),
+      queue('b', 'CNRYVARPAIR2'),
+      queue('c', 'CNRYOUTMEMBER3'),
+      queue('d', 'db.internal'),
+    ],
+    configuration: { root_module: { variables: { db: {}, env: {} } } },
+  };
+
+  it('is hashed wherever it reappears; the members not named as secrets are not', () => {
+    const compact = compactPlan(raw, { hashSensitive });
+    expect(JSON.stringify(compact)).not.toMatch(/CNRY/);
+    const note = (address: string) =>
+      compact.changes
+        .find((change) => change.address === address)
+        ?.changes.find((c) => c.path === 'tags.Note');
+    for (const name of ['a', 'b', 'c'])
+      expect(note(`aws_sqs_queue.${name}`), name).toMatchObject({ sensitive: true });
+    expect(note('aws_sqs_queue.d')).toMatchObject({ sensitive: false, after: 'db.internal' });
+  });
+});
