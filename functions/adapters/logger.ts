@@ -1,4 +1,4 @@
-import { redactText } from '../core/redaction/secrets.js';
+import { isSecretOption, isSensitiveName, REDACTED, redactText } from '../core/redaction/secrets.js';
 import { escapeJsonText, stripForTerminal } from '../core/text/sanitize.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -35,14 +35,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const fields = { ...base, ...data };
     const line =
       format === 'json'
-        ? JSON.stringify({ level, time: new Date().toISOString(), message, ...fields }, errorReplacer)
+        ? JSON.stringify({ level, time: new Date().toISOString(), message, ...fields }, redactingReplacer)
         : [
             level.toUpperCase().padEnd(5),
             message,
             ...Object.entries(fields).map(([key, value]) => `${key}=${textValue(value)}`),
           ].join(' ');
     // Fields carry data (addresses, keys, error messages): text lines are printed inert on a
-    // terminal, JSON lines get \u escapes for the controls JSON.stringify leaves raw.
+    // terminal, JSON lines get \u escapes for the controls JSON.stringify leaves raw. JSON lines had
+    // each string redacted already (redactingReplacer); the whole line again is the backstop.
     const redacted = redactText(line);
     write(format === 'json' ? escapeJsonText(redacted) : stripForTerminal(redacted));
   };
@@ -57,6 +58,24 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 function errorReplacer(_key: string, value: unknown): unknown {
   return value instanceof Error ? { name: value.name, message: value.message } : value;
+}
+
+/**
+ * Each string of a JSON line redacted as itself, before JSON escapes it into the line: read from the
+ * serialised line, a secret in a field (`{"password":"x"}` inside an error message) sits between
+ * escaped quotes, and redacting the line can leave a quote of the value behind or break its JSON.
+ * A field named like a secret (`password`, `token`) has its value replaced whatever it looks like.
+ */
+function redactingReplacer(key: string, raw: unknown): unknown {
+  const value = errorReplacer(key, raw);
+  // `["serve", "--api-key", "x"]`: the value alone looks like nothing; the option before it says.
+  if (Array.isArray(value))
+    return value.map((item, index) =>
+      index > 0 && typeof item === 'string' && isSecretOption(value[index - 1]) ? REDACTED : item,
+    );
+  if (typeof value !== 'string') return value;
+  if (value !== '' && isSensitiveName(key)) return REDACTED;
+  return redactText(value);
 }
 
 function textValue(value: unknown): string {

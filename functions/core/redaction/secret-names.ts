@@ -148,3 +148,11 @@ function judgeName(name: string): boolean {
   const joined = words.join('');
   return SECRET_STEMS.some((stem) => joined.includes(stem));
 }
+
+/** A command-line option alone (`--db-password`, `-token`) whose name is secret: the next argument is its value. */
+export function isSecretOption(argument: unknown, isSecretName = isSensitiveName): boolean {
+  if (typeof argument !== 'string' || argument.charCodeAt(0) !== 0x2d) return false;
+  const name = OPTION.exec(argument)?.[1];
+  return name !== undefined && isSecretName(name);
+}
+const OPTION = /^--?([A-Za-z][A-Za-z0-9_.-]*)$/;

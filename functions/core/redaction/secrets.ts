@@ -22,7 +22,7 @@ export function createSensitiveHasher(salt: string): SensitiveHasher {
   };
 }
 
-export { isSensitiveName } from './secret-names.js';
+export { isSecretOption, isSensitiveName } from './secret-names.js';
 export { containsCredential, REDACTED } from './secret-values.js';
 
 /**

@@ -1,5 +1,10 @@
 import type { JsonValue } from '../findings/model.js';
-import { containsCredential, isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
+import {
+  containsCredential,
+  isSecretOption,
+  isSensitiveName,
+  type SensitiveHasher,
+} from '../redaction/secrets.js';
 import { parseJsonDocument } from './json-document.js';
 import { childMask, isPlainObject } from './json-values.js';
 import { UNKNOWN_VALUE } from './plan-model.js';
@@ -129,15 +134,10 @@ export function hasSensitiveContent(
  */
 export function isSecretOptionList(list: readonly unknown[], isSensitiveKey: SensitiveKeyTest): boolean {
   for (let index = 0; index + 1 < list.length; index++) {
-    const option = list[index];
-    if (typeof option !== 'string' || option.charCodeAt(0) !== 0x2d || typeof list[index + 1] !== 'string')
-      continue;
-    const name = OPTION.exec(option)?.[1];
-    if (name !== undefined && isSensitiveKey(name)) return true;
+    if (typeof list[index + 1] === 'string' && isSecretOption(list[index], isSensitiveKey)) return true;
   }
   return false;
 }
-const OPTION = /^--?([A-Za-z][A-Za-z0-9_.-]*)$/;
 
 /**
  * The member that holds the value of a `{name, value}` pair: `value` as CodeBuild, Batch, ECS and

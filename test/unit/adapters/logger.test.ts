@@ -24,3 +24,29 @@ describe('logger output safety', () => {
     expect((JSON.parse(lines[0]!) as { address: string }).address).toBe(HOSTILE);
   });
 });
+
+/**
+ * JSON lines were redacted only as serialised text, where a secret inside a field's string sits
+ * between escaped quotes: `{"password":"x"}` in an error message, `DB_PASSWORD="x"` (only the
+ * backslash was redacted, and the line was no longer JSON), a command's `--api-key x`. Each string
+ * is now redacted on its own, and every line still parses.
+ */
+describe('logger redaction of JSON lines', () => {
+  it('keeps secrets in field strings out, and each line valid JSON', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ format: 'json', write: (line) => lines.push(line) });
+    logger.error('request failed', { body: '{"password":"CNRYLOGA1"}' });
+    logger.error('command failed', { command: 'export DB_PASSWORD="CNRYLOGB2"' });
+    logger.error('command failed', { args: ['serve', '--api-key', 'CNRYLOGC3'] });
+    logger.error('login failed', { password: 'CNRYLOGD4', error: new Error('token=CNRYLOGE5 rejected') });
+    expect(lines).toHaveLength(4);
+    for (const line of lines) {
+      expect(line).not.toContain('CNRYLOG');
+      expect(() => JSON.parse(line), line).not.toThrow();
+    }
+    expect(JSON.parse(lines[3]!)).toMatchObject({
+      password: '(redacted)',
+      error: { message: 'token=(redacted) rejected' },
+    });
+  });
+});
