@@ -37,11 +37,12 @@ interface ValueRule {
 const VALUE_END = `\\s,;&)}\\]"'<>`;
 
 /**
- * The value after a secret's name: a quoted string, one quoted with escaped quotes (JSON inside a
- * string: `\"x\"`), or a word up to a separator.
+ * The value after a secret's name: a YAML block scalar (`password: |` and the lines under it
+ * indented as its first, as in Helm values or a ConfigMap's file), a quoted string, one quoted with escaped quotes
+ * (JSON inside a string: `\"x\"`), or a word up to a separator.
  */
 const NAMED_VALUE = new RegExp(
-  `\\\\{1,7}"[^"\\n]*"|"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`,
+  `[|>][+-]?[0-9]?[ \\t]*\\r?\\n(?<indent>[ \\t]+)[^\\r\\n]*(?:\\r?\\n\\k<indent>[^\\r\\n]*)*|\\\\{1,7}"[^"\\n]*"|"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`,
   'y',
 );
 

@@ -35,7 +35,7 @@ describe('credentials recognised by value', () => {
     );
   });
 
-  it('reads names and values in escaped JSON and command-line options', () => {
+  it('reads names and values in escaped JSON, command-line options and YAML block scalars', () => {
     for (const [text, kept] of [
       ['curl -d "{\\"password\\":\\"CNRYOPT1x\\"}"', 'curl -d "{\\"password\\":'],
       ['export APP_TOKEN=\\"CNRYOPT1x\\" next', 'export APP_TOKEN='],
@@ -48,6 +48,11 @@ describe('credentials recognised by value', () => {
       expect(redacted, text).not.toContain('CNRYOPT1x');
       expect(redacted, text).toContain(`${kept}${REDACTED}`);
     }
+    // A YAML block scalar under a secret name: the lines under it, not the indicator, are the secret.
+    expect(redactText('db:\n  password: |\n    CNRYOPT1x\n    more\n  port: 5432')).toBe(
+      `db:\n  password: ${REDACTED}\n  port: 5432`,
+    );
+    expect(redactText('token: >-\n  CNRYOPT1x\nnext: 1')).toBe(`token: ${REDACTED}\nnext: 1`);
     // Options that name no secret, or that describe one (a file, a lifetime), and a name's inner dash.
     expect(redactText('--password-file /run/pw --token-ttl 3600 --region eu-west-1')).not.toContain(REDACTED);
     expect(redactText('x-api-key=abc123def')).toBe(`x-api-key=${REDACTED}`);
