@@ -1,5 +1,12 @@
 import type { LockRule } from '../rule.js';
-import { holderOf, lockEvidence, lockResource, stateWhereText } from './lock-facts.js';
+import {
+  forceUnlockSteps,
+  holderOf,
+  lockEvidence,
+  lockResource,
+  releaseInWords,
+  stateWhereText,
+} from './lock-facts.js';
 
 export const lockLiveWriterRule: LockRule = {
   id: 'lock.live-writer',
@@ -10,21 +17,40 @@ export const lockLiveWriterRule: LockRule = {
   checks:
     'a lock older than its threshold whose state was written after it was taken: a live, long run (no alert)',
   explanation:
-    'Its holder wrote state after taking the lock, so it is alive (a long apply persists state as it goes): nothing to release.',
+    'Its holder wrote state after taking the lock, so it was alive then (a long apply persists state as it goes): nothing is alerted.',
   iamActions: ['s3:ListBucket', 's3:GetObject', 'dynamodb:Scan'],
   evaluate(subject) {
-    if (subject.verdict.kind !== 'live-writer') return [];
+    const { verdict } = subject;
+    if (verdict.kind !== 'live-writer') return [];
     const where = stateWhereText(subject.bucket, subject.lock);
+    const holder = holderOf(subject.lock);
+    const silentMs = Date.parse(subject.secondObservedAt) - verdict.stateLastWrite.getTime();
+    if (silentMs < verdict.thresholdMs)
+      return [
+        {
+          resource: lockResource(subject.bucket, subject.lock),
+          title: `Long-held lock on ${where}, holder ${holder} still writing state`,
+          detail: `The lock on ${where} is older than the threshold for its operation, but the state was written after the lock was taken, less than that threshold ago.`,
+          evidence: lockEvidence(subject),
+          remediation: {
+            summary:
+              'No action: the holder is still working. If the run takes longer than it should, look at the run.',
+            steps: ['Leave the lock alone; driftwatch looks again on the next scan.'],
+          },
+        },
+      ];
+    // DESIGN.md principle 6 proves a lock stale only when its state was not written since it was
+    // taken. An apply killed after it saved state fails that proof for ever, so this lock is not
+    // alerted; but "still writing" would be false, and the reader gets the release path to review.
     return [
       {
         resource: lockResource(subject.bucket, subject.lock),
-        title: `Long-held lock on ${where}, holder ${holderOf(subject.lock)} still writing state`,
-        detail: `The lock on ${where} is older than the threshold for its operation, but the state was written after the lock was taken.`,
+        title: `Long-held lock on ${where}: holder ${holder} wrote state after taking it, then nothing for longer than the threshold`,
+        detail: `The lock on ${where} is older than the threshold for its operation. Its holder wrote the state after taking the lock (evidence.stateLastWrite), and nothing since for longer than that threshold. A write proves the holder was alive then, so driftwatch does not call the lock stale; an apply killed after it saved state leaves exactly this.`,
         evidence: lockEvidence(subject),
         remediation: {
-          summary:
-            'No action: the holder is still working. If the run takes longer than it should, look at the run.',
-          steps: ['Leave the lock alone; driftwatch looks again on the next scan.'],
+          summary: `If no run of this workspace is active, the lock is abandoned: confirm the holder is gone, then run ${releaseInWords(subject)}, then a fresh plan.`,
+          steps: forceUnlockSteps(subject),
         },
       },
     ];

@@ -216,9 +216,30 @@ describe('observe, wait, confirm', () => {
       expect.objectContaining({
         ruleId: 'lock.live-writer',
         severity: 'info',
+        title: expect.stringMatching(/still writing state$/),
         evidence: expect.objectContaining({ stateLastWrite: '2026-11-29T02:00:00.000Z' }),
+        remediation: expect.objectContaining({ summary: expect.stringMatching(/^No action/) }),
       }),
     ]);
+  });
+
+  it('a holder that wrote state after its lock, then nothing for longer than the threshold, is live-writer (principle 6) with the release path to review', async () => {
+    // The lock was taken at midnight; the apply saved state at 00:30, then its runner was killed.
+    const backend = bucket();
+    backend.objects.get('payments/terraform.tfstate')!.lastModified = new Date('2026-11-29T00:30:00Z');
+    const [finding, ...rest] = await setup(backend).run();
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({
+      ruleId: 'lock.live-writer',
+      severity: 'info',
+      title: expect.stringContaining('then nothing for longer than the threshold'),
+      evidence: expect.objectContaining({ stateLastWrite: '2026-11-29T00:30:00.000Z' }),
+    });
+    expect(finding?.title).not.toMatch(/still writing/);
+    expect(finding?.remediation.summary).toMatch(/^If no run of this workspace is active/);
+    expect(finding?.remediation.steps).toEqual(
+      expect.arrayContaining([expect.stringContaining(`terraform force-unlock ${LOCK_ID}`)]),
+    );
   });
 
   it('a .tflock S3 stored minutes ago is young though its Created is hours old (the holder clock is behind)', async () => {
