@@ -83,6 +83,29 @@ export function encodedForms(literal: string): string[] {
   return [...forms];
 }
 
+/**
+ * What a text containing `literal` shows of it once the text is base64-encoded (`base64encode` of a
+ * user_data script, a Kubernetes Secret's data): for each of the three byte offsets the literal can
+ * start at within a 3-byte group, the characters that encode its bytes alone, in the standard and
+ * URL alphabets. A search for these finds the literal in base64 text without decoding every string
+ * (a base64 text with line breaks is searched without them: see holdsLiteralText).
+ */
+export function base64Forms(literal: string): string[] {
+  const bytes = Buffer.from(literal, 'utf8');
+  const forms = new Set<string>();
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = Buffer.alloc(Math.ceil((shift + bytes.length) / 3) * 3);
+    bytes.copy(padded, shift);
+    const encoded = padded.toString('base64');
+    // Character i covers bits [6i, 6i + 6): those wholly inside the literal's bits are its own.
+    const form = encoded.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
+    if (form.length < MIN_LITERAL_SECRET) continue;
+    forms.add(form);
+    forms.add(form.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...forms];
+}
+
 function unicodeEscape(character: string): string {
   return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -1,4 +1,5 @@
 import {
+  base64Forms,
   containsCredential,
   encodedForms,
   MIN_LITERAL_SECRET,
@@ -37,7 +38,6 @@ import {
 } from './resource-entry.js';
 import {
   createSensitiveKeyTest,
-  decodeBase64Text,
   hashSide,
   isPairValueKey,
   isSecretNamedPair,
@@ -337,13 +337,13 @@ function collectStrings(value: unknown, into: Set<string>): void {
  * e.g. through `nonsensitive()`, or a refreshed value equal to a secret), and drops such tags.
  */
 function createLiteralRedactor(literals: readonly string[], hash: SensitiveHasher) {
-  const containsLiteral = createLiteralMatcher(literals.flatMap(encodedForms));
-  // The literal as written, escaped inside a JSON string, or in a base64 text (encodedForms).
-  const holdsLiteralText = (text: string): boolean => {
-    if (containsLiteral(text)) return true;
-    const plain = decodeBase64Text(text);
-    return plain !== undefined && containsLiteral(plain);
-  };
+  // The literal as written or escaped inside a JSON string (encodedForms), and each of those in
+  // base64 text (`base64encode(jsonencode({key = var.token}))`): one search, no string decoded.
+  const forms = literals.flatMap(encodedForms);
+  const containsLiteral = createLiteralMatcher([...forms, ...new Set(forms.flatMap(base64Forms))]);
+  // Base64 wrapped at 64 or 76 columns (PEM, MIME) is searched without its line breaks too.
+  const holdsLiteralText = (text: string): boolean =>
+    containsLiteral(text) || (text.includes('\n') && containsLiteral(text.replace(/\r?\n/g, '')));
   const holdsLiteral = (value: unknown): boolean => {
     if (typeof value === 'string') return holdsLiteralText(value);
     if (value === null || typeof value !== 'object') return false;

@@ -25,7 +25,16 @@ const ENCODINGS: Record<string, (secret: string) => string> = {
   'jsonencode twice': (secret) => jsonencode({ config: jsonencode({ key: secret }) }),
   'ASCII-only JSON': (secret) => asciiOnly(jsonencode({ key: secret })),
   'JSON in a shell script': (secret) => `#!/bin/sh\necho '${jsonencode({ key: secret })}' > /etc/app.json\n`,
-  base64: (secret) => Buffer.from(`KEY=${secret}\n`).toString('base64'),
+  // The literal starts at each of the three offsets within a base64 group (0, 1 and 2 bytes before it).
+  base64: (secret) => Buffer.from(`${secret}\n`).toString('base64'),
+  'base64, 1 byte before': (secret) => Buffer.from(`K=${secret}\n`).toString('base64'),
+  'base64, 2 bytes before': (secret) => Buffer.from(`KEY=${secret}\n`).toString('base64'),
+  'base64 of jsonencode': (secret) => Buffer.from(jsonencode({ key: secret })).toString('base64'),
+  base64url: (secret) => Buffer.from(`#!/bin/sh\nexport KEY='${secret}'\n`).toString('base64url'),
+  'base64 wrapped at 76 columns': (secret) =>
+    Buffer.from(`${'#'.repeat(70)}\nexport KEY='${secret}'\n`)
+      .toString('base64')
+      .replace(/.{76}/g, '$&\n'),
 };
 
 function plantedPlan(encode: (secret: string) => string) {
