@@ -8,7 +8,7 @@
  * - two adjacent words form a SECRET_PAIR (`api key`, `private key`), or
  * - its letters, separators removed, contain a SECRET_STEM (`masterpassword`, `xapikey`),
  * unless its last word says it names, counts or describes a secret rather than holding one
- * (`secret_arn`, `password_length`, `token_ttl`, `auth_type`).
+ * (`secret_arn`, `password_length`, `token_ttl`, `auth_type`, `token_env` but not `secrets.env`).
  */
 
 export const SECRET_WORDS: readonly string[] = [
@@ -141,6 +141,9 @@ function judgeName(name: string): boolean {
   const last = words[words.length - 1]!;
   // `rotation_period`, `rotation_lambda_arn`: a descriptive last word, or one starting like one.
   if (DESCRIPTIVE.has(last) || /^(rotat|expir)/.test(last)) return false;
+  // `--token-env KUBE_TOKEN`, `password_env`: the name of the variable holding the secret. Not a
+  // dotenv file's (`secrets.env: x` is a key of that name holding the value).
+  if (last === 'env' && !/\.env$/i.test(name)) return false;
   for (let index = 0; index < words.length; index++) {
     if (WORDS.has(words[index]!)) return true;
     if (index > 0 && PAIRS.has(`${words[index - 1]} ${words[index]}`)) return true;

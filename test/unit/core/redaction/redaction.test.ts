@@ -122,7 +122,15 @@ describe('secret names', () => {
     'password_length',
     'tags',
     'description',
+    // The name of an environment variable holding a secret (`--token-env KUBE_TOKEN`).
+    'token-env',
+    'password_env',
   ])('%s is not', (name) => expect(isSensitiveName(name)).toBe(false));
+  it('usage text naming --token-env keeps the variable it names', () => {
+    const text = "driftwatch: --token-env: '1TOKEN' is not an environment variable name";
+    expect(redactText(text)).toBe(text);
+    expect(redactText('the token goes in the variable that --token-env names')).toMatch(/--token-env names$/);
+  });
 });
 
 describe('redactText', () => {
