@@ -144,7 +144,9 @@ export function recordWorkspaceScan(
     if (carried) movedAway.add(carried.id);
     const before = open.get(id) ?? carried;
     const resolved = before ? undefined : recentlyResolved.get(id);
-    const finding = seenFinding(draft, id, valueHash, scan, before?.firstSeenAt ?? now, now);
+    // A first sighting recorded by a clock that was ahead is no later than this one (ages never < 0).
+    const firstSeenAt = before && before.firstSeenAt < now ? before.firstSeenAt : now;
+    const finding = seenFinding(draft, id, valueHash, scan, firstSeenAt, now);
     if (before)
       finding.status = sameValue(before, draft, valueHash, carried !== undefined) ? 'ongoing' : 'changed';
     if (carried) finding.evidence = { ...finding.evidence, carriedOverFrom: carried.id };
@@ -219,9 +221,20 @@ function seenFinding(
 }
 
 /**
+ * How far after this run's observation a run that overlapped it can have finished. A run is recorded
+ * by its own scan, which the state machine stops after at most 23 hours (scanTimeoutHours), and its
+ * pending record expires with the scratch space after a day: an overlapping run ends within a day.
+ */
+export const MAX_RUN_OVERLAP_MS = 24 * 60 * 60_000;
+
+/**
  * The check's last recorded run when it finished after this one and belongs to another scan: a
  * re-scan that overlapped the night and was recorded first. This run's observation is older than
  * what the document holds, so it must not be applied (supersededHistory); undefined otherwise.
+ * A recorded run more than MAX_RUN_OVERLAP_MS ahead overlapped nothing: its time came from a clock
+ * that was ahead (a laptop, a runner with a wrong clock). Taking it as later would freeze the scope
+ * until real time caught up, every run in between reporting its new drift as `ongoing` and keeping
+ * none of it, so this run is applied.
  */
 export function supersedingRun(
   previous: CurrentDocument | undefined,
@@ -229,7 +242,8 @@ export function supersedingRun(
 ): ScanRecord | undefined {
   const last = previous?.checks?.[scan.check];
   if (!last || last.scanId === scan.scanId) return undefined;
-  return Date.parse(last.at) > scan.now.getTime() ? last : undefined;
+  const ahead = Date.parse(last.at) - scan.now.getTime();
+  return ahead > 0 && ahead <= MAX_RUN_OVERLAP_MS ? last : undefined;
 }
 
 /**
