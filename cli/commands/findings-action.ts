@@ -86,7 +86,7 @@ export async function findingsAction(run: (code: number) => void, options: Findi
   // Filtered as of now: an expired suppression no longer hides its finding (renderFindings shows
   // them presented: redacted once more, whatever the format).
   const findings = (
-    statuses?.[0] === 'resolved' ? latestResolved(await store.recentHistory(now, historyDays)) : open
+    statuses?.[0] === 'resolved' ? latestResolved(await store.recentHistory(now, historyDays), open) : open
   ).map((finding) => liftExpiredSuppression(finding, now));
   const { owner, workspace, kind } = options;
   const selected = findings.filter(
@@ -205,15 +205,26 @@ function expiredSuppressionNotes(shown: readonly Finding[]): string {
   return lines.length > 0 ? `\nSuppression expired:\n${lines.map((line) => `  ${line}`).join('\n')}\n` : '';
 }
 
-/** A finding resolved several times in the window appears once, as of its latest resolution. */
-function latestResolved(history: readonly Finding[]): Finding[] {
+/**
+ * The findings resolved now, each once, as of its latest resolution. A finding that came back after it
+ * was resolved (regressed, new again) is not: it is open in its current document, or its latest line
+ * in the window is a sighting. Listing it as resolved would tell a person, or a gate that checks a
+ * fix, that open drift is gone.
+ */
+function latestResolved(history: readonly Finding[], open: readonly Finding[]): Finding[] {
+  const openIds = new Set(open.map((finding) => finding.id));
   const latest = new Map<string, Finding>();
   for (const finding of history) {
-    if (finding.status !== 'resolved') continue;
+    if (openIds.has(finding.id)) continue;
     const known = latest.get(finding.id);
-    if (!known || (finding.resolvedAt ?? '') > (known.resolvedAt ?? '')) latest.set(finding.id, finding);
+    if (!known || lineTime(finding) > lineTime(known)) latest.set(finding.id, finding);
   }
-  return [...latest.values()];
+  return [...latest.values()].filter((finding) => finding.status === 'resolved');
+}
+
+/** When a history line was written: a resolution at its resolvedAt, a sighting when it was seen. */
+function lineTime(line: Finding): string {
+  return line.status === 'resolved' ? (line.resolvedAt ?? line.lastSeenAt) : line.lastSeenAt;
 }
 
 /** One listing per day of history: a window this long is already ~400 listings (older: Athena). */
