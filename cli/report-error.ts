@@ -4,6 +4,7 @@ import { CommanderError, InvalidArgumentError } from 'commander';
 import { describeAwsError } from '../functions/adapters/aws-error.js';
 import { LockObservationMissingError } from '../functions/core/backend/stages.js';
 import { UnknownStateBucketError } from '../functions/core/backend/target.js';
+import { NewerStoreObjectError } from '../functions/core/findings/stored-schemas.js';
 import { ConfirmationTooEarlyError } from '../functions/core/locks/check-locks.js';
 import { redactText } from '../functions/core/redaction/secrets.js';
 import { RegistryError } from '../functions/core/registry/problems.js';
@@ -34,6 +35,7 @@ export function reportError(error: unknown, debug: boolean): number {
     ConfirmationTooEarlyError,
     LockObservationMissingError,
     PlanFormatError,
+    NewerStoreObjectError,
   ];
   if (expected.some((type) => error instanceof type)) {
     // Messages quote data (ids, keys, names, endpoints from stores and AWS errors): printed inert and

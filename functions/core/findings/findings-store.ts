@@ -30,7 +30,7 @@ import {
   overwriteCondition,
   quarantineObject,
 } from './quarantine.js';
-import { STORED, type StoredSchema } from './stored-schemas.js';
+import { NewerStoreObjectError, STORED, type StoredSchema } from './stored-schemas.js';
 
 export interface ScanRef {
   scanId: string;
@@ -105,7 +105,7 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
   ): Promise<{ value: T; etag: string } | { corrupt: CorruptObject } | undefined> {
     const stored = await store.get(key);
     if (!stored) return undefined;
-    const parsed = schema.parse(stored.body);
+    const parsed = parseNaming(key, schema, stored.body);
     if (parsed.ok) return { value: parsed.value, etag: stored.etag };
     // A read-only caller (a listing, the query API) reports and leaves it: moving it away would
     // leave nothing for the next scan to record its store.corrupt-object finding from.
@@ -402,6 +402,15 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
 }
 
 export type FindingsStore = ReturnType<typeof createFindingsStore>;
+
+/** schema.parse, an object of a newer driftwatch named by its key. */
+function parseNaming<T>(key: string, schema: StoredSchema<T>, body: string) {
+  try {
+    return schema.parse(body);
+  } catch (error) {
+    throw error instanceof NewerStoreObjectError ? error.at(key) : error;
+  }
+}
 
 function toJsonLines(findings: readonly Finding[]): string {
   return findings.map((finding) => JSON.stringify(finding)).join('\n') + (findings.length ? '\n' : '');

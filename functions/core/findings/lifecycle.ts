@@ -1,6 +1,7 @@
 import { canonicalJson } from '../redaction/secrets.js';
 import { openDays } from './describe.js';
 import { findingId, sha256Hex } from './fingerprint.js';
+import { STORE_SCHEMA_VERSION } from './layout.js';
 import type { Check, DriftDetail, Finding, FindingDraft, FindingStatus, Suppression } from './model.js';
 
 /**
@@ -9,6 +10,8 @@ import type { Check, DriftDetail, Finding, FindingDraft, FindingStatus, Suppress
  * run of each check went.
  */
 export interface CurrentDocument {
+  /** STORE_SCHEMA_VERSION of the driftwatch that wrote it (absent: 1). */
+  schemaVersion?: number;
   workspace: string;
   updatedAt: string;
   /** The latest run of any check. */
@@ -185,6 +188,7 @@ export function recordWorkspaceScan(
   const record: ScanRecord = { scanId: scan.scanId, status: scan.outcome, at: now };
   return {
     current: {
+      schemaVersion: STORE_SCHEMA_VERSION,
       workspace: scan.workspace,
       updatedAt: now,
       lastScan: record,

@@ -8,6 +8,7 @@
  */
 import * as z from 'zod/mini';
 import type { ScanSummary, WorkspaceRun } from './findings-store.js';
+import { STORE_SCHEMA_VERSION } from './layout.js';
 import type { CurrentDocument } from './lifecycle.js';
 import { CHECKS, DRIFT_ACTIONS, FINDING_KINDS, FINDING_STATUSES, type Finding, SEVERITIES } from './model.js';
 import type { PendingRecord } from './pending-records.js';
@@ -170,7 +171,40 @@ export type SentMarker = z.infer<typeof sentMarkerSchema>;
 export interface StoredSchema<T> {
   /** What the object is, for reasons a person reads: "current document", "outbox digest". */
   readonly what: string;
+  /** Throws NewerStoreObjectError for an object of a newer driftwatch: it is not corrupt, it is not ours to judge. */
   parse(body: string): { ok: true; value: T } | { ok: false; reason: string };
+}
+
+/**
+ * An object written by a newer driftwatch. It is not corrupt, and it must never be quarantined or
+ * rewritten by this one: its findings, suppressions and regression memory would be lost. Every reader
+ * stops on it with this error instead.
+ */
+export class NewerStoreObjectError extends Error {
+  constructor(
+    readonly what: string,
+    readonly version: number,
+    key?: string,
+  ) {
+    super(
+      `${key ?? `a ${what}`} in the findings store was written by a newer driftwatch (store schema ${version}; this one reads up to ${STORE_SCHEMA_VERSION}): upgrade driftwatch before reading or scanning into this store`,
+    );
+    this.name = 'NewerStoreObjectError';
+  }
+
+  /** The same error naming the object's key (parse does not know it). */
+  at(key: string): NewerStoreObjectError {
+    return new NewerStoreObjectError(this.what, this.version, key);
+  }
+}
+
+/** Throws NewerStoreObjectError for an object whose `schemaVersion` is not one this driftwatch knows. */
+function assertKnownVersion(what: string, value: unknown): void {
+  if (typeof value !== 'object' || value === null || !('schemaVersion' in value)) return;
+  const version = (value as { schemaVersion: unknown }).schemaVersion;
+  if (typeof version === 'number' && Number.isInteger(version) && version >= 1) {
+    if (version > STORE_SCHEMA_VERSION) throw new NewerStoreObjectError(what, version);
+  }
 }
 
 function jsonSchema<T>(what: string, schema: z.ZodMiniType): StoredSchema<T> {
@@ -183,6 +217,7 @@ function jsonSchema<T>(what: string, schema: z.ZodMiniType): StoredSchema<T> {
       } catch (error) {
         return { ok: false, reason: `not JSON (${jsonErrorWithoutExcerpt(error)})` };
       }
+      assertKnownVersion(what, value);
       const parsed = schema.safeParse(value);
       return parsed.success
         ? { ok: true, value: value as T }

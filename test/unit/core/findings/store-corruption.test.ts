@@ -90,7 +90,11 @@ describe('stored object schemas', () => {
     expect(history.some((finding) => finding.status === 'resolved')).toBe(true);
     const lines = `${history.map((finding) => JSON.stringify(finding)).join('\n')}\n`;
     expect(STORED.history.parse(lines)).toMatchObject({ ok: true });
-    const newer = { ...first.current, schemaVersion: 3, findings: [{ ...history[0], addedLater: { x: 1 } }] };
+    const newer = {
+      ...first.current,
+      writtenBy: 'driftwatch 9',
+      findings: [{ ...history[0], addedLater: { x: 1 } }],
+    };
     expect(STORED.current.parse(JSON.stringify(newer))).toMatchObject({ ok: true });
   });
 
