@@ -135,6 +135,10 @@ export function recordWorkspaceScan(
       .map((record) => [record.id, record]),
   );
 
+  // A later run of this check, recorded first, that this run is applied after (supersedingRun: it was
+  // not trusted, this one is): its scan-failed or workspace-busy finding is newer news than anything
+  // this run can say about the scan's health, so it stays open.
+  const laterHealth = laterRun(previous, scan) !== undefined;
   const ageOfNew = openDays(now, scan.now);
   const seen = new Map<string, Finding>();
   /** Open findings at an old address that a finding at the new one took over (not resolved). */
@@ -174,7 +178,8 @@ export function recordWorkspaceScan(
   const resolvedNow: Finding[] = [];
   for (const finding of open.values()) {
     if (seen.has(finding.id) || movedAway.has(finding.id)) continue;
-    const trustedToResolve = scan.outcome === 'ok' || SCAN_HEALTH_KINDS.has(finding.kind);
+    const health = SCAN_HEALTH_KINDS.has(finding.kind);
+    const trustedToResolve = health ? !laterHealth : scan.outcome === 'ok';
     if (trustedToResolve)
       resolvedNow.push({ ...finding, status: 'resolved', scanId: scan.scanId, resolvedAt: now });
     else carriedOver.push(finding);
@@ -233,14 +238,12 @@ export const MAX_RUN_OVERLAP_MS = 24 * 60 * 60_000;
 
 /**
  * The check's last recorded run when it finished after this one and belongs to another scan: a
- * re-scan that overlapped the night and was recorded first. This run's observation is older than
- * what the document holds, so it must not be applied (supersededHistory); undefined otherwise.
- * A recorded run more than MAX_RUN_OVERLAP_MS ahead overlapped nothing: its time came from a clock
- * that was ahead (a laptop, a runner with a wrong clock). Taking it as later would freeze the scope
- * until real time caught up, every run in between reporting its new drift as `ongoing` and keeping
- * none of it, so this run is applied.
+ * re-scan that overlapped the night and was recorded first. A recorded run more than
+ * MAX_RUN_OVERLAP_MS ahead overlapped nothing: its time came from a clock that was ahead (a laptop,
+ * a runner with a wrong clock). Taking it as later would freeze the scope until real time caught up,
+ * every run in between reporting its new drift as `ongoing` and keeping none of it.
  */
-export function supersedingRun(
+function laterRun(
   previous: CurrentDocument | undefined,
   scan: Pick<ScanContext, 'scanId' | 'now' | 'check'>,
 ): ScanRecord | undefined {
@@ -248,6 +251,20 @@ export function supersedingRun(
   if (!last || last.scanId === scan.scanId) return undefined;
   const ahead = Date.parse(last.at) - scan.now.getTime();
   return ahead > 0 && ahead <= MAX_RUN_OVERLAP_MS ? last : undefined;
+}
+
+/**
+ * The later run (laterRun) that makes this one's observation old news, so it must not be applied
+ * (supersededHistory); undefined otherwise. A later run that failed, was busy or partial saw nothing
+ * this trusted run did not: it supersedes only a run that was not trusted either. Otherwise the
+ * night's drift that a failed re-scan overtook would be written as `ongoing` and kept nowhere.
+ */
+export function supersedingRun(
+  previous: CurrentDocument | undefined,
+  scan: Pick<ScanContext, 'scanId' | 'now' | 'check' | 'outcome'>,
+): ScanRecord | undefined {
+  const later = laterRun(previous, scan);
+  return later && (later.status === 'ok' || scan.outcome !== 'ok') ? later : undefined;
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   pendingRecordKey,
 } from '../../../../functions/core/findings/pending-records.js';
 import { memoryObjectStore } from '../../../helpers/backend.js';
-import { driftDraft } from '../../../helpers/findings.js';
+import { driftDraft, scanFailedDraft } from '../../../helpers/findings.js';
 
 const startedAt = new Date('2026-11-29T02:00:00Z');
 const scan = { scanId: 'scan-2', startedAt };
@@ -202,6 +202,46 @@ describe('two executions recording the same scope (a re-scan overlapping the nig
       expect(lines[0]!.evidence).toMatchObject({ supersededBy: { scanId: rescan.scanId } });
     });
   }
+
+  it('a re-scan that failed does not overtake the night: its drift is recorded as news, its failure stays open', async () => {
+    const objects = memoryObjectStore();
+    const store = createFindingsStore(objects);
+    const target = { workspace: 'payments-prod', check: 'terraform' as const, outcome: 'ok' as const };
+    await store.recordWorkspace(
+      {
+        scanId: 'night-1',
+        startedAt: new Date('2026-11-28T02:00:00Z'),
+        now: new Date('2026-11-28T02:05:00Z'),
+      },
+      target,
+      [fixed],
+    );
+    const deferred = createDeferredFindingsStore(objects);
+    // The night sees the old drift fixed and new drift; the re-scan, finishing later, fails (credentials).
+    await deferred.recordWorkspace({ ...night, now: new Date('2026-11-29T02:25:00Z') }, target, [added]);
+    await deferred.recordWorkspace(
+      { ...rescan, now: new Date('2026-11-29T02:35:00Z') },
+      { ...target, outcome: 'failed' },
+      [scanFailedDraft()],
+    );
+    await applyPendingRecords(store, objects, rescan);
+    await applyPendingRecords(store, objects, night);
+
+    const current = (await store.readCurrent('payments-prod'))!.document;
+    expect(current.findings.map((finding) => [finding.title, finding.status]).sort()).toEqual(
+      [
+        [added.title, 'new'],
+        [scanFailedDraft().title, 'new'],
+      ].sort(),
+    );
+    expect(history(objects, night, 'terraform').map((line) => [line.title, line.status])).toEqual([
+      [added.title, 'new'],
+      [fixed.title, 'resolved'],
+    ]);
+    // A retried RecordFindings of the night applies nothing twice.
+    await applyPendingRecords(store, objects, night);
+    expect(history(objects, night, 'terraform').map((line) => line.status)).toEqual(['new', 'resolved']);
+  });
 
   it('a retried RecordFindings of the night, after the re-scan was recorded, keeps the history it wrote', async () => {
     const objects = memoryObjectStore();
