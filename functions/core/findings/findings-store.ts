@@ -255,6 +255,19 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
         workspace,
         async (previous) => {
           const context = { workspace, scanId: scan.scanId, now: scan.now, outcome, check };
+          if (previous?.checks?.[check]?.scanId === scan.scanId) {
+            // This scan already recorded this check of the scope: this is its retry (a RecordScanFailure
+            // whose answer was lost, a Map item run twice). Applying it again would turn this scan's new
+            // findings into `ongoing` ones and rewrite its history so, and the digest would stay silent;
+            // the first record stands, as for pending records.
+            const written = await readChecked(historyKey, STORED.history);
+            const history = written && 'value' in written ? written.value : undefined;
+            recorded = {
+              current: previous,
+              history: history ?? recordWorkspaceScan(undefined, [...drafts, ...corrupt], context).history,
+            };
+            return undefined;
+          }
           const later = supersedingRun(previous, context);
           if (previous && later) {
             // A later scan of this check was recorded first (an overlapping re-scan): this older run

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../../../functions/core/findings/findings-store.js';
 import type { ObjectStore } from '../../../../functions/core/findings/object-store.js';
-import { driftDraft } from '../../../helpers/findings.js';
+import { driftDraft, scanFailedDraft } from '../../../helpers/findings.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -67,9 +67,9 @@ describe('findings store', () => {
     const addresses = ['a', 'b', 'c', 'd', 'e'].map((name) => `aws_s3_bucket.${name}`);
     // A failed scan carries earlier findings over, so each writer adds one and keeps the others.
     await Promise.all(
-      addresses.map((address) =>
+      addresses.map((address, index) =>
         store.recordWorkspace(
-          { scanId: 'scan-1', startedAt, now: startedAt },
+          { scanId: `scan-${index + 1}`, startedAt, now: startedAt },
           { workspace: 'payments-prod', check: 'terraform', outcome: 'failed' },
           [driftDraft({ resource: { address, type: 'aws_s3_bucket' } })],
         ),
@@ -79,6 +79,30 @@ describe('findings store', () => {
     expect(
       current?.document.findings.map((finding) => (finding.resource as { address: string }).address).sort(),
     ).toEqual(addresses);
+  });
+
+  it('a run recorded twice in one scan (a retried RecordScanFailure) keeps the first record: its news stays news', async () => {
+    const { dir, objects } = tempStore();
+    const store = createFindingsStore(objects);
+    const target = { workspace: 'payments-prod', check: 'terraform' as const, outcome: 'ok' as const };
+    await store.recordWorkspace({ scanId: 'night-1', startedAt, now: startedAt }, target, [driftDraft()]);
+    const night2 = { scanId: 'night-2', startedAt, now: new Date('2026-11-30T02:00:00Z') };
+    const failure = scanFailedDraft();
+    const first = await store.recordWorkspace(night2, { ...target, outcome: 'failed' }, [failure]);
+    const again = await store.recordWorkspace(
+      { ...night2, now: new Date('2026-11-30T02:01:00Z') },
+      { ...target, outcome: 'failed' },
+      [failure],
+    );
+    expect(first.history.map((line) => [line.ruleId, line.status])).toEqual([['scan.plan-errored', 'new']]);
+    expect(again.history).toEqual(first.history);
+    const lines = readFileSync(join(dir, first.historyKey), 'utf8').trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).status)).toEqual(['new']);
+    const current = (await store.readCurrent('payments-prod'))!.document;
+    expect(current.findings.map((finding) => [finding.ruleId, finding.status]).sort()).toEqual([
+      ['drift.update', 'new'],
+      ['scan.plan-errored', 'new'],
+    ]);
   });
 
   it('refuses workspace ids that are unsafe as key parts', async () => {
