@@ -2,7 +2,7 @@ import { createFindingsStore } from '../../functions/core/findings/findings-stor
 import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../context.js';
-import { SHORT_ID_LENGTH } from '../finding-ids.js';
+import { shortIdLength } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
 import { presentFinding, redactSuppression } from '../finding-view.js';
 import { parseUntil } from '../since.js';
@@ -40,18 +40,16 @@ export async function suppressAction(
     at: now.toISOString(),
   });
   // A unique prefix is enough, as for git: the table's ID column is what people copy.
-  const id = resolveFindingId(
-    findingId,
-    (await store.openFindings()).map((open) => open.id),
-    store.location,
-    'open finding',
-  );
+  const openIds = (await store.openFindings()).map((open) => open.id);
+  const id = resolveFindingId(findingId, openIds, store.location, 'open finding');
   const finding = await store.suppress(id, suppression);
   if (!finding) throw new CliError(`no open finding ${id} in ${store.location}`);
+  // The id as the ID column shows it: long enough to name this finding alone when ids share 12
+  // characters, so the confirmation can be pasted back into any command.
   // The title is data from a plan or a cluster, shown as every reader of the store shows it.
   const { title } = presentFinding(finding, now);
   process.stdout.write(
-    `${stripForTerminal(`suppressed ${id.slice(0, SHORT_ID_LENGTH)} (${title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
+    `${stripForTerminal(`suppressed ${id.slice(0, shortIdLength(openIds))} (${title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
   );
   run(0);
 }
