@@ -17,6 +17,12 @@ const text = z.string();
 const nonEmpty = z.string().check(z.minLength(1));
 const counts = z.record(z.string(), z.number());
 /**
+ * A finding id is its fingerprint, 64 lowercase hex (fingerprint.ts). Any other text is no id this
+ * driftwatch made: a short one (`ac0e`) is a prefix of real ids, so it could never be named alone,
+ * and it cannot be a key part (suppressions/<id>.json).
+ */
+const findingIdText = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'not a finding id (64 lowercase hex)'));
+/**
  * A time driftwatch wrote (an ISO string): ages, nights, trends and expiries are computed from it,
  * so text that is no time (`yesterday`, an empty string) is a wrong type, not a finding of age NaN
  * (a report of the store failed on it with an unexpected error, tables said `NaNd`).
@@ -26,7 +32,7 @@ const time = z.string().check(z.refine((value) => !Number.isNaN(Date.parse(value
 const suppressionSchema = z.looseObject({ reason: text, by: text, until: time, at: time });
 
 const findingSchema = z.looseObject({
-  id: nonEmpty,
+  id: findingIdText,
   kind: z.enum(FINDING_KINDS),
   ruleId: nonEmpty,
   severity: z.enum(SEVERITIES),
@@ -72,7 +78,7 @@ const currentDocumentSchema = z.looseObject({
   findings: z.array(findingSchema),
   resolved: z.array(
     z.looseObject({
-      id: nonEmpty,
+      id: findingIdText,
       check: z.enum(CHECKS),
       resolvedAt: time,
       firstSeenAt: time,
@@ -82,7 +88,7 @@ const currentDocumentSchema = z.looseObject({
 });
 
 const suppressionRecordSchema = z.looseObject({
-  id: nonEmpty,
+  id: findingIdText,
   scope: nonEmpty,
   suppression: z.nullable(suppressionSchema),
 });

@@ -114,6 +114,12 @@ describe('stored object schemas', () => {
       [JSON.stringify(withoutId), 'line 1: id'],
       [JSON.stringify(withoutKind), 'line 1: kind'],
       [`${JSON.stringify(finding)}\n${JSON.stringify({ ...finding, evidence: 'x' })}`, 'line 2: evidence'],
+      // An id that is no fingerprint: `ac0e` is also a prefix of real ids, so it could never be named
+      // alone (`findings show ac0e` would always be ambiguous), nor be the key of its suppression.
+      ...['ac0e', finding!.id.toUpperCase(), `${finding!.id}0`, ' '].map((id): [string, string] => [
+        JSON.stringify({ ...finding, id }),
+        'line 1: id: not a finding id',
+      ]),
     ];
     for (const [body, reason] of cases) {
       const parsed = STORED.history.parse(body);
@@ -121,6 +127,28 @@ describe('stored object schemas', () => {
       expect(parsed.ok ? '' : parsed.reason).toContain(reason);
     }
     expect(STORED.current.parse(TRUNCATED)).toMatchObject({ ok: false });
+    const document = recordWorkspaceScan(undefined, [driftDraft()], {
+      workspace: 'payments-prod',
+      scanId: 'scan-1',
+      now: startedAt,
+      outcome: 'ok',
+      check: 'terraform',
+    }).current;
+    const shortResolved = {
+      ...document,
+      resolved: [
+        {
+          id: 'ac0e',
+          check: 'terraform',
+          resolvedAt: startedAt.toISOString(),
+          firstSeenAt: startedAt.toISOString(),
+        },
+      ],
+    };
+    expect(STORED.current.parse(JSON.stringify(shortResolved))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^resolved\[0\]\.id: not a finding id/),
+    });
     // The reason names what JSON.parse found, never an excerpt of the object (it may hold a secret).
     for (const body of ['password=hunter2hunter2', '{"a": ghp_abcdefghijklmnopqrstuvwxyz0123456789}', 'ab']) {
       const parsed = STORED.current.parse(body);
