@@ -222,9 +222,9 @@ function latestResolved(history: readonly Finding[], open: readonly Finding[]): 
   return [...latest.values()].filter((finding) => finding.status === 'resolved');
 }
 
-/** When a history line was written: a resolution at its resolvedAt, a sighting when it was seen. */
-function lineTime(line: Finding): string {
-  return line.status === 'resolved' ? (line.resolvedAt ?? line.lastSeenAt) : line.lastSeenAt;
+/** When a history line was written (ms): a resolution at its resolvedAt, a sighting when it was seen. */
+function lineTime(line: Finding): number {
+  return Date.parse(line.status === 'resolved' ? (line.resolvedAt ?? line.lastSeenAt) : line.lastSeenAt);
 }
 
 /** One listing per day of history: a window this long is already ~400 listings (older: Athena). */

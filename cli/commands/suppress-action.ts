@@ -44,10 +44,10 @@ export async function suppressAction(
   const id = resolveFindingId(findingId, openIds, store.location, 'open finding');
   const finding = await store.suppress(id, suppression);
   if (!finding) throw new CliError(`no open finding ${id} in ${store.location}`);
-  // The id as the ID column shows it: long enough to name this finding alone when ids share 12
-  // characters, so the confirmation can be pasted back into any command.
   // The title is data from a plan or a cluster, shown as every reader of the store shows it.
   const { title } = presentFinding(finding, now);
+  // The id as the ID column shows it: long enough to name this finding alone when ids share 12
+  // characters, so the confirmation can be pasted back into any command.
   process.stdout.write(
     `${stripForTerminal(`suppressed ${id.slice(0, shortIdLength(openIds))} (${title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
   );

@@ -2,10 +2,6 @@ import { SAFE_ID } from '../registry/model.js';
 import type { Check } from './model.js';
 
 /**
- * Keys of the findings bucket (DESIGN.md "S3 layout"). Athena partitions on `dt`; the API and the
- * lifecycle read `current/`. Every variable part is validated here, before it becomes a key.
- */
-/**
  * The version of the store's objects this driftwatch writes and reads (`schemaVersion`; an object
  * without one is version 1). A driftwatch that writes what an older one cannot read (a new kind,
  * status, check, a field whose meaning changed) raises it; older ones then stop on its objects
@@ -13,6 +9,10 @@ import type { Check } from './model.js';
  */
 export const STORE_SCHEMA_VERSION = 1;
 
+/**
+ * Keys of the findings bucket (DESIGN.md "S3 layout"). Athena partitions on `dt`; the API and the
+ * lifecycle read `current/`. Every variable part is validated here, before it becomes a key.
+ */
 export const SCAN_ID = /^[A-Za-z0-9][A-Za-z0-9\-_.]{0,79}$/;
 
 export class InvalidKeyPartError extends Error {

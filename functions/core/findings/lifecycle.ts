@@ -152,7 +152,7 @@ export function recordWorkspaceScan(
     const before = open.get(id) ?? carried;
     const resolved = before ? undefined : recentlyResolved.get(id);
     // A first sighting recorded by a clock that was ahead is no later than this one (ages never < 0).
-    const firstSeenAt = before && before.firstSeenAt < now ? before.firstSeenAt : now;
+    const firstSeenAt = before && Date.parse(before.firstSeenAt) <= nowMs ? before.firstSeenAt : now;
     const finding = seenFinding(draft, id, valueHash, scan, firstSeenAt, now);
     if (before)
       finding.status = sameValue(before, draft, valueHash, carried !== undefined) ? 'ongoing' : 'changed';
