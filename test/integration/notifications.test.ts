@@ -492,15 +492,21 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
           }
         },
       };
-      const record = (findings: ReturnType<typeof createFindingsStore>, address: string) =>
+      // Two executions (the night and a re-scan), so two scans: one scan records a scope's check once.
+      const record = (findings: ReturnType<typeof createFindingsStore>, writer: string) =>
         findings.recordWorkspace(
-          { scanId: 'race', startedAt: night(1), now: night(1) },
+          { scanId: `race-${writer}-${round}`, startedAt: night(1), now: night(1) },
           { workspace: scope, check: 'terraform', outcome: 'failed' },
-          [driftDraft({ workspace: scope, resource: { address, type: 'aws_s3_bucket' } })],
+          [
+            driftDraft({
+              workspace: scope,
+              resource: { address: `aws_s3_bucket.${writer}_${round}`, type: 'aws_s3_bucket' },
+            }),
+          ],
         );
-      const writerA = record(createFindingsStore(staged), `aws_s3_bucket.a_${round}`);
+      const writerA = record(createFindingsStore(staged), 'a');
       await firstReached;
-      await record(createFindingsStore(staged), `aws_s3_bucket.b_${round}`);
+      await record(createFindingsStore(staged), 'b');
       release();
       await writerA;
       expect(refused, `round ${round}`).toBe(1);
