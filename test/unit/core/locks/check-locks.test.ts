@@ -64,8 +64,12 @@ function setup(
     clock,
     objects,
     findings,
-    async run(waitMs = 10 * MINUTE): Promise<Finding[]> {
+    /** Starts another scan (its own id: a record under the same id is that scan's retry). */
+    newScan() {
       scan = { scanId: `scan-${clock.now().getTime()}`, startedAt: clock.now() };
+    },
+    async run(waitMs = 10 * MINUTE): Promise<Finding[]> {
+      this.newScan();
       await observeAndStoreLocks(target, deps, scan);
       clock.advance(waitMs);
       const { outcomes } = await confirmAndRecordLocks(target, deps, scan);
@@ -538,6 +542,7 @@ describe('an unreachable bucket: one finding, not one per lock', () => {
     ]);
 
     checks.clock.advance(24 * 60 * MINUTE);
+    checks.newScan();
     await checks.observe();
     fail['s3://tfstate'] = refused;
     checks.clock.advance(10 * MINUTE);
