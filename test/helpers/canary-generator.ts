@@ -25,6 +25,8 @@ export const VALUE_CATEGORIES: Readonly<Record<string, (core: string) => string>
   'authorization-basic': (core) => `Basic ${core}`,
   'connection-string-password': (core) => `Server=db;Database=app;User Id=app;Password=${core};`,
   'connection-string-pwd': (core) => `host=db user=app pwd=${core} sslmode=require`,
+  'hash-rocket': (core) => `class { 'app': db_password => '${core}', port => 5432 }`,
+  'xml-element': (core) => `<datasource><user>app</user><password>${core}</password></datasource>`,
   'pem-private-key': (core) => `-----BEGIN PRIVATE KEY-----\nMIIE${core}\n-----END PRIVATE KEY-----`,
   'aws-access-key-id': (core) => `AKIA${pad(core, 16).toUpperCase()}`,
   'aws-secret-access-key': (core) => `key rotated: ${pad(`Ab1/${core}`, 40)}`,

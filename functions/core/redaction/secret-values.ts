@@ -72,7 +72,8 @@ export const VALUE_RULES: readonly ValueRule[] = [
   {
     id: 'named-value',
     hints: [':', '='],
-    // `password = x`, `"api_key": "x"`, `Password=x;` in connection strings, `?token=x&` in URLs,
+    // `password = x`, `"api_key": "x"`, `password => "x"` (Ruby, Perl, Puppet, PHP),
+    // `Password=x;` in connection strings, `?token=x&` in URLs,
     // `X-Api-Key: x` headers, `export DB_PASSWORD=x`; the name decides (secret-names.ts). Not the
     // service or resource type of an ARN (`arn:aws:secretsmanager:…:123456789012:secret:db-AbCdEf`),
     // each looked behind for within one segment (linear on long input), nor the
@@ -80,9 +81,19 @@ export const VALUE_RULES: readonly ValueRule[] = [
     // quotes (`{\"password\":\"x\"}`), and a command line's option starts with dashes
     // (`--db-password=x`): a dash counts as the start of a name unless a name character precedes it.
     pattern:
-      /(?<quote>\\{0,7}["']?)(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.]-)(?<!\barn:[\w-]+:)(?<!\barn:[\w-]+:[\w-]+:[\w-]*:\d*:)(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*[:=][ \t]*(?!\(redacted\)|\(sensitive:)/g,
+      /(?<quote>\\{0,7}["']?)(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.]-)(?<!\barn:[\w-]+:)(?<!\barn:[\w-]+:[\w-]+:[\w-]*:\d*:)(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*(?:=>|[:=])[ \t]*(?!\(redacted\)|\(sensitive:)/g,
     accept: (groups) => groups.name !== 'secretsmanager' && isSensitiveName(groups.name ?? ''),
     value: NAMED_VALUE,
+  },
+  {
+    id: 'xml-element',
+    hints: ['</'],
+    // `<password>x</password>`, `<add key="x"/>`-free XML and .NET/Java configs (`<db:Password>`):
+    // the text of an element named like a secret, up to its closing tag.
+    pattern:
+      /<(?:[A-Za-z_][\w.-]*:)?(?<name>[A-Za-z_][\w.-]*)(?:[ \t][^<>]*)?>(?!\(redacted\)|\(sensitive:)/g,
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+    value: /[^<]+(?=<\/)/y,
   },
   {
     id: 'named-option',

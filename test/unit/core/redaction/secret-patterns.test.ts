@@ -58,6 +58,24 @@ describe('credentials recognised by value', () => {
     expect(redactText('x-api-key=abc123def')).toBe(`x-api-key=${REDACTED}`);
   });
 
+  it('reads hash-rocket pairs and XML elements named like secrets', () => {
+    for (const [text, kept] of [
+      ["config => { password => 'CNRYXML1x', port => 5432 }", 'config => { password => '],
+      ['$db = array("db_password" => "CNRYXML1x");', '$db = array("db_password" => '],
+      ['<datasource><password>CNRYXML1x</password><user>app</user></datasource>', '<datasource><password>'],
+      ['<db:Password type="plain">CNRYXML1x</db:Password>', '<db:Password type="plain">'],
+    ] as const) {
+      const redacted = redactText(text);
+      expect(redacted, text).not.toContain('CNRYXML1x');
+      expect(redacted, text).toContain(`${kept}${REDACTED}`);
+    }
+    // Elements that name no secret, and the closing tag, stay.
+    expect(redactText('<user>app</user><password>x</password>')).toBe(
+      `<user>app</user><password>${REDACTED}</password>`,
+    );
+    expect(redactText('<token_ttl>3600</token_ttl> region => "eu-west-1"')).not.toContain(REDACTED);
+  });
+
   it('still redacts a colon value that is one token, and any equals value', () => {
     expect(redactText('password: letmein')).toBe(`password: ${REDACTED}`);
     expect(redactText('token: abcdefgh, region: eu-west-1')).toBe(`token: ${REDACTED}, region: eu-west-1`);
