@@ -88,7 +88,7 @@ export const VALUE_RULES: readonly ValueRule[] = [
   {
     id: 'xml-element',
     hints: ['</'],
-    // `<password>x</password>`, `<add key="x"/>`-free XML and .NET/Java configs (`<db:Password>`):
+    // `<password>x</password>` in XML, .NET and Java configuration files (`<db:Password>` too):
     // the text of an element named like a secret, up to its closing tag.
     pattern:
       /<(?:[A-Za-z_][\w.-]*:)?(?<name>[A-Za-z_][\w.-]*)(?:[ \t][^<>]*)?>(?!\(redacted\)|\(sensitive:)/g,
