@@ -6,6 +6,7 @@ import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { readFailure } from '../adapters/aws-read-failure.js';
 import { classifyReadFailure } from '../core/backend/failure-cause.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
+import { FINDING_ID_PATTERN } from '../core/findings/fingerprint.js';
 import type { Finding } from '../core/findings/model.js';
 import { liftExpiredSuppression, redactFindingText } from '../core/findings/present.js';
 import {
@@ -154,7 +155,7 @@ export const handler = middy<APIGatewayProxyEventV2WithIAMAuthorizer, APIGateway
     if (id !== undefined) {
       if (Object.keys(parameters).length > 0)
         throw new InvalidQueryError('GET /findings/{id} takes no query parameters: leave them out');
-      if (!/^[0-9a-f]{64}$/.test(id)) return json(400, { message: 'a finding id is 64 hex characters' });
+      if (!FINDING_ID_PATTERN.test(id)) return json(400, { message: 'a finding id is 64 hex characters' });
       const finding = visible.find((candidate) => candidate.id === id);
       if (finding) return findingAnswer(redactFindingText(finding));
       const why = unreadableScopes > 0 ? ` (${unreadableScopes} scope(s) could not be read)` : '';

@@ -13,6 +13,9 @@ export function findingId(
   return sha256Hex(JSON.stringify(identity));
 }
 
+/** What findingId returns: 64 lowercase hex. Stores, keys and the API check ids against it. */
+export const FINDING_ID_PATTERN = /^[0-9a-f]{64}$/;
+
 /**
  * SHA-256 of a text as hex. The one-shot `crypto.hash` (Node ≥ 20.12) skips the Hash object a
  * digest otherwise builds, which counts at two digests per finding of a 50,000-finding plan.

@@ -1,4 +1,5 @@
 import { SAFE_ID } from '../registry/model.js';
+import { FINDING_ID_PATTERN } from './fingerprint.js';
 import type { Check } from './model.js';
 
 /**
@@ -86,7 +87,7 @@ export function scopeOfCurrentKey(key: string): string | undefined {
 
 /** The audit record of a suppression (who, why, until when); the current document holds its effect. */
 export function suppressionKey(findingId: string): string {
-  if (!/^[0-9a-f]{64}$/.test(findingId)) throw new InvalidKeyPartError('finding id', findingId);
+  if (!FINDING_ID_PATTERN.test(findingId)) throw new InvalidKeyPartError('finding id', findingId);
   return `suppressions/${findingId}.json`;
 }
 

@@ -8,6 +8,7 @@
  */
 import * as z from 'zod/mini';
 import type { ScanSummary, WorkspaceRun } from './findings-store.js';
+import { FINDING_ID_PATTERN } from './fingerprint.js';
 import { STORE_SCHEMA_VERSION } from './layout.js';
 import type { CurrentDocument } from './lifecycle.js';
 import { CHECKS, DRIFT_ACTIONS, FINDING_KINDS, FINDING_STATUSES, type Finding, SEVERITIES } from './model.js';
@@ -21,7 +22,7 @@ const counts = z.record(z.string(), z.number());
  * driftwatch made: a short one (`ac0e`) is a prefix of real ids, so it could never be named alone,
  * and it cannot be a key part (suppressions/<id>.json).
  */
-const findingIdText = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'not a finding id (64 lowercase hex)'));
+const findingIdText = z.string().check(z.regex(FINDING_ID_PATTERN, 'not a finding id (64 lowercase hex)'));
 /**
  * A time driftwatch wrote (an ISO string): ages, nights, trends and expiries are computed from it,
  * so text that is no time (`yesterday`, an empty string) is a wrong type, not a finding of age NaN
