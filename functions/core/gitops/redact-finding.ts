@@ -1,6 +1,7 @@
 import type { AttributeChange, FindingDraft, JsonValue } from '../findings/model.js';
 import {
   containsCredential,
+  isSecretOption,
   isSensitiveName,
   redactText,
   SENSITIVE_MARKER,
@@ -74,7 +75,7 @@ function hashCredentials(value: JsonValue, hash: SensitiveHasher, count: { hashe
   }
   if (Array.isArray(value))
     return value.map((element, index) =>
-      index > 0 && isSecretFlag(value[index - 1])
+      index > 0 && isSecretOption(value[index - 1])
         ? hashValue(element, hash, count)
         : hashCredentials(element, hash, count),
     );
@@ -95,17 +96,12 @@ function redactTexts(value: unknown): unknown {
   return result;
 }
 
-/** A command-line flag alone (`--db-password`, `-token`), whose value is the next argument. */
-const FLAG = /^--?(?<name>[A-Za-z][A-Za-z0-9_.-]*)$/;
-/** A flag followed by a value inside one string (`app --api-key x`), as `sh -c` runs it. */
+/**
+ * A flag followed by a value inside one string (`app --api-key x`, `app -token x`), as `sh -c` runs
+ * it. Flags that name what they hold (`--token-file`, `--secret-name`) are not secret: secret-names.ts
+ * decides.
+ */
 const INLINE_FLAG = /(?:^|\s)--?(?<name>[A-Za-z][A-Za-z0-9_.-]*)[ \t]+(?=\S)/g;
-
-/** Flags that name what they hold (`--token-file`, `--secret-name`) are not secret: secret-names.ts decides. */
-function isSecretFlag(value: JsonValue | undefined): boolean {
-  if (typeof value !== 'string') return false;
-  const name = FLAG.exec(value)?.groups?.name;
-  return name !== undefined && isSensitiveName(name);
-}
 
 function passesSecretFlag(text: string): boolean {
   for (const match of text.matchAll(INLINE_FLAG)) if (isSensitiveName(match.groups?.name ?? '')) return true;
