@@ -496,8 +496,7 @@ class PriorStateResources {
       [change.before, change.before_sensitive],
       [change.after, change.after_sensitive],
     ] as const) {
-      if (isPlainObject(values) && isPlainObject(mask))
-        collectSecretValues(values, mask, type, this.isSensitiveKey, this.secrets);
+      if (isPlainObject(values)) collectSecretValues(values, mask, type, this.isSensitiveKey, this.secrets);
     }
   }
 
@@ -529,26 +528,19 @@ class PriorStateResources {
   ): void {
     const type = typeof resourceType === 'string' ? resourceType : '';
     const values = isPlainObject(rawValues) ? rawValues : undefined;
-    // `sensitive_values: true` masks every attribute (as a mask `true` covers all below it).
-    const mask = isPlainObject(rawMask)
-      ? rawMask
-      : rawMask === true && values !== undefined
-        ? Object.fromEntries(Object.keys(values).map((key) => [key, true]))
-        : undefined;
-    if (values !== undefined && mask !== undefined)
-      collectSecretValues(values, mask, type, this.isSensitiveKey, this.secrets);
+    if (values !== undefined) collectSecretValues(values, rawMask, type, this.isSensitiveKey, this.secrets);
     // Deposed objects share their address; a workspace manages the address once.
     if (address === undefined || mode !== 'managed') return;
     const safe = safeAddress(address);
     if (this.byAddress.has(safe)) return;
     const identity = values !== undefined ? readIdentityValues(values) : {};
-    const sensitive = mask !== undefined ? readIdentityValues(mask, true) : {};
     // Built in a fixed order, whatever order the plan listed the attributes in.
     const kept: ManagedResource['values'] = {};
     for (const key of IDENTITY_ATTRIBUTES) {
       const value = identity[key];
       if (value === undefined || value === '' || containsCredential(value)) continue;
-      kept[key] = sensitive[key] !== undefined ? this.hash(value) : value;
+      // `sensitive_values: true` masks every attribute, as a mask `true` covers all below it.
+      kept[key] = childMask(rawMask, key) === true ? this.hash(value) : value;
     }
     this.byAddress.set(safe, { address: safe, type: this.intern(type), values: kept });
   }
@@ -565,19 +557,16 @@ class PriorStateResources {
  * The identity attributes of a values object, read by name (fast on the many shapes of resource
  * objects). With `flags`, the attributes whose value is `true` (sensitive_values).
  */
-function readIdentityValues(
-  values: Record<string, unknown>,
-  flags = false,
-): Partial<Record<IdentityAttribute, string>> {
+function readIdentityValues(values: Record<string, unknown>): Partial<Record<IdentityAttribute, string>> {
   const found: Partial<Record<IdentityAttribute, string>> = {};
-  keepIdentity(found, 'bucket', values.bucket, flags);
-  keepIdentity(found, 'id', values.id, flags);
-  keepIdentity(found, 'name', values.name, flags);
-  keepIdentity(found, 'role', values.role, flags);
-  keepIdentity(found, 'security_group_id', values.security_group_id, flags);
-  keepIdentity(found, 'route_table_id', values.route_table_id, flags);
-  keepIdentity(found, 'network_acl_id', values.network_acl_id, flags);
-  keepIdentity(found, 'type', values.type, flags);
+  keepIdentity(found, 'bucket', values.bucket);
+  keepIdentity(found, 'id', values.id);
+  keepIdentity(found, 'name', values.name);
+  keepIdentity(found, 'role', values.role);
+  keepIdentity(found, 'security_group_id', values.security_group_id);
+  keepIdentity(found, 'route_table_id', values.route_table_id);
+  keepIdentity(found, 'network_acl_id', values.network_acl_id);
+  keepIdentity(found, 'type', values.type);
   return found;
 }
 
@@ -585,9 +574,8 @@ function keepIdentity(
   found: Partial<Record<IdentityAttribute, string>>,
   key: IdentityAttribute,
   value: unknown,
-  flags: boolean,
 ): void {
-  if (flags ? value === true : typeof value === 'string') found[key] = flags ? 'true' : (value as string);
+  if (typeof value === 'string') found[key] = value;
 }
 
 /**
@@ -603,15 +591,17 @@ function keepIdentity(
  */
 function collectSecretValues(
   values: Record<string, unknown>,
-  mask: Record<string, unknown>,
+  mask: unknown,
   type: string,
   isSensitiveKey: (name: string) => boolean,
   into: Set<string>,
 ): void {
+  if (mask !== true && !isPlainObject(mask)) return;
   const secretAttributes = secretAttributesOf(type, values, values);
   const secretType = namesSecretType(type);
-  for (const key in mask) {
-    const masked = mask[key];
+  // A mask `true` (the whole object sensitive) covers every attribute; otherwise the mask names them.
+  for (const key in mask === true ? values : mask) {
+    const masked = childMask(mask, key);
     if (masked !== true && (typeof masked !== 'object' || masked === null)) continue;
     const bySecretName = isSensitiveKey(key) || secretAttributes?.has(key) === true;
     collectMasked(values[key], masked, bySecretName, secretType, isSensitiveKey, into, 0);
