@@ -24,34 +24,31 @@ export const lockLiveWriterRule: LockRule = {
     if (verdict.kind !== 'live-writer') return [];
     const where = stateWhereText(subject.bucket, subject.lock);
     const holder = holderOf(subject.lock);
-    const silentMs = Date.parse(subject.secondObservedAt) - verdict.stateLastWrite.getTime();
-    if (silentMs < verdict.thresholdMs)
-      return [
-        {
-          resource: lockResource(subject.bucket, subject.lock),
-          title: `Long-held lock on ${where}, holder ${holder} still writing state`,
-          detail: `The lock on ${where} is older than the threshold for its operation, but the state was written after the lock was taken, less than that threshold ago.`,
-          evidence: lockEvidence(subject),
-          remediation: {
-            summary:
-              'No action: the holder is still working. If the run takes longer than it should, look at the run.',
-            steps: ['Leave the lock alone; driftwatch looks again on the next scan.'],
-          },
-        },
-      ];
     // DESIGN.md principle 6 proves a lock stale only when its state was not written since it was
-    // taken. An apply killed after it saved state fails that proof for ever, so this lock is not
-    // alerted; but "still writing" would be false, and the reader gets the release path to review.
+    // taken. An apply killed after it saved state fails that proof for ever, so such a lock is not
+    // alerted either; but "still writing" would be false, and the reader gets the release path to review.
+    const silent =
+      Date.parse(subject.secondObservedAt) - verdict.stateLastWrite.getTime() >= verdict.thresholdMs;
     return [
       {
         resource: lockResource(subject.bucket, subject.lock),
-        title: `Long-held lock on ${where}: holder ${holder} wrote state after taking it, then nothing for longer than the threshold`,
-        detail: `The lock on ${where} is older than the threshold for its operation. Its holder wrote the state after taking the lock (evidence.stateLastWrite), and nothing since for longer than that threshold. A write proves the holder was alive then, so driftwatch does not call the lock stale; an apply killed after it saved state leaves exactly this.`,
+        title: silent
+          ? `Long-held lock on ${where}: holder ${holder} wrote state after taking it, then nothing for longer than the threshold`
+          : `Long-held lock on ${where}, holder ${holder} still writing state`,
+        detail: silent
+          ? `The lock on ${where} is older than the threshold for its operation. Its holder wrote the state after taking the lock (evidence.stateLastWrite), and nothing since for longer than that threshold. A write proves the holder was alive then, so driftwatch does not call the lock stale; an apply killed after it saved state leaves exactly this.`
+          : `The lock on ${where} is older than the threshold for its operation, but the state was written after the lock was taken, less than that threshold ago.`,
         evidence: lockEvidence(subject),
-        remediation: {
-          summary: `If no run of this workspace is active, the lock is abandoned: confirm the holder is gone, then run ${releaseInWords(subject)}, then a fresh plan.`,
-          steps: forceUnlockSteps(subject),
-        },
+        remediation: silent
+          ? {
+              summary: `If no run of this workspace is active, the lock is abandoned: confirm the holder is gone, then run ${releaseInWords(subject)}, then a fresh plan.`,
+              steps: forceUnlockSteps(subject),
+            }
+          : {
+              summary:
+                'No action: the holder is still working. If the run takes longer than it should, look at the run.',
+              steps: ['Leave the lock alone; driftwatch looks again on the next scan.'],
+            },
       },
     ];
   },
