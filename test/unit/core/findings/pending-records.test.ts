@@ -149,6 +149,12 @@ describe('deferred recording (deployed scanners)', () => {
 });
 
 describe('two executions recording the same scope (a re-scan overlapping the night)', () => {
+  /** The night before, whose document holds the drift fixed tonight. */
+  const lastNight = {
+    scanId: 'night-1',
+    startedAt: new Date('2026-11-28T02:00:00Z'),
+    now: new Date('2026-11-28T02:05:00Z'),
+  };
   const night = { scanId: 'night-2', startedAt: new Date('2026-11-29T02:00:00Z') };
   const rescan = { scanId: 'rescan-payments-prod-1', startedAt: new Date('2026-11-29T02:30:00Z') };
   const fixed = driftDraft(); // seen by the night at 02:05, fixed at 02:20
@@ -171,15 +177,7 @@ describe('two executions recording the same scope (a re-scan overlapping the nig
       const store = createFindingsStore(objects);
       const target = { workspace: 'payments-prod', check, outcome: 'ok' as const };
       // Last night's document holds the drift that is fixed tonight.
-      await store.recordWorkspace(
-        {
-          scanId: 'night-1',
-          startedAt: new Date('2026-11-28T02:00:00Z'),
-          now: new Date('2026-11-28T02:05:00Z'),
-        },
-        target,
-        [fixed],
-      );
+      await store.recordWorkspace(lastNight, target, [fixed]);
       const deferred = createDeferredFindingsStore(objects);
       await deferred.recordWorkspace({ ...night, now: new Date('2026-11-29T02:05:00Z') }, target, [fixed]);
       await deferred.recordWorkspace({ ...rescan, now: new Date('2026-11-29T02:35:00Z') }, target, [added]);
@@ -207,15 +205,7 @@ describe('two executions recording the same scope (a re-scan overlapping the nig
     const objects = memoryObjectStore();
     const store = createFindingsStore(objects);
     const target = { workspace: 'payments-prod', check: 'terraform' as const, outcome: 'ok' as const };
-    await store.recordWorkspace(
-      {
-        scanId: 'night-1',
-        startedAt: new Date('2026-11-28T02:00:00Z'),
-        now: new Date('2026-11-28T02:05:00Z'),
-      },
-      target,
-      [fixed],
-    );
+    await store.recordWorkspace(lastNight, target, [fixed]);
     const deferred = createDeferredFindingsStore(objects);
     // The night sees the old drift fixed and new drift; the re-scan, finishing later, fails (credentials).
     await deferred.recordWorkspace({ ...night, now: new Date('2026-11-29T02:25:00Z') }, target, [added]);
