@@ -70,6 +70,8 @@ export const applicationSchema = z.looseObject({
         /** Argo CD 3.x: `appTree` when resource health lives in its resource tree, not in `resources`. */
         resourceHealthSource: optionalText,
         reconciledAt: optionalText,
+        /** Argo CD 2.5+: the namespace of the application controller (see applicationName). */
+        controllerNamespace: optionalText,
         operationState: z.optional(
           z.nullable(z.looseObject({ phase: optionalText, message: optionalText, finishedAt: optionalText })),
         ),
@@ -82,13 +84,19 @@ export type ArgoApplicationResource = z.infer<typeof applicationResourceSchema>;
 
 /**
  * `GET /api/v1/applications`: Argo CD sends `"items": null` for an empty list. Only each item's
- * name and namespace are read from it (each application is read again on its own, and validated
- * then): one application of an odd shape fails itself, not the list of all the others.
+ * name and namespace (and where its controller is, to name an application whose read fails) are
+ * read from it (each application is read again on its own, and validated then): one application of
+ * an odd shape fails itself, not the list of all the others.
  */
 export const applicationListSchema = z.looseObject({
   items: z.optional(
     z.nullable(
-      z.array(z.looseObject({ metadata: z.looseObject({ name: z.string(), namespace: optionalText }) })),
+      z.array(
+        z.looseObject({
+          metadata: z.looseObject({ name: z.string(), namespace: optionalText }),
+          status: z.optional(z.unknown()),
+        }),
+      ),
     ),
   ),
 });

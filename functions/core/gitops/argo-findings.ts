@@ -39,6 +39,27 @@ export function applicationIdentity(application: ArgoApplication): ObjectIdentit
   };
 }
 
+/**
+ * How findings, owners and commands name an application: `<namespace>/<name>` for one outside its
+ * controller's namespace (Argo CD's applications in any namespace, where two teams may each have a
+ * `web`), as the argocd CLI takes and prints it; the bare name in the controller's namespace, and
+ * whenever Argo CD does not say where its controller is (before 2.5, which had no other namespace).
+ */
+export function applicationName(application: {
+  metadata: { name: string; namespace?: string | null | undefined };
+  status?: unknown;
+}): string {
+  const { name, namespace } = application.metadata;
+  const status = application.status;
+  const controller =
+    typeof status === 'object' && status !== null
+      ? (status as { controllerNamespace?: unknown }).controllerNamespace
+      : undefined;
+  return typeof controller === 'string' && controller !== '' && namespace && namespace !== controller
+    ? `${namespace}/${name}`
+    : name;
+}
+
 export function isOutOfSync(application: ArgoApplication): boolean {
   return application.status?.sync?.status === 'OutOfSync';
 }
@@ -53,7 +74,7 @@ export function applicationStatusFindings(
   context: ApplicationStatusContext,
 ): { drafts: FindingDraft[]; comparable: boolean } {
   const { builder } = context;
-  const app = application.metadata.name;
+  const app = applicationName(application);
   const identity = applicationIdentity(application);
   const status = application.status ?? undefined;
   const failures = (status?.conditions ?? []).filter((condition) => COMPARISON_FAILURES.has(condition.type));
@@ -161,7 +182,7 @@ export function managedResourceFindings(
   items: readonly ResourceDiff[],
   context: { builder: ClusterFindingBuilder; hashSensitive: SensitiveHasher },
 ): ManagedResourceResult {
-  const app = application.metadata.name;
+  const app = applicationName(application);
   const outOfSyncApp = isOutOfSync(application);
   const statuses = new Map(
     (application.status?.resources ?? []).map((resource) => [
@@ -218,7 +239,7 @@ function resourceDrift(
   context: { builder: ClusterFindingBuilder; hashSensitive: SensitiveHasher },
 ): FindingDraft | undefined {
   const { builder } = context;
-  const app = application.metadata.name;
+  const app = applicationName(application);
   const object = describeObject(identity);
   const { live } = states;
   // What git wants: the predicted live state; a server too old to send one falls back to git's
@@ -284,7 +305,7 @@ function extraneousObject(
   if (ignoresExtraneous(live)) return undefined;
   const hold = pruneHold(application, live);
   if (hold === undefined) return undefined;
-  const app = application.metadata.name;
+  const app = applicationName(application);
   const object = describeObject(identity);
   return builder.finding({
     ruleId: 'cluster.orphaned',
@@ -313,11 +334,12 @@ function resourceKey(
 
 /** Objects the application lists in its status, for applications whose managed resources were not read. */
 export function trackedFromStatus(application: ArgoApplication): TrackedObject[] {
+  const app = applicationName(application);
   return (application.status?.resources ?? [])
     .filter((resource) => !resource.hook)
     .map((resource) =>
       trackedObject(
-        application.metadata.name,
+        app,
         {
           group: resource.group ?? '',
           kind: resource.kind,

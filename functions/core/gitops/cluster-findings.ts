@@ -48,8 +48,13 @@ export function createClusterFindingBuilder(
   const applicationOwners = new Map(
     cluster.applications.map((application) => [application.name, application.owner]),
   );
+  // `team-a/web` (an application outside the controller's namespace, see applicationName) is
+  // routed by its qualified entry, else by an entry for every application named `web`.
   const ownerOf = (app: string | undefined) =>
-    (app === undefined ? undefined : applicationOwners.get(app)) ?? cluster.owner;
+    (app === undefined
+      ? undefined
+      : (applicationOwners.get(app) ?? applicationOwners.get(app.slice(app.indexOf('/') + 1)))) ??
+    cluster.owner;
 
   return {
     cluster,

@@ -20,6 +20,7 @@ import {
 } from './argo-api.js';
 import {
   applicationIdentity,
+  applicationName,
   applicationStatusFindings,
   isOutOfSync,
   managedResourceFindings,
@@ -165,17 +166,23 @@ async function scanArgoCd(
   const since = outOfSyncSince(context.previous);
   const readManagedAlways = cluster.workspaces.length > 0;
   const names = listed
-    .map((item) => ({ name: item.metadata.name, namespace: item.metadata.namespace ?? undefined }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .map((item) => ({
+      name: item.metadata.name,
+      namespace: item.metadata.namespace ?? undefined,
+      // Read is by name and namespace; findings, owners and texts use the application's name as
+      // the argocd CLI does (`<namespace>/<name>` outside the controller's namespace).
+      label: applicationName(item),
+    }))
+    .sort((a, b) => a.label.localeCompare(b.label));
 
-  const results = await mapConcurrently(names, READ_CONCURRENCY, async ({ name, namespace }) => {
+  const results = await mapConcurrently(names, READ_CONCURRENCY, async ({ name, namespace, label }) => {
     const findings: FindingDraft[] = [];
     let application: ArgoApplication;
     try {
       application = parseArgoResponse(
         applicationSchema,
         await api.getApplication(name, namespace),
-        `application ${name}`,
+        `application ${label}`,
       );
     } catch (error) {
       const identity = {
@@ -186,16 +193,17 @@ async function scanArgoCd(
       };
       const vanished = error instanceof ClusterSourceError && error.failure === 'not-found';
       const reason = vanished
-        ? `application ${name} was listed but no longer exists: it was deleted between the list and the read (${error.reason})`
-        : `application ${name}: ${reasonOf(error)}`;
-      findings.push(applicationFailure(builder, error, name, identity, reason));
+        ? `application ${label} was listed but no longer exists: it was deleted between the list and the read (${error.reason})`
+        : `application ${label}: ${reasonOf(error)}`;
+      findings.push(applicationFailure(builder, error, label, identity, reason));
       return { findings, tracked: [] as TrackedObject[] };
     }
+    const app = applicationName(application);
     const status = applicationStatusFindings(application, {
       builder,
       production,
       now: context.now,
-      outOfSyncSince: since.get(name),
+      outOfSyncSince: since.get(app),
     });
     findings.push(...status.drafts);
     if (!status.comparable || !(isOutOfSync(application) || readManagedAlways))
@@ -204,7 +212,7 @@ async function scanArgoCd(
       const managed = parseArgoResponse(
         managedResourcesSchema,
         await api.managedResources(name, namespace),
-        `managed resources of ${name}`,
+        `managed resources of ${app}`,
       );
       const result = managedResourceFindings(application, managed.items ?? [], {
         builder,
@@ -213,8 +221,8 @@ async function scanArgoCd(
       findings.push(...result.drafts);
       return { findings, tracked: result.tracked };
     } catch (error) {
-      const reason = `managed resources of application ${name}: ${reasonOf(error)}`;
-      findings.push(applicationFailure(builder, error, name, applicationIdentity(application), reason));
+      const reason = `managed resources of application ${app}: ${reasonOf(error)}`;
+      findings.push(applicationFailure(builder, error, app, applicationIdentity(application), reason));
       return { findings, tracked: trackedFromStatus(application) };
     }
   });

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { recordWorkspaceScan } from '../../../../functions/core/findings/lifecycle.js';
+import type { ClusterResourceRef, FindingDraft } from '../../../../functions/core/findings/model.js';
+import { applicationName } from '../../../../functions/core/gitops/argo-findings.js';
+import type { ClusterScanPorts } from '../../../../functions/core/gitops/ports.js';
+import { scanCluster } from '../../../../functions/core/gitops/scan-cluster.js';
+import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
+import type { ClusterConfig, Registry } from '../../../../functions/core/registry/model.js';
+import { registryOfCluster } from '../../../helpers/registry.js';
+
+/**
+ * Argo CD's applications in any namespace (2.5+): each team's namespace may hold an application of
+ * the same name. Findings named them by `metadata.name` alone, so `team-a/web` and `team-b/web`
+ * shared an owner entry, their commands (`argocd app sync web`) named neither, and one's OutOfSync
+ * age counted for the other (a production application flagged cluster.sync-policy on its first
+ * night). Shapes as `GET /api/v1/applications/{name}?appNamespace=` returns them (argo-cd
+ * pkg/apis/application/v1alpha1 types: metadata, spec.syncPolicy, status.sync, status.resources,
+ * status.controllerNamespace; managed-resources items with JSON-string states).
+ */
+const CONTROLLER = 'argocd';
+
+function application(namespace: string, name: string, sync: 'Synced' | 'OutOfSync', controller = CONTROLLER) {
+  return {
+    metadata: { name, namespace },
+    spec: { project: 'default', source: { repoURL: 'https://git.example.com/apps.git', path: name } },
+    status: {
+      sync: { status: sync },
+      health: { status: 'Healthy' },
+      resources: [{ group: 'apps', version: 'v1', kind: 'Deployment', namespace, name, status: sync }],
+      ...(controller ? { controllerNamespace: controller } : {}),
+    },
+  };
+}
+
+function deployment(namespace: string, name: string, replicas: number) {
+  return JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    spec: { replicas },
+  });
+}
+
+function ports(applications: ReturnType<typeof application>[]): ClusterScanPorts {
+  const find = (name: string, appNamespace?: string) =>
+    applications.find((app) => app.metadata.name === name && app.metadata.namespace === appNamespace);
+  return {
+    argocd: () => ({
+      url: 'https://argocd.example.com',
+      listApplications: async () => ({ items: applications }),
+      getApplication: async (name, appNamespace) => find(name, appNamespace),
+      managedResources: async (name, appNamespace) => {
+        const app = find(name, appNamespace)!;
+        const { namespace } = app.metadata;
+        const drifted = app.status.sync.status === 'OutOfSync';
+        return {
+          items: [
+            {
+              group: 'apps',
+              kind: 'Deployment',
+              namespace,
+              name,
+              normalizedLiveState: deployment(namespace, name, drifted ? 5 : 2),
+              predictedLiveState: deployment(namespace, name, 2),
+              modified: drifted,
+            },
+          ],
+        };
+      },
+    }),
+    kubernetes: () => {
+      throw new Error('Argo CD mode reads no Kubernetes API');
+    },
+    terraformObjects: async () => [],
+  };
+}
+
+const cluster: ClusterConfig = {
+  id: 'shared-prod',
+  owner: 'platform',
+  environment: 'prod',
+  argocd: { url: 'https://argocd.example.com', token: { env: 'ARGOCD_AUTH_TOKEN' } },
+  applications: [
+    { name: 'team-a/web', owner: 'team-a' },
+    { name: 'web', owner: 'web-guild' },
+  ],
+  workspaces: [],
+  policies: { outOfSyncAfterMs: 3_600_000 },
+};
+
+function registry(): Registry {
+  const base = registryOfCluster(cluster);
+  const teams = ['platform', 'team-a', 'web-guild'].map(
+    (id) => ({ id }) as Registry['owners']['teams'][number],
+  );
+  return { ...base, owners: { ...base.owners, teams } };
+}
+
+async function scan(applications: ReturnType<typeof application>[], now: Date, previous?: FindingDraft[]) {
+  const recorded =
+    previous &&
+    recordWorkspaceScan(undefined, previous, {
+      workspace: cluster.id,
+      scanId: 'night-1',
+      now: new Date(now.getTime() - 3 * 3_600_000),
+      outcome: 'ok',
+      check: 'cluster',
+    });
+  return scanCluster(cluster, {
+    registry: registry(),
+    ports: ports(applications),
+    hashSensitive: createSensitiveHasher('apps-in-any-namespace-salt'),
+    now,
+    ...(recorded ? { previous: recorded.current } : {}),
+  });
+}
+
+const appOf = (finding: FindingDraft) => (finding.resource as ClusterResourceRef | undefined)?.app;
+
+describe('applications of the same name in two namespaces', () => {
+  const now = new Date('2026-12-03T03:00:00Z');
+
+  it('are named <namespace>/<name>, routed by their own entry, and get commands that name them', async () => {
+    const result = await scan(
+      [
+        application('team-a', 'web', 'OutOfSync'),
+        application('team-b', 'web', 'OutOfSync'),
+        application(CONTROLLER, 'shop', 'OutOfSync'),
+      ],
+      now,
+    );
+    const drift = result.findings.filter((finding) => finding.ruleId === 'cluster.drift');
+    expect(drift.map((finding) => [appOf(finding), finding.owner])).toEqual([
+      ['shop', 'platform'],
+      ['team-a/web', 'team-a'],
+      // No entry of its own: the bare `web` entry covers it.
+      ['team-b/web', 'web-guild'],
+    ]);
+    const teamB = drift.find((finding) => appOf(finding) === 'team-b/web')!;
+    expect(teamB.title).toContain('application team-b/web');
+    expect(teamB.remediation.steps.join('\n')).toContain('argocd app sync team-b/web');
+    expect(teamB.remediation.steps.join('\n')).not.toMatch(/argocd app sync web\b/);
+  });
+
+  it("count each one's OutOfSync age on its own", async () => {
+    // Night 1: only team-a's web drifted. Three hours later both have: only team-a's has been
+    // OutOfSync longer than outOfSyncAfter without automated sync.
+    const night1 = await scan(
+      [application('team-a', 'web', 'OutOfSync'), application('team-b', 'web', 'Synced')],
+      new Date(now.getTime() - 3 * 3_600_000),
+    );
+    const night2 = await scan(
+      [application('team-a', 'web', 'OutOfSync'), application('team-b', 'web', 'OutOfSync')],
+      now,
+      night1.findings,
+    );
+    const policy = night2.findings.filter((finding) => finding.ruleId === 'cluster.sync-policy');
+    expect(policy.map(appOf)).toEqual(['team-a/web']);
+  });
+
+  it('keep the bare name in the controller namespace and when Argo CD does not say where its controller is', () => {
+    expect(applicationName(application(CONTROLLER, 'shop', 'Synced'))).toBe('shop');
+    expect(applicationName(application('team-a', 'web', 'Synced'))).toBe('team-a/web');
+    // Argo CD before 2.5 (no controllerNamespace): every application is in its own namespace.
+    expect(applicationName(application('gitops', 'web', 'Synced', ''))).toBe('web');
+    expect(applicationName({ metadata: { name: 'web', namespace: 'team-a' }, status: null })).toBe('web');
+  });
+});
