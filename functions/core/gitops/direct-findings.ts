@@ -28,6 +28,7 @@ import { type TrackedObject, trackedManifestObject } from './tracked-object.js';
 import {
   type ArgoTracking,
   argoApplicationOf,
+  argoAppName,
   describeApplier,
   INSTALLATION_ID_ANNOTATION,
   registryTracking,
@@ -215,32 +216,33 @@ export function extraneousVerdict(
 ): ExtraneousVerdict {
   const { builder, application } = context;
   const object = describeObject(entry.identity);
-  const title = `${object} of application ${entry.app} is no longer in git but still in cluster ${builder.cluster.id}`;
-  const notRendered = `${object} carries application ${entry.app}'s tracking (${context.tracking.method}) but is not in ${context.source}`;
+  const app = argoAppName(entry);
+  const title = `${object} of application ${app} is no longer in git but still in cluster ${builder.cluster.id}`;
+  const notRendered = `${object} carries application ${app}'s tracking (${context.tracking.method}) but is not in ${context.source}`;
   if (application === undefined)
     return {
       finding: builder.finding({
         ruleId: 'cluster.extraneous',
-        app: entry.app,
+        app,
         identity: entry.identity,
         title,
         detail: `${notRendered}.`,
         evidence: { source: context.source, tracking: context.tracking.method },
-        remediation: clusterRemediation.extraneous(entry.app, object),
+        remediation: clusterRemediation.extraneous(app, object),
       }),
     };
   const hold = pruneHold(application, entry.object);
   if (hold === undefined)
     return {
-      prunedByArgoCd: `${object} of application ${entry.app} is not in ${context.source}: Argo CD prunes it at its next automated sync (automated.prune: true)`,
+      prunedByArgoCd: `${object} of application ${app} is not in ${context.source}: Argo CD prunes it at its next automated sync (automated.prune: true)`,
     };
   return {
     finding: builder.finding({
       ruleId: 'cluster.orphaned',
-      app: entry.app,
+      app,
       identity: entry.identity,
       title,
-      detail: `${notRendered}, and ${pruneHoldReason(hold, entry.app)}.`,
+      detail: `${notRendered}, and ${pruneHoldReason(hold, app)}.`,
       evidence: {
         source: context.source,
         tracking: context.tracking.method,
@@ -248,7 +250,7 @@ export function extraneousVerdict(
         pruneHeldBy: hold.by,
         pruneOption: hold.option,
       },
-      remediation: clusterRemediation.orphaned(entry.app, object),
+      remediation: clusterRemediation.orphaned(app, object),
     }),
   };
 }

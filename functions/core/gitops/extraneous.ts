@@ -9,7 +9,7 @@ import {
   type ObjectIdentity,
   sameObject,
 } from './kube-object.js';
-import { type ArgoTracking, argoApplicationOf } from './tracking.js';
+import { type ArgoTracking, argoApplicationOf, argoAppName } from './tracking.js';
 
 /**
  * Live objects an application's tracking claims that its render no longer has (Argo CD's
@@ -151,7 +151,8 @@ export function extraneousObjects(
     seen.add(id);
     if (renderedByKey.get(lookupKey(identity))?.some((other) => sameObject(other, identity))) continue;
     const owner = argoApplicationOf(object, identity, tracking);
-    if (owner === undefined || !apps.has(owner.app)) continue;
+    // `apps` holds the names findings use (argoAppName), as the render's tracked objects carry them.
+    if (owner === undefined || !apps.has(argoAppName(owner))) continue;
     if (ignoresExtraneous(object)) continue;
     // A hook left by its delete policy is not extraneous (Argo CD neither prunes nor reports it).
     if (isHook(object)) continue;

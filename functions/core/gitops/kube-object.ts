@@ -1,7 +1,7 @@
 import type { ClusterResourceRef, JsonValue } from '../findings/model.js';
 import { nonEmptyString } from '../terraform/json-values.js';
 // tracking.ts imports this module too: both use each other's bindings inside functions only.
-import { type ArgoTracking, argoApplicationOf, DEFAULT_TRACKING } from './tracking.js';
+import { type ArgoTracking, argoApplicationOf, argoAppName, DEFAULT_TRACKING } from './tracking.js';
 
 /** A Kubernetes object as JSON (a rendered manifest, a live object, an Argo CD state string parsed). */
 export type KubeObject = { [key: string]: JsonValue };
@@ -93,5 +93,6 @@ export function trackingApplication(
   tracking: ArgoTracking = DEFAULT_TRACKING,
 ): string | undefined {
   const identity = identityOf(object);
-  return identity === undefined ? undefined : argoApplicationOf(object, identity, tracking)?.app;
+  const owner = identity === undefined ? undefined : argoApplicationOf(object, identity, tracking);
+  return owner === undefined ? undefined : argoAppName(owner);
 }

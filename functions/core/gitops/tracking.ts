@@ -174,6 +174,14 @@ export function argoApplicationOf(
   };
 }
 
+/**
+ * How findings name the application a tracking id names: `<namespace>/<name>` for one outside Argo
+ * CD's namespace (its instance `<namespace>_<name>`), as Argo CD mode names it (applicationName).
+ */
+export function argoAppName(owner: { app: string; appNamespace?: string }): string {
+  return owner.appNamespace ? `${owner.appNamespace}/${owner.app}` : owner.app;
+}
+
 /** Who writes an object, for findings in clusters where Argo CD does not (or cannot prove it does). */
 export type Applier =
   | { type: 'argocd'; app: string; via: 'tracking-id' | 'label' }
@@ -193,7 +201,7 @@ export function applierOf(
   tracking: ArgoTracking,
 ): Applier | undefined {
   const argo = argoApplicationOf(object, identity, tracking);
-  if (argo !== undefined) return { type: 'argocd', app: argo.app, via: argo.via };
+  if (argo !== undefined) return { type: 'argocd', app: argoAppName(argo), via: argo.via };
   const annotations = stringMap(object, 'annotations');
   const release = annotations[HELM_RELEASE_NAME_ANNOTATION];
   if (release !== undefined && release !== '') {

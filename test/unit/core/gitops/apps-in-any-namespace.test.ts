@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { recordWorkspaceScan } from '../../../../functions/core/findings/lifecycle.js';
 import type { ClusterResourceRef, FindingDraft } from '../../../../functions/core/findings/model.js';
 import { applicationName } from '../../../../functions/core/gitops/argo-findings.js';
+import { createClusterFindingBuilder } from '../../../../functions/core/gitops/cluster-findings.js';
+import { extraneousVerdict } from '../../../../functions/core/gitops/direct-findings.js';
+import { extraneousObjects } from '../../../../functions/core/gitops/extraneous.js';
+import {
+  identityOf,
+  type KubeObject,
+  TRACKING_ID_ANNOTATION,
+  trackingApplication,
+} from '../../../../functions/core/gitops/kube-object.js';
 import type { ClusterScanPorts } from '../../../../functions/core/gitops/ports.js';
 import { scanCluster } from '../../../../functions/core/gitops/scan-cluster.js';
+import { applierOf, DEFAULT_TRACKING } from '../../../../functions/core/gitops/tracking.js';
 import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
 import type { ClusterConfig, Registry } from '../../../../functions/core/registry/model.js';
 import { registryOfCluster } from '../../../helpers/registry.js';
@@ -164,5 +174,49 @@ describe('applications of the same name in two namespaces', () => {
     // Argo CD before 2.5 (no controllerNamespace): every application is in its own namespace.
     expect(applicationName(application('gitops', 'web', 'Synced', ''))).toBe('web');
     expect(applicationName({ metadata: { name: 'web', namespace: 'team-a' }, status: null })).toBe('web');
+  });
+});
+
+/**
+ * Direct mode reads the application from the object's tracking id: `team-a_web:…` is Argo CD's
+ * instance name of `web` in namespace `team-a` (argo-cd util/argo: InstanceName), so findings name
+ * it `team-a/web` as Argo CD mode does, and an object of team-b's `web` is not team-a's.
+ */
+describe('direct mode: a tracking id of an application in another namespace', () => {
+  const tracked = (instance: string, name: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name,
+      namespace: 'shop',
+      annotations: { [TRACKING_ID_ANNOTATION]: `${instance}:/ConfigMap:shop/${name}` },
+    },
+  });
+
+  it('names the applier <namespace>/<name>', () => {
+    const object = tracked('team-a_web', 'settings');
+    expect(applierOf(object, identityOf(object)!, DEFAULT_TRACKING)).toMatchObject({
+      type: 'argocd',
+      app: 'team-a/web',
+    });
+    expect(trackingApplication(object)).toBe('team-a/web');
+    expect(trackingApplication(tracked('web', 'settings'))).toBe('web');
+  });
+
+  it("finds an extraneous object of team-a's web, not of team-b's, and names it in the finding", () => {
+    const listed = [tracked('team-a_web', 'old-a'), tracked('team-b_web', 'old-b')];
+    const found = extraneousObjects(listed, [], new Set(['team-a/web']), DEFAULT_TRACKING);
+    expect(found.map((entry) => [entry.identity.name, entry.app, entry.appNamespace])).toEqual([
+      ['old-a', 'web', 'team-a'],
+    ]);
+    const verdict = extraneousVerdict(found[0]!, {
+      builder: createClusterFindingBuilder(cluster, registry().policies),
+      source: 'overlays/prod',
+      tracking: DEFAULT_TRACKING,
+    });
+    if (!('finding' in verdict)) throw new Error('expected a finding');
+    expect(appOf(verdict.finding)).toBe('team-a/web');
+    expect(verdict.finding.owner).toBe('team-a');
+    expect(verdict.finding.title).toContain('application team-a/web');
   });
 });
