@@ -94,10 +94,15 @@ function isSecretKey(key: string): boolean {
   return !SECRET_REFERENCES.has(key) && isSensitiveName(key);
 }
 
-/** Secret data, and any value whose own key looks secret. */
+/**
+ * Secret data, a ConfigMap's binaryData, and any value whose own key looks secret. binaryData is
+ * base64 of bytes nobody reads in a finding, and what it holds (keystores, certificates with their
+ * keys, kubeconfigs) is often secret, unseen by the value rules that read text: shown by hash only.
+ */
 function isSensitiveAt(state: DiffState, path: readonly Segment[]): boolean {
   const top = path[0];
   if (state.secret && (top === 'data' || top === 'stringData')) return true;
+  if (top === 'binaryData') return true;
   const last = path[path.length - 1];
   return typeof last === 'string' && isSecretKey(last);
 }

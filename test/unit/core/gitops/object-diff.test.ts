@@ -110,6 +110,29 @@ describe('diffKubeObjects', () => {
     ]);
   });
 
+  it("hashes a ConfigMap's binaryData values, changed, added or removed (base64 of keystores the text rules cannot read)", () => {
+    // A PKCS#12 keystore's first bytes in base64, as `kubectl create configmap --from-file` stores it.
+    const keystore = 'MIIKZgIBAzCCCiAGCSqGSIb3DQEHAaCCChEEggoNMIIKCTCCBXUGCSqGSIb3DQEHAaCC';
+    const configMap = (binaryData: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'tls' },
+      binaryData,
+    });
+    const changes = diffKubeObjects(
+      configMap({ 'keystore.p12': 'AAEC', 'old.bin': 'AwQF' }),
+      configMap({ 'keystore.p12': keystore, 'new.bin': keystore }),
+      full,
+    );
+    expect(JSON.stringify(changes)).not.toContain(keystore);
+    expect(changes.map((change) => [change.path, change.sensitive])).toEqual([
+      ['binaryData["keystore.p12"]', true],
+      ['binaryData["old.bin"]', true],
+      ['binaryData["new.bin"]', true],
+    ]);
+    expect(changes[0]).toMatchObject({ before: hashSensitive('AAEC'), after: hashSensitive(keystore) });
+  });
+
   it('hashes a value that holds a credential wherever it sits (ConfigMap data, an env value under a plain name)', () => {
     const url = 'postgres://app:s3cr3t-pw@db.internal:5432/shop';
     const configMap = (value: string) => ({
