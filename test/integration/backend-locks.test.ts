@@ -34,6 +34,7 @@ const LOCK_KEY = `${STATE_KEY}.tflock`;
 const CHANGE = ['-var', 'name=renamed-bucket'];
 let staged: StagedWorkspace;
 let legacy: StagedWorkspace;
+let migrating: StagedWorkspace;
 
 beforeAll(async () => {
   staged = await stageWorkspace({
@@ -47,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await staged?.dispose();
   await legacy?.dispose();
+  await migrating?.dispose();
 });
 
 async function locks(args: string[]) {
@@ -279,5 +281,81 @@ describe('legacy DynamoDB locking', () => {
         statesWithDigest: ['legacy/terraform.tfstate'],
       }),
     });
+  });
+});
+
+describe('both locks, during the migration from DynamoDB to S3 native locking', () => {
+  const dynamodb = new DynamoDBClient({});
+  const MIGRATING_KEY = 'migrating/terraform.tfstate';
+
+  beforeAll(async () => {
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: 'tf-locks-both',
+        AttributeDefinitions: [{ AttributeName: 'LockID', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'LockID', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    migrating = await stageWorkspace({
+      source: join(REPO_ROOT, 'test/integration/terraform/both-locks'),
+      backend: { bucket: STATE_BUCKET, key: MIGRATING_KEY, region: REGION },
+      env: { TF_VAR_name: 'migrating-bucket' },
+    });
+    await migrating.terraform(['apply', '-auto-approve', '-input=false']);
+  });
+
+  it('one abandoned lock held in both places is one finding naming both; force-unlock releases both and resolves it', async () => {
+    await nextSecond();
+    const apply = await applyWaitingAtPrompt(migrating, CHANGE);
+    await apply.kill();
+    // Terraform wrote one lock info to both places: the same ID and Created.
+    const object = await aws.s3.send(
+      new GetObjectCommand({ Bucket: STATE_BUCKET, Key: `${MIGRATING_KEY}.tflock` }),
+    );
+    const fileInfo = JSON.parse((await object.Body?.transformToString()) ?? '{}') as Record<string, string>;
+    const items = await dynamodb.send(new ScanCommand({ TableName: 'tf-locks-both' }));
+    const item = items.Items?.find((candidate) => candidate.Info?.S);
+    expect(item?.LockID?.S).toBe(`${STATE_BUCKET}/${MIGRATING_KEY}`);
+    const itemInfo = JSON.parse(item!.Info!.S!) as Record<string, string>;
+    expect(itemInfo.ID).toBe(fileInfo.ID);
+    expect(itemInfo.Created).toBe(fileInfo.Created);
+
+    const args = ['--lock-table', 'tf-locks-both', '--stale-after', '1s', '--confirm-after', '2s'];
+    const run = await locks(['--prefix', 'migrating/', ...args]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/2 lock\(s\) in s3:\/\/tfstate\/migrating\/ \(stale 2\)/);
+    expect(run.open).toHaveLength(1);
+    const [stale] = run.open;
+    // The .tflock's resource, so a finding of the .tflock alone keeps its id when the table is added.
+    expect(stale).toMatchObject({
+      ruleId: 'lock.stale',
+      resource: { bucket: STATE_BUCKET, key: `${MIGRATING_KEY}.tflock`, lockId: fileInfo.ID },
+      evidence: expect.objectContaining({
+        lock: `s3://${STATE_BUCKET}/${MIGRATING_KEY}.tflock`,
+        lockSource: 's3',
+        alsoHeldIn: [
+          expect.objectContaining({
+            lock: `DynamoDB table tf-locks-both item ${STATE_BUCKET}/${MIGRATING_KEY}`,
+            lockSource: 'dynamodb',
+            lockTable: 'tf-locks-both',
+          }),
+        ],
+      }),
+    });
+    expect(stale!.detail).toContain('tf-locks-both');
+    expect(stale!.remediation.steps.join('\n')).toContain(`terraform force-unlock ${fileInfo.ID}`);
+
+    // force-unlock releases both, and the next run of the whole bucket resolves the one finding
+    // (other tests of this file leave locks elsewhere in the bucket).
+    await migrating.terraform(['force-unlock', '-force', fileInfo.ID!]);
+    const left = await dynamodb.send(new ScanCommand({ TableName: 'tf-locks-both' }));
+    expect(left.Items?.filter((candidate) => candidate.Info?.S)).toEqual([]);
+    await expect(
+      aws.s3.send(new HeadObjectCommand({ Bucket: STATE_BUCKET, Key: `${MIGRATING_KEY}.tflock` })),
+    ).rejects.toThrow();
+    const after = await locks(args);
+    expect(after.open.filter((finding) => finding.evidence.stateKey === MIGRATING_KEY)).toEqual([]);
+    expect(after.findings).toContainEqual(expect.objectContaining({ id: stale!.id, status: 'resolved' }));
   });
 });

@@ -98,6 +98,12 @@ export interface LockSubject {
   bucket: string;
   /** The lock at the first observation. */
   lock: ObservedLock;
+  /**
+   * The same lock (same state, ID and Created) in other places: the DynamoDB item of a lock whose
+   * `.tflock` is `lock`, when the backend sets both `use_lockfile` and `dynamodb_table`. The verdict
+   * holds for every place (core/locks/joint-locks.ts).
+   */
+  alsoHeldIn?: ObservedLock[];
   verdict: LockVerdict;
   firstObservedAt: string;
   secondObservedAt: string;

@@ -5,6 +5,7 @@ import { LOCK_RULES } from '../backend/rules/index.js';
 import { createScopeRuns, isBucketWide, type ScopeRun } from '../backend/scope-runs.js';
 import { type BackendTarget, stateOwnerOf } from '../backend/target.js';
 import { durationText } from './duration-text.js';
+import { joinLockPlaces } from './joint-locks.js';
 import { type LockObservation, lockPlace } from './observation.js';
 import { decideLock, needsConfirmation } from './proof.js';
 import { snapshotLocks } from './snapshot.js';
@@ -108,7 +109,7 @@ export async function confirmLocks(
   }
   const secondLocks = new Map(second.locks.map((lock) => [lockPlace(lock), lock]));
   const verdicts: LockConfirmation['verdicts'] = [];
-  for (const lock of first.locks) {
+  const judged = first.locks.map((lock) => {
     const owner = stateOwnerOf(target, lock.stateKey);
     const lastWrite = second.stateWrites[lock.stateKey];
     const verdict = decideLock({
@@ -127,6 +128,11 @@ export async function confirmLocks(
             : { exists: true, lastModified: new Date(lastWrite) },
     });
     verdicts.push({ location: lock.location, stateKey: lock.stateKey, verdict: verdict.kind });
+    return { lock, verdict };
+  });
+  // One lock held in two places (the `.tflock` and the DynamoDB item) is one finding.
+  for (const { lock, verdict, alsoHeldIn } of joinLockPlaces(judged)) {
+    const owner = stateOwnerOf(target, lock.stateKey);
     const subject: LockSubject = {
       bucket: target.bucket,
       lock,
@@ -134,6 +140,7 @@ export async function confirmLocks(
       firstObservedAt: first.observedAt,
       secondObservedAt: second.startedAt.toISOString(),
     };
+    if (alsoHeldIn.length > 0) subject.alsoHeldIn = alsoHeldIn.map((place) => place.lock);
     if (owner.cliWorkspace) subject.cliWorkspace = owner.cliWorkspace;
     for (const rule of LOCK_RULES) {
       const drafts = rule.evaluate(subject).map((violation) => ruleDraft(rule, violation, owner.placement));

@@ -69,7 +69,34 @@ export function lockEvidence(subject: LockSubject): Record<string, unknown> {
     evidence.staleAfter = durationText(verdict.thresholdMs);
   }
   evidence.stateLastWrite = stateLastWrite(verdict);
+  // The same lock's other places (its DynamoDB item): where, and what that place holds of its own.
+  if (subject.alsoHeldIn?.length)
+    evidence.alsoHeldIn = subject.alsoHeldIn.map((place) => ({
+      lock: lockWhere(subject.bucket, place),
+      lockSource: place.source,
+      ...(place.table !== undefined ? { lockTable: place.table } : {}),
+      ...(place.writtenAt ? { lockWrittenAt: place.writtenAt } : {}),
+    }));
   return evidence;
+}
+
+/**
+ * Where a lock is held, in prose: its place, or all its places when Terraform took it in two
+ * (`s3://b/k.tflock and DynamoDB table t item b/k`).
+ */
+export function lockPlacesText(subject: LockSubject): string {
+  return [subject.lock, ...(subject.alsoHeldIn ?? [])]
+    .map((place) => lockWhereText(subject.bucket, place))
+    .join(' and ');
+}
+
+/**
+ * The sentence a finding of a lock held in two places adds to its detail (empty for one place):
+ * both places, and that they are one lock with one release.
+ */
+export function heldInBothText(subject: LockSubject): string {
+  if (!subject.alsoHeldIn?.length) return '';
+  return ` The lock is held in ${subject.alsoHeldIn.length + 1} places, ${lockPlacesText(subject)}, with the same ID: Terraform took both (use_lockfile with dynamodb_table), each was proven on its own, and terraform force-unlock releases both.`;
 }
 
 function stateLastWrite(verdict: LockVerdict): string | null {
@@ -92,10 +119,15 @@ export function forceUnlockSteps(subject: LockSubject): string[] {
     ? `${holderOf(lock)} ran terraform ${operationLabel(info.operation)}${info.version ? ` (Terraform ${visibleValue(info.version)})` : ''}${info.created ? ` and took the lock at ${visibleValue(info.created)}` : ''}`
     : 'the lock names no holder';
   let release: string;
+  const places = [lock, ...(subject.alsoHeldIn ?? [])];
+  const both =
+    places.length > 1
+      ? ` (force-unlock removes ${places.length === 2 ? 'both' : 'all of'} ${lockPlacesText(subject)})`
+      : '';
   if (info && !info.idIncomplete)
-    release = `From that workspace's configuration (backend ${visibleValue(`s3://${subject.bucket}/${lock.stateKey}`)}), release the lock:\n${select}terraform force-unlock ${shellWord(info.id)}`;
+    release = `From that workspace's configuration (backend ${visibleValue(`s3://${subject.bucket}/${lock.stateKey}`)}), release the lock${both}:\n${select}terraform force-unlock ${shellWord(info.id)}`;
   else
-    release = `${info ? 'The lock ID is not shown whole (it is longer than driftwatch shows, or holds text that looks like a secret), so no force-unlock can name it' : 'The lock has no ID Terraform could use'}: after confirming nothing runs, remove it with the AWS CLI:\n${removeCommand(subject)}`;
+    release = `${info ? 'The lock ID is not shown whole (it is longer than driftwatch shows, or holds text that looks like a secret), so no force-unlock can name it' : 'The lock has no ID Terraform could use'}: after confirming nothing runs, remove ${places.length > 1 ? `it from all ${places.length} places` : 'it'} with the AWS CLI:\n${places.map((place) => removeCommand(subject.bucket, place)).join('\n')}`;
   return [
     `Confirm that the holder is gone: ${ran}. Check that the pipeline run has ended or ask the person; taking the lock from a running apply can corrupt the state.`,
     release,
@@ -112,10 +144,9 @@ export function releaseInWords(subject: LockSubject): string {
     : 'the AWS CLI command in the steps (the lock ID is not shown whole)';
 }
 
-function removeCommand(subject: LockSubject): string {
-  const { lock } = subject;
+function removeCommand(bucket: string, lock: ObservedLock): string {
   if (lock.source === 's3')
-    return `aws s3api delete-object --bucket ${shellWord(subject.bucket)} --key ${shellWord(lock.location)}`;
+    return `aws s3api delete-object --bucket ${shellWord(bucket)} --key ${shellWord(lock.location)}`;
   const key = JSON.stringify({ LockID: { S: lock.location } });
   return `aws dynamodb delete-item --table-name ${shellWord(lock.table ?? '')} --key ${shellWord(key)}`;
 }

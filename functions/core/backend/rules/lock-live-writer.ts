@@ -1,6 +1,7 @@
 import type { LockRule } from '../rule.js';
 import {
   forceUnlockSteps,
+  heldInBothText,
   holderOf,
   lockEvidence,
   lockResource,
@@ -36,8 +37,8 @@ export const lockLiveWriterRule: LockRule = {
           ? `Long-held lock on ${where}: holder ${holder} wrote state after taking it, then nothing for longer than the threshold`
           : `Long-held lock on ${where}, holder ${holder} still writing state`,
         detail: silent
-          ? `The lock on ${where} is older than the threshold for its operation. Its holder wrote the state after taking the lock (evidence.stateLastWrite), and nothing since for longer than that threshold. A write proves the holder was alive then, so driftwatch does not call the lock stale; an apply killed after it saved state leaves exactly this.`
-          : `The lock on ${where} is older than the threshold for its operation, but the state was written after the lock was taken, less than that threshold ago.`,
+          ? `The lock on ${where} is older than the threshold for its operation. Its holder wrote the state after taking the lock (evidence.stateLastWrite), and nothing since for longer than that threshold. A write proves the holder was alive then, so driftwatch does not call the lock stale; an apply killed after it saved state leaves exactly this.${heldInBothText(subject)}`
+          : `The lock on ${where} is older than the threshold for its operation, but the state was written after the lock was taken, less than that threshold ago.${heldInBothText(subject)}`,
         evidence: lockEvidence(subject),
         remediation: silent
           ? {

@@ -1,6 +1,7 @@
 import type { LockRule } from '../rule.js';
 import {
   forceUnlockSteps,
+  heldInBothText,
   lockEvidence,
   lockResource,
   lockWhereText,
@@ -25,7 +26,7 @@ export const lockOrphanedRule: LockRule = {
       {
         resource: lockResource(subject.bucket, subject.lock),
         title: `Lock without a state object: ${where}`,
-        detail: `${where} locks ${stateWhereText(subject.bucket, subject.lock)}, which does not exist; the lock was seen twice with the same ID and is older than its threshold.`,
+        detail: `${where} locks ${stateWhereText(subject.bucket, subject.lock)}, which does not exist; the lock was seen twice with the same ID and is older than its threshold.${heldInBothText(subject)}`,
         evidence: lockEvidence(subject),
         remediation: {
           summary: `Confirm no first apply or migration is still running, then release the lock with ${releaseInWords(subject)}.`,

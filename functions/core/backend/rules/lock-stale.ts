@@ -2,6 +2,7 @@ import { visibleValue } from '../../text/sanitize.js';
 import type { LockRule } from '../rule.js';
 import {
   forceUnlockSteps,
+  heldInBothText,
   holderOf,
   lockEvidence,
   lockResource,
@@ -27,7 +28,7 @@ export const lockStaleRule: LockRule = {
       {
         resource: lockResource(subject.bucket, subject.lock),
         title: `Stale lock on ${where} held by ${holderOf(subject.lock)}`,
-        detail: `The lock on ${where} (ID ${visibleValue(subject.lock.lock?.id ?? '')}) was seen twice with the same ID, is older than the threshold for its operation, and the state has not been written since it was taken.`,
+        detail: `The lock on ${where} (ID ${visibleValue(subject.lock.lock?.id ?? '')}) was seen twice with the same ID, is older than the threshold for its operation, and the state has not been written since it was taken.${heldInBothText(subject)}`,
         evidence: lockEvidence(subject),
         remediation: {
           // Quoted as a shell word: the ID is whatever the lock's writer put there (`0000; curl … | sh`).

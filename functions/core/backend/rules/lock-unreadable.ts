@@ -1,5 +1,12 @@
 import type { LockRule } from '../rule.js';
-import { forceUnlockSteps, lockEvidence, lockResource, lockWhereText, stateWhereText } from './lock-facts.js';
+import {
+  forceUnlockSteps,
+  heldInBothText,
+  lockEvidence,
+  lockResource,
+  lockWhereText,
+  stateWhereText,
+} from './lock-facts.js';
 
 export const lockUnreadableRule: LockRule = {
   id: 'lock.unreadable',
@@ -20,7 +27,7 @@ export const lockUnreadableRule: LockRule = {
       {
         resource: lockResource(subject.bucket, subject.lock),
         title: `Unreadable lock ${where}`,
-        detail: `${where} blocks ${stateWhereText(subject.bucket, subject.lock)}, but ${verdict.reason}.`,
+        detail: `${where} blocks ${stateWhereText(subject.bucket, subject.lock)}, but ${verdict.reason}.${heldInBothText(subject)}`,
         evidence: { ...lockEvidence(subject), reason: verdict.reason },
         remediation: {
           summary: 'Find out what wrote the lock; once nothing runs against the workspace, release it.',

@@ -311,6 +311,107 @@ describe('observe, wait, confirm', () => {
   });
 });
 
+describe('one lock in two places (use_lockfile with dynamodb_table, Terraform 1.10+)', () => {
+  const STATE = 'tfstate/payments/terraform.tfstate';
+  /** The .tflock of `bucket()` and, in the table, the item Terraform writes beside it. */
+  function bothPlaces(item = lockBody()) {
+    const backend = bucket();
+    return fakeBackend({
+      objects: Object.fromEntries(backend.objects),
+      tables: { 'tf-locks': [{ lockId: STATE, info: item }] },
+    });
+  }
+
+  it('is one finding on the .tflock that names the DynamoDB item too, with one force-unlock for both', async () => {
+    const checks = setup(bothPlaces(), undefined, { lockTables: ['tf-locks'] });
+    const findings = await checks.run();
+    expect(findings).toHaveLength(1);
+    const [stale] = findings;
+    expect(stale).toMatchObject({
+      ruleId: 'lock.stale',
+      resource: { bucket: 'tfstate', key: 'payments/terraform.tfstate.tflock', lockId: LOCK_ID },
+      evidence: {
+        lock: 's3://tfstate/payments/terraform.tfstate.tflock',
+        lockSource: 's3',
+        alsoHeldIn: [
+          {
+            lock: `DynamoDB table tf-locks item ${STATE}`,
+            lockSource: 'dynamodb',
+            lockTable: 'tf-locks',
+          },
+        ],
+      },
+    });
+    expect(stale?.resource).not.toHaveProperty('lockTable');
+    expect(stale?.detail).toContain(
+      `held in 2 places, s3://tfstate/payments/terraform.tfstate.tflock and DynamoDB table tf-locks item ${STATE}, with the same ID`,
+    );
+    const release = stale!.remediation.steps[1]!;
+    expect(release).toContain('force-unlock removes both s3://tfstate/payments/terraform.tfstate.tflock and');
+    expect(release.match(/terraform force-unlock /g)).toHaveLength(1);
+  });
+
+  it('keeps the id the .tflock finding had before the table was configured: ongoing, not new', async () => {
+    const objects = memoryObjectStore();
+    const [before] = await setup(bucket(), undefined, { objects }).run();
+    const after = await setup(bothPlaces(), '2026-11-30T03:00:00Z', {
+      lockTables: ['tf-locks'],
+      objects,
+    }).run();
+    expect(after.map((finding) => [finding.id, finding.status])).toEqual([[before!.id, 'ongoing']]);
+  });
+
+  it('is proven only as far as every place proves it: a .tflock S3 stored minutes ago makes the item young too', async () => {
+    const backend = bothPlaces();
+    backend.objects.get('payments/terraform.tfstate.tflock')!.lastModified = new Date('2026-11-29T02:55:00Z');
+    const checks = setup(backend, undefined, { lockTables: ['tf-locks'] });
+    await checks.observe();
+    checks.clock.advance(10 * MINUTE);
+    const { outcomes, confirmation } = await checks.confirm();
+    // The item alone (Created at midnight) is stale; the .tflock shows the lock is 15 minutes old.
+    expect(confirmation.verdicts.map((entry) => entry.verdict)).toEqual(['young', 'stale']);
+    expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
+  });
+
+  it('a place released between the looks proves nothing that night, though the other stays', async () => {
+    const backend = bothPlaces();
+    const checks = setup(backend, undefined, { lockTables: ['tf-locks'] });
+    await checks.observe();
+    backend.objects.delete('payments/terraform.tfstate.tflock');
+    checks.clock.advance(10 * MINUTE);
+    const { outcomes, confirmation } = await checks.confirm();
+    expect(confirmation.verdicts.map((entry) => entry.verdict)).toEqual(['gone', 'stale']);
+    expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
+  });
+
+  it('two different locks of one state (other IDs) stay two findings', async () => {
+    const findings = await setup(bothPlaces(lockBody({ ID: 'older-lock' })), undefined, {
+      lockTables: ['tf-locks'],
+    }).run();
+    expect(findings.map((finding) => [finding.ruleId, finding.evidence.lockSource])).toEqual([
+      ['lock.stale', 's3'],
+      ['lock.stale', 'dynamodb'],
+    ]);
+    expect(findings.every((finding) => finding.evidence.alsoHeldIn === undefined)).toBe(true);
+  });
+
+  it('an ID not shown whole gets the AWS CLI command for each place', async () => {
+    const longId = 'x'.repeat(300);
+    const backend = bothPlaces(lockBody({ ID: longId }));
+    backend.objects.get('payments/terraform.tfstate.tflock')!.body = lockBody({ ID: longId });
+    const [finding, ...rest] = await setup(backend, undefined, { lockTables: ['tf-locks'] }).run();
+    expect(rest).toEqual([]);
+    const release = finding!.remediation.steps[1]!;
+    expect(release).toContain('remove it from all 2 places with the AWS CLI');
+    expect(release).toContain(
+      'aws s3api delete-object --bucket tfstate --key payments/terraform.tfstate.tflock',
+    );
+    expect(release).toContain(
+      `aws dynamodb delete-item --table-name tf-locks --key '{"LockID":{"S":"${STATE}"}}'`,
+    );
+  });
+});
+
 describe('what a writer of the bucket or the table controls', () => {
   it('DynamoDB items without a string Info are locks too (they block Terraform): unreadable, with the reason', async () => {
     const backend = fakeBackend({
