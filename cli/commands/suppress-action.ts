@@ -1,6 +1,7 @@
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import { DEFAULT_SUPPRESSION_SETTINGS } from '../../functions/core/registry/model.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
+import { firstUnsafeCharacter } from '../../functions/core/text/typed-text.js';
 import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../context.js';
 import { shortIdLength } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
@@ -22,6 +23,11 @@ export async function suppressAction(
   assertFindingIdShape(findingId);
   if (!options.reason.trim()) throw new UsageError('--reason must say why');
   if (!options.by.trim()) throw new UsageError('--by must say who decided');
+  for (const [option, value] of [
+    ['--reason', options.reason],
+    ['--by', options.by],
+  ] as const)
+    assertPlainText(option, value);
   const until = parseUntil(options.until);
   if (until.getTime() <= now.getTime()) throw new UsageError(`--until ${options.until} is not in the future`);
   const latest = new Date(now.getTime() + maxDurationMs);
@@ -52,4 +58,17 @@ export async function suppressAction(
     `${stripForTerminal(`suppressed ${id.slice(0, shortIdLength(openIds))} (${title}) until ${suppression.until.slice(0, 10)} by ${suppression.by}: ${suppression.reason}`)}\n`,
   );
   run(0);
+}
+
+/**
+ * A reason or an author is stored as typed and shown in every table, digest and report: a line
+ * break, control or bidi character would be shown altered there (outputs replace them), or, in a
+ * store read by other tools, not at all. It is refused here, where it can be fixed (docs/cli.md).
+ */
+function assertPlainText(option: string, value: string): void {
+  const unsafe = firstUnsafeCharacter(value);
+  if (unsafe)
+    throw new UsageError(
+      `${option} has ${unsafe.what} (${unsafe.codePoint}) at character ${unsafe.position}: give it as one line of plain text`,
+    );
 }

@@ -239,6 +239,48 @@ describe('driftwatch suppress', () => {
     });
   });
 
+  it('refuses a reason or an author with a line break, control or bidi character (64, option and position named), and stores nothing', async () => {
+    const [failed] = (await json(['findings', '--workspace', 'platform-prod'])).findings;
+    const suppress = (reason: string, by: string) =>
+      runCli([
+        'suppress',
+        failed!.id,
+        '--reason',
+        reason,
+        '--until',
+        day(10),
+        '--by',
+        by,
+        '--store',
+        storeDir,
+      ]);
+    const refused: Array<[string, string, string]> = [
+      ['first line\nsecond line', 'bob', '--reason has a line break (U+000A) at character 11'],
+      ['looks fine', 'bob\u202egnp.exe', '--by has a bidi control (U+202E) at character 4'],
+      ['colour \u001b[31mred', 'bob', '--reason has a control character (U+001B) at character 8'],
+    ];
+    for (const [reason, by, message] of refused) {
+      const run = await suppress(reason, by);
+      expect(run.code, run.stderr).toBe(64);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        `driftwatch: ${message}: give it as one line of plain text`,
+      ]);
+    }
+    const suppressionFile = join(storeDir, 'suppressions', `${failed!.id}.json`);
+    expect(() => readFileSync(suppressionFile)).toThrow();
+    expect((await json(['findings', '--workspace', 'platform-prod'])).findings[0]?.status).not.toBe(
+      'suppressed',
+    );
+
+    // Any script is plain text, and the whitespace around it is trimmed: stored as typed.
+    const ok = await suppress('移行中 🚧 — Zoë’s call\n', ' bob ');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(suppressionFile, 'utf8'))).toMatchObject({
+      id: failed!.id,
+      suppression: { reason: '移行中 🚧 — Zoë’s call', by: 'bob' },
+    });
+  });
+
   it('says so for an id that is not an open finding', async () => {
     const run = await runCli([
       'suppress',

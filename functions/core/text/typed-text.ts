@@ -1,0 +1,49 @@
+/**
+ * Text a person types once and every reader is shown later (a suppression's reason and author):
+ * characters that no output shows as typed are refused where they were typed, so that what is
+ * stored is what every table, digest and report shows, and the person can fix it at once.
+ */
+const CHECKS: ReadonlyArray<{ pattern: RegExp; what: string }> = [
+  { pattern: /^(?:\r\n|[\n\r\u0085\u2028\u2029])/, what: 'a line break' },
+  { pattern: /^[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/, what: 'a bidi control' },
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+  { pattern: /^[\u0000-\u001f\u007f-\u009f]/, what: 'a control character' },
+  {
+    pattern: /^(?:[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|[\udc00-\udfff])/,
+    what: 'a character no output can encode',
+  },
+];
+
+export interface UnsafeCharacter {
+  /** 1-based, counted in characters (code points) of the text as given. */
+  position: number;
+  /** `U+001B` */
+  codePoint: string;
+  /** `a control character`, `a bidi control`, `a line break`, … */
+  what: string;
+}
+
+/**
+ * The first character of `text` (after the whitespace trimming drops at its ends) that is a line
+ * break, a control character (tab included), a bidi control, a lone surrogate or U+FFFE/U+FFFF;
+ * undefined when there is none.
+ */
+export function firstUnsafeCharacter(text: string): UnsafeCharacter | undefined {
+  const start = text.length - text.trimStart().length;
+  const end = text.trimEnd().length;
+  let position = [...text.slice(0, start)].length;
+  for (let index = start; index < end; ) {
+    position++;
+    const rest = text.slice(index);
+    const found = CHECKS.find((check) => check.pattern.test(rest));
+    const code = text.codePointAt(index)!;
+    if (found)
+      return {
+        position,
+        codePoint: `U+${code.toString(16).toUpperCase().padStart(4, '0')}`,
+        what: found.what,
+      };
+    index += code > 0xffff ? 2 : 1;
+  }
+  return undefined;
+}
