@@ -1,3 +1,5 @@
+import type { FindingsStore } from '../functions/core/findings/findings-store.js';
+import type { Finding } from '../functions/core/findings/model.js';
 import { matchFindingId, shortIdLength } from './finding-ids.js';
 import { CliError, UsageError } from './usage.js';
 
@@ -22,6 +24,8 @@ export function resolveFindingId(
   ids: Iterable<string>,
   where: string,
   noun = 'finding',
+  /** What each candidate of an ambiguous prefix is (`open`, `resolved`), when the ids are of several kinds. */
+  labelOf?: (id: string) => string,
 ): string {
   const match = matchFindingId(typed, ids);
   switch (match.kind) {
@@ -35,11 +39,48 @@ export function resolveFindingId(
       );
     case 'ambiguous': {
       const length = shortIdLength(match.candidates);
-      const shown = match.candidates.slice(0, MAX_CANDIDATES_SHOWN).map((id) => id.slice(0, length));
+      const shown = match.candidates
+        .slice(0, MAX_CANDIDATES_SHOWN)
+        .map((id) => `${id.slice(0, length)}${labelOf ? ` (${labelOf(id)})` : ''}`);
       const more = match.candidates.length - shown.length;
       throw new CliError(
-        `${typed} matches ${match.candidates.length} findings: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''} (give more characters of the id)`,
+        `${typed} matches ${match.candidates.length} ${noun}s: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''} (give more characters of the id)`,
       );
     }
   }
+}
+
+/**
+ * The finding a typed id or prefix names for `findings show` and `remediate`, which take an open
+ * finding or one of the last `days` of history. A prefix is judged among both together, as
+ * `git show` judges a short id among every object: one shared by an open and a resolved finding is
+ * ambiguous (each candidate named with what it is), never the open one chosen silently. `suppress`
+ * acts on open findings only and judges among those, as `git log` judges among commits.
+ */
+export async function findOpenOrRecent(
+  store: Pick<FindingsStore, 'openFindings' | 'recentHistory' | 'location'>,
+  typed: string,
+  now: Date,
+  days: number,
+): Promise<Finding> {
+  const open = await store.openFindings();
+  const openById = new Map(open.map((finding) => [finding.id, finding]));
+  const inOpen = matchFindingId(typed, openById.keys());
+  if (inOpen.kind === 'invalid')
+    throw new UsageError(`${typed} is not a finding id or prefix: ${inOpen.reason}`);
+  // A whole id names one finding wherever it is: no history is read for it.
+  if (inOpen.kind === 'match' && inOpen.id === typed.trim().toLowerCase()) return openById.get(inOpen.id)!;
+  const recent = await store.recentHistory(now, days);
+  const id = resolveFindingId(
+    typed,
+    [...openById.keys(), ...recent.map((line) => line.id)],
+    store.location,
+    'finding',
+    (candidate) => (openById.has(candidate) ? 'open' : 'resolved'),
+  );
+  const finding =
+    openById.get(id) ??
+    recent.filter((line) => line.id === id).sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))[0];
+  if (!finding) throw new Error('a resolved finding id has no finding');
+  return finding;
 }

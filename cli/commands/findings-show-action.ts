@@ -1,10 +1,8 @@
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
-import type { Finding } from '../../functions/core/findings/model.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { openObjectStore, UsageError } from '../context.js';
 import { historySpans, renderFindingDetail } from '../finding-detail.js';
-import { matchFindingId } from '../finding-ids.js';
-import { resolveFindingId } from '../finding-ref.js';
+import { findOpenOrRecent } from '../finding-ref.js';
 import { presentFinding } from '../finding-view.js';
 import type { ListingFormat } from '../output.js';
 import { assertRecordedStore, wrongKindLine } from '../recorded-store.js';
@@ -29,35 +27,11 @@ export async function findingsShowAction(
   const objects = openObjectStore(location, process.env, { mustExist: true });
   const store = createFindingsStore(objects, { readOnly: true });
   const now = new Date();
-  const open = await store.openFindings();
   // A directory that is not a findings store says so, not "no finding <id>".
   const wrongKind = await assertRecordedStore(objects);
   for (const entry of wrongKind)
     process.stderr.write(`driftwatch: ${stripForTerminal(wrongKindLine(entry, objects.location))}\n`);
-  let finding: Finding | undefined;
-  if (
-    matchFindingId(
-      typed,
-      open.map((candidate) => candidate.id),
-    ).kind !== 'unknown'
-  ) {
-    const id = resolveFindingId(
-      typed,
-      open.map((candidate) => candidate.id),
-      store.location,
-    );
-    finding = open.find((candidate) => candidate.id === id);
-  } else {
-    // Not open: a finding resolved within the window is still worth explaining.
-    const recent = await store.recentHistory(now, SHOW_HISTORY_DAYS);
-    const id = resolveFindingId(
-      typed,
-      recent.map((line) => line.id),
-      store.location,
-    );
-    finding = latest(recent.filter((line) => line.id === id));
-  }
-  if (!finding) throw new Error('a resolved finding id has no finding');
+  const finding = await findOpenOrRecent(store, typed, now, SHOW_HISTORY_DAYS);
   // As of now (an expired suppression no longer hides it), its suppression's text redacted.
   const shown = presentFinding(finding, now);
   const history = (await store.recentHistory(now, SHOW_HISTORY_DAYS, shown.workspace)).filter(
@@ -74,8 +48,4 @@ export async function findingsShowAction(
       : renderFindingDetail(shown, history, now, terminalFor()),
   );
   run(corrupt.length > 0 || wrongKind.length > 0 ? EXIT_RUNTIME_ERROR : 0);
-}
-
-function latest(lines: readonly Finding[]): Finding | undefined {
-  return [...lines].sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))[0];
 }

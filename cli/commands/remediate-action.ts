@@ -24,8 +24,7 @@ import type {
 import { prepareRemediation } from '../../functions/core/remediation/prepare.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../context.js';
-import { matchFindingId } from '../finding-ids.js';
-import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
+import { assertFindingIdShape, findOpenOrRecent } from '../finding-ref.js';
 import { presentFinding } from '../finding-view.js';
 import type { LoadedRegistry } from '../registry-file.js';
 import { EXIT_USAGE } from '../usage.js';
@@ -93,33 +92,16 @@ function assertDirectory(dir: string, option: string): void {
     throw new CliError(`${option} ${dir} is a file: give the Terraform root module directory`);
 }
 
-/** As `findings show` finds it: among open findings, else among those of the last 30 days of history. */
+/** As `findings show` finds it: among open findings and those of the last 30 days of history. */
 async function findFinding(typed: string, location: string | undefined): Promise<Finding> {
   const store = createFindingsStore(openObjectStore(location, process.env, { mustExist: true }), {
     readOnly: true,
   });
-  const open = await store.openFindings();
-  const openIds = open.map((candidate) => candidate.id);
-  let finding: Finding | undefined;
-  if (matchFindingId(typed, openIds).kind !== 'unknown') {
-    const id = resolveFindingId(typed, openIds, store.location);
-    finding = open.find((candidate) => candidate.id === id);
-  } else {
-    const recent = await store.recentHistory(new Date(), SHOW_HISTORY_DAYS);
-    const id = resolveFindingId(
-      typed,
-      recent.map((line) => line.id),
-      store.location,
-    );
-    finding = recent
-      .filter((line) => line.id === id)
-      .sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))[0];
-  }
+  const finding = await findOpenOrRecent(store, typed, new Date(), SHOW_HISTORY_DAYS);
   for (const object of store.takeCorruptions())
     process.stderr.write(
       `driftwatch: ${stripForTerminal(`${object.key} in the findings store is not a valid ${object.what} (${object.reason}): what it holds is not read`)}\n`,
     );
-  if (!finding) throw new CliError('a resolved finding id has no finding');
   // Shown as every reader of the store shows it: its texts and values redacted once more.
   return presentFinding(finding, new Date());
 }

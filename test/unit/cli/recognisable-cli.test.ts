@@ -140,7 +140,7 @@ describe('finding ids by prefix', () => {
     ]);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toBe(
-      'driftwatch: abcd matches 2 findings: abcd1234abcd1, abcd1234abcd2 (give more characters of the id)\n',
+      'driftwatch: abcd matches 2 findings: abcd1234abcd1 (open), abcd1234abcd2 (open) (give more characters of the id)\n',
     );
     expect(unknown.code).toBe(1);
     expect(lines(unknown.stderr)).toEqual([expect.stringMatching(/^driftwatch: no finding ffff0000 in /)]);
