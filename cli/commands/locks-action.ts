@@ -48,8 +48,11 @@ export async function locksAction(run: (code: number) => void, options: LocksOpt
     process.stderr.write(`driftwatch: ${preflightLine(bucket, confirmation.preflight)}\n`);
   for (const line of readFailureLines(confirmation.runs)) process.stderr.write(`driftwatch: ${line}\n`);
   const verdicts = countBy(confirmation.verdicts.map((entry) => entry.verdict));
+  // Places counted above, locks judged below: one held in two places is one finding, and says so.
+  const joined = confirmation.verdicts.filter((entry) => entry.sameLockAs !== undefined).length;
+  const places = joined > 0 ? `; ${joined} of them the same lock as another, one finding for both` : '';
   process.stderr.write(
-    `locks: ${seen}${verdicts ? ` (${verdicts})` : ''}; ${stripForTerminal(storedIn(store, scan))}\n`,
+    `locks: ${seen}${verdicts ? ` (${verdicts}${places})` : ''}; ${stripForTerminal(storedIn(store, scan))}\n`,
   );
 }
 

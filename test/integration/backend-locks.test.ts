@@ -324,7 +324,9 @@ describe('both locks, during the migration from DynamoDB to S3 native locking', 
     const args = ['--lock-table', 'tf-locks-both', '--stale-after', '1s', '--confirm-after', '2s'];
     const run = await locks(['--prefix', 'migrating/', ...args]);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/2 lock\(s\) in s3:\/\/tfstate\/migrating\/ \(stale 2\)/);
+    expect(run.stderr).toContain(
+      '2 lock(s) in s3://tfstate/migrating/ (stale 2; 1 of them the same lock as another, one finding for both)',
+    );
     expect(run.open).toHaveLength(1);
     const [stale] = run.open;
     // The .tflock's resource, so a finding of the .tflock alone keeps its id when the table is added.

@@ -63,8 +63,11 @@ export async function observeLocks(
 
 export interface LockConfirmation {
   runs: ScopeRun[];
-  /** Each observed lock and what the proof made of it (for logs and the CLI). */
-  verdicts: Array<{ location: string; stateKey: string; verdict: string }>;
+  /**
+   * Each observed lock place and what the proof made of it (for logs and the CLI); `sameLockAs`
+   * names the place whose finding this place is part of (a DynamoDB item beside its `.tflock`).
+   */
+  verdicts: Array<{ location: string; stateKey: string; verdict: string; sameLockAs?: string }>;
   /** Set when either look's preflight failed: no lock was proven, and the runs hold its one finding. */
   preflight?: ReadFailure;
 }
@@ -132,6 +135,7 @@ export async function confirmLocks(
   });
   // One lock held in two places (the `.tflock` and the DynamoDB item) is one finding.
   for (const { lock, verdict, alsoHeldIn } of joinLockPlaces(judged)) {
+    for (const place of alsoHeldIn) verdicts[judged.indexOf(place)]!.sameLockAs = lock.location;
     const owner = stateOwnerOf(target, lock.stateKey);
     const subject: LockSubject = {
       bucket: target.bucket,

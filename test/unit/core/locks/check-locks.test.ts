@@ -369,7 +369,19 @@ describe('one lock in two places (use_lockfile with dynamodb_table, Terraform 1.
     checks.clock.advance(10 * MINUTE);
     const { outcomes, confirmation } = await checks.confirm();
     // The item alone (Created at midnight) is stale; the .tflock shows the lock is 15 minutes old.
-    expect(confirmation.verdicts.map((entry) => entry.verdict)).toEqual(['young', 'stale']);
+    expect(confirmation.verdicts).toEqual([
+      {
+        location: 'payments/terraform.tfstate.tflock',
+        stateKey: 'payments/terraform.tfstate',
+        verdict: 'young',
+      },
+      {
+        location: STATE,
+        stateKey: 'payments/terraform.tfstate',
+        verdict: 'stale',
+        sameLockAs: 'payments/terraform.tfstate.tflock',
+      },
+    ]);
     expect(outcomes.flatMap((outcome) => outcome.findings)).toEqual([]);
   });
 
