@@ -102,7 +102,16 @@ export function fakeBackend(
 ) {
   const bucket = options.bucket ?? 'tfstate';
   const objects = new Map(Object.entries(options.objects ?? {}));
-  const calls = { preflight: 0, list: 0, settings: 0, versions: 0, read: [] as string[], tables: 0 };
+  const calls = {
+    preflight: 0,
+    list: 0,
+    settings: 0,
+    versions: 0,
+    read: [] as string[],
+    /** The byte counts of the Range reads of states. */
+    ranges: [] as number[],
+    tables: 0,
+  };
   const failIf = (resource: string) => {
     const failure = options.fail?.[resource];
     if (failure) throw new BackendReadError(failure);
@@ -156,6 +165,22 @@ export function fakeBackend(
       if (maxBytes !== undefined && size > maxBytes) throw new ObjectTooLargeError(size, maxBytes);
       if (!versionId || versionId === `${key}@current`) return object.body;
       return object.history?.find((version) => version.versionId === versionId)?.body;
+    },
+    async readObjectStart(_name, key, versionId, bytes) {
+      calls.read.push(versionId ? `${key}@${versionId}` : key);
+      calls.ranges.push(bytes);
+      failIf(`s3://${bucket}/${key}`);
+      const object = objects.get(key);
+      if (!object) return undefined;
+      const body =
+        !versionId || versionId === `${key}@current`
+          ? object.body
+          : object.history?.find((version) => version.versionId === versionId)?.body;
+      if (body === undefined) return undefined;
+      const data = Buffer.from(body, 'utf8');
+      const totalBytes = object.size ?? data.length;
+      const text = data.subarray(0, bytes).toString('utf8');
+      return { text, totalBytes, complete: bytes >= totalBytes };
     },
     async lockTableItems(table) {
       calls.tables++;

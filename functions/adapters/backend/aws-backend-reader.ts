@@ -6,6 +6,7 @@ import {
   GetBucketPolicyCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   GetPublicAccessBlockCommand,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
@@ -24,6 +25,7 @@ import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
 import { configuredEndpoint } from '../aws-endpoint.js';
 import { readFailure } from '../aws-read-failure.js';
+import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
 
 /**
  * The backend port over S3 and DynamoDB: list pages, bucket settings, object versions, lock table
@@ -36,7 +38,14 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       // A one-key listing: the permission discovery needs anyway (s3:ListBucket, even when it is
       // granted for a prefix only), with real error codes (HEAD answers carry none).
       await read(`s3://${bucket}/${prefix}`, 's3:ListBucket', () =>
-        s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, MaxKeys: 1 })),
+        s3.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: prefix || undefined,
+            MaxKeys: 1,
+            ...URL_ENCODED_LISTING,
+          }),
+        ),
       );
     },
 
@@ -49,12 +58,14 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
               Bucket: bucket,
               Prefix: prefix || undefined,
               ContinuationToken: continuationToken,
+              ...URL_ENCODED_LISTING,
             }),
           ),
         );
         for (const object of page.Contents ?? []) {
-          if (!object.Key) continue;
-          const listed: BackendObject = { key: object.Key, size: object.Size ?? 0 };
+          const key = listedKey(object.Key, page.EncodingType);
+          if (!key) continue;
+          const listed: BackendObject = { key, size: object.Size ?? 0 };
           if (object.LastModified) listed.lastModified = object.LastModified;
           if (object.ETag) listed.etag = object.ETag;
           yield listed;
@@ -159,14 +170,19 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       // small page holds the recent versions of the state.
       const page = await read(`s3://${bucket}/${key}`, 's3:ListBucketVersions', () =>
         s3.send(
-          new ListObjectVersionsCommand({ Bucket: bucket, Prefix: key, MaxKeys: Math.min(1000, limit * 4) }),
+          new ListObjectVersionsCommand({
+            Bucket: bucket,
+            Prefix: key,
+            MaxKeys: Math.min(1000, limit * 4),
+            ...URL_ENCODED_LISTING,
+          }),
         ),
       );
       const refs: Array<ObjectVersionRef & { isLatest: boolean }> = [
         ...(page.Versions ?? []).map((version) => ({ entry: version, deleteMarker: false })),
         ...(page.DeleteMarkers ?? []).map((marker) => ({ entry: marker, deleteMarker: true })),
       ]
-        .filter(({ entry }) => entry.Key === key && entry.VersionId)
+        .filter(({ entry }) => listedKey(entry.Key, page.EncodingType) === key && entry.VersionId)
         .map(({ entry, deleteMarker }) => ({
           versionId: entry.VersionId!,
           deleteMarker,
@@ -206,6 +222,39 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       }
     },
 
+    async readObjectStart(bucket, key, versionId, bytes) {
+      const version = versionId && versionId !== 'null' ? versionId : undefined;
+      const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
+      let response: GetObjectCommandOutput;
+      try {
+        response = await read(`s3://${bucket}/${key}`, action, () =>
+          s3.send(
+            new GetObjectCommand({
+              Bucket: bucket,
+              Key: key,
+              VersionId: version,
+              Range: `bytes=0-${bytes - 1}`,
+            }),
+          ),
+        );
+      } catch (error) {
+        if (error instanceof BackendReadError) {
+          if (/^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)) return undefined;
+          // S3 answers a range of an empty object with 416: there is nothing to read.
+          if (error.failure.code === 'InvalidRange' || error.failure.httpStatus === 416)
+            return { text: '', totalBytes: 0, complete: true };
+        }
+        throw error;
+      }
+      // `bytes 0-65535/734003200`; a server that ignored the Range answers 200 with the whole length.
+      const total = Number(
+        /\/(\d+)$/.exec(response.ContentRange ?? '')?.[1] ?? response.ContentLength ?? Number.NaN,
+      );
+      const data = await readAtMost(response.Body, bytes);
+      const totalBytes = Number.isFinite(total) ? total : data.length;
+      return { text: data.toString('utf8'), totalBytes, complete: data.length >= totalBytes };
+    },
+
     async lockTableItems(table, bucket) {
       const items: LockTableItem[] = [];
       let startKey: Record<string, AttributeValue> | undefined;
@@ -236,6 +285,28 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       return items;
     },
   };
+}
+
+/**
+ * At most `limit` bytes of a body, then the stream is destroyed: a server that ignored the Range
+ * (or a body longer than it said) never fills memory.
+ */
+async function readAtMost(body: unknown, limit: number): Promise<Buffer> {
+  if (body === undefined || body === null) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let length = 0;
+  const stream = body as AsyncIterable<Uint8Array> & { destroy?: () => void };
+  if (typeof stream[Symbol.asyncIterator] !== 'function') {
+    const text = await (body as { transformToString?: () => Promise<string> }).transformToString?.();
+    return Buffer.from(text ?? '', 'utf8').subarray(0, limit);
+  }
+  for await (const chunk of stream) {
+    chunks.push(Buffer.from(chunk));
+    length += chunk.length;
+    if (length >= limit) break;
+  }
+  stream.destroy?.();
+  return Buffer.concat(chunks).subarray(0, limit);
 }
 
 function lifecyclePrefix(prefix: string | undefined): { prefix?: string } {

@@ -1,14 +1,7 @@
 import { classifyTableItem } from '../locks/lock-table.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
-import { byteSize } from '../text/byte-size.js';
 import { type Discovery, discoverBackend, preflightTarget } from './discovery.js';
-import {
-  BackendReadError,
-  type BackendReader,
-  ObjectTooLargeError,
-  type Observed,
-  type ReadFailure,
-} from './ports.js';
+import { BackendReadError, type BackendReader, type Observed, type ReadFailure } from './ports.js';
 import {
   type BucketSubject,
   type LockTableFacts,
@@ -19,7 +12,7 @@ import {
 import { BUCKET_RULES, STATE_RULES } from './rules/index.js';
 import { createScopeRuns, type ScopeRun } from './scope-runs.js';
 import type { BucketSettingName } from './settings.js';
-import { parseStateHeader } from './state-document.js';
+import { type ParsedStatePrefix, parseStatePrefix } from './state-document.js';
 import { type BackendTarget, inPrefix, stateOwnerOf } from './target.js';
 
 /** Versions of a state object compared for lineage and serial (each one is a GET). */
@@ -120,15 +113,21 @@ function rulesReading(setting: BucketSettingName): string[] {
   return BUCKET_RULES.filter((rule) => rule.reads.includes(setting)).map((rule) => rule.id);
 }
 
-/** V8's longest string (2^29 - 24 characters): a larger state cannot be held as text to parse. */
-const MAX_STATE_BYTES = 0x1fffffe8;
+/**
+ * The first read of a state version: Terraform's header (version, terraform_version, serial,
+ * lineage) is in its first few hundred bytes, and whole states of hundreds of MiB exist.
+ */
+export const STATE_HEAD_BYTES = 64 * 1024;
+/** The one further read when the header is not in the first bytes (members in another order). */
+export const STATE_HEAD_MAX_BYTES = 4 * 1024 * 1024;
 
 /** A state whose versions could not be read is checked by none of the state rules. */
 const STATE_RULE_IDS = STATE_RULES.map((rule) => rule.id);
 
 /**
- * The recent versions of one state object, newest first, each reduced to its header right after it
- * is read (state holds secrets: the body goes no further than the parser).
+ * The recent versions of one state object, newest first, each reduced to its header right after
+ * its first bytes are read (state holds secrets: the text goes no further than the parser). Memory
+ * is bounded by STATE_HEAD_MAX_BYTES per read, whatever the size of the state.
  */
 async function readStateHistory(reader: BackendReader, bucket: string, key: string): Promise<StateSubject> {
   const refs = await reader.recentVersions(bucket, key, RECENT_STATE_VERSIONS);
@@ -136,24 +135,32 @@ async function readStateHistory(reader: BackendReader, bucket: string, key: stri
   const reads: Array<{ versionId?: string; lastModified?: Date }> = versions.length > 0 ? versions : [{}];
   const facts: StateVersionFacts[] = [];
   for (const version of reads) {
-    let fact: StateVersionFacts;
-    try {
-      const body = await reader.readObject(bucket, key, version.versionId, MAX_STATE_BYTES);
-      if (body === undefined) continue;
-      const parsed = parseStateHeader(body);
-      if (!parsed.ok) fact = { unreadable: parsed.reason };
-      else fact = 'header' in parsed ? { header: parsed.header } : { encrypted: true };
-    } catch (error) {
-      if (!(error instanceof ObjectTooLargeError)) throw error;
-      fact = {
-        unreadable: `the state is ${byteSize(error.bytes)}, more than driftwatch reads (${byteSize(MAX_STATE_BYTES)}, the longest text JavaScript holds)`,
-      };
-    }
+    const fact = await readStateVersion(reader, bucket, key, version.versionId);
+    if (fact === undefined) continue;
     if (version.versionId !== undefined) fact.versionId = version.versionId;
     if (version.lastModified !== undefined) fact.lastModified = version.lastModified.toISOString();
     facts.push(fact);
   }
   return { bucket, key, versions: facts };
+}
+
+async function readStateVersion(
+  reader: BackendReader,
+  bucket: string,
+  key: string,
+  versionId: string | undefined,
+): Promise<StateVersionFacts | undefined> {
+  let parsed: ParsedStatePrefix | undefined;
+  for (const bytes of [STATE_HEAD_BYTES, STATE_HEAD_MAX_BYTES]) {
+    const start = await reader.readObjectStart(bucket, key, versionId, bytes);
+    if (start === undefined) return undefined;
+    parsed = parseStatePrefix(start.text, start.totalBytes, start.complete);
+    if (!('incomplete' in parsed) || start.complete) break;
+  }
+  if (parsed === undefined) return undefined;
+  if ('incomplete' in parsed) return { headerUnknown: parsed.reason };
+  if (!parsed.ok) return { unreadable: parsed.reason };
+  return 'header' in parsed ? { header: parsed.header } : { encrypted: true };
 }
 
 async function readLockTables(reader: BackendReader, target: BackendTarget): Promise<LockTableFacts[]> {

@@ -24,11 +24,15 @@ export function parseJsonObject(
  * ASCII character followed or preceded by a NUL once read as UTF-8; its BOM reads as two U+FFFD).
  * Terraform writes UTF-8 without a BOM and cannot read either.
  */
-function notJsonBecause(body: string): string {
+export function notJsonBecause(body: string, totalBytes?: number): string {
+  // gzip's magic bytes 1f 8b (0x8b alone is not UTF-8): `aws s3 cp` of a .tfstate.gz, a backup tool.
+  if (body.startsWith('\u001f\uFFFD')) return 'is gzip-compressed (Terraform writes plain JSON)';
   if (body.startsWith('\uFEFF')) return 'starts with a byte order mark (Terraform writes UTF-8 without one)';
   const head = body.slice(0, 64);
   const nulAt = (index: number) => head.charCodeAt(index) === 0;
   if (head.startsWith('\uFFFD\uFFFD') || (head.length > 1 && nulAt(0) !== nulAt(1)))
     return 'is UTF-16 text, not the UTF-8 Terraform writes';
-  return `is not JSON (${body.length} characters)`;
+  return totalBytes === undefined
+    ? `is not JSON (${body.length} characters)`
+    : `is not JSON (${totalBytes} bytes)`;
 }

@@ -22,6 +22,17 @@ export interface BackendReader {
    * Throws ObjectTooLargeError, without reading the body, when it is larger than `maxBytes`.
    */
   readObject(bucket: string, key: string, versionId?: string, maxBytes?: number): Promise<string | undefined>;
+  /**
+   * The first `bytes` bytes of an object (of one version of it when `versionId` is given), by a
+   * Range GET: the rest of the object is never transferred, whatever its size. Undefined when it
+   * is gone.
+   */
+  readObjectStart(
+    bucket: string,
+    key: string,
+    versionId: string | undefined,
+    bytes: number,
+  ): Promise<ObjectStart | undefined>;
   /** The lock and digest items of one bucket in a legacy DynamoDB lock table. */
   lockTableItems(table: string, bucket: string): Promise<LockTableItem[]>;
 }
@@ -32,6 +43,15 @@ export interface BackendObject {
   lastModified?: Date;
   /** Equal ETags of one key mean equal bodies: a lock seen twice with one ETag is read once. */
   etag?: string;
+}
+
+export interface ObjectStart {
+  /** The bytes read, as UTF-8 (a character cut at the end of the range reads as U+FFFD). */
+  text: string;
+  /** The size of the whole object. */
+  totalBytes: number;
+  /** The text is the whole object. */
+  complete: boolean;
 }
 
 export interface ObjectVersionRef {

@@ -85,6 +85,11 @@ export interface StateVersionFacts {
   encrypted?: true;
   /** Why this version is not valid state v4 JSON (never its content). */
   unreadable?: string;
+  /**
+   * Why this version's header was not read, though it may be valid state: its fields are beyond the
+   * bytes driftwatch reads of a state (members in another order than Terraform's).
+   */
+  headerUnknown?: string;
 }
 
 export interface StateSubject {

@@ -1,4 +1,4 @@
-import { parseJsonObject } from './json-body.js';
+import { notJsonBecause, parseJsonObject } from './json-body.js';
 
 /**
  * The few facts driftwatch takes from a state object: its format, lineage and serial. State holds
@@ -34,6 +34,14 @@ export function parseStateHeader(body: string): ParsedState {
   const state = parsed.value;
   // State, not a broken object to restore.
   if (isEncryptedState(state)) return { ok: true, encrypted: true };
+  const header = headerOf(state);
+  if (!header.ok) return header;
+  if (!Array.isArray(state.resources)) return { ok: false, reason: 'resources is not a list' };
+  return header;
+}
+
+/** The header fields, judged one by one: the format version first, so an old state says so. */
+function headerOf(state: Record<string, unknown>): ParsedState {
   if (state.version !== 4) {
     if (state.version !== undefined && typeof state.version !== 'number') {
       // Named by its JSON type, never quoted (state holds secrets): `"4"` is not the number 4.
@@ -54,9 +62,224 @@ export function parseStateHeader(body: string): ParsedState {
     return { ok: false, reason: 'no lineage, or a lineage that is not an id' };
   if (!Number.isSafeInteger(state.serial) || (state.serial as number) < 0)
     return { ok: false, reason: 'serial is not a non-negative integer' };
-  if (!Array.isArray(state.resources)) return { ok: false, reason: 'resources is not a list' };
   const header: StateHeader = { version: 4, serial: state.serial as number, lineage: state.lineage };
   if (typeof state.terraform_version === 'string' && VERSION.test(state.terraform_version))
     header.terraformVersion = state.terraform_version;
   return { ok: true, header };
+}
+
+/** What the first bytes of a state say, when the object is longer than they are. */
+export type ParsedStatePrefix =
+  | ParsedState
+  /** The prefix ended before the header did: read more, or give `reason`. */
+  | { ok: false; incomplete: true; missing: string[]; reason: string };
+
+const HEADER_FIELDS = ['version', 'terraform_version', 'serial', 'lineage'] as const;
+const REQUIRED_FIELDS = ['version', 'serial', 'lineage'] as const;
+
+/**
+ * The header of a state from its first bytes (`prefix`, a bounded Range read of an object of
+ * `totalBytes`). Terraform and OpenTofu write `version`, `terraform_version`, `serial` and
+ * `lineage` first, before `outputs` and `resources`, so a few hundred bytes hold them whatever the
+ * size of the state. The top-level members are scanned in order; nested values (outputs,
+ * resources) are skipped without being built, and the scan stops as soon as the header is known.
+ * A state whose members come in another order (hand-written, sorted by `jq -S`) has its header
+ * further on: `incomplete` names the fields not seen, and nothing is guessed.
+ * When the prefix is the whole object, it is parsed whole (parseStateHeader).
+ */
+export function parseStatePrefix(prefix: string, totalBytes: number, complete: boolean): ParsedStatePrefix {
+  if (complete) return parseStateHeader(prefix);
+  const scan = scanTopLevel(prefix);
+  if (scan.notObject) {
+    if (/^\s*[[\]"\d-]/.test(prefix)) return { ok: false, reason: 'the state is not a JSON object' };
+    return { ok: false, reason: `the state ${notJsonBecause(prefix, totalBytes)}` };
+  }
+  if (scan.syntaxError) return { ok: false, reason: `the state is not JSON (${totalBytes} bytes)` };
+  const fields = scan.fields;
+  // OpenTofu's encrypted state: `meta`, then `encrypted_data` (all of the state, base64), then
+  // `encryption_version` past the end of any prefix.
+  if (scan.encryptedData) return { ok: true, encrypted: true };
+  // A wrong version is its own reason at once (an old format has its fields in another place).
+  if ('version' in fields && fields.version !== 4) return headerOf(fields);
+  const missing = REQUIRED_FIELDS.filter((field) => !(field in fields));
+  if (missing.length === 0) {
+    const header = headerOf(fields);
+    if (!header.ok) return header;
+    if ('resources' in fields && fields.resources !== RESOURCES_LIST)
+      return { ok: false, reason: 'resources is not a list' };
+    return header;
+  }
+  if (scan.ended)
+    // The whole object was scanned (it fits in the prefix after all): the fields are absent.
+    return headerOf(fields);
+  return {
+    ok: false,
+    incomplete: true,
+    missing: [...missing],
+    reason: `the state header (${missing.join(', ')}) is not within its first ${prefix.length} characters: its members are not in the order Terraform writes them (version, terraform_version, serial, lineage first), so its lineage and serial were not read`,
+  };
+}
+
+/** Stands for the value of `resources` when it is an array (its content is never built). */
+const RESOURCES_LIST = Symbol('resources list');
+
+interface TopLevelScan {
+  /** Header fields seen, with their values (strings, numbers, null, true, false; other JSON types by type). */
+  fields: Record<string, unknown>;
+  encryptedData: boolean;
+  /** The first character is not `{`. */
+  notObject: boolean;
+  syntaxError: boolean;
+  /** The closing `}` of the object was reached. */
+  ended: boolean;
+}
+
+/**
+ * One pass over the top-level members of a JSON object, as far as the text goes: header fields are
+ * kept, every other value is skipped by counting brackets outside strings (no value is built, so
+ * memory stays that of the text). Stops at the end of the text, at the object's end, or when all
+ * header fields are known.
+ */
+function scanTopLevel(text: string): TopLevelScan {
+  const scan: TopLevelScan = {
+    fields: {},
+    encryptedData: false,
+    notObject: false,
+    syntaxError: false,
+    ended: false,
+  };
+  let at = skipSpace(text, 0);
+  if (text[at] !== '{') {
+    scan.notObject = true;
+    return scan;
+  }
+  at++;
+  let first = true;
+  for (;;) {
+    at = skipSpace(text, at);
+    if (at >= text.length) return scan;
+    if (text[at] === '}') {
+      scan.ended = true;
+      return scan;
+    }
+    if (!first) {
+      if (text[at] !== ',') return { ...scan, syntaxError: true };
+      at = skipSpace(text, at + 1);
+    }
+    first = false;
+    const name = readString(text, at);
+    if (name === undefined) return at >= text.length ? scan : { ...scan, syntaxError: true };
+    if (name === null) return scan;
+    at = skipSpace(text, name.end);
+    if (at >= text.length) return scan;
+    if (text[at] !== ':') return { ...scan, syntaxError: true };
+    at = skipSpace(text, at + 1);
+    if (at >= text.length) return scan;
+    const key = name.value;
+    if (key === 'encrypted_data' && text[at] === '"') {
+      scan.encryptedData = true;
+      return scan;
+    }
+    const keep = (HEADER_FIELDS as readonly string[]).includes(key);
+    const value = keep ? readScalar(text, at) : undefined;
+    if (value !== undefined) {
+      if (value === null) return scan;
+      if (!(key in scan.fields)) scan.fields[key] = value.value;
+      at = value.end;
+    } else {
+      if (key === 'resources' && !(key in scan.fields))
+        scan.fields.resources = text[at] === '[' ? RESOURCES_LIST : typeof text[at];
+      if (keep && !(key in scan.fields)) scan.fields[key] = text[at] === '[' ? [] : {};
+      const end = skipValue(text, at);
+      if (end === undefined) return { ...scan, syntaxError: true };
+      if (end === null) return scan;
+      at = end;
+    }
+    if (HEADER_FIELDS.every((field) => field in scan.fields)) return scan;
+  }
+}
+
+function skipSpace(text: string, at: number): number {
+  while (
+    at < text.length &&
+    (text[at] === ' ' || text[at] === '\n' || text[at] === '\r' || text[at] === '\t')
+  )
+    at++;
+  return at;
+}
+
+/** A JSON string at `at`: its value and end; null when the text ends inside it; undefined if none. */
+function readString(text: string, at: number): { value: string; end: number } | null | undefined {
+  if (text[at] !== '"') return undefined;
+  const end = stringEnd(text, at);
+  if (end === null) return null;
+  try {
+    return { value: JSON.parse(text.slice(at, end)) as string, end };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index after the closing quote of the string opening at `at`, or null if the text ends first. */
+function stringEnd(text: string, at: number): number | null {
+  for (let index = at + 1; index < text.length; index++) {
+    const char = text[index];
+    if (char === '\\') index++;
+    else if (char === '"') return index + 1;
+  }
+  return null;
+}
+
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const LITERAL = /true|false|null/y;
+
+/**
+ * A string, number or literal at `at`; undefined for an object or array (skipped, not built);
+ * null when the text ends before the value does (a number could go on).
+ */
+function readScalar(text: string, at: number): { value: unknown; end: number } | null | undefined {
+  if (text[at] === '"') return readString(text, at);
+  for (const pattern of [NUMBER, LITERAL]) {
+    pattern.lastIndex = at;
+    const match = pattern.exec(text);
+    if (!match) continue;
+    const end = at + match[0].length;
+    if (end >= text.length) return null;
+    try {
+      return { value: JSON.parse(match[0]), end };
+    } catch {
+      return undefined; // `01`: not JSON
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The end of any JSON value at `at`, counting brackets outside strings; null when the text ends
+ * first, undefined when what is there cannot start a value.
+ */
+function skipValue(text: string, at: number): number | null | undefined {
+  const char = text[at];
+  if (char === '"') {
+    const string = readString(text, at);
+    return string === undefined || string === null ? string : string.end;
+  }
+  if (char !== '{' && char !== '[') {
+    const scalar = readScalar(text, at);
+    return scalar === undefined ? undefined : scalar === null ? null : scalar.end;
+  }
+  let depth = 0;
+  for (let index = at; index < text.length; index++) {
+    const next = text[index];
+    if (next === '"') {
+      const end = stringEnd(text, index);
+      if (end === null) return null;
+      index = end - 1;
+    } else if (next === '{' || next === '[') depth++;
+    else if (next === '}' || next === ']') {
+      depth--;
+      if (depth === 0) return index + 1;
+    }
+  }
+  return null;
 }

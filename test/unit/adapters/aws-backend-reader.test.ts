@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   GetBucketEncryptionCommand,
@@ -33,6 +34,7 @@ beforeEach(() => {
   dynamoMock.reset();
 });
 
+const stream = (text: string) => Readable.from([Buffer.from(text)]) as never;
 const body = (text: string) => ({ transformToString: async () => text }) as never;
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -193,6 +195,64 @@ describe('AWS backend reader', () => {
     expect(destroyed).toBe(true);
     s3Mock.on(GetObjectCommand, { Key: 'small.tflock' }).resolves({ Body: body('{}'), ContentLength: 2 });
     expect(await reader.readObject('tfstate', 'small.tflock', undefined, 64 * 1024)).toBe('{}');
+  });
+
+  it('reads the start of a state with a Range GET and knows the whole size from Content-Range', async () => {
+    s3Mock.on(GetObjectCommand, { Key: 'big.tfstate' }).resolves({
+      Body: stream('{"version":4,'),
+      ContentRange: 'bytes 0-65535/734003200',
+      ContentLength: 65536,
+    });
+    expect(await reader.readObjectStart('tfstate', 'big.tfstate', 'v7', 65536)).toEqual({
+      text: '{"version":4,',
+      totalBytes: 734003200,
+      complete: false,
+    });
+    expect(s3Mock).toHaveReceivedCommandWith(GetObjectCommand, {
+      Key: 'big.tfstate',
+      VersionId: 'v7',
+      Range: 'bytes=0-65535',
+    });
+    // A state shorter than the range: S3 answers the whole of it (206, bytes 0-1/2).
+    s3Mock
+      .on(GetObjectCommand, { Key: 'small.tfstate' })
+      .resolves({ Body: stream('{}'), ContentRange: 'bytes 0-1/2' });
+    expect(await reader.readObjectStart('tfstate', 'small.tfstate', undefined, 65536)).toEqual({
+      text: '{}',
+      totalBytes: 2,
+      complete: true,
+    });
+  });
+
+  it('reads no more than the range when a server ignores it, and closes the stream', async () => {
+    let pulled = 0;
+    const endless = Readable.from(
+      (function* () {
+        for (;;) {
+          pulled++;
+          yield Buffer.alloc(16 * 1024, 0x20);
+        }
+      })(),
+    );
+    s3Mock.on(GetObjectCommand).resolves({ Body: endless as never, ContentLength: 900 * 1024 * 1024 });
+    const start = await reader.readObjectStart('tfstate', 'big.tfstate', undefined, 65536);
+    expect(start).toMatchObject({ totalBytes: 900 * 1024 * 1024, complete: false });
+    expect(start?.text.length).toBe(65536);
+    expect(pulled).toBeLessThan(10);
+    expect(endless.destroyed).toBe(true);
+  });
+
+  it('an empty object (416 to any range) is empty text; a missing one is undefined', async () => {
+    s3Mock.on(GetObjectCommand, { Key: 'empty.tfstate' }).rejects(s3ServiceError('InvalidRange', 416));
+    s3Mock
+      .on(GetObjectCommand, { Key: 'gone.tfstate' })
+      .rejects(new NoSuchKey({ message: 'gone', $metadata: {} }));
+    expect(await reader.readObjectStart('tfstate', 'empty.tfstate', undefined, 65536)).toEqual({
+      text: '',
+      totalBytes: 0,
+      complete: true,
+    });
+    expect(await reader.readObjectStart('tfstate', 'gone.tfstate', undefined, 65536)).toBeUndefined();
   });
 
   it("scans a lock table for the bucket's items, page by page", async () => {

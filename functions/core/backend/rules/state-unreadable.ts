@@ -1,4 +1,4 @@
-import type { StateRule } from '../rule.js';
+import type { StateRule, StateSubject, StateVersionFacts, Violation } from '../rule.js';
 import { restoreRemediation, versionEvidence } from './state-history.js';
 
 export const stateUnreadableRule: StateRule = {
@@ -14,6 +14,7 @@ export const stateUnreadableRule: StateRule = {
   iamActions: ['s3:ListBucketVersions', 's3:GetObject', 's3:GetObjectVersion'],
   evaluate(subject) {
     const current = subject.versions[0];
+    if (current?.headerUnknown !== undefined) return [headerNotRead(subject, current)];
     if (current?.unreadable === undefined) return [];
     const good = subject.versions.find((version) => version.header !== undefined);
     return [
@@ -32,3 +33,26 @@ export const stateUnreadableRule: StateRule = {
     ];
   },
 };
+
+/**
+ * The current version's header is further into the object than driftwatch reads (its members are
+ * not in Terraform's order): maybe valid state, so no alert, and no lineage or serial invented; an
+ * info finding says what was not checked and how Terraform would put it back in order.
+ */
+function headerNotRead(subject: StateSubject, current: StateVersionFacts): Violation {
+  const where = `s3://${subject.bucket}/${subject.key}`;
+  return {
+    resource: { bucket: subject.bucket, key: subject.key },
+    severity: 'info',
+    title: `Lineage and serial of ${where} not checked: its header is not where Terraform writes it`,
+    detail: `The current version of ${where} was not checked for lineage or serial changes: ${current.headerUnknown}.`,
+    evidence: { reason: current.headerUnknown, current: versionEvidence(current) },
+    remediation: {
+      summary: `Let Terraform rewrite ${where} in its own order, or accept that its lineage and serial are not checked.`,
+      steps: [
+        'Find out what wrote the state with its members reordered (a tool that sorts JSON keys, a manual edit).',
+        'The next `terraform apply` from the workspace writes the state again, header first; driftwatch checks it from then on.',
+      ],
+    },
+  };
+}

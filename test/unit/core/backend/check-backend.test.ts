@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkBackend } from '../../../../functions/core/backend/check-backend.js';
+import {
+  checkBackend,
+  STATE_HEAD_BYTES,
+  STATE_HEAD_MAX_BYTES,
+} from '../../../../functions/core/backend/check-backend.js';
 import type { ReadFailure } from '../../../../functions/core/backend/ports.js';
 import { checkAndRecordBackend } from '../../../../functions/core/backend/stages.js';
 import { adhocTarget } from '../../../../functions/core/backend/target.js';
@@ -219,20 +223,51 @@ describe('checkBackend', () => {
     expect(result.missingStateKeys).toEqual(['net/terraform.tfstate', 'typo.tfstate']);
   });
 
-  it('a state larger than JavaScript can hold as text is state.unreadable with its size, never a crash', async () => {
-    const { reader } = fakeBackend({
+  it('reads only the first bytes of each state version, whatever its size, and takes its header from them', async () => {
+    // A 600 MiB state: the header is in its first bytes, as Terraform writes it.
+    const head = (serial: number) =>
+      `{\n  "version": 4,\n  "terraform_version": "1.11.4",\n  "serial": ${serial},\n  "lineage": "5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001",\n  "outputs": {},\n  "resources": [${'{"mode":"managed"},'.repeat(10_000)}`;
+    const { reader, calls } = fakeBackend({
       objects: {
-        'pay/terraform.tfstate': { body: stateBody(), size: 600 * 1024 * 1024 },
+        'pay/terraform.tfstate': {
+          body: head(4),
+          size: 600 * 1024 * 1024,
+          history: [{ versionId: 'v1', body: head(7) }],
+        },
         'net/terraform.tfstate': versioned([2]),
       },
     });
     const result = await checkBackend(reader, target());
     const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
-    expect(pay.drafts.map((draft) => [draft.ruleId, draft.evidence?.reason])).toEqual([
+    expect(pay.drafts.map((draft) => [draft.ruleId, draft.evidence?.after])).toEqual([
+      ['state.serial-regressed', expect.objectContaining({ serial: 4, terraformVersion: '1.11.4' })],
+    ]);
+    expect(new Set(calls.ranges)).toEqual(new Set([STATE_HEAD_BYTES]));
+  });
+
+  it('a header beyond the bytes read is an info finding naming the fields, never an invented lineage or serial', async () => {
+    // `jq -S` sorts the members: serial and version come after resources.
+    const sorted = (serial: number) =>
+      `{"lineage":"5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001","outputs":{},"resources":[${'{"mode":"managed","type":"aws_s3_bucket"},'.repeat(200_000)}{}],"serial":${serial},"terraform_version":"1.11.4","version":4}`;
+    const { reader, calls } = fakeBackend({
+      objects: {
+        'pay/terraform.tfstate': { body: sorted(1), history: [{ versionId: 'v1', body: sorted(9) }] },
+        'net/terraform.tfstate': versioned([2]),
+      },
+    });
+    const result = await checkBackend(reader, target());
+    const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
+    expect(pay.drafts.map((draft) => [draft.ruleId, draft.severity, draft.evidence?.reason])).toEqual([
       [
         'state.unreadable',
-        expect.stringMatching(/^the state is 600 MiB, more than driftwatch reads \(511 MiB/),
+        'info',
+        expect.stringMatching(/^the state header \(version, serial\) is not within/),
       ],
+    ]);
+    // One further read, bounded, then no more.
+    expect(calls.ranges.filter((bytes) => bytes > STATE_HEAD_BYTES)).toEqual([
+      STATE_HEAD_MAX_BYTES,
+      STATE_HEAD_MAX_BYTES,
     ]);
   });
 
