@@ -2,6 +2,7 @@ import { GetBucketLocationCommand, ListObjectsV2Command, type S3Client } from '@
 import { BackendReadError } from '../../core/backend/ports.js';
 import { DEFAULT_WORKSPACE_KEY_PREFIX, listingPrefixes } from '../../core/backend/target.js';
 import { readFailure } from '../aws-read-failure.js';
+import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
 
 /**
  * The keys of a state bucket for `driftwatch init`: ListObjectsV2 pages under the prefix and, with a
@@ -20,10 +21,14 @@ export async function listStateBucketKeys(s3: S3Client, bucket: string, prefix =
             Bucket: bucket,
             Prefix: listing || undefined,
             ContinuationToken: continuationToken,
+            ...URL_ENCODED_LISTING,
           }),
         ),
       );
-      for (const object of page.Contents ?? []) if (object.Key) keys.add(object.Key);
+      for (const object of page.Contents ?? []) {
+        const key = listedKey(object.Key, page.EncodingType);
+        if (key) keys.add(key);
+      }
       continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (continuationToken);
   }

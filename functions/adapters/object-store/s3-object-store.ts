@@ -13,6 +13,7 @@ import {
   type StoredObject,
 } from '../../core/findings/object-store.js';
 import { isNoSuchKey } from '../s3-bundle.js';
+import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
 import { bucketLocation } from './location.js';
 
 export interface S3ObjectStoreOptions {
@@ -117,11 +118,16 @@ export function createS3ObjectStore(
       let continuationToken: string | undefined;
       do {
         const page = await s3.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: continuationToken }),
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: prefix,
+            ContinuationToken: continuationToken,
+            ...URL_ENCODED_LISTING,
+          }),
         );
         for (const object of page.Contents ?? []) {
-          if (object.Key)
-            yield { key: object.Key, size: object.Size ?? 0, lastModified: object.LastModified };
+          const key = listedKey(object.Key, page.EncodingType);
+          if (key) yield { key, size: object.Size ?? 0, lastModified: object.LastModified };
         }
         continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (continuationToken);

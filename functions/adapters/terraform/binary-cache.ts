@@ -11,6 +11,7 @@ import { type Engine, engineBinaryName, isExactVersion } from '../../core/terraf
 import { withHttpTimeouts } from '../aws-http-timeouts.js';
 import type { Logger } from '../logger.js';
 import { isNoSuchKey } from '../s3-bundle.js';
+import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
 import { HASHICORP_RELEASE_KEY, OPENTOFU_RELEASE_KEY } from './release-keys.js';
 
 /**
@@ -485,10 +486,12 @@ export function createBinaryCache(options: BinaryCacheOptions): BinaryCache {
               Prefix: `${s3.prefix}${engine}/`,
               Delimiter: '/',
               ContinuationToken: token,
+              ...URL_ENCODED_LISTING,
             }),
           );
           for (const common of page.CommonPrefixes ?? []) {
-            const version = common.Prefix?.slice(`${s3.prefix}${engine}/`.length).replace(/\/$/, '');
+            const prefix = listedKey(common.Prefix, page.EncodingType);
+            const version = prefix?.slice(`${s3.prefix}${engine}/`.length).replace(/\/$/, '');
             if (version && isExactVersion(version)) versions.add(version);
           }
           token = page.IsTruncated ? page.NextContinuationToken : undefined;

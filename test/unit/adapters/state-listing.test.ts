@@ -20,8 +20,8 @@ describe('listStateBucketKeys', () => {
     expect(await listStateBucketKeys(s3, 'tfstate')).toEqual(['a.tfstate', 'b.tfstate', 'b.tfstate.tflock']);
     const calls = s3Mock.commandCalls(ListObjectsV2Command).map((call) => call.args[0].input);
     expect(calls).toEqual([
-      { Bucket: 'tfstate', Prefix: undefined, ContinuationToken: undefined },
-      { Bucket: 'tfstate', Prefix: undefined, ContinuationToken: 'p2' },
+      { Bucket: 'tfstate', Prefix: undefined, ContinuationToken: undefined, EncodingType: 'url' },
+      { Bucket: 'tfstate', Prefix: undefined, ContinuationToken: 'p2', EncodingType: 'url' },
     ]);
   });
 
