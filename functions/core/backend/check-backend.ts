@@ -1,7 +1,7 @@
 import { classifyTableItem } from '../locks/lock-table.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 import { type Discovery, discoverBackend, preflightTarget } from './discovery.js';
-import { BackendReadError, type BackendReader, type Observed, type ReadFailure } from './ports.js';
+import { BackendReadError, type BackendReader, type Observed, type ReadFailure, readable } from './ports.js';
 import {
   type BucketSubject,
   type LockTableFacts,
@@ -11,7 +11,7 @@ import {
 } from './rule.js';
 import { BUCKET_RULES, STATE_RULES } from './rules/index.js';
 import { createScopeRuns, type ScopeRun } from './scope-runs.js';
-import type { BucketSettingName } from './settings.js';
+import type { BucketSettingName, BucketSettings } from './settings.js';
 import { type ParsedStatePrefix, parseStatePrefix } from './state-document.js';
 import { type BackendTarget, inPrefix, stateOwnerOf } from './target.js';
 
@@ -97,7 +97,7 @@ export async function checkBackend(
         );
     } catch (error) {
       if (!(error instanceof BackendReadError)) throw error;
-      runs.fail(placement, error.failure, STATE_RULE_IDS);
+      runs.fail(placement, withBucketKmsKey(error.failure, settings), STATE_RULE_IDS);
     }
   });
   return {
@@ -106,6 +106,17 @@ export async function checkBackend(
     locks: discovery.locks.length,
     missingStateKeys: missingStateKeys.sort(),
   };
+}
+
+/**
+ * An object read that failed in a bucket whose default encryption is SSE-KMS carries the bucket's
+ * key: S3 answers a role that may not use the key with the AccessDenied of a missing s3:GetObject,
+ * and the finding must name the key to allow kms:Decrypt on.
+ */
+function withBucketKmsKey(failure: ReadFailure, settings: BucketSettings): ReadFailure {
+  const encryption = readable(settings.encryption);
+  if (!encryption?.algorithm.startsWith('aws:kms')) return failure;
+  return { ...failure, kmsKeyId: encryption.kmsKeyId ?? '' };
 }
 
 /** The bucket rules that need a setting: what a failed read of it leaves unevaluated. */

@@ -16,6 +16,7 @@ export type FailureCauseKind =
   | 'no-such-bucket'
   | 'not-found'
   | 'access-denied'
+  | 'kms-key'
   | 'throttled'
   | 'other';
 
@@ -114,6 +115,8 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
         : "Set the bucket's region (backend.region in the registry, or --region): `aws s3api get-bucket-location` names it.",
     };
   }
+  const kms = kmsCause(failure);
+  if (kms) return kms;
   if (code === 'NoSuchBucket')
     return {
       kind: 'no-such-bucket',
@@ -127,12 +130,14 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
       summary: `${resource} does not exist (${code})`,
       advice: `${resource} does not exist: fix the registry (the backend's bucket, key, lockTable or region), or remove the workspaces that point there.`,
     };
-  if (DENIED.test(code))
+  if (DENIED.test(code)) {
+    const objectRead = action.startsWith('s3:GetObject');
     return {
       kind: 'access-denied',
       summary: `${code} on ${action}`,
-      advice: `Allow ${action} on ${resourceName(resource, action)} to the role driftwatch reads with (the registry workspace's roleArn, or the CLI's credentials), or remove the Deny that blocks it (bucket policy, SCP, permissions boundary).`,
+      advice: `Allow ${action} on ${resourceName(resource, action)} to the role driftwatch reads with (the registry workspace's roleArn, or the CLI's credentials), or remove the Deny that blocks it (bucket policy, SCP, permissions boundary)${objectRead ? '; for an object encrypted with SSE-KMS, S3 gives the same AccessDenied when the role may not use the key: allow kms:Decrypt on that key too (`aws s3api head-object` by an admin shows SSEKMSKeyId)' : ''}.`,
     };
+  }
   if (is(THROTTLED))
     return {
       kind: 'throttled',
@@ -159,6 +164,65 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
       ? `${firstLine(redactText(failure.message), 80)} on ${action}`
       : `${code} on ${action}`,
     advice: `An unexpected error reading ${resource}: the next scan tries again; the detail has the full message.`,
+  };
+}
+
+/** KMS's own errors, passed through by S3 when the object's key cannot be used. */
+const KMS_STATES: Record<string, { what: string; fix: (key: string) => string }> = {
+  'KMS.DisabledException': {
+    what: 'is disabled',
+    fix: (key) =>
+      `Enable the key (aws kms enable-key --key-id ${key}) if it was disabled by mistake; Terraform cannot read the state either until it is.`,
+  },
+  'KMS.KMSInvalidStateException': {
+    what: 'is pending deletion or not usable',
+    fix: (key) =>
+      `Cancel its deletion if it was scheduled by mistake (aws kms cancel-key-deletion --key-id ${key}, then enable-key); Terraform cannot read the state either until it is usable.`,
+  },
+  'KMS.NotFoundException': {
+    what: 'does not exist (deleted, or in another account or region)',
+    fix: () =>
+      'The key the state was encrypted with is gone: the state versions written with it cannot be decrypted by anyone; restore from a version written with another key and re-encrypt, or import the key material again if it was imported.',
+  },
+};
+
+/**
+ * A state object whose SSE-KMS key the scanner may not use, or that cannot be used at all: the
+ * cause is the key, and the fix is on the key (kms:Decrypt on its ARN, or its state), never
+ * "no state". S3 names the key in KMS errors; a plain AccessDenied names nothing, so the bucket's
+ * default key (`kmsKeyId`, when the caller knows it) is named as the likely one.
+ */
+function kmsCause(failure: ReadFailure): FailureCause | undefined {
+  const { code, action, message } = failure;
+  const fromKms = /^KMS\./.test(code) || /\bkms:|\bKMS\b|customer master key/i.test(message);
+  const deniedWithKmsBucket =
+    failure.kmsKeyId !== undefined && action.startsWith('s3:GetObject') && DENIED.test(code);
+  if (!fromKms && !deniedWithKmsBucket) return undefined;
+  const named = message.match(/arn:aws[\w-]*:kms:[a-z0-9-]+:\d{12}:(?:key|alias)\/[\w/-]+/)?.[0];
+  const key = named ?? (failure.kmsKeyId || undefined);
+  const keyName = key
+    ? /:key\//.test(key)
+      ? key
+      : `the key behind ${key} (aws kms describe-key --key-id ${key} shows its ARN)`
+    : "the bucket's KMS key (the AWS managed key aws/s3 when the bucket names none; it cannot be shared with another account)";
+  const state = KMS_STATES[code];
+  if (state) {
+    const id = key ?? '<key ARN>';
+    return {
+      kind: 'kms-key',
+      summary: `the KMS key of the state ${state.what} (${code}) on ${action}`,
+      advice: state.fix(id),
+    };
+  }
+  const certain = fromKms
+    ? ''
+    : ' (S3 answers a missing kms:Decrypt with the same AccessDenied as a missing s3:GetObject)';
+  return {
+    kind: 'kms-key',
+    summary: fromKms
+      ? `${code} using the KMS key of the state on ${action}`
+      : `${code} on ${action} of an SSE-KMS object: ${action} or kms:Decrypt on its key`,
+    advice: `Allow kms:Decrypt on ${keyName} to the role driftwatch reads with (its IAM policy, and the key policy for a key in another account), and ${action} on ${resourceName(failure.resource, action)}${certain}.`,
   };
 }
 

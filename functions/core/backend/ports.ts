@@ -88,6 +88,12 @@ export interface ReadFailure {
   bucketRegion?: string;
   /** The HTTP status of an answer that came (absent when nothing answered). */
   httpStatus?: number;
+  /**
+   * The SSE-KMS key the bucket encrypts new objects with (GetBucketEncryption's KMSMasterKeyID:
+   * an ARN, a key id or an alias; empty for the AWS managed key aws/s3), for an object read that
+   * failed: S3 answers a missing kms:Decrypt with the same AccessDenied as a missing s3:GetObject.
+   */
+  kmsKeyId?: string;
 }
 
 export class BackendReadError extends Error {

@@ -255,6 +255,35 @@ describe('AWS backend reader', () => {
     expect(await reader.readObjectStart('tfstate', 'gone.tfstate', undefined, 65536)).toBeUndefined();
   });
 
+  it('a state object whose SSE-KMS key cannot be used fails with the KMS error S3 passes through, never as a missing object', async () => {
+    const ARN = 'arn:aws:kms:eu-west-1:111111111111:key/0b5e1f0e-1111-4222-8333-444455556666';
+    const kmsError = (name: string, status: number, message: string) =>
+      Object.assign(s3ServiceError(name, status), { Code: name, message });
+    s3Mock
+      .on(GetObjectCommand, { Key: 'disabled.tfstate' })
+      .rejects(kmsError('KMS.DisabledException', 400, `${ARN} is disabled.`));
+    s3Mock
+      .on(GetObjectCommand, { Key: 'deleted-key.tfstate' })
+      .rejects(kmsError('KMS.NotFoundException', 400, `Invalid keyId ${ARN}`));
+    s3Mock
+      .on(GetObjectCommand, { Key: 'denied.tfstate' })
+      .rejects(kmsError('AccessDenied', 403, 'Access Denied'));
+    const failureOf = async (key: string) =>
+      (
+        (await reader
+          .readObjectStart('tfstate', key, 'v1', 65536)
+          .catch((thrown) => thrown)) as BackendReadError
+      ).failure;
+    for (const key of ['disabled.tfstate', 'deleted-key.tfstate']) {
+      const failure = await failureOf(key);
+      expect(failure).toMatchObject({ action: 's3:GetObjectVersion', code: expect.stringMatching(/^KMS\./) });
+      expect(classifyReadFailure(failure).kind).toBe('kms-key');
+    }
+    const denied = await failureOf('denied.tfstate');
+    expect(denied).toMatchObject({ code: 'AccessDenied', httpStatus: 403 });
+    expect(classifyReadFailure({ ...denied, kmsKeyId: ARN }).advice).toContain(`Allow kms:Decrypt on ${ARN}`);
+  });
+
   it("scans a lock table for the bucket's items, page by page", async () => {
     dynamoMock
       .on(ScanCommand)

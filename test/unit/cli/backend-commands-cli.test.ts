@@ -325,7 +325,8 @@ describe('check-backend and locks against a bucket (in process, aws-sdk-client-m
     expect(run.stdout).toMatch(/scan\.backend-failed/);
     expect(errorLines(run.stderr)).toEqual([
       `driftwatch: the DynamoDB lock table tf-locks does not exist (ResourceNotFoundException): check the name (--lock-table, or backend.lockTable in the registry) and the region (--region, or backend.region); aws dynamodb list-tables lists the tables there`,
-      `driftwatch: s3://${BUCKET}/secret/terraform.tfstate not read: AccessDenied on s3:GetObjectVersion. Allow s3:GetObjectVersion on arn:aws:s3:::${BUCKET}/secret/terraform.tfstate to the role driftwatch reads with (the registry workspace's roleArn, or the CLI's credentials), or remove the Deny that blocks it (bucket policy, SCP, permissions boundary).`,
+      // The bucket encrypts with SSE-KMS: S3's AccessDenied may be the key's, so the key is named.
+      `driftwatch: s3://${BUCKET}/secret/terraform.tfstate not read: AccessDenied on s3:GetObjectVersion of an SSE-KMS object: s3:GetObjectVersion or kms:Decrypt on its key. Allow kms:Decrypt on arn:aws:kms:eu-west-1:111111111111:key/1 to the role driftwatch reads with (its IAM policy, and the key policy for a key in another account), and s3:GetObjectVersion on arn:aws:s3:::${BUCKET}/secret/terraform.tfstate (S3 answers a missing kms:Decrypt with the same AccessDenied as a missing s3:GetObject).`,
     ]);
   });
 
@@ -343,7 +344,7 @@ describe('check-backend and locks against a bucket (in process, aws-sdk-client-m
     expect(run.code).toBe(1);
     expect(errorLines(run.stderr)).toEqual([
       `driftwatch: the DynamoDB lock table tf-locks does not exist (ResourceNotFoundException): check the name (--lock-table, or backend.lockTable in the registry) and the region (--region, or backend.region); aws dynamodb list-tables lists the tables there`,
-      `driftwatch: s3://${BUCKET}/app/terraform.tfstate.tflock not read: AccessDenied on s3:GetObject. Allow s3:GetObject on arn:aws:s3:::${BUCKET}/app/terraform.tfstate.tflock to the role driftwatch reads with (the registry workspace's roleArn, or the CLI's credentials), or remove the Deny that blocks it (bucket policy, SCP, permissions boundary).`,
+      `driftwatch: s3://${BUCKET}/app/terraform.tfstate.tflock not read: AccessDenied on s3:GetObject. Allow s3:GetObject on arn:aws:s3:::${BUCKET}/app/terraform.tfstate.tflock to the role driftwatch reads with (the registry workspace's roleArn, or the CLI's credentials), or remove the Deny that blocks it (bucket policy, SCP, permissions boundary); for an object encrypted with SSE-KMS, S3 gives the same AccessDenied when the role may not use the key: allow kms:Decrypt on that key too (\`aws s3api head-object\` by an admin shows SSEKMSKeyId).`,
     ]);
     expect(run.stderr).toMatch(
       new RegExp(

@@ -271,6 +271,33 @@ describe('checkBackend', () => {
     ]);
   });
 
+  it('a state whose SSE-KMS key the scanner may not use: the finding names the key and kms:Decrypt, never "no state" or a lineage finding', async () => {
+    const key = 'arn:aws:kms:eu-west-1:111111111111:key/1';
+    // S3's answer when kms:Decrypt is missing: the same AccessDenied as a missing s3:GetObject.
+    const kmsDenied: ReadFailure = {
+      resource: 's3://tfstate/pay/terraform.tfstate',
+      action: 's3:GetObjectVersion',
+      code: 'AccessDenied',
+      message: 'Access Denied',
+      httpStatus: 403,
+    };
+    const { reader } = fakeBackend({
+      objects: { 'pay/terraform.tfstate': versioned([5, 4]), 'net/terraform.tfstate': versioned([2]) },
+      fail: { 's3://tfstate/pay/terraform.tfstate': kmsDenied },
+    });
+    const result = await checkBackend(reader, target());
+    expect(result.missingStateKeys).toEqual([]);
+    const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
+    expect(pay.outcome).toBe('failed');
+    expect(pay.drafts.map((draft) => draft.ruleId)).toEqual(['scan.backend-failed']);
+    const [draft] = pay.drafts;
+    expect(draft!.title).toMatch(/kms:Decrypt/);
+    expect(draft!.remediation!.steps.join('\n')).toContain(`Allow kms:Decrypt on ${key}`);
+    expect(draft!.evidence).toMatchObject({
+      failures: [expect.objectContaining({ cause: 'kms-key', kmsKeyId: key })],
+    });
+  });
+
   it('OpenTofu-encrypted state is no unreadable state; the versions around it are still compared', async () => {
     const encrypted = JSON.stringify({
       meta: { 'key_provider.pbkdf2.main': 'eyJzYWx0IjoiQUFBQSJ9' },

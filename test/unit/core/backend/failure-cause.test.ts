@@ -148,3 +148,67 @@ describe('classifyReadFailure', () => {
     expect(notChecked(undefined)).toEqual({});
   });
 });
+
+describe('classifyReadFailure: SSE-KMS keys', () => {
+  const stateRead = (fields: Partial<ReadFailure>): ReadFailure => ({
+    resource: 's3://tfstate/pay/terraform.tfstate',
+    action: 's3:GetObject',
+    code: 'AccessDenied',
+    message: 'Access Denied',
+    httpStatus: 403,
+    ...fields,
+  });
+  const ARN = 'arn:aws:kms:eu-west-1:111111111111:key/0b5e1f0e-1111-4222-8333-444455556666';
+
+  it('KMS errors S3 passes through name the key and the fix on it, never a missing object', () => {
+    const disabled = classifyReadFailure(
+      stateRead({ code: 'KMS.DisabledException', httpStatus: 400, message: `${ARN} is disabled.` }),
+    );
+    expect(disabled).toEqual({
+      kind: 'kms-key',
+      summary: 'the KMS key of the state is disabled (KMS.DisabledException) on s3:GetObject',
+      advice: expect.stringContaining(`aws kms enable-key --key-id ${ARN}`),
+    });
+    const pending = classifyReadFailure(
+      stateRead({
+        code: 'KMS.KMSInvalidStateException',
+        httpStatus: 400,
+        message: `${ARN} is pending deletion.`,
+      }),
+    );
+    expect(pending.kind).toBe('kms-key');
+    expect(pending.advice).toContain(`aws kms cancel-key-deletion --key-id ${ARN}`);
+    // Not "s3://… does not exist": the object is there, its key is not.
+    const gone = classifyReadFailure(
+      stateRead({ code: 'KMS.NotFoundException', httpStatus: 400, message: `Invalid keyId ${ARN}` }),
+    );
+    expect(gone.kind).toBe('kms-key');
+    expect(gone.summary).toMatch(/KMS key of the state does not exist/);
+  });
+
+  it('an AccessDenied that names kms:Decrypt, or comes from a bucket encrypting with SSE-KMS, asks for kms:Decrypt on the key', () => {
+    const named = classifyReadFailure(
+      stateRead({
+        message: `User: arn:aws:sts::222222222222:assumed-role/driftwatch-read/scan is not authorized to perform: kms:Decrypt on resource: ${ARN} because no identity-based policy allows the kms:Decrypt action`,
+      }),
+    );
+    expect(named.kind).toBe('kms-key');
+    expect(named.advice).toContain(`Allow kms:Decrypt on ${ARN}`);
+    const byBucket = classifyReadFailure(stateRead({ kmsKeyId: ARN }));
+    expect(byBucket.summary).toBe(
+      'AccessDenied on s3:GetObject of an SSE-KMS object: s3:GetObject or kms:Decrypt on its key',
+    );
+    expect(byBucket.advice).toContain(`Allow kms:Decrypt on ${ARN}`);
+    expect(classifyReadFailure(stateRead({ kmsKeyId: 'alias/tfstate' })).advice).toContain(
+      'the key behind alias/tfstate (aws kms describe-key --key-id alias/tfstate shows its ARN)',
+    );
+    expect(classifyReadFailure(stateRead({ kmsKeyId: '' })).advice).toContain('aws/s3');
+    // A listing denied in a KMS bucket is about s3:ListBucket, not the key.
+    expect(
+      classifyReadFailure(stateRead({ action: 's3:ListBucket', resource: 's3://tfstate/', kmsKeyId: ARN }))
+        .kind,
+    ).toBe('access-denied');
+    // Without knowing the bucket's encryption, an object read's denial still mentions the key.
+    expect(classifyReadFailure(stateRead({})).advice).toMatch(/SSE-KMS.*kms:Decrypt/);
+  });
+});

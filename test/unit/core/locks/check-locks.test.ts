@@ -669,3 +669,31 @@ describe('an unreachable bucket: one finding, not one per lock', () => {
     expect(await open('pay-prod')).toEqual(['lock.stale']);
   });
 });
+
+describe('locks whose SSE-KMS key the scanner may not use', () => {
+  it('a lock read failing with a KMS error is a failed check naming the key, never a released lock', async () => {
+    const ARN = 'arn:aws:kms:eu-west-1:111111111111:key/0b5e1f0e-1111-4222-8333-444455556666';
+    const backend = fakeBackend({
+      objects: {
+        'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
+        'payments/terraform.tfstate.tflock': { body: lockBody(), etag: '"lock-1"' },
+      },
+      fail: {
+        's3://tfstate/payments/terraform.tfstate.tflock': {
+          resource: 's3://tfstate/payments/terraform.tfstate.tflock',
+          action: 's3:GetObject',
+          code: 'KMS.DisabledException',
+          errorName: 'KMS.DisabledException',
+          message: `${ARN} is disabled.`,
+          httpStatus: 400,
+        },
+      },
+    });
+    const findings = await setup(backend).run();
+    expect(findings.map((finding) => [finding.ruleId, finding.workspace])).toEqual([
+      ['scan.locks-failed', 'pay-prod'],
+    ]);
+    expect(findings[0]!.title).toMatch(/KMS key of the state is disabled/);
+    expect(findings[0]!.remediation.steps.join('\n')).toContain(`aws kms enable-key --key-id ${ARN}`);
+  });
+});
