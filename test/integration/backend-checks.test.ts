@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   CreateBucketCommand,
@@ -16,7 +17,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStateBucket, type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
 import { createAwsBackendReader } from '../../functions/adapters/backend/aws-backend-reader.js';
-import { checkBackend } from '../../functions/core/backend/check-backend.js';
+import { listStateBucketKeys } from '../../functions/adapters/backend/state-listing.js';
+import { checkBackend, STATE_HEAD_BYTES } from '../../functions/core/backend/check-backend.js';
 import { BUCKET_RULES } from '../../functions/core/backend/rules/index.js';
 import { adhocTarget } from '../../functions/core/backend/target.js';
 import type { ScanSummary } from '../../functions/core/findings/findings-store.js';
@@ -426,6 +428,111 @@ describe('bad input: clear findings, never a crash', () => {
     const duration = await runCli(['locks', '--bucket', STATE_BUCKET, '--stale-after', '600']);
     expect(duration.code).toBe(64);
     expect(duration.stderr).toContain("'600' is not a duration");
+  });
+});
+
+describe('hostile objects under real S3 semantics (Range, encoding-type, empty objects)', () => {
+  const BUCKET = 'hostile-states';
+  const LINEAGE = '18e7f7ad-7a57-645d-b67a-0252b6504865';
+  /** A state in the layout Terraform 1.11 writes (header first), padded to `bytes` with resources. */
+  const bigState = (serial: number, bytes: number) => {
+    const head = `{\n  "version": 4,\n  "terraform_version": "1.11.4",\n  "serial": ${serial},\n  "lineage": "${LINEAGE}",\n  "outputs": {},\n  "resources": [\n`;
+    const resource = `    {"mode":"managed","type":"aws_s3_bucket","name":"b","instances":[{"attributes":{"id":"${secret}"}}]},\n`;
+    return `${head}${resource.repeat(Math.ceil(bytes / resource.length))}    {}\n  ]\n}\n`;
+  };
+  const STORED_KEYS = [
+    'a b/terraform.tfstate',
+    'a+b/terraform.tfstate',
+    '100%/terraform.tfstate',
+    '한글/terraform.tfstate',
+    'bell\u0007/terraform.tfstate',
+  ];
+  const put = (Key: string, Body: string | Uint8Array) =>
+    aws.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body }));
+  const reader = () => createAwsBackendReader({ s3: new S3Client({}), dynamodb: new DynamoDBClient({}) });
+
+  beforeAll(async () => {
+    await createBucket(BUCKET);
+    await aws.s3.send(
+      new PutBucketVersioningCommand({ Bucket: BUCKET, VersioningConfiguration: { Status: 'Enabled' } }),
+    );
+    // 6 MiB states: serial 9, then an older one (serial 4) pushed over it.
+    await put('big/terraform.tfstate', bigState(9, 6 * 1024 * 1024));
+    await put('big/terraform.tfstate', bigState(4, 6 * 1024 * 1024));
+    // The same state with its members sorted (jq -S): serial and version after the resources.
+    const sorted = JSON.parse(bigState(4, 6 * 1024 * 1024)) as Record<string, unknown>;
+    await put(
+      'sorted/terraform.tfstate',
+      JSON.stringify(
+        Object.fromEntries(
+          Object.keys(sorted)
+            .sort()
+            .map((key) => [key, sorted[key]]),
+        ),
+      ),
+    );
+    await put('empty/terraform.tfstate', '');
+    await put('gzip/terraform.tfstate', gzipSync(bigState(1, 1024)));
+    for (const key of STORED_KEYS) await put(key, bigState(1, 1024));
+  });
+
+  it('reads the first bytes of a large state by Range, and still sees a serial regression', async () => {
+    const start = await reader().readObjectStart(
+      BUCKET,
+      'big/terraform.tfstate',
+      undefined,
+      STATE_HEAD_BYTES,
+    );
+    expect(start).toMatchObject({ complete: false });
+    expect(start!.totalBytes).toBeGreaterThan(6 * 1024 * 1024);
+    expect(Buffer.byteLength(start!.text)).toBe(STATE_HEAD_BYTES);
+
+    const result = await checkBackend(
+      reader(),
+      adhocTarget({ bucket: BUCKET, keys: ['big/terraform.tfstate', 'sorted/terraform.tfstate'] }),
+    );
+    const drafts = result.runs
+      .flatMap((run) => run.drafts)
+      .filter((draft) => draft.kind !== 'backend-policy');
+    expect(drafts.map((draft) => [draft.ruleId, draft.severity, draft.resource])).toEqual(
+      expect.arrayContaining([
+        ['state.serial-regressed', 'high', { bucket: BUCKET, key: 'big/terraform.tfstate' }],
+        ['state.unreadable', 'info', { bucket: BUCKET, key: 'sorted/terraform.tfstate' }],
+      ]),
+    );
+    expect(drafts).toHaveLength(2);
+    expect(JSON.stringify(drafts)).not.toContain(secret);
+  });
+
+  it('an empty or gzip-compressed state is state.unreadable with its reason', async () => {
+    const result = await checkBackend(
+      reader(),
+      adhocTarget({ bucket: BUCKET, keys: ['empty/terraform.tfstate', 'gzip/terraform.tfstate'] }),
+    );
+    const reasons = Object.fromEntries(
+      result.runs
+        .flatMap((run) => run.drafts)
+        .filter((draft) => draft.ruleId === 'state.unreadable')
+        .map((draft) => [(draft.resource as { key: string }).key, draft.evidence?.reason]),
+    );
+    expect(reasons).toEqual({
+      'empty/terraform.tfstate': 'the state is empty',
+      'gzip/terraform.tfstate': 'the state is gzip-compressed (Terraform writes plain JSON)',
+    });
+  });
+
+  it('lists keys with spaces, +, %, unicode and control characters as they are stored, and checks them', async () => {
+    const listed = [];
+    for await (const object of reader().listObjects(BUCKET, '')) listed.push(object.key);
+    expect(listed).toEqual(expect.arrayContaining(STORED_KEYS));
+    expect(
+      (await listStateBucketKeys(aws.s3, BUCKET)).filter((key) => STORED_KEYS.includes(key)).sort(),
+    ).toEqual([...STORED_KEYS].sort());
+    const result = await checkBackend(reader(), adhocTarget({ bucket: BUCKET, keys: STORED_KEYS }));
+    expect(result.missingStateKeys).toEqual([]);
+    expect(
+      result.runs.flatMap((run) => run.drafts).filter((draft) => draft.kind !== 'backend-policy'),
+    ).toEqual([]);
   });
 });
 
