@@ -83,6 +83,8 @@ export interface FakeObject {
   etag?: string;
   /** Older versions, newest first, each with its own body. */
   history?: Array<{ versionId: string; body: string; lastModified?: Date }>;
+  /** Deleted then: a delete marker on top of its versions (listings skip it, GETs say NoSuchKey). */
+  deletedAt?: Date;
 }
 
 /**
@@ -125,7 +127,9 @@ export function fakeBackend(
     async *listObjects(name, prefix) {
       failIf(`s3://${name}`);
       failIf(`list:${name}`);
-      const keys = [...objects.keys()].filter((key) => key.startsWith(prefix)).sort();
+      const keys = [...objects.keys()]
+        .filter((key) => key.startsWith(prefix) && objects.get(key)?.deletedAt === undefined)
+        .sort();
       const pageSize = options.pageSize ?? 1000;
       for (let start = 0; start === 0 || start < keys.length; start += pageSize) {
         calls.list++;
@@ -148,6 +152,9 @@ export function fakeBackend(
       const object = objects.get(key);
       if (!object) return [];
       return [
+        ...(object.deletedAt
+          ? [{ versionId: `${key}@deleted`, deleteMarker: true, lastModified: object.deletedAt }]
+          : []),
         { versionId: `${key}@current`, deleteMarker: false, lastModified: object.lastModified ?? new Date() },
         ...(object.history ?? []).map((version) => ({
           versionId: version.versionId,
@@ -171,7 +178,7 @@ export function fakeBackend(
       calls.ranges.push(bytes);
       failIf(`s3://${bucket}/${key}`);
       const object = objects.get(key);
-      if (!object) return undefined;
+      if (!object || (object.deletedAt && !versionId)) return undefined;
       const body =
         !versionId || versionId === `${key}@current`
           ? object.body

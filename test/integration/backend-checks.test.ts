@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   CreateBucketCommand,
+  DeleteObjectCommand,
   ListObjectVersionsCommand,
   PutBucketEncryptionCommand,
   PutBucketLifecycleConfigurationCommand,
@@ -474,6 +475,23 @@ describe('hostile objects under real S3 semantics (Range, encoding-type, empty o
     await put('empty/terraform.tfstate', '');
     await put('gzip/terraform.tfstate', gzipSync(bigState(1, 1024)));
     for (const key of STORED_KEYS) await put(key, bigState(1, 1024));
+    // Applied, then deleted: a delete marker on top of the versions.
+    await put('deleted/terraform.tfstate', bigState(3, 1024));
+    await aws.s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'deleted/terraform.tfstate' }));
+  });
+
+  it('a state deleted under versioning is named as deleted, not as a key never applied', async () => {
+    const result = await checkBackend(
+      reader(),
+      adhocTarget({ bucket: BUCKET, keys: ['deleted/terraform.tfstate', 'never/terraform.tfstate'] }),
+    );
+    expect(result.missingStateKeys).toEqual(['never/terraform.tfstate']);
+    const drafts = result.runs
+      .flatMap((run) => run.drafts)
+      .filter((draft) => draft.ruleId === 'state.unreadable');
+    expect(drafts.map((draft) => draft.title)).toEqual([
+      `State s3://${BUCKET}/deleted/terraform.tfstate was deleted (a delete marker is its current version)`,
+    ]);
   });
 
   it('reads the first bytes of a large state by Range, and still sees a serial regression', async () => {

@@ -84,12 +84,14 @@ export async function checkBackend(
   const keys = target.contentKeys.filter((key) => inPrefix(target, key));
   await mapConcurrently(keys, STATE_READ_CONCURRENCY, async (key) => {
     const { placement } = stateOwnerOf(target, key);
-    if (!discovery.objects.has(key)) {
-      missingStateKeys.push(key);
-      return;
-    }
+    const listed = discovery.objects.has(key);
     try {
-      const subject = await readStateHistory(reader, target.bucket, key);
+      // Not listed: never written, or deleted (a delete marker on top of its versions).
+      const subject = await readStateHistory(reader, target.bucket, key, listed);
+      if (subject === undefined) {
+        missingStateKeys.push(key);
+        return;
+      }
       for (const rule of STATE_RULES)
         runs.add(
           placement,
@@ -140,11 +142,27 @@ const STATE_RULE_IDS = STATE_RULES.map((rule) => rule.id);
  * its first bytes are read (state holds secrets: the text goes no further than the parser). Memory
  * is bounded by STATE_HEAD_MAX_BYTES per read, whatever the size of the state.
  */
-async function readStateHistory(reader: BackendReader, bucket: string, key: string): Promise<StateSubject> {
+async function readStateHistory(
+  reader: BackendReader,
+  bucket: string,
+  key: string,
+  listed: boolean,
+): Promise<StateSubject | undefined> {
   const refs = await reader.recentVersions(bucket, key, RECENT_STATE_VERSIONS);
   const versions = refs.filter((ref) => !ref.deleteMarker).slice(0, RECENT_STATE_VERSIONS);
-  const reads: Array<{ versionId?: string; lastModified?: Date }> = versions.length > 0 ? versions : [{}];
   const facts: StateVersionFacts[] = [];
+  if (!listed) {
+    // A delete marker on top: the state was deleted, and its earlier versions can be restored.
+    const latest = refs[0];
+    if (latest?.deleteMarker !== true || versions.length === 0) return undefined;
+    facts.push({
+      versionId: latest.versionId,
+      ...(latest.lastModified ? { lastModified: latest.lastModified.toISOString() } : {}),
+      deleted: true,
+      unreadable: `the current version is a delete marker: the state object was deleted${latest.lastModified ? ` at ${latest.lastModified.toISOString()}` : ''}, and Terraform now sees no state at all`,
+    });
+  }
+  const reads: Array<{ versionId?: string; lastModified?: Date }> = versions.length > 0 ? versions : [{}];
   for (const version of reads) {
     const fact = await readStateVersion(reader, bucket, key, version.versionId);
     if (fact === undefined) continue;

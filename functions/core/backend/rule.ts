@@ -85,6 +85,8 @@ export interface StateVersionFacts {
   encrypted?: true;
   /** Why this version is not valid state v4 JSON (never its content). */
   unreadable?: string;
+  /** A delete marker: the state object was deleted (`unreadable` says so too). */
+  deleted?: true;
   /**
    * Why this version's header was not read, though it may be valid state: its fields are beyond the
    * bytes driftwatch reads of a state (members in another order than Terraform's).

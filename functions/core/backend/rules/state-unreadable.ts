@@ -8,7 +8,7 @@ export const stateUnreadableRule: StateRule = {
   check: 'backend',
   severity: 'high',
   checks:
-    'the current version of each registered state object is valid state v4 JSON (lineage, serial, resources)',
+    'the current version of each registered state object is valid state v4 JSON (lineage, serial, resources) and not a delete marker',
   explanation:
     'Terraform cannot plan or apply against a state it cannot read, and a truncated or foreign object in its place usually means a failed write or a manual upload.',
   iamActions: ['s3:ListBucketVersions', 's3:GetObject', 's3:GetObjectVersion'],
@@ -20,12 +20,18 @@ export const stateUnreadableRule: StateRule = {
     return [
       {
         resource: { bucket: subject.bucket, key: subject.key },
-        title: `State s3://${subject.bucket}/${subject.key} is not valid Terraform state`,
-        detail: `The current version of s3://${subject.bucket}/${subject.key} is not valid state v4 JSON: ${current.unreadable}.`,
+        title: current.deleted
+          ? `State s3://${subject.bucket}/${subject.key} was deleted (a delete marker is its current version)`
+          : `State s3://${subject.bucket}/${subject.key} is not valid Terraform state`,
+        detail: current.deleted
+          ? `s3://${subject.bucket}/${subject.key} is listed no more: ${current.unreadable}. Earlier versions are still in the bucket.`
+          : `The current version of s3://${subject.bucket}/${subject.key} is not valid state v4 JSON: ${current.unreadable}.`,
         evidence: { reason: current.unreadable, current: versionEvidence(current) },
         remediation: restoreRemediation(
           subject,
-          'Find out what wrote the unreadable state, then restore the last good version through Terraform.',
+          current.deleted
+            ? 'Find out who deleted the state, then restore the last good version through Terraform.'
+            : 'Find out what wrote the unreadable state, then restore the last good version through Terraform.',
           current,
           good,
         ),

@@ -298,6 +298,28 @@ describe('checkBackend', () => {
     });
   });
 
+  it('a state deleted under versioning (a delete marker on top) is state.unreadable naming the deletion, not a key never applied', async () => {
+    const { reader } = fakeBackend({
+      objects: {
+        'pay/terraform.tfstate': { ...versioned([5, 4]), deletedAt: new Date('2026-11-30T08:00:00Z') },
+        'net/terraform.tfstate': versioned([2]),
+      },
+    });
+    const result = await checkBackend(reader, target());
+    expect(result.missingStateKeys).toEqual([]);
+    const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
+    expect(pay.drafts.map((draft) => [draft.ruleId, draft.severity, draft.title])).toEqual([
+      [
+        'state.unreadable',
+        'high',
+        'State s3://tfstate/pay/terraform.tfstate was deleted (a delete marker is its current version)',
+      ],
+    ]);
+    expect(pay.drafts[0]!.remediation!.steps.join('\n')).toContain(
+      '--version-id pay/terraform.tfstate@current',
+    );
+  });
+
   it('OpenTofu-encrypted state is no unreadable state; the versions around it are still compared', async () => {
     const encrypted = JSON.stringify({
       meta: { 'key_provider.pbkdf2.main': 'eyJzYWx0IjoiQUFBQSJ9' },
