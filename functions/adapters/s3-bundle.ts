@@ -10,12 +10,6 @@ export function parseS3Uri(uri: string): { bucket: string; key: string } {
   return { bucket: match[1]!, key: match[2]! };
 }
 
-/** An S3 object's body as UTF-8 text (registries, renders, state: small enough to hold). */
-export async function readS3Text(s3: S3Client, bucket: string, key: string): Promise<string> {
-  const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  return (await response.Body?.transformToString('utf8')) ?? '';
-}
-
 /** S3's answer for a key that does not exist (the SDK class, or its name across SDK copies). */
 export function isNoSuchKey(error: unknown): boolean {
   return error instanceof NoSuchKey || (error as { name?: string } | undefined)?.name === 'NoSuchKey';
