@@ -211,7 +211,11 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
           (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
           throw new ObjectTooLargeError(length, maxBytes);
         }
-        return (await response.Body?.transformToString('utf8')) ?? '';
+        if (maxBytes === undefined) return (await response.Body?.transformToString('utf8')) ?? '';
+        // A body longer than its Content-Length said (or sent without one) is still read no further.
+        const data = await readAtMost(response.Body, maxBytes + 1);
+        if (data.length > maxBytes) throw new ObjectTooLargeError(Math.max(length, data.length), maxBytes);
+        return data.toString('utf8');
       } catch (error) {
         if (
           error instanceof BackendReadError &&

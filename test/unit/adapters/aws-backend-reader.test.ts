@@ -284,6 +284,25 @@ describe('AWS backend reader', () => {
     expect(classifyReadFailure({ ...denied, kmsKeyId: ARN }).advice).toContain(`Allow kms:Decrypt on ${ARN}`);
   });
 
+  it('a lock body longer than its Content-Length said is read no further than the limit', async () => {
+    let pulled = 0;
+    const endless = Readable.from(
+      (function* () {
+        for (;;) {
+          pulled++;
+          yield Buffer.alloc(16 * 1024, 0x20);
+        }
+      })(),
+    );
+    s3Mock.on(GetObjectCommand).resolves({ Body: endless as never });
+    const error = await reader
+      .readObject('tfstate', 'a.tflock', undefined, 64 * 1024)
+      .catch((thrown) => thrown);
+    expect(error).toBeInstanceOf(ObjectTooLargeError);
+    expect(pulled).toBeLessThan(10);
+    expect(endless.destroyed).toBe(true);
+  });
+
   it("scans a lock table for the bucket's items, page by page", async () => {
     dynamoMock
       .on(ScanCommand)
