@@ -250,13 +250,16 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
         }
         throw error;
       }
-      // `bytes 0-65535/734003200`; a server that ignored the Range answers 200 with the whole length.
-      const total = Number(
-        /\/(\d+)$/.exec(response.ContentRange ?? '')?.[1] ?? response.ContentLength ?? Number.NaN,
-      );
+      // `bytes 0-65535/734003200` (`/*`: size unknown); a server that ignored the Range answers 200
+      // with the whole length and no Content-Range.
+      const total = response.ContentRange
+        ? Number(/\/(\d+)$/.exec(response.ContentRange)?.[1] ?? Number.NaN)
+        : (response.ContentLength ?? Number.NaN);
       const data = await readAtMost(response.Body, bytes);
-      const totalBytes = Number.isFinite(total) ? total : data.length;
-      return { text: data.toString('utf8'), totalBytes, complete: data.length >= totalBytes };
+      if (Number.isFinite(total))
+        return { text: data.toString('utf8'), totalBytes: total, complete: data.length >= total };
+      // Size unknown: a full range may have more behind it.
+      return { text: data.toString('utf8'), totalBytes: data.length, complete: data.length < bytes };
     },
 
     async lockTableItems(table, bucket) {

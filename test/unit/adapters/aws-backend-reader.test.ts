@@ -224,6 +224,23 @@ describe('AWS backend reader', () => {
     });
   });
 
+  it('a Content-Range without the total is no proof the range holds the whole object', async () => {
+    s3Mock.on(GetObjectCommand).resolves({
+      Body: stream('x'.repeat(16)),
+      ContentRange: 'bytes 0-15/*',
+      ContentLength: 16,
+    });
+    expect(await reader.readObjectStart('tfstate', 'a.tfstate', undefined, 16)).toMatchObject({
+      complete: false,
+    });
+    s3Mock
+      .on(GetObjectCommand)
+      .resolves({ Body: stream('{}'), ContentRange: 'bytes 0-1/*', ContentLength: 2 });
+    expect(await reader.readObjectStart('tfstate', 'a.tfstate', undefined, 16)).toMatchObject({
+      complete: true,
+    });
+  });
+
   it('reads no more than the range when a server ignores it, and closes the stream', async () => {
     let pulled = 0;
     const endless = Readable.from(
