@@ -189,6 +189,19 @@ export function fakeBackend(
       const text = data.subarray(0, bytes).toString('utf8');
       return { text, totalBytes, complete: bytes >= totalBytes };
     },
+    async readObjectEnd(_name, key, versionId, bytes) {
+      calls.read.push(`${versionId ? `${key}@${versionId}` : key} (end)`);
+      failIf(`s3://${bucket}/${key}`);
+      const object = objects.get(key);
+      if (!object || (object.deletedAt && !versionId)) return undefined;
+      const body =
+        !versionId || versionId === `${key}@current`
+          ? object.body
+          : object.history?.find((version) => version.versionId === versionId)?.body;
+      if (body === undefined) return undefined;
+      const data = Buffer.from(body, 'utf8');
+      return data.subarray(Math.max(0, data.length - bytes)).toString('utf8');
+    },
     async lockTableItems(table) {
       calls.tables++;
       failIf(`dynamodb:${table}`);

@@ -473,6 +473,8 @@ describe('hostile objects under real S3 semantics (Range, encoding-type, empty o
       ),
     );
     await put('empty/terraform.tfstate', '');
+    // A 6 MiB write cut short: its header reads, its end does not close the object.
+    await put('cut/terraform.tfstate', bigState(2, 6 * 1024 * 1024).slice(0, -40));
     await put('gzip/terraform.tfstate', gzipSync(bigState(1, 1024)));
     for (const key of STORED_KEYS) await put(key, bigState(1, 1024));
     // Applied, then deleted: a delete marker on top of the versions.
@@ -522,10 +524,13 @@ describe('hostile objects under real S3 semantics (Range, encoding-type, empty o
     expect(JSON.stringify(drafts)).not.toContain(secret);
   });
 
-  it('an empty or gzip-compressed state is state.unreadable with its reason', async () => {
+  it('an empty, gzip-compressed or cut-short state is state.unreadable with its reason', async () => {
     const result = await checkBackend(
       reader(),
-      adhocTarget({ bucket: BUCKET, keys: ['empty/terraform.tfstate', 'gzip/terraform.tfstate'] }),
+      adhocTarget({
+        bucket: BUCKET,
+        keys: ['empty/terraform.tfstate', 'gzip/terraform.tfstate', 'cut/terraform.tfstate'],
+      }),
     );
     const reasons = Object.fromEntries(
       result.runs
@@ -536,6 +541,8 @@ describe('hostile objects under real S3 semantics (Range, encoding-type, empty o
     expect(reasons).toEqual({
       'empty/terraform.tfstate': 'the state is empty',
       'gzip/terraform.tfstate': 'the state is gzip-compressed (Terraform writes plain JSON)',
+      'cut/terraform.tfstate':
+        'the state does not end with the closing } of its JSON object: a write cut short',
     });
   });
 

@@ -262,6 +262,25 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       return { text: data.toString('utf8'), totalBytes: data.length, complete: data.length < bytes };
     },
 
+    async readObjectEnd(bucket, key, versionId, bytes) {
+      const version = versionId && versionId !== 'null' ? versionId : undefined;
+      const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
+      try {
+        const response = await read(`s3://${bucket}/${key}`, action, () =>
+          s3.send(
+            new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: version, Range: `bytes=-${bytes}` }),
+          ),
+        );
+        return (await readAtMost(response.Body, bytes)).toString('utf8');
+      } catch (error) {
+        if (error instanceof BackendReadError) {
+          if (/^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)) return undefined;
+          if (error.failure.code === 'InvalidRange' || error.failure.httpStatus === 416) return '';
+        }
+        throw error;
+      }
+    },
+
     async lockTableItems(table, bucket) {
       const items: LockTableItem[] = [];
       let startKey: Record<string, AttributeValue> | undefined;

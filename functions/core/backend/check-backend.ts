@@ -131,6 +131,8 @@ function rulesReading(setting: BucketSettingName): string[] {
  * lineage) is in its first few hundred bytes, and whole states of hundreds of MiB exist.
  */
 export const STATE_HEAD_BYTES = 64 * 1024;
+/** The end of a current state read in part, to see that it is whole. */
+const STATE_TAIL_BYTES = 64;
 /** The one further read when the header is not in the first bytes (members in another order). */
 export const STATE_HEAD_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -163,8 +165,8 @@ async function readStateHistory(
     });
   }
   const reads: Array<{ versionId?: string; lastModified?: Date }> = versions.length > 0 ? versions : [{}];
-  for (const version of reads) {
-    const fact = await readStateVersion(reader, bucket, key, version.versionId);
+  for (const [index, version] of reads.entries()) {
+    const fact = await readStateVersion(reader, bucket, key, version.versionId, index === 0 && listed);
     if (fact === undefined) continue;
     if (version.versionId !== undefined) fact.versionId = version.versionId;
     if (version.lastModified !== undefined) fact.lastModified = version.lastModified.toISOString();
@@ -178,18 +180,32 @@ async function readStateVersion(
   bucket: string,
   key: string,
   versionId: string | undefined,
+  current: boolean,
 ): Promise<StateVersionFacts | undefined> {
   let parsed: ParsedStatePrefix | undefined;
+  let whole = false;
   for (const bytes of [STATE_HEAD_BYTES, STATE_HEAD_MAX_BYTES]) {
     const start = await reader.readObjectStart(bucket, key, versionId, bytes);
     if (start === undefined) return undefined;
     parsed = parseStatePrefix(start.text, start.totalBytes, start.complete);
+    whole = start.complete;
     if (!('incomplete' in parsed) || start.complete) break;
   }
   if (parsed === undefined) return undefined;
   if ('incomplete' in parsed) return { headerUnknown: parsed.reason };
   if (!parsed.ok) return { unreadable: parsed.reason };
-  return 'header' in parsed ? { header: parsed.header } : { encrypted: true };
+  if (!('header' in parsed)) return { encrypted: true };
+  // A current state read in part: its last bytes show a write cut short (Terraform ends it with
+  // `}` and a newline), which a whole parse would have caught. A cut that happens to fall right
+  // after a `}` is not seen.
+  if (current && !whole) {
+    const end = await reader.readObjectEnd(bucket, key, versionId, STATE_TAIL_BYTES);
+    if (end !== undefined && !/\}\s*$/.test(end))
+      return {
+        unreadable: 'the state does not end with the closing } of its JSON object: a write cut short',
+      };
+  }
+  return { header: parsed.header };
 }
 
 async function readLockTables(reader: BackendReader, target: BackendTarget): Promise<LockTableFacts[]> {

@@ -33,6 +33,13 @@ export interface BackendReader {
     versionId: string | undefined,
     bytes: number,
   ): Promise<ObjectStart | undefined>;
+  /** The last `bytes` bytes of an object (a suffix Range GET); undefined when it is gone. */
+  readObjectEnd(
+    bucket: string,
+    key: string,
+    versionId: string | undefined,
+    bytes: number,
+  ): Promise<string | undefined>;
   /** The lock and digest items of one bucket in a legacy DynamoDB lock table. */
   lockTableItems(table: string, bucket: string): Promise<LockTableItem[]>;
 }

@@ -224,6 +224,18 @@ describe('AWS backend reader', () => {
     });
   });
 
+  it('reads the end of a state with a suffix Range GET', async () => {
+    s3Mock
+      .on(GetObjectCommand)
+      .resolves({ Body: stream('  ]\n}\n'), ContentRange: 'bytes 734003136-734003199/734003200' });
+    expect(await reader.readObjectEnd('tfstate', 'big.tfstate', 'v7', 64)).toBe('  ]\n}\n');
+    expect(s3Mock).toHaveReceivedCommandWith(GetObjectCommand, {
+      Key: 'big.tfstate',
+      VersionId: 'v7',
+      Range: 'bytes=-64',
+    });
+  });
+
   it('a Content-Range without the total is no proof the range holds the whole object', async () => {
     s3Mock.on(GetObjectCommand).resolves({
       Body: stream('x'.repeat(16)),

@@ -226,7 +226,7 @@ describe('checkBackend', () => {
   it('reads only the first bytes of each state version, whatever its size, and takes its header from them', async () => {
     // A 600 MiB state: the header is in its first bytes, as Terraform writes it.
     const head = (serial: number) =>
-      `{\n  "version": 4,\n  "terraform_version": "1.11.4",\n  "serial": ${serial},\n  "lineage": "5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001",\n  "outputs": {},\n  "resources": [${'{"mode":"managed"},'.repeat(10_000)}`;
+      `{\n  "version": 4,\n  "terraform_version": "1.11.4",\n  "serial": ${serial},\n  "lineage": "5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001",\n  "outputs": {},\n  "resources": [${'{"mode":"managed"},'.repeat(10_000)}{}]\n}\n`;
     const { reader, calls } = fakeBackend({
       objects: {
         'pay/terraform.tfstate': {
@@ -243,6 +243,22 @@ describe('checkBackend', () => {
       ['state.serial-regressed', expect.objectContaining({ serial: 4, terraformVersion: '1.11.4' })],
     ]);
     expect(new Set(calls.ranges)).toEqual(new Set([STATE_HEAD_BYTES]));
+    // The current version's last bytes too (a whole parse would have seen a write cut short).
+    expect(calls.read.filter((read) => read.endsWith('(end)'))).toEqual([
+      'pay/terraform.tfstate@pay/terraform.tfstate@current (end)',
+    ]);
+  });
+
+  it('a large current state cut short (no closing brace) is state.unreadable, though its header reads', async () => {
+    const cut = `{"version":4,"terraform_version":"1.11.4","serial":4,"lineage":"5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001","outputs":{},"resources":[${'{"mode":"managed"},'.repeat(10_000)}{"mode":"man`;
+    const { reader } = fakeBackend({
+      objects: { 'pay/terraform.tfstate': { body: cut }, 'net/terraform.tfstate': versioned([2]) },
+    });
+    const result = await checkBackend(reader, target());
+    const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
+    expect(pay.drafts.map((draft) => [draft.ruleId, draft.evidence?.reason])).toEqual([
+      ['state.unreadable', 'the state does not end with the closing } of its JSON object: a write cut short'],
+    ]);
   });
 
   it('a header beyond the bytes read is an info finding naming the fields, never an invented lineage or serial', async () => {
