@@ -1,4 +1,10 @@
-import { isSecretOption, isSensitiveName, REDACTED, redactText } from '../core/redaction/secrets.js';
+import {
+  isSecretOption,
+  isSensitiveName,
+  REDACTED,
+  redactArguments,
+  redactText,
+} from '../core/redaction/secrets.js';
 import { escapeJsonText, stripForTerminal } from '../core/text/sanitize.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -69,10 +75,13 @@ function errorReplacer(_key: string, value: unknown): unknown {
 function redactingReplacer(key: string, raw: unknown): unknown {
   const value = errorReplacer(key, raw);
   // `["serve", "--api-key", "x"]`: the value alone looks like nothing; the option before it says.
-  if (Array.isArray(value))
-    return value.map((item, index) =>
-      index > 0 && typeof item === 'string' && isSecretOption(value[index - 1]) ? REDACTED : item,
+  // `["mysql", "-pS3cret"]`, `["sshpass", "-p", "x"]`: a tool's short password option.
+  if (Array.isArray(value)) {
+    const items = value.every((item) => typeof item === 'string') ? redactArguments(value) : value;
+    return items.map((item, index) =>
+      index > 0 && typeof item === 'string' && isSecretOption(items[index - 1]) ? REDACTED : item,
     );
+  }
   if (typeof value !== 'string') return value;
   if (value !== '' && isSensitiveName(key)) return REDACTED;
   return redactText(value);

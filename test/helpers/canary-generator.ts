@@ -41,6 +41,17 @@ export const VALUE_CATEGORIES: Readonly<Record<string, (core: string) => string>
   'terraform-cloud-token': (core) => `${pad(core, 14)}.atlasv1.${pad(core, 67)}`,
   'vault-token': (core) => `hvs.${pad(core, 90)}`,
   'openai-key': (core) => `sk-proj-${pad(core, 20)}T3BlbkFJ${pad(core, 20)}`,
+  // A password written raw in a URL: a percent escape, a space and a quote.
+  'url-userinfo-raw-characters': (core) => `postgres://app:p%40ss w"${core}@db.internal/orders`,
+  // Tools whose password option is a short flag, in a command line and in a list of arguments.
+  'mysql-short-password': (core) => `mysqldump -h db.internal -uroot -p${core} orders`,
+  'sshpass-password': (core) => `sshpass -p ${core} ssh deploy@bastion`,
+  'redis-cli-password': (core) => `redis-cli -h cache.internal -a ${core} ping`,
+  'curl-user-password': (core) => `curl -fsS -u deploy:${core} https://artifacts.example.com/x`,
+  'command-list-password': (core) => `["mysql","-uroot","-p${core}","orders"]`,
+  'single-dash-option': (core) => `keytool -importkeystore -srcstorepass ${core}`,
+  // A value that starts with our own marker is not redacted already.
+  'marker-prefixed': (core) => `password=(redacted)${core}`,
 };
 
 /** Names that say "secret" only once separators and case are normalised. */
@@ -207,6 +218,21 @@ export function plantPlan(options: { formatVersion?: string } = {}): PlantedPlan
     }),
   );
   diagnostics.push(`Error: invalid value for admin_login: ${variableValue} is not allowed`);
+
+  // A sensitive value with characters a URL escapes, reappearing percent-encoded (`urlencode`).
+  const rawValue = `p@ss w0rd/${plant('sensitive-variable-urlencoded', 'drift and diagnostics')}`;
+  variables.bind_password = { value: rawValue };
+  const queryEscaped = encodeURIComponent(rawValue).replace(/%20/g, '+');
+  drift.push(
+    resource('aws_sqs_queue.echoes_urlencoded', {
+      before: { name: 'echo-urlencoded', description: 'plain' },
+      after: {
+        name: 'echo-urlencoded',
+        description: `https://hooks.example.com/bind?u=app&k=${queryEscaped}`,
+      },
+    }),
+  );
+  diagnostics.push(`Error: GET https://hooks.example.com/bind?k=${queryEscaped} returned 403`);
 
   const outputValue = `ov-${plant('sensitive-output', 'output')}`;
   outputs.connection = {

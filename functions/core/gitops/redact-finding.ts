@@ -1,5 +1,6 @@
 import type { AttributeChange, FindingDraft, JsonValue } from '../findings/model.js';
 import {
+  argumentsHoldCredential,
   containsCredential,
   isSecretOption,
   isSensitiveName,
@@ -22,8 +23,9 @@ import { isPlainObject } from './kube-object.js';
  *   `kubectl.kubernetes.io/last-applied-configuration` annotation (a plaintext copy of the whole
  *   object, Secret data included) is hashed wherever it appears.
  * - A secret given on a command line (a container's `args` or `command`) is hashed too: the
- *   argument after a flag whose name looks secret (`["--db-password", "x"]`), and a string that
- *   passes one (`sh -c "app --api-key x"`); `--db-password=x` is a value rule's already.
+ *   argument after a flag whose name looks secret (`["--db-password", "x"]`), a list that gives a
+ *   tool its password (`["mysql", "-pS3cret"]`), and a string that passes one (`sh -c "app
+ *   --api-key x"`); `--db-password=x` and `mysql -pS3cret` are value rules' already.
  * - Every other text (title, detail, evidence, remediation) has its credentials replaced by
  *   `(redacted)`.
  */
@@ -73,6 +75,8 @@ function hashCredentials(value: JsonValue, hash: SensitiveHasher, count: { hashe
     count.hashed++;
     return hash(value);
   }
+  // `["mysql", "-uroot", "-pS3cret"]`: the password of a tool's short option, the list whole.
+  if (Array.isArray(value) && argumentsHoldCredential(value)) return hashValue(value, hash, count);
   if (Array.isArray(value))
     return value.map((element, index) =>
       index > 0 && isSecretOption(value[index - 1])

@@ -70,6 +70,9 @@ export const SECRET_STEMS: readonly string[] = [
   'password',
   'privatekey',
   'secret',
+  'sshpass', // SSHPASS, the variable `sshpass -e` reads
+  'storepass', // keytool's -storepass, -srcstorepass, -deststorepass
+  'keypass',
   'token',
 ];
 
@@ -97,6 +100,7 @@ export const DESCRIPTIVE_LAST_WORDS: readonly string[] = [
   'required',
   'rotation',
   'scheme',
+  'stdin', // --password-stdin: read it from standard input (a flag, no value)
   'ttl',
   'type',
   'types',

@@ -1,3 +1,4 @@
+import { COMMAND_HINTS, COMMAND_PASSWORD, startsCommand } from './command-lines.js';
 import { isSensitiveName } from './secret-names.js';
 
 /**
@@ -31,10 +32,19 @@ interface ValueRule {
    */
   hints?: readonly string[];
   minLength?: number;
+  /** Whether a match at this index counts (read from the text before it); when not, the search goes on after its start. */
+  startsAt?: (text: string, index: number) => boolean;
 }
 
 /** Characters that end an unquoted value: whitespace, separators, closing brackets and quotes. */
 const VALUE_END = `\\s,;&)}\\]"'<>`;
+
+/**
+ * An unquoted value: up to a separator, our markers included whole. The text we read may have been
+ * written by anyone, so `(redacted)x` or `pass:(redacted)` is a value like any other (only a marker
+ * alone is left as it is, which keeps redaction idempotent).
+ */
+const WORD = `(?:\\(redacted\\)|\\(sensitive:[0-9a-f]{8}\\)|[^${VALUE_END}])+`;
 
 /**
  * The value after a secret's name: a YAML block scalar (`password: |` and the lines under it
@@ -42,7 +52,7 @@ const VALUE_END = `\\s,;&)}\\]"'<>`;
  * (JSON inside a string: `\"x\"`), or a word up to a separator.
  */
 const NAMED_VALUE = new RegExp(
-  `[|>][+-]?[0-9]?[ \\t]*\\r?\\n(?<indent>[ \\t]+)[^\\r\\n]*(?:\\r?\\n\\k<indent>[^\\r\\n]*)*|\\\\{1,7}"[^"\\n]*"|"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|[^${VALUE_END}]+`,
+  `[|>][+-]?[0-9]?[ \\t]*\\r?\\n(?<indent>[ \\t]+)[^\\r\\n]*(?:\\r?\\n\\k<indent>[^\\r\\n]*)*|\\\\{1,7}"[^"\\n]*"|"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|${WORD}`,
   'y',
 );
 
@@ -56,8 +66,12 @@ export const VALUE_RULES: readonly ValueRule[] = [
   {
     id: 'url-userinfo',
     hints: ['://'],
-    // scheme://user:PASSWORD@host — the password part; `@` inside the password is allowed up to the last one.
-    pattern: /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@?#"'<>]*:(?<secret>[^\s/?#"'<>]+)@(?=[^\s@/?#"'<>]+)/g,
+    // scheme://user:PASSWORD@host — the password part; `@` inside the password is allowed up to the
+    // last one. A password written raw with spaces or quotes (`u:p ss w"rd@host`, as people type
+    // connection strings) is whole up to the `@` when it is near; not a port followed by words
+    // (`http://host:8080 by admin@example.com`) nor the end of a quoted value (`:x", "a@b`).
+    pattern:
+      /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@?#"'<>]*:(?<secret>[^\s/?#"'<>]+(?=@)|(?=[^\n@]{0,200}@)(?![0-9]+[ "'])[^\s/?#"'<>@]*(?:[ "'](?![,:])[^\s/?#"'<>@]*)+(?=@))@(?=[^\s@/?#"'<>]+)/g,
   },
   {
     id: 'authorization-header',
@@ -81,7 +95,7 @@ export const VALUE_RULES: readonly ValueRule[] = [
     // quotes (`{\"password\":\"x\"}`), and a command line's option starts with dashes
     // (`--db-password=x`): a dash counts as the start of a name unless a name character precedes it.
     pattern:
-      /(?<quote>\\{0,7}["']?)(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.]-)(?<!\barn:[\w-]+:)(?<!\barn:[\w-]+:[\w-]+:[\w-]*:\d*:)(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*(?:=>|[:=])[ \t]*(?!\(redacted\)|\(sensitive:)/g,
+      /(?<quote>\\{0,7}["']?)(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.]-)(?<!\barn:[\w-]+:)(?<!\barn:[\w-]+:[\w-]+:[\w-]*:\d*:)(?<name>[A-Za-z_][A-Za-z0-9_.-]*)\k<quote>[ \t]*(?:=>|[:=])[ \t]*/g,
     accept: (groups) => groups.name !== 'secretsmanager' && isSensitiveName(groups.name ?? ''),
     value: NAMED_VALUE,
   },
@@ -90,20 +104,30 @@ export const VALUE_RULES: readonly ValueRule[] = [
     hints: ['</'],
     // `<password>x</password>` in XML, .NET and Java configuration files (`<db:Password>` too):
     // the text of an element named like a secret, up to its closing tag.
-    pattern:
-      /<(?:[A-Za-z_][\w.-]*:)?(?<name>[A-Za-z_][\w.-]*)(?:[ \t][^<>]*)?>(?!\(redacted\)|\(sensitive:)/g,
+    pattern: /<(?:[A-Za-z_][\w.-]*:)?(?<name>[A-Za-z_][\w.-]*)(?:[ \t][^<>]*)?>/g,
     accept: (groups) => isSensitiveName(groups.name ?? ''),
     value: /[^<]+(?=<\/)/y,
   },
   {
     id: 'named-option',
-    hints: ['--'],
-    // A command line's option and its value as the next word (`--db-password x`, `--token "x"`), or
+    hints: ['--', ' -', '"-', "'-"],
+    // A command line's option and its value as the next word (`--db-password x`, `--token "x"`, and
+    // with one dash as Go's flag package and Java tools write them: `-token x`, `-storepass x`), or
     // as the next element of a JSON list of arguments (`"--api-key", "x"` in container definitions).
+    // A value starting with `(` is prose (`--password (see the vault)`), unless it is our marker
+    // with something attached.
     pattern:
-      /(?<![A-Za-z0-9_.-])(?<quote>\\{0,7}["']?)--(?<name>[A-Za-z][A-Za-z0-9_.-]*)(?:[ \t]+(?![-(])|\k<quote>[ \t]*,[ \t]*(?=\\{0,7}["']))/g,
+      /(?<![A-Za-z0-9_.-])(?<quote>\\{0,7}["']?)--?(?<name>[A-Za-z][A-Za-z0-9_.-]*)(?:[ \t]+(?!-|\((?!redacted\)|sensitive:[0-9a-f]{8}\)))|\k<quote>[ \t]*,[ \t]*(?=\\{0,7}["']))/g,
     accept: (groups) => isSensitiveName(groups.name ?? ''),
     value: NAMED_VALUE,
+  },
+  {
+    // `mysql -pS3cret`, `sshpass -p x`, `redis-cli -a x`, `curl -u user:x`: a tool's short password
+    // option, where a command starts (command-lines.ts).
+    id: 'command-password',
+    hints: COMMAND_HINTS,
+    pattern: COMMAND_PASSWORD,
+    startsAt: startsCommand,
   },
   {
     id: 'named-value-is',
@@ -261,6 +285,10 @@ function* secretMatches(rule: ValueRule, text: string): Generator<{ start: numbe
       yield { start: value.index, end: value.index + value[0].length };
       continue;
     }
+    if (rule.startsAt && !rule.startsAt(text, match.index)) {
+      pattern.lastIndex = match.index + 1;
+      continue;
+    }
     const secret = groups.secret;
     if (secret === undefined) {
       yield { start: match.index, end: match.index + match[0].length };
@@ -301,4 +329,48 @@ function isRedacted(secret: string | undefined): boolean {
   if (secret === undefined) return false;
   const bare = secret.replace(/^["']|["']$/g, '');
   return bare === REDACTED || /^\(sensitive:[0-9a-f]{8}\)$/.test(bare);
+}
+
+const COMMAND_RULE = VALUE_RULES.find((rule) => rule.id === 'command-password')!;
+
+/**
+ * A list of command-line arguments whose elements alone say nothing (`["mysql", "-uroot",
+ * "-pS3cret"]`, `["sshpass", "-p", "x", "ssh", "host"]`, a container's command): judged as its JSON
+ * text, as container_definitions writes it, by the rule for tools' password options.
+ */
+export function argumentsHoldCredential(list: readonly unknown[]): boolean {
+  if (list.length < 2 || !list.every((item) => typeof item === 'string')) return false;
+  const text = JSON.stringify(list);
+  if (!mayMatch(COMMAND_RULE, text)) return false;
+  for (const _match of secretMatches(COMMAND_RULE, text)) return true;
+  return false;
+}
+
+/**
+ * The elements of a list of arguments with the password of a tool's option replaced by
+ * `(redacted)` (the rest of each element kept: `-p(redacted)`); an element the password's JSON
+ * text covers with escapes is replaced whole.
+ */
+export function redactArguments(list: readonly string[]): string[] {
+  if (!argumentsHoldCredential(list)) return [...list];
+  const text = JSON.stringify(list);
+  const ranges = [...secretMatches(COMMAND_RULE, text)];
+  let offset = 1; // after `[`
+  return list.map((element) => {
+    const encoded = JSON.stringify(element);
+    const start = offset + 1; // inside the element's quotes
+    const end = offset + encoded.length - 1;
+    offset += encoded.length + 1; // and the comma
+    const hits = ranges.filter((range) => range.start < end + 1 && range.end > start - 1);
+    if (hits.length === 0) return element;
+    if (encoded.length !== element.length + 2) return REDACTED;
+    let result = '';
+    let copied = 0;
+    for (const range of hits) {
+      const from = Math.max(range.start, start) - start;
+      result += `${element.slice(copied, from)}${REDACTED}`;
+      copied = Math.max(copied, Math.min(range.end, end) - start);
+    }
+    return result + element.slice(copied);
+  });
 }

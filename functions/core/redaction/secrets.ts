@@ -23,7 +23,7 @@ export function createSensitiveHasher(salt: string): SensitiveHasher {
 }
 
 export { isSecretOption, isSensitiveName } from './secret-names.js';
-export { containsCredential, REDACTED } from './secret-values.js';
+export { argumentsHoldCredential, containsCredential, REDACTED, redactArguments } from './secret-values.js';
 
 /**
  * Redacts free text (Terraform's stderr, error messages, log lines) before it is logged or stored.
@@ -55,7 +55,7 @@ export function redactLiterals(text: string, knownSecrets: Iterable<string>): st
   let result = text;
   const literals = [...knownSecrets]
     .filter((secret) => secret.length >= MIN_LITERAL_SECRET)
-    .flatMap(encodedForms)
+    .flatMap((secret) => [...encodedForms(secret), ...percentForms(secret)])
     .sort((a, b) => b.length - a.length);
   for (const secret of literals) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
   return result;
@@ -81,6 +81,29 @@ export function encodedForms(literal: string): string[] {
     level = [...new Set(level)];
   }
   return [...forms];
+}
+
+/**
+ * A secret literal as a URL or a form carries it (`urlencode(var.token)` in a query or a connection
+ * string, a form body): percent-encoded as Terraform's `urlencode` and Go's QueryEscape write it
+ * (space as `+`), as encodeURIComponent does (space as `%20`, `!'()*` kept), as RFC 3986 asks (only
+ * `-._~` kept), each with upper- and lower-case hex. Searched for like the literal, never by
+ * decoding every string. A literal without such characters has no other form (none returned).
+ */
+export function percentForms(literal: string): string[] {
+  if (/^[A-Za-z0-9._~-]*$/.test(literal)) return [];
+  const strict = [...new TextEncoder().encode(literal)]
+    .map((byte) => (UNRESERVED.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : percent(byte)))
+    .join('');
+  const forms = new Set<string>([strict, strict.replace(/%20/g, '+'), encodeURIComponent(literal)]);
+  for (const form of [...forms]) forms.add(form.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
+  forms.delete(literal);
+  return [...forms];
+}
+const UNRESERVED = /^[A-Za-z0-9._~-]$/;
+
+function percent(byte: number): string {
+  return `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
 }
 
 /**

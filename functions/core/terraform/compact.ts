@@ -3,6 +3,7 @@ import {
   containsCredential,
   encodedForms,
   MIN_LITERAL_SECRET,
+  percentForms,
   type SensitiveHasher,
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
@@ -337,10 +338,15 @@ function collectStrings(value: unknown, into: Set<string>): void {
  * e.g. through `nonsensitive()`, or a refreshed value equal to a secret), and drops such tags.
  */
 function createLiteralRedactor(literals: readonly string[], hash: SensitiveHasher) {
-  // The literal as written or escaped inside a JSON string (encodedForms), and each of those in
-  // base64 text (`base64encode(jsonencode({key = var.token}))`): one search, no string decoded.
+  // The literal as written or escaped inside a JSON string (encodedForms), each of those in
+  // base64 text (`base64encode(jsonencode({key = var.token}))`), and the literal percent-encoded
+  // (`urlencode(var.token)` in a URL or a connection string): one search, no string decoded.
   const forms = literals.flatMap(encodedForms);
-  const containsLiteral = createLiteralMatcher([...forms, ...new Set(forms.flatMap(base64Forms))]);
+  const containsLiteral = createLiteralMatcher([
+    ...forms,
+    ...new Set(forms.flatMap(base64Forms)),
+    ...new Set(literals.flatMap(percentForms)),
+  ]);
   // Base64 wrapped at 64 or 76 columns (PEM, MIME) is searched without its line breaks too.
   const holdsLiteralText = (text: string): boolean =>
     containsLiteral(text) || (text.includes('\n') && containsLiteral(text.replace(/\r?\n/g, '')));

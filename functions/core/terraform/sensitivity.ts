@@ -1,5 +1,6 @@
 import type { JsonValue } from '../findings/model.js';
 import {
+  argumentsHoldCredential,
   containsCredential,
   isSecretOption,
   isSensitiveName,
@@ -136,7 +137,8 @@ export function isSecretOptionList(list: readonly unknown[], isSensitiveKey: Sen
   for (let index = 0; index + 1 < list.length; index++) {
     if (typeof list[index + 1] === 'string' && isSecretOption(list[index], isSensitiveKey)) return true;
   }
-  return false;
+  // `["mysql", "-uroot", "-pS3cret"]`, `["sshpass", "-p", "x", …]`: a tool's short password option.
+  return argumentsHoldCredential(list);
 }
 
 /**

@@ -39,7 +39,9 @@ describe('logger redaction of JSON lines', () => {
     logger.error('command failed', { command: 'export DB_PASSWORD="CNRYLOGB2"' });
     logger.error('command failed', { args: ['serve', '--api-key', 'CNRYLOGC3'] });
     logger.error('login failed', { password: 'CNRYLOGD4', error: new Error('token=CNRYLOGE5 rejected') });
-    expect(lines).toHaveLength(4);
+    logger.error('backup failed', { args: ['mysqldump', '-uroot', '-pCNRYLOGF6', 'app'] });
+    logger.error('copy failed', { args: ['sshpass', '-p', 'CNRYLOGG7', 'scp', 'a', 'b'] });
+    expect(lines).toHaveLength(6);
     for (const line of lines) {
       expect(line).not.toContain('CNRYLOG');
       expect(() => JSON.parse(line), line).not.toThrow();
@@ -48,5 +50,7 @@ describe('logger redaction of JSON lines', () => {
       password: '(redacted)',
       error: { message: 'token=(redacted) rejected' },
     });
+    expect(JSON.parse(lines[4]!).args).toEqual(['mysqldump', '-uroot', '-p(redacted)', 'app']);
+    expect(JSON.parse(lines[5]!).args).toEqual(['sshpass', '-p', '(redacted)', 'scp', 'a', 'b']);
   });
 });

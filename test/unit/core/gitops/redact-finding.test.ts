@@ -105,6 +105,12 @@ describe('redactClusterFinding: secrets passed as command-line arguments', () =>
       'spec.template.spec.containers[0].command',
       ['sh', '-c', `exec /app --password ${secret}`],
     ],
+    ["command, a tool's short option", 'spec.template.spec.containers[0].command', ['mysql', `-p${secret}`]],
+    [
+      'command, sshpass',
+      'spec.template.spec.containers[0].command',
+      ['sshpass', '-p', secret, 'ssh', 'host'],
+    ],
     ['a whole added container', 'spec.template.spec.containers[1]', container(['--auth', secret])],
     [
       'a whole added containers list',
@@ -123,6 +129,8 @@ describe('redactClusterFinding: secrets passed as command-line arguments', () =>
     ['a flag that names a file', ['--token-file', '/var/run/secrets/token']],
     ['a flag that is no secret', ['--log-level', 'debug']],
     ['a secret flag last', ['--verbose', '--insecure-skip-tls-verify']],
+    ['a port', ['docker', 'run', '-p', '8080:80', 'nginx']],
+    ['mysql prompting for its password', ['mysql', '-h', 'db', '-p', 'app_db']],
   ])('%s: kept as is', (_, args) => {
     const change = {
       path: 'spec.template.spec.containers[0].args',

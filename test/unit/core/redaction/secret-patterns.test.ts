@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { isSensitiveName, nameWords } from '../../../../functions/core/redaction/secret-names.js';
 import {
+  argumentsHoldCredential,
   containsCredential,
   REDACTED,
+  redactArguments,
   redactCredentials,
   VALUE_RULES,
 } from '../../../../functions/core/redaction/secret-values.js';
@@ -149,6 +151,141 @@ describe('credentials recognised by value', () => {
   });
 });
 
+describe('passwords given to well-known tools as a short option', () => {
+  // The option (`-p`, `-a`, `-u`) names no secret: the tool does.
+  it.each([
+    ['mysql -uroot -pCNRYCMD1x -h db', 'mysql -uroot -p'],
+    ['mysqldump -h db -uroot -pCNRYCMD1x --all-databases', 'mysqldump -h db -uroot -p'],
+    ['mysqladmin -uroot -pCNRYCMD1x status', 'mysqladmin -uroot -p'],
+    ["mysql -uroot -p'CNRYCMD1x xyz' app", 'mysql -uroot -p'],
+    ['mariadb-dump -uroot -pCNRYCMD1x app', 'mariadb-dump -uroot -p'],
+    ['sshpass -pCNRYCMD1x ssh deploy@host', 'sshpass -p'],
+    ['sshpass -p CNRYCMD1x ssh deploy@host', 'sshpass -p '],
+    ['redis-cli -h cache -a CNRYCMD1x ping', 'redis-cli -h cache -a '],
+    ['redis-cli -a "CNRYCMD1x" ping', 'redis-cli -a '],
+    ['curl -fsS -u deploy:CNRYCMD1x https://x', 'curl -fsS -u deploy:'],
+    ['curl --user "deploy:CNRYCMD1x" https://x', 'curl --user "deploy:'],
+    ['mongosh -u admin -p CNRYCMD1x', 'mongosh -u admin -p '],
+    ['docker login -u ci -p CNRYCMD1x registry.example.com', 'docker login -u ci -p '],
+    ['sqlcmd -S db -U sa -P CNRYCMD1x -Q "SELECT 1"', 'sqlcmd -S db -U sa -P '],
+    ['ldapsearch -x -D cn=admin -w CNRYCMD1x -b dc=x', 'ldapsearch -x -D cn=admin -w '],
+    ['smbclient //fs/share -U svc%CNRYCMD1x', 'smbclient //fs/share -U svc%'],
+    // Wherever the command runs: a script, sudo, sh -c, a systemd unit, a YAML list, a sentence.
+    ['#!/bin/bash\nset -e\nmkdir -p /backup\nmysqldump -uroot -pCNRYCMD1x app | gzip', 'mysqldump -uroot -p'],
+    ['sudo -u root mysql -pCNRYCMD1x', 'sudo -u root mysql -p'],
+    ['ExecStart=/usr/bin/redis-cli -a CNRYCMD1x ping', 'redis-cli -a '],
+    ['runcmd:\n  - mysql -uroot -pCNRYCMD1x -e "CREATE DATABASE app"', '  - mysql -uroot -p'],
+    ['docker exec -it db mysql -uroot -pCNRYCMD1x', 'db mysql -uroot -p'],
+    ['Error: command failed: mysql -uroot -pCNRYCMD1x app', 'mysql -uroot -p'],
+    // A list of arguments, as JSON and as JSON inside a string (container_definitions).
+    ['["mysql","-uroot","-pCNRYCMD1x","app"]', '["mysql","-uroot","-p'],
+    ['["sshpass", "-p", "CNRYCMD1x", "ssh", "host"]', '["sshpass", "-p", '],
+    ['["/bin/sh","-c","mysqldump -uroot -pCNRYCMD1x app > /b.sql"]', 'mysqldump -uroot -p'],
+    ['[{\\"command\\":[\\"redis-cli\\",\\"-a\\",\\"CNRYCMD1x\\",\\"ping\\"]}]', '\\"-a\\",'],
+    // A long option with one dash (Go's flag package, Java's keytool).
+    ['keytool -importkeystore -srcstorepass CNRYCMD1x', 'keytool -importkeystore -srcstorepass '],
+    ['influx -username admin -password CNRYCMD1x', 'influx -username admin -password '],
+  ])('%s', (text, kept) => {
+    const redacted = redactText(text);
+    expect(redacted).not.toContain('CNRYCMD1x');
+    expect(redacted).toContain(`${kept}${REDACTED}`);
+    expect(containsCredential(text)).toBe(true);
+    expect(redactText(redacted)).toBe(redacted);
+  });
+
+  it.each([
+    'mkdir -p /var/lib/app',
+    'docker run -d -p 80:80 -e MODE=x nginx',
+    'docker run --name mongo -p 27017:27017 mongo:6',
+    'docker run --name=mysql -d -p 3306:3306 mysql:8',
+    '["docker","run","--name","mongo","-p","27017:27017","mongo"]',
+    'ssh -p 2222 deploy@bastion',
+    'sshpass -f /run/pw ssh -p 2222 deploy@bastion',
+    'sshpass -e ssh -p 2222 deploy@bastion',
+    'mysql -h db -P 3306 -u app -p app_db',
+    '["mysql","-h","db","-p","app_db"]',
+    'apt-get install -y mysql-client && mkdir -p /srv',
+    'yum install -y mysql; mkdir -p /srv',
+    'curl -sS https://get.example.com | sh -s -- -p 8080',
+    'docker login -u ci --password-stdin registry.example.com',
+    'terraform -chdir=infra plan -lock-timeout 5m',
+  ])('leaves ports, parents and other tools alone: %s', (text) => {
+    expect(redactText(text)).toBe(text);
+    expect(containsCredential(text)).toBe(false);
+  });
+
+  it('judges a list of arguments as one command line, keeping what is not the password', () => {
+    expect(argumentsHoldCredential(['mysql', '-uroot', '-pCNRYCMD2x', 'app'])).toBe(true);
+    expect(argumentsHoldCredential(['sshpass', '-p', 'CNRYCMD2x', 'ssh', 'host'])).toBe(true);
+    expect(argumentsHoldCredential(['mysql', '-h', 'db', '-p', 'app'])).toBe(false);
+    expect(argumentsHoldCredential(['docker', 'run', '-p', '80:80', 'nginx'])).toBe(false);
+    expect(redactArguments(['mysql', '-uroot', '-pCNRYCMD2x', 'app'])).toEqual([
+      'mysql',
+      '-uroot',
+      `-p${REDACTED}`,
+      'app',
+    ]);
+    expect(redactArguments(['sshpass', '-p', 'CNRY CMD2x', 'ssh', 'host'])).toEqual([
+      'sshpass',
+      '-p',
+      REDACTED,
+      'ssh',
+      'host',
+    ]);
+    expect(redactArguments(['curl', '-u', 'ci:CNRY"CMD2x', 'https://x'])).toEqual([
+      'curl',
+      '-u',
+      REDACTED,
+      'https://x',
+    ]);
+  });
+});
+
+describe('URL passwords written raw', () => {
+  it.each([
+    'postgres://app:p%40ss w"CNRYURL1x@db.internal/orders',
+    'postgres://app:p ss CNRYURL1x@db.internal:5432/orders',
+    "mysql://app:it's-CNRYURL1x@db/app",
+    'DATABASE_URL="postgres://app:p ss w\'CNRYURL1x@db/orders"',
+    'mongodb://admin:"CNRYURL1x"@h/db',
+  ])('redacts the whole password up to the host: %s', (text) => {
+    const redacted = redactText(text);
+    expect(redacted).not.toContain('CNRYURL1x');
+    expect(redacted).toMatch(/:\/\/[a-z]+:\(redacted\)@/);
+  });
+
+  it.each([
+    'see http://host:8080 by admin@example.com',
+    '{"url":"http://h:abc","mail":"a@b.example"}',
+    'https://example.com/a b@c',
+  ])('leaves a port, the end of a quoted value and a path alone: %s', (text) => {
+    expect(redactText(text)).toBe(text);
+  });
+});
+
+describe('our markers in input are not trusted', () => {
+  it.each([
+    ['password="(redacted) CNRYMRK1x"', 'password='],
+    ['password=(redacted)CNRYMRK1x', 'password='],
+    ["token: '(sensitive:0a1b2c3d) CNRYMRK1x'", 'token: '],
+    ['--api-token (redacted)CNRYMRK1x --port 80', '--api-token '],
+    ['<password>(redacted) CNRYMRK1x</password>', '<password>'],
+    ['Authorization: (redacted) CNRYMRK1x', 'Authorization: '],
+    ['redis-cli -a (redacted)CNRYMRK1x ping', 'redis-cli -a '],
+    ['postgres://u:(redacted)CNRYMRK1x@db/app', 'postgres://u:'],
+  ])('%s', (text, kept) => {
+    const redacted = redactText(text);
+    expect(redacted).not.toContain('CNRYMRK1x');
+    expect(redacted).toContain(`${kept}${REDACTED}`);
+    expect(redactText(redacted)).toBe(redacted);
+  });
+
+  it('still leaves a marker alone, attached to nothing', () => {
+    for (const text of ['password=(redacted)', 'password="(redacted)"', 'token: (sensitive:0a1b2c3d)'])
+      expect(redactText(text)).toBe(text);
+  });
+});
+
 describe('secret names, whatever the separators and case', () => {
   it('splits names into words', () => {
     expect(nameWords('dbPassword')).toEqual(['db', 'password']);
@@ -175,6 +312,8 @@ describe('secret names, whatever the separators and case', () => {
     'secure_string',
     'user_data',
     'SLACK_WEBHOOK_URL',
+    'SSHPASS',
+    'srcstorepass',
   ])('%s is secret', (name) => expect(isSensitiveName(name)).toBe(true));
 
   it.each([
@@ -195,5 +334,6 @@ describe('secret names, whatever the separators and case', () => {
     'author',
     'passenger_count',
     'key_name',
+    'password-stdin',
   ])('%s is not', (name) => expect(isSensitiveName(name)).toBe(false));
 });

@@ -7,7 +7,8 @@ import { context, entry, hashSensitive, plan, stateResource } from '../../../hel
  * unmasked in an attribute with a plain name, but encoded: `input = jsonencode({key = var.token})`
  * writes the token escaped inside the JSON text (`"` as `\"`, and `&`, `<`, `>` as `\u0026`… as
  * Terraform's encoder does), `jsonencode(jsonencode(…))` escapes it twice, `base64encode(…)` hides
- * it in base64. The literal was searched for only as written, so each of these was printed whole.
+ * it in base64, `urlencode(…)` percent-encodes it in a URL or a connection string. The literal was
+ * searched for only as written, so each of these was printed whole.
  */
 const VARIABLE = 'Vk&<"CNRYVARLIT7q€>';
 const PRIOR = 'Pw"CNRYPRIORLIT3z&';
@@ -18,6 +19,11 @@ const jsonencode = (value: unknown) =>
   JSON.stringify(value).replace(/[&<>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const asciiOnly = (text: string) =>
   text.replace(/[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** How Terraform's urlencode (Go's url.QueryEscape) writes a string: only `-_.~` kept, space as `+`. */
+const urlencode = (value: string) =>
+  encodeURIComponent(value)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
 
 const ENCODINGS: Record<string, (secret: string) => string> = {
   'JSON string': (secret) => JSON.stringify({ key: secret }),
@@ -35,6 +41,14 @@ const ENCODINGS: Record<string, (secret: string) => string> = {
     Buffer.from(`${'#'.repeat(70)}\nexport KEY='${secret}'\n`)
       .toString('base64')
       .replace(/.{76}/g, '$&\n'),
+  // Percent-encoded: `urlencode(var.token)` in a query or a connection string, a path segment, a form.
+  'urlencode in a query': (secret) => `https://hooks.example.com/notify?channel=ops&sig=${urlencode(secret)}`,
+  'urlencode in a connection string': (secret) =>
+    `Server=db;Database=app;Options=${urlencode(secret)};Encrypt=true`,
+  'percent-encoded path segment': (secret) =>
+    `https://api.example.com/v1/keys/${encodeURIComponent(secret)}/use`,
+  'lower-case percent escapes': (secret) =>
+    `https://hooks.example.com/notify?sig=${urlencode(secret).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())}`,
 };
 
 function plantedPlan(encode: (secret: string) => string) {

@@ -27,6 +27,12 @@ const PLACES: Record<string, (secret: string) => unknown> = {
     JSON.stringify([{ name: 'app', command: ['serve', '--api-key', secret] }]),
   'argument list attribute': (secret) => ['serve', '--db-password', secret, '--port', '8080'],
   'single-dash argument list': (secret) => ['-token', secret],
+  // A tool's short password option, which names no secret: the tool says.
+  'mysql -p in a script': (secret) => `#!/bin/bash\nmysqldump -h db -uroot -p${secret} app | gzip > /b.gz\n`,
+  'tool argument list attribute': (secret) => ['mysql', '-uroot', `-p${secret}`, 'app'],
+  'sshpass argument list attribute': (secret) => ['sshpass', '-p', secret, 'ssh', 'deploy@bastion'],
+  'redis-cli in container definitions': (secret) =>
+    JSON.stringify([{ name: 'app', command: ['redis-cli', '-h', 'cache', '-a', secret, 'ping'] }]),
 };
 
 function plantedPlan(make: (secret: string) => unknown) {
@@ -62,11 +68,21 @@ describe('secrets in escaped JSON and in command-line options', () => {
           before: { name: 'plain', launch: ['serve', '--port', '8080'] },
           after: { name: 'plain', launch: ['serve', '--port', '9090', '--password-file', '/run/pw'] },
         }),
+        entry('aws_batch_job_queue.ports', {
+          before: { name: 'ports', launch: ['docker', 'run', '-p', '80:80', 'nginx'] },
+          after: { name: 'ports', launch: ['docker', 'run', '-p', '8181:80', 'nginx'] },
+        }),
+        entry('aws_batch_job_queue.prompt', {
+          before: { name: 'prompt', launch: 'mkdir -p /srv && mysql -h db -u app -p app_db' },
+          after: { name: 'prompt', launch: 'mkdir -p /srv && mysql -h db -u app -p app_db2' },
+        }),
       ],
     });
     const text = JSON.stringify(evaluatePlan(raw, { ...context(), hashSensitive }).findings);
     expect(text).toContain('9090');
     expect(text).toContain('/run/pw');
+    expect(text).toContain('8181:80');
+    expect(text).toContain('-p app_db2');
     expect(text).not.toMatch(/\(sensitive:/);
   });
 });
