@@ -50,6 +50,13 @@ export const VALUE_CATEGORIES: Readonly<Record<string, (core: string) => string>
   'curl-user-password': (core) => `curl -fsS -u deploy:${core} https://artifacts.example.com/x`,
   'command-list-password': (core) => `["mysql","-uroot","-p${core}","orders"]`,
   'single-dash-option': (core) => `keytool -importkeystore -srcstorepass ${core}`,
+  'htpasswd-batch': (core) => `htpasswd -bc /etc/nginx/.htpasswd admin ${core}`,
+  'piped-password-stdin': (core) =>
+    `echo '${core}' | docker login -u ci --password-stdin registry.example.com`,
+  'sql-identified-by': (core) => `CREATE USER 'app'@'%' IDENTIFIED BY '${core}';`,
+  'sql-with-password': (core) => `ALTER ROLE app WITH LOGIN PASSWORD '${core}';`,
+  'oracle-user-password': (core) => `jdbc:oracle:thin:app/${core}@//db.internal:1521/ORCL`,
+  'odbc-braced-password': (core) => `Driver={ODBC Driver 18};Server=db;Uid=app;Pwd={a;${core}};`,
   // A value that starts with our own marker is not redacted already.
   'marker-prefixed': (core) => `password=(redacted)${core}`,
 };

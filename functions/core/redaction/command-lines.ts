@@ -17,8 +17,11 @@ interface PasswordOption {
   tools: string;
   /** The option whose value is the password. */
   option: string;
-  /** Whether `-p x` (the next argument) is the password too, or only `-px` is (mysql: `-p db` prompts). */
-  separate: boolean;
+  /**
+   * Where the password is: attached (`-px`; mysql reads `-p db` as "prompt, then database db"),
+   * the next argument (positional passwords), or either.
+   */
+  value: 'attached' | 'next' | 'either';
   /** What comes before the password inside the value (`user:` of curl's `user:password`). */
   prefix?: string;
   /** The options that may come between the tool and the password option, when not any (see sshpass). */
@@ -33,14 +36,14 @@ const PASSWORD_OPTIONS: readonly PasswordOption[] = [
     tools:
       'mysql(?:dump|admin|import|check|show|pump|slap|binlog|sh)?|mariadb(?:-dump|-admin|-import|-check|-show|-slap|-binlog)?',
     option: '-p',
-    separate: false,
+    value: 'attached',
   },
   {
     // sshpass runs a program whose own options follow (`sshpass -f pw ssh -p 2222`): only
     // sshpass's options may come before its `-p`.
     tools: 'sshpass',
     option: '-p',
-    separate: true,
+    value: 'either',
     span: {
       spaces: `(?:-[fdP][ \\t]*[^\\s"'\\\\]+[ \\t]+|-[evhV]+[ \\t]+){0,6}`,
       list: `(?:-[fdP](?:[^"'\\\\]+|${LIST_SEP}[^"'\\\\]*)${LIST_SEP}|-[evhV]+${LIST_SEP}){0,6}`,
@@ -49,22 +52,40 @@ const PASSWORD_OPTIONS: readonly PasswordOption[] = [
   {
     tools: `mongo(?:sh|dump|restore|export|import|stat|top|files)?|rabbitmqadmin|cqlsh|(?:docker|podman|nerdctl|finch|buildah|skopeo|oras)(?:[ \\t]+|${LIST_SEP})login|helm(?:[ \\t]+|${LIST_SEP})registry(?:[ \\t]+|${LIST_SEP})login`,
     option: '-p',
-    separate: true,
+    value: 'either',
   },
-  { tools: 'redis-cli|valkey-cli|keydb-cli', option: '-a', separate: true },
-  { tools: 'sqlcmd|bcp|osql|mssql-cli', option: '-P', separate: true },
-  { tools: 'ldap(?:search|add|modify|delete|whoami|compare|modrdn|exop)', option: '-w', separate: true },
-  { tools: 'ldappasswd', option: '-[was]', separate: true },
+  { tools: 'redis-cli|valkey-cli|keydb-cli', option: '-a', value: 'either' },
+  { tools: `az(?:[ \\t]+|${LIST_SEP})login`, option: '-p', value: 'either' },
+  { tools: 'zip|unzip|zipcloak|funzip', option: '-P', value: 'either' },
+  { tools: '7z|7za|7zr', option: '-p', value: 'attached' },
+  // A crypt hash, but a password's all the same.
+  { tools: 'useradd|usermod', option: '-p', value: 'either' },
+  // Positional passwords, written here as the option and the arguments before them.
+  // `htpasswd -b[c] file user password`, `htpasswd -nb user password`.
+  {
+    tools: 'htpasswd',
+    option: '-(?=[A-Za-z]*b)[A-Za-z]+(?:[ \\t]+-[A-Za-z]+)*[ \\t]+[^\\s"\'-]\\S*(?:[ \\t]+[^\\s"\'-]\\S*)?',
+    value: 'next',
+  },
+  { tools: 'rabbitmqctl', option: '(?:add_user|change_password)[ \\t]+[^\\s"\']+', value: 'next' },
+  {
+    tools: 'aws',
+    option: 'configure[ \\t]+set[ \\t]+(?:[\\w.-]*\\.)?(?:aws_secret_access_key|aws_session_token)',
+    value: 'next',
+  },
+  { tools: 'sqlcmd|bcp|osql|mssql-cli', option: '-P', value: 'either' },
+  { tools: 'ldap(?:search|add|modify|delete|whoami|compare|modrdn|exop)', option: '-w', value: 'either' },
+  { tools: 'ldappasswd', option: '-[was]', value: 'either' },
   {
     tools: 'curl',
     option: '(?:-u|--user|-U|--proxy-user)',
-    separate: true,
+    value: 'either',
     prefix: `\\\\{0,7}["']?[^\\s:"'\\\\]*:`,
   },
   {
     tools: 'smbclient|rpcclient|smbcacls|smbget',
     option: '(?:-U|--user)',
-    separate: true,
+    value: 'either',
     prefix: `\\\\{0,7}["']?[^\\s%"'\\\\]*%`,
   },
 ];
@@ -73,6 +94,13 @@ const PASSWORD_OPTIONS: readonly PasswordOption[] = [
 export const COMMAND_HINTS: readonly string[] = [
   'mysql',
   'mariadb',
+  'zip',
+  '7z',
+  'useradd',
+  'usermod',
+  'htpasswd',
+  'rabbitmqctl',
+  'configure',
   'sshpass',
   'mongo',
   'rabbitmqadmin',
@@ -100,8 +128,13 @@ const ATTACHED = `(?!\\\\*["']?(?:[\\s,\\]]|$))`;
 
 function alternatives(entry: PasswordOption): string[] {
   const prefix = entry.prefix ?? '';
-  const spaces = entry.separate ? `(?:[ \\t]+(?!-)|${ATTACHED})` : ATTACHED;
-  const list = entry.separate ? `(?:\\\\{0,7}["'][ \\t]*,[ \\t]*|${ATTACHED})` : ATTACHED;
+  const next = { spaces: '[ \\t]+(?!-)', list: `\\\\{0,7}["'][ \\t]*,[ \\t]*` };
+  const [spaces, list] =
+    entry.value === 'attached'
+      ? [ATTACHED, ATTACHED]
+      : entry.value === 'next'
+        ? [next.spaces, next.list]
+        : [`(?:${next.spaces}|${ATTACHED})`, `(?:${next.list}|${ATTACHED})`];
   return [
     `(?:${entry.tools})[ \\t]+${entry.span?.spaces ?? SPACES_SPAN}${entry.option}${spaces}${prefix}`,
     `(?:${entry.tools})${LIST_SEP}${entry.span?.list ?? LIST_SPAN}${entry.option}${list}${prefix}`,
@@ -135,3 +168,37 @@ export function startsCommand(text: string, index: number): boolean {
   const name = OPTION_BEFORE.exec(text.slice(Math.max(0, index - LOOK_BACK), index))?.groups?.name;
   return name === undefined || RUNS_WHAT_FOLLOWS.has(name);
 }
+
+/**
+ * A password piped to a command that reads it from standard input: `echo x | docker login
+ * --password-stdin`, `echo x | passwd --stdin root`, `echo user:x | chpasswd`. A variable
+ * (`echo "$PW" |`) is no password.
+ */
+export const PIPED_PASSWORD =
+  /\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:(?:["']%s(?:\\n)?["']|%s(?:\\n)?)[ \t]+)?(?!["']?\$)(?<secret>"[^"\n]*"|'[^'\n]*'|[^\s|;&"']+)[ \t]*\|[ \t]*(?=(?:sudo[ \t]+(?:-\S+[ \t]+)*)?(?:chpasswd\b|[^\n|;&]*--password-stdin\b|[^\n|;&]*\bpasswd[ \t]+--stdin\b))/g;
+export const PIPED_HINTS: readonly string[] = ['-stdin', 'chpasswd'];
+
+/**
+ * SQL that sets a password: `IDENTIFIED BY 'x'` (MySQL, Oracle; unquoted too when the keywords
+ * are upper case: `identified by its tag` is English), `PASSWORD 'x'` (PostgreSQL's `WITH
+ * [ENCRYPTED] PASSWORD 'x'`, MySQL's `IDENTIFIED BY PASSWORD '*hash'`).
+ */
+export const SQL_PASSWORD =
+  /\b(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w+[ \t]+)?BY[ \t]+(?!(?:PASSWORD|VALUES)\b)|[Ii]dentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?=['"])|(?:PASSWORD|[Pp]assword)[ \t]+(?='))(?<secret>'(?:[^'\n]|'')*'|"[^"\n]*"|[^\s;'"]+)/g;
+export const SQL_HINTS: readonly string[] = ['IDENTIFIED', 'identified', 'PASSWORD', 'password', 'Password'];
+
+/**
+ * Oracle's `user/password@db`: in a JDBC thin URL (`jdbc:oracle:thin:app/x@//db:1521/ORCL`) and on
+ * the command line of its tools (`sqlplus app/x@db`, `rman target sys/x@db`).
+ */
+export const ORACLE_USER_PASSWORD =
+  /(?:\bjdbc:oracle:\w+:|(?<![\w.-])(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]+-\w+)*(?:[ \t]+(?:target|auxiliary|catalog))?[ \t]+["']?)[A-Za-z0-9_$#.]+\/(?<secret>[^\s@"'/]+)(?=@|[\s"']|$)/g;
+export const ORACLE_HINTS: readonly string[] = [
+  'oracle',
+  'sqlplus',
+  'sqlldr',
+  'expdp',
+  'impdp',
+  'rman',
+  'dgmgrl',
+];

@@ -1,4 +1,14 @@
-import { COMMAND_HINTS, COMMAND_PASSWORD, startsCommand } from './command-lines.js';
+import {
+  COMMAND_HINTS,
+  COMMAND_PASSWORD,
+  ORACLE_HINTS,
+  ORACLE_USER_PASSWORD,
+  PIPED_HINTS,
+  PIPED_PASSWORD,
+  SQL_HINTS,
+  SQL_PASSWORD,
+  startsCommand,
+} from './command-lines.js';
 import { isSensitiveName } from './secret-names.js';
 
 /**
@@ -49,10 +59,10 @@ const WORD = `(?:\\(redacted\\)|\\(sensitive:[0-9a-f]{8}\\)|[^${VALUE_END}])+`;
 /**
  * The value after a secret's name: a YAML block scalar (`password: |` and the lines under it
  * indented as its first, as in Helm values or a ConfigMap's file), a quoted string, one quoted with escaped quotes
- * (JSON inside a string: `\"x\"`), or a word up to a separator.
+ * (JSON inside a string: `\"x\"`), one in braces (ODBC: `Pwd={a;b}`, `}}` for a brace), or a word up to a separator.
  */
 const NAMED_VALUE = new RegExp(
-  `[|>][+-]?[0-9]?[ \\t]*\\r?\\n(?<indent>[ \\t]+)[^\\r\\n]*(?:\\r?\\n\\k<indent>[^\\r\\n]*)*|\\\\{1,7}"[^"\\n]*"|"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|${WORD}`,
+  `[|>][+-]?[0-9]?[ \\t]*\\r?\\n(?<indent>[ \\t]+)[^\\r\\n]*(?:\\r?\\n\\k<indent>[^\\r\\n]*)*|\\\\{1,7}"[^"\\n]*"|"(?:[^"\\\\\\n]|\\\\.)*"|'[^'\\n]*'|\\{(?:[^}\\n]|\\}\\})*\\}|${WORD}`,
   'y',
 );
 
@@ -129,6 +139,12 @@ export const VALUE_RULES: readonly ValueRule[] = [
     pattern: COMMAND_PASSWORD,
     startsAt: startsCommand,
   },
+  // `echo x | docker login --password-stdin`, `echo user:x | chpasswd`.
+  { id: 'piped-password', hints: PIPED_HINTS, pattern: PIPED_PASSWORD },
+  // `IDENTIFIED BY 'x'`, `WITH PASSWORD 'x'` in SQL (an init script, an RDS proxy's query).
+  { id: 'sql-password', hints: SQL_HINTS, pattern: SQL_PASSWORD },
+  // `jdbc:oracle:thin:app/x@db`, `sqlplus app/x@db`.
+  { id: 'oracle-user-password', hints: ORACLE_HINTS, pattern: ORACLE_USER_PASSWORD },
   {
     id: 'named-value-is',
     hints: [' is '],

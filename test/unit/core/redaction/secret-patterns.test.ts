@@ -185,6 +185,26 @@ describe('passwords given to well-known tools as a short option', () => {
     // A long option with one dash (Go's flag package, Java's keytool).
     ['keytool -importkeystore -srcstorepass CNRYCMD1x', 'keytool -importkeystore -srcstorepass '],
     ['influx -username admin -password CNRYCMD1x', 'influx -username admin -password '],
+    // Positional passwords, archives, accounts.
+    ['htpasswd -bc /etc/nginx/.htpasswd admin CNRYCMD1x', 'htpasswd -bc /etc/nginx/.htpasswd admin '],
+    ['htpasswd -nbB admin CNRYCMD1x', 'htpasswd -nbB admin '],
+    ['rabbitmqctl add_user admin CNRYCMD1x', 'rabbitmqctl add_user admin '],
+    ['aws configure set aws_secret_access_key CNRYCMD1x', 'aws configure set aws_secret_access_key '],
+    ['az login --service-principal -u app -p CNRYCMD1x --tenant t', '-u app -p '],
+    ['zip -P CNRYCMD1x backup.zip dump.sql', 'zip -P '],
+    ['7z a -pCNRYCMD1x backup.7z dump.sql', '7z a -p'],
+    // Piped to a command that reads it from standard input.
+    ['echo "CNRYCMD1x" | docker login -u ci --password-stdin reg', 'echo '],
+    ['echo root:CNRYCMD1x | chpasswd', 'echo '],
+    ["printf '%s' CNRYCMD1x | sudo passwd --stdin root", "printf '%s' "],
+    // SQL and Oracle's user/password.
+    ["CREATE USER 'app'@'%' IDENTIFIED BY 'CNRYCMD1x';", 'IDENTIFIED BY '],
+    ['ALTER USER app IDENTIFIED BY CNRYCMD1x;', 'IDENTIFIED BY '],
+    ["ALTER ROLE app WITH LOGIN PASSWORD 'CNRYCMD1x';", 'PASSWORD '],
+    ['jdbc:oracle:thin:app/CNRYCMD1x@//db:1521/ORCL', 'jdbc:oracle:thin:app/'],
+    ['sqlplus -s app/CNRYCMD1x@db @run.sql', 'sqlplus -s app/'],
+    // An ODBC value in braces, which may hold `;`.
+    ['Driver={ODBC Driver 18};Uid=app;Pwd={a;CNRYCMD1x};Db=x', 'Pwd='],
   ])('%s', (text, kept) => {
     const redacted = redactText(text);
     expect(redacted).not.toContain('CNRYCMD1x');
@@ -209,6 +229,11 @@ describe('passwords given to well-known tools as a short option', () => {
     'curl -sS https://get.example.com | sh -s -- -p 8080',
     'docker login -u ci --password-stdin registry.example.com',
     'terraform -chdir=infra plan -lock-timeout 5m',
+    'echo "$REGISTRY_PASSWORD" | docker login -u ci --password-stdin reg',
+    'resources identified by their tag',
+    'sqlplus -s / as sysdba',
+    'jdbc:oracle:thin:@//db:1521/ORCL',
+    'zip -r backup.zip /srv',
   ])('leaves ports, parents and other tools alone: %s', (text) => {
     expect(redactText(text)).toBe(text);
     expect(containsCredential(text)).toBe(false);
