@@ -215,6 +215,24 @@ export function plantPlan(options: { formatVersion?: string } = {}): PlantedPlan
     );
   }
 
+  // A tool in a container's command and its password in its args: each list alone says nothing.
+  const splitContainer = (password: string) => ({
+    spec: [
+      {
+        container: [{ name: 'backup', image: 'mysql:8', command: ['mysqldump'], args: ['-uroot', password] }],
+      },
+    ],
+  });
+  drift.push(
+    resource('kubernetes_cron_job_v1.backup', {
+      before: { metadata: [{ name: 'backup' }], job_template: [splitContainer('-pold')] },
+      after: {
+        metadata: [{ name: 'backup' }],
+        job_template: [splitContainer(`-p${plant('command-args-split', 'drift')}`)],
+      },
+    }),
+  );
+
   // 3. Values of sensitive variables and outputs, reappearing verbatim where nothing masks them.
   const variableValue = `vv-${plant('sensitive-variable', 'variable, drift and diagnostics')}`;
   variables.admin_login = { value: variableValue };
@@ -434,9 +452,16 @@ export function plantKubeObjects(): PlantedObjects {
     liveData[`setting-${category}`] = make(plant(category, 'cluster-configmap'));
   }
   for (const name of NORMALISED_NAMES) liveData[name] = plant(`normalised-name:${name}`, 'cluster-configmap');
+  const live = deployment(liveEnv);
+  live.spec.template.spec.containers.push({
+    name: 'backup',
+    image: 'mysql:8',
+    command: ['mysqldump'],
+    args: ['-uroot', `-p${plant('command-args-split', 'cluster-container')}`],
+  } as never);
   return {
     desired: [deployment([{ name: 'DATABASE_URL', value: 'postgres://db/app' }]), configMap({ mode: 'a' })],
-    live: [deployment(liveEnv), configMap({ mode: 'a', ...liveData })],
+    live: [live, configMap({ mode: 'a', ...liveData })],
     canaries,
   };
 }

@@ -1,5 +1,11 @@
 import type { AttributeChange, JsonValue } from '../findings/model.js';
-import { containsCredential, isSensitiveName, type SensitiveHasher } from '../redaction/secrets.js';
+import {
+  COMMAND_MEMBERS,
+  commandMembersHoldCredential,
+  containsCredential,
+  isSensitiveName,
+  type SensitiveHasher,
+} from '../redaction/secrets.js';
 import { formatPath } from '../terraform/attribute-path.js';
 import { deepEqual } from '../terraform/json-values.js';
 import { isPlainObject, type KubeObject } from './kube-object.js';
@@ -139,16 +145,20 @@ function diffObjects(
   sensitive: boolean,
   secretEntry: boolean,
 ): void {
+  // `command: ["mysql"]` with `args: ["-pS3cret"]`: the command line is secret, not either list.
+  const secretCommand = commandMembersHoldCredential(desired) || commandMembersHoldCredential(live);
+  const secretMember = (key: string) =>
+    sensitive || (secretEntry && key === 'value') || (secretCommand && COMMAND_MEMBERS.has(key));
   for (const key of Object.keys(desired)) {
     path.push(key);
-    diffNode(state, path, desired[key], live[key], sensitive || (secretEntry && key === 'value'));
+    diffNode(state, path, desired[key], live[key], secretMember(key));
     path.pop();
   }
   if (state.options.mode === 'declared') return;
   for (const key of Object.keys(live)) {
     if (Object.hasOwn(desired, key)) continue;
     path.push(key);
-    diffNode(state, path, undefined, live[key], sensitive || (secretEntry && key === 'value'));
+    diffNode(state, path, undefined, live[key], secretMember(key));
     path.pop();
   }
 }
@@ -307,10 +317,15 @@ function redactNested(
   }
   if (!isPlainObject(value)) return value;
   const secretEntry = isSecretEntry(value);
+  const secretCommand = commandMembersHoldCredential(value);
   const result: KubeObject = {};
   for (const [key, child] of Object.entries(value)) {
     const childPath = [...path, key];
-    if (isSensitiveAt(state, childPath) || (secretEntry && key === 'value')) {
+    if (
+      isSensitiveAt(state, childPath) ||
+      (secretEntry && key === 'value') ||
+      (secretCommand && COMMAND_MEMBERS.has(key))
+    ) {
       redacted.count++;
       result[key] = hashUnlessNull(child, state.options.hashSensitive);
     } else result[key] = redactNested(state, childPath, child, redacted);

@@ -1,6 +1,8 @@
 import type { AttributeChange, FindingDraft, JsonValue } from '../findings/model.js';
 import {
   argumentsHoldCredential,
+  COMMAND_MEMBERS,
+  commandMembersHoldCredential,
   containsCredential,
   isSecretOption,
   isSensitiveName,
@@ -84,9 +86,14 @@ function hashCredentials(value: JsonValue, hash: SensitiveHasher, count: { hashe
         : hashCredentials(element, hash, count),
     );
   if (!isPlainObject(value)) return value;
+  // `command: ["mysql"]` with `args: ["-pS3cret"]`: the two lists together are the command line.
+  const secretCommand = commandMembersHoldCredential(value);
   const result: Record<string, JsonValue> = {};
   for (const [key, child] of Object.entries(value))
-    result[key] = key === LAST_APPLIED ? hashValue(child, hash, count) : hashCredentials(child, hash, count);
+    result[key] =
+      key === LAST_APPLIED || (secretCommand && COMMAND_MEMBERS.has(key))
+        ? hashValue(child, hash, count)
+        : hashCredentials(child, hash, count);
   return result;
 }
 

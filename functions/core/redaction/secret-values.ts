@@ -390,3 +390,26 @@ export function redactArguments(list: readonly string[]): string[] {
     return result + element.slice(copied);
   });
 }
+
+/**
+ * The members of a container that together make its command line: Kubernetes' `command` and
+ * `args`, ECS's `entryPoint` and `command` (`entry_point` in Terraform's schemas).
+ */
+export const COMMAND_MEMBERS: ReadonlySet<string> = new Set(['entryPoint', 'entry_point', 'command', 'args']);
+
+/**
+ * A container whose tool is in one member and its password option in another
+ * (`command: ["mysql"]`, `args: ["-uroot", "-pS3cret"]`): each list alone says nothing, so they
+ * are judged joined, in the order the container runs them.
+ */
+export function commandMembersHoldCredential(object: Record<string, unknown>): boolean {
+  let joined: unknown[] | undefined;
+  let lists = 0;
+  for (const key of ['entryPoint', 'entry_point', 'command', 'args']) {
+    const member = object[key];
+    if (!Array.isArray(member)) continue;
+    joined = joined === undefined ? member : [...joined, ...member];
+    lists++;
+  }
+  return lists > 1 && joined !== undefined && argumentsHoldCredential(joined);
+}

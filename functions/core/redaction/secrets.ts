@@ -23,7 +23,14 @@ export function createSensitiveHasher(salt: string): SensitiveHasher {
 }
 
 export { isSecretOption, isSensitiveName } from './secret-names.js';
-export { argumentsHoldCredential, containsCredential, REDACTED, redactArguments } from './secret-values.js';
+export {
+  argumentsHoldCredential,
+  COMMAND_MEMBERS,
+  commandMembersHoldCredential,
+  containsCredential,
+  REDACTED,
+  redactArguments,
+} from './secret-values.js';
 
 /**
  * Redacts free text (Terraform's stderr, error messages, log lines) before it is logged or stored.

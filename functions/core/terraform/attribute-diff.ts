@@ -1,4 +1,10 @@
-import { canonicalJson, containsCredential, type SensitiveHasher } from '../redaction/secrets.js';
+import {
+  COMMAND_MEMBERS,
+  canonicalJson,
+  commandMembersHoldCredential,
+  containsCredential,
+  type SensitiveHasher,
+} from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
 import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
@@ -154,14 +160,26 @@ function diffObjects(
   const { isSensitiveKey } = state.options;
   // `{name: "DB_PASSWORD", value: …}`: the value member is a secret (CodeBuild, Batch, ECS env).
   const secretPair = isSecretNamedPair(before, isSensitiveKey) || isSecretNamedPair(after, isSensitiveKey);
+  // `command = ["mysql"]` with `args = ["-pS3cret"]`: the command line is secret, not either list.
+  const secretCommand = commandMembersHoldCredential(before) || commandMembersHoldCredential(after);
   for (const key in before) {
     const b = before[key] ?? null;
     const a = Object.hasOwn(after, key) ? (after[key] ?? null) : null;
-    diffMember(state, key, b, a, beforeMask, afterMask, unknownMask, secretPair);
+    diffMember(state, key, b, a, beforeMask, afterMask, unknownMask, secretPair, secretCommand);
   }
   for (const key in after) {
     if (Object.hasOwn(before, key)) continue;
-    diffMember(state, key, null, after[key] ?? null, beforeMask, afterMask, unknownMask, secretPair);
+    diffMember(
+      state,
+      key,
+      null,
+      after[key] ?? null,
+      beforeMask,
+      afterMask,
+      unknownMask,
+      secretPair,
+      secretCommand,
+    );
   }
 }
 
@@ -174,6 +192,7 @@ function diffMember(
   afterMask: unknown,
   unknownMask: unknown,
   secretPair: boolean,
+  secretCommand: boolean,
 ): void {
   const childUnknown = childMask(unknownMask, key);
   if (before === after && childUnknown !== true) return;
@@ -184,6 +203,7 @@ function diffMember(
   // keeps this hot loop free of name tests; resource-type secrets are known only at the top level.
   const sensitive =
     (secretPair && isPairValueKey(key)) ||
+    (secretCommand && COMMAND_MEMBERS.has(key)) ||
     (state.path.length === 0 && state.options.secretAttributes?.has(key) === true);
   state.path.push(key);
   diffNode(

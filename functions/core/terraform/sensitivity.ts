@@ -1,6 +1,7 @@
 import type { JsonValue } from '../findings/model.js';
 import {
   argumentsHoldCredential,
+  commandMembersHoldCredential,
   containsCredential,
   isSecretOption,
   isSensitiveName,
@@ -118,7 +119,7 @@ export function hasSensitiveContent(
     return false;
   }
   if (isPlainObject(value)) {
-    if (isSecretNamedPair(value, isSensitiveKey)) return true;
+    if (isSecretNamedPair(value, isSensitiveKey) || commandMembersHoldCredential(value)) return true;
     for (const key in value) {
       const child = value[key];
       if (child !== null && isSensitiveKey(key)) return true;

@@ -157,6 +157,26 @@ describe('diffKubeObjects', () => {
     expect(env[0]).toMatchObject({ sensitive: true });
   });
 
+  it("hashes a container's command line when the tool is in command and its password in args", () => {
+    const container = (args: string[]) => ({ name: 'backup', command: ['mysqldump'], args });
+    const changed = diffKubeObjects(
+      deployment([container(['-uroot', '-pCNRYSPLIT1', 'app'])]),
+      deployment([container(['-uroot', '-pCNRYSPLIT2', 'app'])]),
+      full,
+    );
+    expect(JSON.stringify(changed)).not.toMatch(/CNRYSPLIT/);
+    expect(changed).toEqual([expect.objectContaining({ sensitive: true })]);
+    const added = diffKubeObjects(deployment([]), deployment([container(['-pCNRYSPLIT3'])]), full);
+    expect(JSON.stringify(added)).not.toContain('CNRYSPLIT3');
+    // A port is no password: the change stays readable.
+    const ports = diffKubeObjects(
+      deployment([{ name: 'web', command: ['docker'], args: ['run', '-p', '80:80', 'nginx'] }]),
+      deployment([{ name: 'web', command: ['docker'], args: ['run', '-p', '8080:80', 'nginx'] }]),
+      full,
+    );
+    expect(JSON.stringify(ports)).toContain('8080:80');
+  });
+
   it('folds stringData into data and drops the last-applied annotation that holds a plaintext copy', () => {
     const desired = {
       apiVersion: 'v1',

@@ -113,6 +113,11 @@ describe('redactClusterFinding: secrets passed as command-line arguments', () =>
     ],
     ['a whole added container', 'spec.template.spec.containers[1]', container(['--auth', secret])],
     [
+      'a container with its tool in command and its password in args',
+      'spec.template.spec.containers[1]',
+      { name: 'backup', command: ['mysqldump'], args: ['-uroot', `-p${secret}`] },
+    ],
+    [
       'a whole added containers list',
       'spec.template.spec.containers',
       [container(['--db-password', secret])],

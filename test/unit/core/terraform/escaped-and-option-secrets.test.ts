@@ -31,6 +31,10 @@ const PLACES: Record<string, (secret: string) => unknown> = {
   'mysql -p in a script': (secret) => `#!/bin/bash\nmysqldump -h db -uroot -p${secret} app | gzip > /b.gz\n`,
   'tool argument list attribute': (secret) => ['mysql', '-uroot', `-p${secret}`, 'app'],
   'sshpass argument list attribute': (secret) => ['sshpass', '-p', secret, 'ssh', 'deploy@bastion'],
+  // The tool in one list, its password in another (Kubernetes' command and args, ECS's entryPoint).
+  'container command and args': (secret) => [{ command: ['mysql'], args: ['-uroot', `-p${secret}`] }],
+  'ECS entryPoint and command': (secret) =>
+    JSON.stringify([{ name: 'app', entryPoint: ['redis-cli'], command: ['-a', secret, 'ping'] }]),
   'redis-cli in container definitions': (secret) =>
     JSON.stringify([{ name: 'app', command: ['redis-cli', '-h', 'cache', '-a', secret, 'ping'] }]),
 };
