@@ -57,6 +57,11 @@ export const VALUE_CATEGORIES: Readonly<Record<string, (core: string) => string>
   'sql-with-password': (core) => `ALTER ROLE app WITH LOGIN PASSWORD '${core}';`,
   'oracle-user-password': (core) => `jdbc:oracle:thin:app/${core}@//db.internal:1521/ORCL`,
   'odbc-braced-password': (core) => `Driver={ODBC Driver 18};Server=db;Uid=app;Pwd={a;${core}};`,
+  'ssm-put-securestring': (core) =>
+    `aws ssm put-parameter --name /app/db --type SecureString --value ${core} --overwrite`,
+  // A `{name, value}` pair written as text (a log line, an error, a YAML manifest in a string).
+  'named-pair-json-text': (core) => `env=[{"name":"DB_PASSWORD","value":"${core}"}]`,
+  'named-pair-yaml-text': (core) => `env:\n  - name: API_TOKEN\n    value: ${core}\n`,
   // A value that starts with our own marker is not redacted already.
   'marker-prefixed': (core) => `password=(redacted)${core}`,
 };

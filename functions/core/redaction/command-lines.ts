@@ -73,6 +73,13 @@ const PASSWORD_OPTIONS: readonly PasswordOption[] = [
     option: 'configure[ \\t]+set[ \\t]+(?:[\\w.-]*\\.)?(?:aws_secret_access_key|aws_session_token)',
     value: 'next',
   },
+  {
+    // The value of a SecureString parameter put from a command line.
+    tools: 'aws',
+    option:
+      'ssm[ \\t]+put-parameter(?=[^\\n;|&]*SecureString)[^\\n;|&]{0,400}?[ \\t]--value(?:[ \\t]+(?!-)|=)',
+    value: 'attached',
+  },
   { tools: 'sqlcmd|bcp|osql|mssql-cli', option: '-P', value: 'either' },
   { tools: 'ldap(?:search|add|modify|delete|whoami|compare|modrdn|exop)', option: '-w', value: 'either' },
   { tools: 'ldappasswd', option: '-[was]', value: 'either' },
@@ -101,6 +108,7 @@ export const COMMAND_HINTS: readonly string[] = [
   'htpasswd',
   'rabbitmqctl',
   'configure',
+  'put-parameter',
   'sshpass',
   'mongo',
   'rabbitmqadmin',

@@ -110,6 +110,18 @@ export const VALUE_RULES: readonly ValueRule[] = [
     value: NAMED_VALUE,
   },
   {
+    id: 'named-pair',
+    hints: ['alue'],
+    // A `{name, value}` pair written as text whose name looks secret: JSON (escaped too) as ECS,
+    // CodeBuild and jsonencode write env lists (`{"name":"DB_PASSWORD","value":"x"}`, sorted keys
+    // put the name first), YAML (`- name: API_TOKEN` then `value: x`), the CLI's shorthand
+    // (`ParameterKey=DbPassword,ParameterValue=x`), with up to two members between (`"type"`).
+    pattern:
+      /(?<![A-Za-z0-9_])(?<quote>\\{0,7}["']?)[A-Za-z_]*(?:[Nn]ame|[Kk]ey)\k<quote>[ \t]*[:=][ \t]*(?<nameQuote>\\{0,7}["']?)(?<name>[A-Za-z_][\w.-]*)\k<nameQuote>(?:[ \t]*,[ \t]*\k<quote>\w+\k<quote>[ \t]*[:=][ \t]*(?:\\{0,7}"[^"\n\\]*\\{0,7}"|\w+)){0,2}[ \t]*(?:,|\r?\n[ \t]*(?:-[ \t]+)?)[ \t]*\k<quote>[A-Za-z_]*[Vv]alue\k<quote>[ \t]*[:=][ \t]*/g,
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+    value: NAMED_VALUE,
+  },
+  {
     id: 'xml-element',
     hints: ['</'],
     // `<password>x</password>` in XML, .NET and Java configuration files (`<db:Password>` too):

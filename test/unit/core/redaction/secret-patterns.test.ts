@@ -266,6 +266,30 @@ describe('passwords given to well-known tools as a short option', () => {
   });
 });
 
+describe('{name, value} pairs written as text', () => {
+  it.each([
+    ['[{"name":"DB_PASSWORD","value":"CNRYPAIR1x"}]', '"value":'],
+    ['[{\\"name\\":\\"DB_PASSWORD\\",\\"value\\":\\"CNRYPAIR1x\\"}]', '\\"value\\":'],
+    ['{"name":"API_TOKEN","type":"PLAINTEXT","value":"CNRYPAIR1x"}', '"value":'],
+    ['[{"Key":"api-token","Value":"CNRYPAIR1x"}]', '"Value":'],
+    ['ParameterKey=DbPassword,ParameterValue=CNRYPAIR1x', 'ParameterValue='],
+    ['env:\n  - name: API_TOKEN\n    value: "CNRYPAIR1x"\n', 'value: '],
+    ['aws ssm put-parameter --name /app/db --type SecureString --value CNRYPAIR1x', '--value '],
+  ])('%s', (text, kept) => {
+    const redacted = redactText(text);
+    expect(redacted).not.toContain('CNRYPAIR1x');
+    expect(redacted).toContain(`${kept}${REDACTED}`);
+  });
+
+  it.each([
+    '[{"name":"DB_HOST","value":"db.internal"}]',
+    'env:\n  - name: LOG_LEVEL\n    value: debug\n',
+    'aws ssm put-parameter --name /app/region --type String --value eu-west-1',
+  ])('leaves pairs that name no secret alone: %s', (text) => {
+    expect(redactText(text)).toBe(text);
+  });
+});
+
 describe('URL passwords written raw', () => {
   it.each([
     'postgres://app:p%40ss w"CNRYURL1x@db.internal/orders',
