@@ -97,8 +97,8 @@ const PASSWORD_OPTIONS: readonly PasswordOption[] = [
   },
 ];
 
-/** Literals one of which every match holds (the rule's hints). */
-export const COMMAND_HINTS: readonly string[] = [
+/** The tools' names: a list of arguments naming none of them is not joined into text to be read. */
+export const COMMAND_TOOLS: readonly string[] = [
   'mysql',
   'mariadb',
   'zip',
@@ -123,6 +123,13 @@ export const COMMAND_HINTS: readonly string[] = [
   'smb',
   'rpcclient',
 ];
+
+/**
+ * Literals one of which every match holds (the rule's hints): an option after a space or a quote,
+ * or the words of a positional password. Few and short, rather than every tool's name: the hints
+ * of all rules are searched for in every value of a plan, and each one more costs on each of them.
+ */
+export const COMMAND_HINTS: readonly string[] = [' -', '"-', "'-", 'rabbitmqctl', 'configure'];
 
 /**
  * Between the tool and the option, within one command: in a string, anything but a line break, a
@@ -192,8 +199,8 @@ export const PIPED_HINTS: readonly string[] = ['-stdin', 'chpasswd'];
  * [ENCRYPTED] PASSWORD 'x'`, MySQL's `IDENTIFIED BY PASSWORD '*hash'`).
  */
 export const SQL_PASSWORD =
-  /\b(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w+[ \t]+)?BY[ \t]+(?!(?:PASSWORD|VALUES)\b)|[Ii]dentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?=['"])|(?:PASSWORD|[Pp]assword)[ \t]+(?='))(?<secret>'(?:[^'\n]|'')*'|"[^"\n]*"|[^\s;'"]+)/g;
-export const SQL_HINTS: readonly string[] = ['IDENTIFIED', 'identified', 'PASSWORD', 'password', 'Password'];
+  /\b(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w+[ \t]+)?BY[ \t]+(?!(?:PASSWORD|VALUES)\b)|[Ii]dentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?=['"])|(?:PASSWORD|[Pp]assword) (?='))(?<secret>'(?:[^'\n]|'')*'|"[^"\n]*"|[^\s;'"]+)/g;
+export const SQL_HINTS: readonly string[] = ['IDENTIFIED', 'identified', "PASSWORD '", "assword '"];
 
 /**
  * Oracle's `user/password@db`: in a JDBC thin URL (`jdbc:oracle:thin:app/x@//db:1521/ORCL`) and on

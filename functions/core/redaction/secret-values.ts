@@ -1,6 +1,7 @@
 import {
   COMMAND_HINTS,
   COMMAND_PASSWORD,
+  COMMAND_TOOLS,
   ORACLE_HINTS,
   ORACLE_USER_PASSWORD,
   PIPED_HINTS,
@@ -231,9 +232,21 @@ export const VALUE_RULES: readonly ValueRule[] = [
 function mayMatch(rule: ValueRule, text: string): boolean {
   if (text.length < (rule.minLength ?? 8)) return false;
   if (rule.hints === undefined) return true;
+  // A rule with many hints (tools' names) scans once for all of them, not once per hint.
+  const hints = HINT_PATTERNS.get(rule);
+  if (hints !== undefined) return hints.test(text);
   for (const hint of rule.hints) if (text.includes(hint)) return true;
   return false;
 }
+
+const escapeLiteral = (hint: string) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const HINT_PATTERNS = new Map<ValueRule, RegExp>(
+  VALUE_RULES.filter((rule) => (rule.hints?.length ?? 0) > 4).map((rule) => [
+    rule,
+    new RegExp(rule.hints!.map(escapeLiteral).join('|')),
+  ]),
+);
 
 /**
  * Any rule's hint: one scan rejects most values. Literal alternatives only: a run-length alternative
@@ -242,7 +255,7 @@ function mayMatch(rule: ValueRule, text: string): boolean {
  */
 const ANY_HINT = new RegExp(
   VALUE_RULES.flatMap((rule) => rule.hints ?? [])
-    .map((hint) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .map(escapeLiteral)
     .join('|'),
 );
 
@@ -250,6 +263,25 @@ const ANY_HINT = new RegExp(
 const UNHINTED_RUNS: readonly { minLength: number; run: RegExp }[] = VALUE_RULES.filter(
   (rule) => rule.hints === undefined,
 ).map((rule) => ({ minLength: rule.minLength ?? 8, run: new RegExp(`[^\\s]{${rule.minLength ?? 8}}`) }));
+
+/**
+ * `:` and `=` are in most values (ARNs, policies, URLs) and hint only a few rules: a value holding
+ * no other hint is tried by those rules alone (and by the ones without hints), not by every rule.
+ */
+const COMMON_HINTS: ReadonlySet<string> = new Set([':', '=']);
+const RARE_HINT = new RegExp(
+  VALUE_RULES.flatMap((rule) => rule.hints ?? [])
+    .filter((hint) => !COMMON_HINTS.has(hint))
+    .map(escapeLiteral)
+    .join('|'),
+);
+const COMMON_RULES: readonly ValueRule[] = VALUE_RULES.filter(
+  (rule) => rule.hints === undefined || rule.hints.some((hint) => COMMON_HINTS.has(hint)),
+);
+
+function candidateRules(text: string): readonly ValueRule[] {
+  return RARE_HINT.test(text) ? VALUE_RULES : COMMON_RULES;
+}
 
 function mayHoldCredential(text: string): boolean {
   if (ANY_HINT.test(text)) return true;
@@ -260,7 +292,7 @@ function mayHoldCredential(text: string): boolean {
 /** True when `text` holds a credential anywhere (the differ hashes such values whole). */
 export function containsCredential(text: string): boolean {
   if (text.length < 8 || !mayHoldCredential(text)) return false;
-  for (const rule of VALUE_RULES) {
+  for (const rule of candidateRules(text)) {
     if (!mayMatch(rule, text)) continue;
     for (const _match of secretMatches(rule, text)) return true;
   }
@@ -272,7 +304,7 @@ export function redactCredentials(text: string): string {
   // One scan rejects most texts (every stored text is redacted again each time it is shown).
   if (text.length < 8 || !mayHoldCredential(text)) return text;
   let result = text;
-  for (const rule of VALUE_RULES) {
+  for (const rule of candidateRules(text)) {
     if (!mayMatch(rule, result)) continue;
     let redacted = '';
     let copied = 0;
@@ -360,6 +392,7 @@ function isRedacted(secret: string | undefined): boolean {
 }
 
 const COMMAND_RULE = VALUE_RULES.find((rule) => rule.id === 'command-password')!;
+const COMMAND_TOOL = new RegExp(COMMAND_TOOLS.map(escapeLiteral).join('|'));
 
 /**
  * A list of command-line arguments whose elements alone say nothing (`["mysql", "-uroot",
@@ -367,9 +400,15 @@ const COMMAND_RULE = VALUE_RULES.find((rule) => rule.id === 'command-password')!
  * text, as container_definitions writes it, by the rule for tools' password options.
  */
 export function argumentsHoldCredential(list: readonly unknown[]): boolean {
-  if (list.length < 2 || !list.every((item) => typeof item === 'string')) return false;
+  if (list.length < 2) return false;
+  // Most lists of a plan (CIDR blocks, ARNs, ports) name no tool: one scan of each element, no text built.
+  let named = false;
+  for (const item of list) {
+    if (typeof item !== 'string') return false;
+    if (!named && COMMAND_TOOL.test(item)) named = true;
+  }
+  if (!named) return false;
   const text = JSON.stringify(list);
-  if (!mayMatch(COMMAND_RULE, text)) return false;
   for (const _match of secretMatches(COMMAND_RULE, text)) return true;
   return false;
 }
