@@ -57,6 +57,8 @@ export const VALUE_CATEGORIES: Readonly<Record<string, (core: string) => string>
   'sql-with-password': (core) => `ALTER ROLE app WITH LOGIN PASSWORD '${core}';`,
   'oracle-user-password': (core) => `jdbc:oracle:thin:app/${core}@//db.internal:1521/ORCL`,
   'odbc-braced-password': (core) => `Driver={ODBC Driver 18};Server=db;Uid=app;Pwd={a;${core}};`,
+  'netrc-password': (core) => `machine git.example.com login deploy password ${core}`,
+  'config-directive': (core) => `bind 0.0.0.0\nrequirepass ${core}\nport 6379\n`,
   'ssm-put-securestring': (core) =>
     `aws ssm put-parameter --name /app/db --type SecureString --value ${core} --overwrite`,
   // A `{name, value}` pair written as text (a log line, an error, a YAML manifest in a string).

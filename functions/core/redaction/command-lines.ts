@@ -196,11 +196,18 @@ export const PIPED_HINTS: readonly string[] = ['-stdin', 'chpasswd'];
 /**
  * SQL that sets a password: `IDENTIFIED BY 'x'` (MySQL, Oracle; unquoted too when the keywords
  * are upper case: `identified by its tag` is English), `PASSWORD 'x'` (PostgreSQL's `WITH
- * [ENCRYPTED] PASSWORD 'x'`, MySQL's `IDENTIFIED BY PASSWORD '*hash'`).
+ * [ENCRYPTED] PASSWORD 'x'`, MySQL's `IDENTIFIED BY PASSWORD '*hash'` and `PASSWORD('x')`).
  */
 export const SQL_PASSWORD =
-  /\b(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w+[ \t]+)?BY[ \t]+(?!(?:PASSWORD|VALUES)\b)|[Ii]dentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?=['"])|(?:PASSWORD|[Pp]assword) (?='))(?<secret>'(?:[^'\n]|'')*'|"[^"\n]*"|[^\s;'"]+)/g;
-export const SQL_HINTS: readonly string[] = ['IDENTIFIED', 'identified', "PASSWORD '", "assword '"];
+  /\b(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w+[ \t]+)?BY[ \t]+(?!(?:PASSWORD|VALUES)\b)|[Ii]dentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?=['"])|(?:PASSWORD|[Pp]assword)(?: |\()(?='))(?<secret>'(?:[^'\n]|'')*'|"[^"\n]*"|[^\s;'"]+)/g;
+export const SQL_HINTS: readonly string[] = [
+  'IDENTIFIED',
+  'identified',
+  "PASSWORD '",
+  "assword '",
+  "PASSWORD('",
+  "assword('",
+];
 
 /**
  * Oracle's `user/password@db`: in a JDBC thin URL (`jdbc:oracle:thin:app/x@//db:1521/ORCL`) and on
@@ -217,3 +224,8 @@ export const ORACLE_HINTS: readonly string[] = [
   'rman',
   'dgmgrl',
 ];
+
+/** A .netrc entry: `machine host login bot password x` (on one line or several). */
+export const NETRC_PASSWORD =
+  /\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+(?<secret>\S+)/g;
+export const NETRC_HINTS: readonly string[] = ['machine', 'default'];

@@ -73,6 +73,8 @@ export const SECRET_STEMS: readonly string[] = [
   'sshpass', // SSHPASS, the variable `sshpass -e` reads
   'storepass', // keytool's -storepass, -srcstorepass, -deststorepass
   'keypass',
+  'masterauth', // redis.conf's password of the primary
+  'requirepass', // redis.conf's password
   'token',
 ];
 
@@ -80,6 +82,7 @@ export const SECRET_STEMS: readonly string[] = [
 export const DESCRIPTIVE_LAST_WORDS: readonly string[] = [
   'arn',
   'arns',
+  'authentication', // PasswordAuthentication: a setting, not a secret
   'count',
   'days',
   'enabled',

@@ -2,6 +2,8 @@ import {
   COMMAND_HINTS,
   COMMAND_PASSWORD,
   COMMAND_TOOLS,
+  NETRC_HINTS,
+  NETRC_PASSWORD,
   ORACLE_HINTS,
   ORACLE_USER_PASSWORD,
   PIPED_HINTS,
@@ -158,6 +160,21 @@ export const VALUE_RULES: readonly ValueRule[] = [
   { id: 'sql-password', hints: SQL_HINTS, pattern: SQL_PASSWORD },
   // `jdbc:oracle:thin:app/x@db`, `sqlplus app/x@db`.
   { id: 'oracle-user-password', hints: ORACLE_HINTS, pattern: ORACLE_USER_PASSWORD },
+  // `machine host login bot password x` (.netrc, also written into user_data).
+  { id: 'netrc-password', hints: NETRC_HINTS, pattern: NETRC_PASSWORD },
+  {
+    id: 'config-directive',
+    hints: ['\n'],
+    // A configuration file's line of a secret name and its value, separated by spaces (redis.conf's
+    // `requirepass x`, keepalived's `auth_pass x`, `masterauth x`). Only in text of several lines
+    // (a one-line message `token expired` is a sentence), and not a lower-case word (settings such
+    // as `PasswordAuthentication no`); `password required pam_unix.so` has more than one word after
+    // the name.
+    pattern:
+      /(?<=^|\n)[ \t]*(?<name>[A-Za-z_][\w.-]*)[ \t]+(?=(?:"[^"\n]*"|'[^'\n]*'|\S+)[ \t]*(?:\r?\n|$))(?![a-z]+[ \t]*(?:\r?\n|$))/g,
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+    value: /"[^"\n]*"|'[^'\n]*'|\S+/y,
+  },
   {
     id: 'named-value-is',
     hints: [' is '],

@@ -203,6 +203,13 @@ describe('passwords given to well-known tools as a short option', () => {
     ["ALTER ROLE app WITH LOGIN PASSWORD 'CNRYCMD1x';", 'PASSWORD '],
     ['jdbc:oracle:thin:app/CNRYCMD1x@//db:1521/ORCL', 'jdbc:oracle:thin:app/'],
     ['sqlplus -s app/CNRYCMD1x@db @run.sql', 'sqlplus -s app/'],
+    ["SET PASSWORD FOR app = PASSWORD('CNRYCMD1x');", 'PASSWORD('],
+    // .netrc entries and configuration files' `name value` lines (redis.conf, keepalived).
+    ['machine git.example.com login deploy password CNRYCMD1x', 'login deploy password '],
+    ['machine git.example.com\n  login deploy\n  password CNRYCMD1x\n', '  password '],
+    ['bind 0.0.0.0\nrequirepass CNRYCMD1x\nport 6379\n', 'requirepass '],
+    ['vrrp_instance VI_1 {\n  authentication {\n    auth_pass CNRYCMD1x\n  }\n}', 'auth_pass '],
+    ['daemonize yes\nmasterauth "CNRYCMD1x xyz"\n', 'masterauth '],
     // An ODBC value in braces, which may hold `;`.
     ['Driver={ODBC Driver 18};Uid=app;Pwd={a;CNRYCMD1x};Db=x', 'Pwd='],
   ])('%s', (text, kept) => {
@@ -234,6 +241,9 @@ describe('passwords given to well-known tools as a short option', () => {
     'sqlplus -s / as sysdba',
     'jdbc:oracle:thin:@//db:1521/ORCL',
     'zip -r backup.zip /srv',
+    'Port 22\nPasswordAuthentication no\nPermitRootLogin no\n',
+    'auth required pam_env.so\npassword required pam_unix.so\n',
+    'line one\ntoken expired\n',
   ])('leaves ports, parents and other tools alone: %s', (text) => {
     expect(redactText(text)).toBe(text);
     expect(containsCredential(text)).toBe(false);
@@ -363,6 +373,7 @@ describe('secret names, whatever the separators and case', () => {
     'SLACK_WEBHOOK_URL',
     'SSHPASS',
     'srcstorepass',
+    'requirepass',
   ])('%s is secret', (name) => expect(isSensitiveName(name)).toBe(true));
 
   it.each([
@@ -384,5 +395,6 @@ describe('secret names, whatever the separators and case', () => {
     'passenger_count',
     'key_name',
     'password-stdin',
+    'PasswordAuthentication',
   ])('%s is not', (name) => expect(isSensitiveName(name)).toBe(false));
 });
