@@ -129,7 +129,7 @@ export const COMMAND_TOOLS: readonly string[] = [
  * or the words of a positional password. Few and short, rather than every tool's name: the hints
  * of all rules are searched for in every value of a plan, and each one more costs on each of them.
  */
-export const COMMAND_HINTS: readonly string[] = [' -', '"-', "'-", 'rabbitmqctl', 'configure'];
+export const COMMAND_HINTS: readonly string[] = [' -', '\t-', '"-', "'-", 'rabbitmqctl', 'configure'];
 
 /**
  * Between the tool and the option, within one command: in a string, anything but a line break, a

@@ -155,6 +155,7 @@ describe('passwords given to well-known tools as a short option', () => {
   // The option (`-p`, `-a`, `-u`) names no secret: the tool does.
   it.each([
     ['mysql -uroot -pCNRYCMD1x -h db', 'mysql -uroot -p'],
+    ['mysql\t-uroot\t-pCNRYCMD1x', 'mysql\t-uroot\t-p'],
     ['mysqldump -h db -uroot -pCNRYCMD1x --all-databases', 'mysqldump -h db -uroot -p'],
     ['mysqladmin -uroot -pCNRYCMD1x status', 'mysqladmin -uroot -p'],
     ["mysql -uroot -p'CNRYCMD1x xyz' app", 'mysql -uroot -p'],
