@@ -125,6 +125,15 @@ export const VALUE_RULES: readonly ValueRule[] = [
     value: NAMED_VALUE,
   },
   {
+    id: 'named-pair-value-first',
+    hints: ['alue'],
+    // The same pair with its value first (`{"value":"x","name":"API_TOKEN"}`, an encoder that keeps
+    // the order it was given): the name after it decides.
+    pattern:
+      /(?<![A-Za-z0-9_])(?<quote>\\{0,7}["']?)[A-Za-z_]*[Vv]alue\k<quote>[ \t]*[:=][ \t]*(?<secret>\\{1,7}"[^"\n]*?\\{1,7}"|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,;&)}\]"'<>]+)[ \t]*,[ \t]*\k<quote>[A-Za-z_]*(?:[Nn]ame|[Kk]ey)\k<quote>[ \t]*[:=][ \t]*(?<nameQuote>\\{0,7}["']?)(?<name>[A-Za-z_][\w.-]*)\k<nameQuote>/g,
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+  },
+  {
     id: 'xml-element',
     hints: ['</'],
     // `<password>x</password>` in XML, .NET and Java configuration files (`<db:Password>` too):
@@ -372,7 +381,8 @@ function* secretMatches(rule: ValueRule, text: string): Generator<{ start: numbe
       continue;
     }
     if (isRedacted(secret)) continue;
-    // The secret group ends every rule that has one, except url-userinfo, where only `@` follows.
+    // The secret group ends every rule that has one, except url-userinfo, where only `@` follows,
+    // and named-pair-value-first, where the name follows (and never holds the quoted secret).
     const start = match.index + match[0].lastIndexOf(secret);
     yield { start, end: start + secret.length };
   }

@@ -283,6 +283,8 @@ describe('{name, value} pairs written as text', () => {
     ['[{\\"name\\":\\"DB_PASSWORD\\",\\"value\\":\\"CNRYPAIR1x\\"}]', '\\"value\\":'],
     ['{"name":"API_TOKEN","type":"PLAINTEXT","value":"CNRYPAIR1x"}', '"value":'],
     ['[{"Key":"api-token","Value":"CNRYPAIR1x"}]', '"Value":'],
+    ['{"value":"CNRYPAIR1x","name":"API_TOKEN"}', '{"value":'],
+    ['{\\"value\\":\\"CNRYPAIR1x\\",\\"name\\":\\"DB_PASSWORD\\"}', '{\\"value\\":'],
     ['ParameterKey=DbPassword,ParameterValue=CNRYPAIR1x', 'ParameterValue='],
     ['env:\n  - name: API_TOKEN\n    value: "CNRYPAIR1x"\n', 'value: '],
     ['aws ssm put-parameter --name /app/db --type SecureString --value CNRYPAIR1x', '--value '],
@@ -294,6 +296,7 @@ describe('{name, value} pairs written as text', () => {
 
   it.each([
     '[{"name":"DB_HOST","value":"db.internal"}]',
+    '[{"value":"db.internal","name":"DB_HOST"}]',
     'env:\n  - name: LOG_LEVEL\n    value: debug\n',
     'aws ssm put-parameter --name /app/region --type String --value eu-west-1',
   ])('leaves pairs that name no secret alone: %s', (text) => {
