@@ -274,25 +274,18 @@ const HINT_PATTERNS = new Map<ValueRule, RegExp>(
   ]),
 );
 
-/**
- * Any rule's hint: one scan rejects most values. Literal alternatives only: a run-length alternative
- * (`[^\s]{40}`) in the same expression would be tried at every position of every value, about five
- * times the cost of the whole scan; the rules without hints get their own test below.
- */
-const ANY_HINT = new RegExp(
-  VALUE_RULES.flatMap((rule) => rule.hints ?? [])
-    .map(escapeLiteral)
-    .join('|'),
-);
-
 /** The rules without hints: a value is tried when it has a run of non-space characters that long. */
 const UNHINTED_RUNS: readonly { minLength: number; run: RegExp }[] = VALUE_RULES.filter(
   (rule) => rule.hints === undefined,
 ).map((rule) => ({ minLength: rule.minLength ?? 8, run: new RegExp(`[^\\s]{${rule.minLength ?? 8}}`) }));
 
 /**
- * `:` and `=` are in most values (ARNs, policies, URLs) and hint only a few rules: a value holding
- * no other hint is tried by those rules alone (and by the ones without hints), not by every rule.
+ * `:` and `=` are in most values (ARNs, policies, URLs) and hint only a few rules: one scan for every
+ * other hint (RARE_HINT) rejects most values or sends them to every rule; a value holding only `:`
+ * or `=` goes to the rules those hint (and the ones without hints), not to every rule. Literal
+ * alternatives only: a run-length alternative (`[^\s]{40}`) in the same expression would be tried at
+ * every position of every value, about five times the cost of the whole scan; the rules without
+ * hints get their own test.
  */
 const COMMON_HINTS: ReadonlySet<string> = new Set([':', '=']);
 const RARE_HINT = new RegExp(
@@ -304,20 +297,20 @@ const RARE_HINT = new RegExp(
 const COMMON_RULES: readonly ValueRule[] = VALUE_RULES.filter(
   (rule) => rule.hints === undefined || rule.hints.some((hint) => COMMON_HINTS.has(hint)),
 );
+const NO_RULES: readonly ValueRule[] = [];
 
+/** The rules that may match `text` (each still checks its own hints): one scan rejects most texts. */
 function candidateRules(text: string): readonly ValueRule[] {
-  return RARE_HINT.test(text) ? VALUE_RULES : COMMON_RULES;
-}
-
-function mayHoldCredential(text: string): boolean {
-  if (ANY_HINT.test(text)) return true;
-  for (const { minLength, run } of UNHINTED_RUNS) if (text.length >= minLength && run.test(text)) return true;
-  return false;
+  if (text.length < 8) return NO_RULES;
+  if (RARE_HINT.test(text)) return VALUE_RULES;
+  if (text.includes(':') || text.includes('=')) return COMMON_RULES;
+  for (const { minLength, run } of UNHINTED_RUNS)
+    if (text.length >= minLength && run.test(text)) return COMMON_RULES;
+  return NO_RULES;
 }
 
 /** True when `text` holds a credential anywhere (the differ hashes such values whole). */
 export function containsCredential(text: string): boolean {
-  if (text.length < 8 || !mayHoldCredential(text)) return false;
   for (const rule of candidateRules(text)) {
     if (!mayMatch(rule, text)) continue;
     for (const _match of secretMatches(rule, text)) return true;
@@ -328,9 +321,10 @@ export function containsCredential(text: string): boolean {
 /** Replaces the secret part of every credential in `text` with `(redacted)`. Idempotent. */
 export function redactCredentials(text: string): string {
   // One scan rejects most texts (every stored text is redacted again each time it is shown).
-  if (text.length < 8 || !mayHoldCredential(text)) return text;
+  const rules = candidateRules(text);
+  if (rules === NO_RULES) return text;
   let result = text;
-  for (const rule of candidateRules(text)) {
+  for (const rule of rules) {
     if (!mayMatch(rule, result)) continue;
     let redacted = '';
     let copied = 0;
@@ -428,13 +422,15 @@ const COMMAND_TOOL = new RegExp(COMMAND_TOOLS.map(escapeLiteral).join('|'));
  */
 export function argumentsHoldCredential(list: readonly unknown[]): boolean {
   if (list.length < 2) return false;
-  // Most lists of a plan (CIDR blocks, ARNs, ports) name no tool: one scan of each element, no text built.
-  let named = false;
+  // Most lists of a plan (CIDR blocks, ARNs, ports) hold no option (an element starting with `-`)
+  // and name no tool: a look at each element's first character, then a scan for the tools' names,
+  // before any text is built.
+  let option = false;
   for (const item of list) {
     if (typeof item !== 'string') return false;
-    if (!named && COMMAND_TOOL.test(item)) named = true;
+    if (item.charCodeAt(0) === 0x2d) option = true;
   }
-  if (!named) return false;
+  if (!option || !list.some((item) => COMMAND_TOOL.test(item as string))) return false;
   const text = JSON.stringify(list);
   for (const _match of secretMatches(COMMAND_RULE, text)) return true;
   return false;
