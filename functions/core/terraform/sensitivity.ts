@@ -20,6 +20,13 @@ import { UNKNOWN_VALUE } from './plan-model.js';
 
 const SSM_SECURE_STRING_ATTRIBUTES: ReadonlySet<string> = new Set(['value', 'insecure_value']);
 const SECRET_VERSION_ATTRIBUTES: ReadonlySet<string> = new Set(['secret_string', 'secret_binary']);
+/**
+ * A ConfigMap's `binary_data`: base64 of bytes (keystores, certificates with their keys) that the
+ * value rules, which read text, cannot judge, and no one reads in a finding: by hash, as cluster
+ * diffs show `binaryData` (gitops/object-diff.ts).
+ */
+const CONFIG_MAP_BINARY_ATTRIBUTES: ReadonlySet<string> = new Set(['binary_data']);
+const CONFIG_MAP_TYPES: ReadonlySet<string> = new Set(['kubernetes_config_map', 'kubernetes_config_map_v1']);
 
 /** Top-level attributes that hold a secret for this resource type, whatever the masks say (0.x has none). */
 export function secretAttributesOf(
@@ -31,6 +38,7 @@ export function secretAttributesOf(
     return SSM_SECURE_STRING_ATTRIBUTES;
   }
   if (type === 'aws_secretsmanager_secret_version') return SECRET_VERSION_ATTRIBUTES;
+  if (CONFIG_MAP_TYPES.has(type)) return CONFIG_MAP_BINARY_ATTRIBUTES;
   return undefined;
 }
 
