@@ -118,6 +118,13 @@ export function fakeBackend(
     const failure = options.fail?.[resource];
     if (failure) throw new BackendReadError(failure);
   };
+  /** A version's body as the Range reads see it: none for a deleted object's current version. */
+  const versionBody = (key: string, versionId: string | undefined): string | undefined => {
+    const object = objects.get(key);
+    if (!object || (object.deletedAt && !versionId)) return undefined;
+    if (!versionId || versionId === `${key}@current`) return object.body;
+    return object.history?.find((version) => version.versionId === versionId)?.body;
+  };
   const reader: BackendReader = {
     // The preflight is a one-key listing: it fails like the listing does (`s3://<bucket>`).
     async preflight(name) {
@@ -177,27 +184,17 @@ export function fakeBackend(
       calls.read.push(versionId ? `${key}@${versionId}` : key);
       calls.ranges.push(bytes);
       failIf(`s3://${bucket}/${key}`);
-      const object = objects.get(key);
-      if (!object || (object.deletedAt && !versionId)) return undefined;
-      const body =
-        !versionId || versionId === `${key}@current`
-          ? object.body
-          : object.history?.find((version) => version.versionId === versionId)?.body;
+      const body = versionBody(key, versionId);
       if (body === undefined) return undefined;
       const data = Buffer.from(body, 'utf8');
-      const totalBytes = object.size ?? data.length;
+      const totalBytes = objects.get(key)!.size ?? data.length;
       const text = data.subarray(0, bytes).toString('utf8');
       return { text, totalBytes, complete: bytes >= totalBytes };
     },
     async readObjectEnd(_name, key, versionId, bytes) {
       calls.read.push(`${versionId ? `${key}@${versionId}` : key} (end)`);
       failIf(`s3://${bucket}/${key}`);
-      const object = objects.get(key);
-      if (!object || (object.deletedAt && !versionId)) return undefined;
-      const body =
-        !versionId || versionId === `${key}@current`
-          ? object.body
-          : object.history?.find((version) => version.versionId === versionId)?.body;
+      const body = versionBody(key, versionId);
       if (body === undefined) return undefined;
       const data = Buffer.from(body, 'utf8');
       return data.subarray(Math.max(0, data.length - bytes)).toString('utf8');
