@@ -53,6 +53,11 @@ export interface Violation {
   evidence: Record<string, unknown>;
   remediation: Remediation;
   severity?: Severity;
+  /**
+   * Why this violation matters, when the rule's explanation does not fit it (a deletion is not a
+   * corrupt write; a header out of Terraform's order is readable state): replaces it in the detail.
+   */
+  explanation?: string;
 }
 
 export interface LockTableFacts {
@@ -126,7 +131,7 @@ export function ruleDraft(rule: RuleInfo, violation: Violation, placement: Place
     workspace: placement.workspace,
     resource: violation.resource,
     title: violation.title,
-    detail: `${violation.detail} ${rule.explanation}`,
+    detail: `${violation.detail} ${violation.explanation ?? rule.explanation}`,
     evidence: violation.evidence,
     remediation: violation.remediation,
   };

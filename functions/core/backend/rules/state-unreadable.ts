@@ -27,6 +27,10 @@ export const stateUnreadableRule: StateRule = {
           ? `s3://${subject.bucket}/${subject.key} is listed no more: ${current.unreadable}. Earlier versions are still in the bucket.`
           : `The current version of s3://${subject.bucket}/${subject.key} is not valid state v4 JSON: ${current.unreadable}.`,
         evidence: { reason: current.unreadable, current: versionEvidence(current) },
+        ...(current.deleted && {
+          explanation:
+            'Terraform cannot plan or apply against a deleted state: its next plan would create every resource again.',
+        }),
         remediation: restoreRemediation(
           subject,
           current.deleted
@@ -53,6 +57,8 @@ function headerNotRead(subject: StateSubject, current: StateVersionFacts): Viola
     title: `Lineage and serial of ${where} not checked: its header is not where Terraform writes it`,
     detail: `The current version of ${where} was not checked for lineage or serial changes: ${current.headerUnknown}.`,
     evidence: { reason: current.headerUnknown, current: versionEvidence(current) },
+    explanation:
+      'Terraform reads such a state as it is; only the lineage and serial checks of driftwatch are left out.',
     remediation: {
       summary: `Let Terraform rewrite ${where} in its own order, or accept that its lineage and serial are not checked.`,
       steps: [

@@ -280,6 +280,8 @@ describe('checkBackend', () => {
         expect.stringMatching(/^the state header \(version, serial\) is not within/),
       ],
     ]);
+    // Readable state: the detail says what was left out, not that Terraform cannot read it.
+    expect(pay.drafts[0]!.detail).not.toMatch(/cannot (plan|read)|failed write|truncated/);
     // One further read, bounded, then no more.
     expect(calls.ranges.filter((bytes) => bytes > STATE_HEAD_BYTES)).toEqual([
       STATE_HEAD_MAX_BYTES,
@@ -334,6 +336,8 @@ describe('checkBackend', () => {
     expect(pay.drafts[0]!.remediation!.steps.join('\n')).toContain(
       '--version-id pay/terraform.tfstate@current',
     );
+    // A deletion, not a corrupt write: the detail does not guess a truncated or foreign object.
+    expect(pay.drafts[0]!.detail).not.toMatch(/truncated|foreign object|failed write/);
   });
 
   it('OpenTofu-encrypted state is no unreadable state; the versions around it are still compared', async () => {
