@@ -123,12 +123,9 @@ export function parseTrackingIdValue(value: string): TrackingIdValue | undefined
   const groupKind = value.slice(first + 1, second).split('/');
   const namespaceName = value.slice(second + 1).split('/');
   if (groupKind.length !== 2 || namespaceName.length !== 2 || instance === '') return undefined;
-  const separator = instance.indexOf('_');
-  const app = separator < 0 ? instance : instance.slice(separator + 1);
   return {
     instance,
-    app,
-    ...(separator < 0 ? {} : { appNamespace: instance.slice(0, separator) }),
+    ...applicationOfInstance(instance),
     group: groupKind[0]!,
     kind: groupKind[1]!,
     namespace: namespaceName[0]!,
@@ -149,7 +146,10 @@ export function argoApplicationOf(
 ): { app: string; appNamespace?: string; via: 'tracking-id' | 'label' } | undefined {
   if (tracking.method === 'label') {
     const label = stringMap(object, 'labels')[tracking.labelKey];
-    return label === undefined || label === '' ? undefined : { app: label, via: 'label' };
+    // The label holds the instance name too: `<namespace>_<name>` outside Argo CD's namespace.
+    return label === undefined || label === ''
+      ? undefined
+      : { ...applicationOfInstance(label), via: 'label' };
   }
   const annotations = stringMap(object, 'annotations');
   if (
@@ -172,6 +172,18 @@ export function argoApplicationOf(
     ...(value.appNamespace ? { appNamespace: value.appNamespace } : {}),
     via: 'tracking-id',
   };
+}
+
+/**
+ * The application an instance name (Argo CD's `InstanceName`, in a tracking id or the instance
+ * label) names: `<name>`, or `<namespace>_<name>` for one outside Argo CD's namespace (an
+ * application name cannot hold '_', so the first one separates them).
+ */
+function applicationOfInstance(instance: string): { app: string; appNamespace?: string } {
+  const separator = instance.indexOf('_');
+  return separator < 0
+    ? { app: instance }
+    : { app: instance.slice(separator + 1), appNamespace: instance.slice(0, separator) };
 }
 
 /**

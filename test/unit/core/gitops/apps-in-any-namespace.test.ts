@@ -203,6 +203,33 @@ describe('direct mode: a tracking id of an application in another namespace', ()
     expect(trackingApplication(tracked('web', 'settings'))).toBe('web');
   });
 
+  it('names it <namespace>/<name> from the instance label too (label tracking), as argocd commands take it', () => {
+    const labelTracking = {
+      method: 'label',
+      labelKey: 'app.kubernetes.io/instance',
+      from: 'registry',
+    } as const;
+    const labelled = (instance: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'shop', labels: { 'app.kubernetes.io/instance': instance } },
+    });
+    const object = labelled('team-a_web');
+    expect(applierOf(object, identityOf(object)!, labelTracking)).toMatchObject({
+      type: 'argocd',
+      app: 'team-a/web',
+    });
+    const found = extraneousObjects(
+      [labelled('team-a_web'), labelled('team-b_web')],
+      [],
+      new Set(['team-a/web']),
+      labelTracking,
+    );
+    expect(found.map((entry) => [entry.app, entry.appNamespace])).toEqual([['web', 'team-a']]);
+    const plain = labelled('web');
+    expect(applierOf(plain, identityOf(plain)!, labelTracking)).toMatchObject({ app: 'web' });
+  });
+
   it("finds an extraneous object of team-a's web, not of team-b's, and names it in the finding", () => {
     const listed = [tracked('team-a_web', 'old-a'), tracked('team-b_web', 'old-b')];
     const found = extraneousObjects(listed, [], new Set(['team-a/web']), DEFAULT_TRACKING);
