@@ -319,7 +319,7 @@ function extraneousObject(
       pruneHeldBy: hold.by,
       pruneOption: hold.option,
     },
-    remediation: clusterRemediation.orphaned(app, object),
+    remediation: clusterRemediation.orphaned(app, object, hold),
   });
 }
 

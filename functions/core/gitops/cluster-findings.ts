@@ -2,6 +2,7 @@ import type { DriftDetail, FindingDraft, Remediation } from '../findings/model.j
 import { redactText } from '../redaction/secrets.js';
 import type { ClusterConfig, Policies } from '../registry/model.js';
 import { listPaths } from '../terraform/remediation.js';
+import type { PruneHold } from './argo-options.js';
 import {
   CLUSTER_RULES,
   type ClusterRuleId,
@@ -154,11 +155,11 @@ export const clusterRemediation = {
       ],
     };
   },
-  orphaned(app: string, object: string): Remediation {
+  orphaned(app: string, object: string, hold: PruneHold): Remediation {
     return {
       summary: `${object} is still in the cluster but no longer in git, and application ${app} does not prune.`,
       steps: [
-        `Delete it: review, then sync with pruning (\`argocd app sync ${app} --prune\`).`,
+        `Delete it: review, then ${pruneStep(app, hold)}.`,
         'Keep it: if it is still needed, add it back to the manifests in git; review and merge.',
         NEVER_AUTOMATIC,
       ],
@@ -194,3 +195,19 @@ export const clusterRemediation = {
     };
   },
 };
+
+/**
+ * How a person deletes an object Argo CD holds: a sync with pruning deletes it only without
+ * `Prune=false` (a sync skips such an object, `--prune` or not), and under `Prune=confirm` only once
+ * the deletion is confirmed (Argo CD's sync-options.md).
+ */
+export function pruneStep(app: string, hold: PruneHold): string {
+  const sync = `\`argocd app sync ${app} --prune\``;
+  if (hold.option === 'Prune=false')
+    return hold.by === 'annotation'
+      ? `remove Prune=false from its argocd.argoproj.io/sync-options annotation (no sync prunes it while it is there, ${sync} included) and sync with pruning, or delete it with kubectl`
+      : `delete it with kubectl: the application's syncOptions hold Prune=false, so no sync prunes it (${sync} included)`;
+  if (hold.option === 'Prune=confirm')
+    return `sync with pruning (${sync}) and confirm the deletion (Argo CD's Confirm Pruning, or the argocd.argoproj.io/deletion-approved annotation on the Application)`;
+  return `sync with pruning (${sync})`;
+}

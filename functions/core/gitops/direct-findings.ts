@@ -250,7 +250,7 @@ export function extraneousVerdict(
         pruneHeldBy: hold.by,
         pruneOption: hold.option,
       },
-      remediation: clusterRemediation.orphaned(app, object),
+      remediation: clusterRemediation.orphaned(app, object, hold),
     }),
   };
 }

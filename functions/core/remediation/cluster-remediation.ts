@@ -1,5 +1,7 @@
 import { Document, isMap, isSeq, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml';
 import type { ClusterResourceRef, Finding, JsonValue } from '../findings/model.js';
+import type { PruneHold } from '../gitops/argo-options.js';
+import { pruneStep } from '../gitops/cluster-findings.js';
 import type { PathSegment } from '../terraform/plan-model.js';
 import { hclInline, inertText } from './hcl-render.js';
 import type { AdoptSnippet, RevertPlan } from './model.js';
@@ -49,7 +51,7 @@ export function clusterRevertPlan(finding: Finding): RevertPlan {
     finding.ruleId === 'cluster.missing' || action === 'delete'
       ? `${object} is missing from the cluster: reverting recreates it from git (a new object; what the deleted one held is not restored).`
       : finding.ruleId === 'cluster.orphaned'
-        ? `${object} is no longer in git: reverting deletes it from the cluster (a sync with pruning: ${resource.app ? shellCommand(['argocd', 'app', 'sync', resource.app, '--prune']) : 'your pipeline’s prune'}).`
+        ? `${object} is no longer in git: reverting deletes it from the cluster (${resource.app ? pruneStep(resource.app, heldBy(finding)) : 'your pipeline’s prune'}).`
         : `The sync puts the fields below back to git's values in ${object}.`;
   return {
     mode: 'revert',
@@ -62,6 +64,17 @@ export function clusterRevertPlan(finding: Finding): RevertPlan {
     effect,
     notes,
   };
+}
+
+/** What holds an orphaned object (its finding's evidence); a finding without it: no automated prune. */
+function heldBy(finding: Finding): PruneHold {
+  const { pruneHeldBy: by, pruneOption: option } = finding.evidence;
+  if (
+    (by === 'annotation' || by === 'application') &&
+    (option === 'Prune=false' || option === 'Prune=confirm')
+  )
+    return { by, option };
+  return { by: 'sync-policy', option: 'no automated prune' };
 }
 
 export function clusterAdoptSnippet(finding: Finding): AdoptSnippet {

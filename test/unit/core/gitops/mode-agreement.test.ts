@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FindingDraft } from '../../../../functions/core/findings/model.js';
+import type { Finding, FindingDraft } from '../../../../functions/core/findings/model.js';
 import { identityOf, type KubeObject } from '../../../../functions/core/gitops/kube-object.js';
 import { parseManifests } from '../../../../functions/core/gitops/manifests.js';
 import type { ArgoCdApi, KubernetesApi, LiveObjectRequest } from '../../../../functions/core/gitops/ports.js';
 import { scanCluster } from '../../../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
 import type { ClusterComparison, ClusterConfig } from '../../../../functions/core/registry/model.js';
+import { clusterRevertPlan } from '../../../../functions/core/remediation/cluster-remediation.js';
 import { readArgoFixture, resourceDiff } from '../../../helpers/fake-argocd.js';
 import { registryOfCluster } from '../../../helpers/registry.js';
 
@@ -429,6 +430,8 @@ describe('Argo CD mode and direct mode agree on an object Git no longer renders'
     syncPolicy: KubeObject;
     objectOption?: string;
     verdicts: string[];
+    /** How the finding (and `driftwatch remediate --revert`) says to delete it: a sync skips Prune=false. */
+    deletion?: RegExp;
   }> = [
     {
       name: 'automated prune: Argo CD deletes it itself, nothing to report',
@@ -440,11 +443,21 @@ describe('Argo CD mode and direct mode agree on an object Git no longer renders'
       syncPolicy: { automated: { prune: true } },
       objectOption: 'Prune=false',
       verdicts: ['cluster.orphaned settings-7h2k9d low annotation Prune=false'],
+      deletion:
+        /remove Prune=false from its argocd\.argoproj\.io\/sync-options annotation .* or delete it with kubectl/,
+    },
+    {
+      name: 'Prune=confirm on the object: cluster.orphaned held by the annotation, deleted once the pruning is confirmed',
+      syncPolicy: { automated: { prune: true } },
+      objectOption: 'Prune=confirm',
+      verdicts: ['cluster.orphaned settings-7h2k9d low annotation Prune=confirm'],
+      deletion: /sync with pruning \(`argocd app sync shop --prune`\) and confirm the deletion/,
     },
     {
       name: "Prune=false in the application's syncOptions: cluster.orphaned held by the application",
       syncPolicy: { automated: { prune: true }, syncOptions: ['Prune=false'] },
       verdicts: ['cluster.orphaned settings-7h2k9d low application Prune=false'],
+      deletion: /delete it with kubectl: the application's syncOptions hold Prune=false/,
     },
     {
       name: "Prune=false in the application's syncOptions, Prune=true on the object: the object's option wins, Argo CD prunes it",
@@ -456,6 +469,7 @@ describe('Argo CD mode and direct mode agree on an object Git no longer renders'
       name: 'manual sync (Argo CD 3.x automated.enabled: false): nobody prunes it, cluster.orphaned held by the sync policy',
       syncPolicy: { automated: { enabled: false, prune: true, selfHeal: true } },
       verdicts: ['cluster.orphaned settings-7h2k9d low sync-policy no automated prune'],
+      deletion: /^sync with pruning \(`argocd app sync shop --prune`\)$/,
     },
   ];
 
@@ -468,6 +482,16 @@ describe('Argo CD mode and direct mode agree on an object Git no longer renders'
           run: index,
           verdicts: entry.verdicts,
         });
+      // The deletion the finding and `remediate --revert` give is one that deletes it.
+      for (const finding of [argo!, ...direct].flatMap((result) => result.findings))
+        if (finding.ruleId === 'cluster.orphaned') {
+          const [step] = finding.remediation!.steps;
+          expect(step!.replace(/^Delete it: review, then (.*)\.$/, '$1')).toMatch(entry.deletion!);
+          const effect = clusterRevertPlan(finding as Finding).effect;
+          expect(effect.replace(/^.*reverting deletes it from the cluster \((.*)\)\.$/, '$1')).toMatch(
+            entry.deletion!,
+          );
+        }
       // Direct mode says once in the scan's log what Argo CD will prune itself.
       for (const result of direct)
         expect(result.prunedByArgoCd).toEqual(
