@@ -48,7 +48,9 @@ export function restoreRemediation(
   return {
     summary,
     steps: [
-      `Find out who wrote version ${versionLabel(suspect)}${suspect.lastModified ? ` at ${suspect.lastModified}` : ''} (pipeline runs, CloudTrail S3 data events) and whether it was intended.`,
+      suspect.deleted
+        ? `Find out who deleted the state (delete marker ${versionLabel(suspect)}${suspect.lastModified ? ` at ${suspect.lastModified}` : ''}: pipeline runs, DeleteObject in CloudTrail S3 data events) and whether it was intended.`
+        : `Find out who wrote version ${versionLabel(suspect)}${suspect.lastModified ? ` at ${suspect.lastModified}` : ''} (pipeline runs, CloudTrail S3 data events) and whether it was intended.`,
       `Compare the versions with the AWS CLI:\naws s3api list-object-versions --bucket ${bucket} --prefix ${key} --max-items 10\naws s3api get-object --bucket ${bucket} --key ${key} --version-id ${shellWord(goodId)} good.tfstate`,
       `If it was a mistake, restore through Terraform from the workspace, after review (-force only when the good state has a lower serial or another lineage):\nterraform show good.tfstate\nterraform state push -force good.tfstate\nterraform plan`,
       'driftwatch never writes state: the restore is yours to decide and run.',

@@ -336,6 +336,7 @@ describe('checkBackend', () => {
     expect(pay.drafts[0]!.remediation!.steps.join('\n')).toContain(
       '--version-id pay/terraform.tfstate@current',
     );
+    expect(pay.drafts[0]!.remediation!.steps[0]).toMatch(/^Find out who deleted the state \(delete marker /);
     // A deletion, not a corrupt write: the detail does not guess a truncated or foreign object.
     expect(pay.drafts[0]!.detail).not.toMatch(/truncated|foreign object|failed write/);
   });
