@@ -22,14 +22,36 @@ export function clusterRevertPlan(finding: Finding): RevertPlan {
   const changes = proposedChanges(finding);
   const notes: string[] = [];
   let commands: string[];
+  const orphaned = finding.ruleId === 'cluster.orphaned';
   if (resource.app) {
     const selector = `${resource.group}:${resource.kind}:${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}`;
+    // An orphaned object is deleted by a sync with pruning only: a sync without --prune keeps it, and
+    // none prunes it under Prune=false (kubectl deletes it then).
+    const hold = orphaned ? heldBy(finding) : undefined;
     commands = [
       shellCommand(['argocd', 'app', 'diff', resource.app]),
-      shellCommand(['argocd', 'app', 'sync', resource.app, '--resource', selector]),
+      hold?.option === 'Prune=false'
+        ? shellCommand([
+            'kubectl',
+            'delete',
+            resource.group ? `${resource.kind}.${resource.group}` : resource.kind,
+            resource.name,
+            ...(resource.namespace ? ['-n', resource.namespace] : []),
+          ])
+        : shellCommand([
+            'argocd',
+            'app',
+            'sync',
+            resource.app,
+            '--resource',
+            selector,
+            ...(orphaned ? ['--prune'] : []),
+          ]),
     ];
     notes.push(
-      `Review the diff, then sync through your usual process (the second command syncs only ${object}); with selfHeal, Argo CD restores git's version by itself.`,
+      orphaned
+        ? `Review the diff, then delete ${object} through your usual process (the second command deletes only it).`
+        : `Review the diff, then sync through your usual process (the second command syncs only ${object}); with selfHeal, Argo CD restores git's version by itself.`,
     );
   } else {
     const source = typeof finding.evidence.source === 'string' ? finding.evidence.source : undefined;
@@ -51,15 +73,14 @@ export function clusterRevertPlan(finding: Finding): RevertPlan {
     finding.ruleId === 'cluster.missing' || action === 'delete'
       ? `${object} is missing from the cluster: reverting recreates it from git (a new object; what the deleted one held is not restored).`
       : finding.ruleId === 'cluster.orphaned'
-        ? `${object} is no longer in git: reverting deletes it from the cluster (${resource.app ? pruneStep(resource.app, heldBy(finding)) : 'your pipeline’s prune'}).`
+        ? `${object} is no longer in git: reverting deletes it from the cluster. To delete it: ${resource.app ? pruneStep(resource.app, heldBy(finding)) : 'your pipeline’s prune'}.`
         : `The sync puts the fields below back to git's values in ${object}.`;
   return {
     mode: 'revert',
     system: 'cluster',
     commands,
-    command: commands[commands.length - 1]!.startsWith('argocd app sync')
-      ? commands[0]!
-      : commands[commands.length - 1]!,
+    // The diff to review: never the sync or the deletion that follows it.
+    command: resource.app ? commands[0]! : commands[commands.length - 1]!,
     changes,
     effect,
     notes,

@@ -487,9 +487,16 @@ describe('Argo CD mode and direct mode agree on an object Git no longer renders'
         if (finding.ruleId === 'cluster.orphaned') {
           const [step] = finding.remediation!.steps;
           expect(step!.replace(/^Delete it: review, then (.*)\.$/, '$1')).toMatch(entry.deletion!);
-          const effect = clusterRevertPlan(finding as Finding).effect;
-          expect(effect.replace(/^.*reverting deletes it from the cluster \((.*)\)\.$/, '$1')).toMatch(
-            entry.deletion!,
+          const plan = clusterRevertPlan(finding as Finding);
+          expect(
+            plan.effect.replace(/^.*reverting deletes it from the cluster\. To delete it: (.*)\.$/, '$1'),
+          ).toMatch(entry.deletion!);
+          expect(plan.command).toBe('argocd app diff shop');
+          // The command that deletes it: a sync with pruning of that object, or kubectl under Prune=false.
+          expect(plan.commands[1]).toBe(
+            entry.verdicts[0]!.endsWith('Prune=false')
+              ? 'kubectl delete ConfigMap settings-7h2k9d -n shop'
+              : 'argocd app sync shop --resource :ConfigMap:shop/settings-7h2k9d --prune',
           );
         }
       // Direct mode says once in the scan's log what Argo CD will prune itself.
