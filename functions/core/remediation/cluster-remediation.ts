@@ -22,7 +22,8 @@ export function clusterRevertPlan(finding: Finding): RevertPlan {
   const changes = proposedChanges(finding);
   const notes: string[] = [];
   let commands: string[];
-  const orphaned = finding.ruleId === 'cluster.orphaned';
+  // Live objects git no longer renders: reverting deletes them (extraneous: the Application was not read).
+  const orphaned = finding.ruleId === 'cluster.orphaned' || finding.ruleId === 'cluster.extraneous';
   if (resource.app) {
     const selector = `${resource.group}:${resource.kind}:${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}`;
     // An orphaned object is deleted by a sync with pruning only: a sync without --prune keeps it, and
@@ -72,7 +73,7 @@ export function clusterRevertPlan(finding: Finding): RevertPlan {
   const effect =
     finding.ruleId === 'cluster.missing' || action === 'delete'
       ? `${object} is missing from the cluster: reverting recreates it from git (a new object; what the deleted one held is not restored).`
-      : finding.ruleId === 'cluster.orphaned'
+      : orphaned
         ? `${object} is no longer in git: reverting deletes it from the cluster. To delete it: ${resource.app ? pruneStep(resource.app, heldBy(finding)) : 'your pipeline’s prune'}.`
         : `The sync puts the fields below back to git's values in ${object}.`;
   return {
@@ -118,7 +119,7 @@ export function clusterAdoptSnippet(finding: Finding): AdoptSnippet {
       `# ${object} is missing from the cluster: to adopt that, delete it from the manifests in git.\n`,
     );
   }
-  if (finding.ruleId === 'cluster.orphaned') {
+  if (finding.ruleId === 'cluster.orphaned' || finding.ruleId === 'cluster.extraneous') {
     notes.push(
       `Adopting means adding ${object} back to the manifests in git: \`${shellCommand(['kubectl', 'get', resource.kind, resource.name, ...(resource.namespace ? ['-n', resource.namespace] : []), '-o', 'yaml'])}\` shows it (remove status and server-set metadata).`,
     );

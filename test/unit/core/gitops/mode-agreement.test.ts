@@ -8,7 +8,10 @@ import type { ArgoCdApi, KubernetesApi, LiveObjectRequest } from '../../../../fu
 import { scanCluster } from '../../../../functions/core/gitops/scan-cluster.js';
 import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
 import type { ClusterComparison, ClusterConfig } from '../../../../functions/core/registry/model.js';
-import { clusterRevertPlan } from '../../../../functions/core/remediation/cluster-remediation.js';
+import {
+  clusterAdoptSnippet,
+  clusterRevertPlan,
+} from '../../../../functions/core/remediation/cluster-remediation.js';
 import { readArgoFixture, resourceDiff } from '../../../helpers/fake-argocd.js';
 import { registryOfCluster } from '../../../helpers/registry.js';
 
@@ -515,6 +518,14 @@ describe('Argo CD mode and direct mode agree on an object Git no longer renders'
     const { direct } = await scanBoth(application({ automated: { prune: true } }), leftover(), false);
     for (const result of direct) {
       expect(objectVerdicts(result.findings)).toEqual(['cluster.extraneous settings-7h2k9d low - -']);
+      // Not in git: reverting deletes it, with a sync that prunes it; adopting adds it back to git.
+      const finding = result.findings.find((entry) => entry.ruleId === 'cluster.extraneous') as Finding;
+      const plan = clusterRevertPlan(finding);
+      expect(plan.effect).toMatch(/reverting deletes it from the cluster\. To delete it: sync with pruning/);
+      expect(plan.commands[1]).toBe(
+        'argocd app sync shop --resource :ConfigMap:shop/settings-7h2k9d --prune',
+      );
+      expect(clusterAdoptSnippet(finding).text).toMatch(/to keep it, add it back to git/);
       expect(result.ignoreRulesUnread).toContain(
         'Application argocd/shop could not be read: not found (404)',
       );
