@@ -50,12 +50,17 @@ export function createClusterFindingBuilder(
     cluster.applications.map((application) => [application.name, application.owner]),
   );
   // `team-a/web` (an application outside the controller's namespace, see applicationName) is
-  // routed by its qualified entry, else by an entry for every application named `web`.
+  // routed by its qualified entry, else by an entry for every application named `web`. An
+  // application in the controller's namespace is `shop` in findings, and `argocd/shop` as the
+  // argocd CLI lists it (both name it, Argo CD's app-any-namespace.md): either entry routes it.
+  const controllerNamespace = cluster.kubernetes?.argocdNamespace ?? 'argocd';
   const ownerOf = (app: string | undefined) =>
     (app === undefined
       ? undefined
-      : (applicationOwners.get(app) ?? applicationOwners.get(app.slice(app.indexOf('/') + 1)))) ??
-    cluster.owner;
+      : (applicationOwners.get(app) ??
+        (app.includes('/')
+          ? applicationOwners.get(app.slice(app.indexOf('/') + 1))
+          : applicationOwners.get(`${controllerNamespace}/${app}`)))) ?? cluster.owner;
 
   return {
     cluster,

@@ -168,6 +168,24 @@ describe('applications of the same name in two namespaces', () => {
     expect(policy.map(appOf)).toEqual(['team-a/web']);
   });
 
+  it('an entry qualified with the controller namespace, as argocd app list names it, routes the bare-named application', () => {
+    const qualified = (
+      applications: ClusterConfig['applications'],
+      kubernetes?: ClusterConfig['kubernetes'],
+    ) =>
+      createClusterFindingBuilder(
+        { ...cluster, applications, ...(kubernetes ? { argocd: undefined, kubernetes } : {}) },
+        registry().policies,
+      ).ownerOf;
+    expect(qualified([{ name: 'argocd/shop', owner: 'team-a' }])('shop')).toBe('team-a');
+    // Not an entry of another namespace's application, nor of team-a's `shop` for the controller's.
+    expect(qualified([{ name: 'team-b/shop', owner: 'team-b' }])('shop')).toBe('platform');
+    expect(qualified([{ name: 'argocd/shop', owner: 'team-a' }])('team-b/shop')).toBe('platform');
+    // Direct mode: the controller namespace the registry names.
+    const direct = { context: 'edge', manifests: { kustomize: 'overlays/edge' }, argocdNamespace: 'gitops' };
+    expect(qualified([{ name: 'gitops/shop', owner: 'team-a' }], direct)('shop')).toBe('team-a');
+  });
+
   it('keep the bare name in the controller namespace and when Argo CD does not say where its controller is', () => {
     expect(applicationName(application(CONTROLLER, 'shop', 'Synced'))).toBe('shop');
     expect(applicationName(application('team-a', 'web', 'Synced'))).toBe('team-a/web');
