@@ -50,10 +50,21 @@ export function restoreRemediation(
     steps: [
       suspect.deleted
         ? `Find out who deleted the state (delete marker ${versionLabel(suspect)}${suspect.lastModified ? ` at ${suspect.lastModified}` : ''}: pipeline runs, DeleteObject in CloudTrail S3 data events) and whether it was intended.`
-        : `Find out who wrote version ${versionLabel(suspect)}${suspect.lastModified ? ` at ${suspect.lastModified}` : ''} (pipeline runs, CloudTrail S3 data events) and whether it was intended.`,
+        : `Find out who wrote ${writtenVersion(suspect)}${suspect.lastModified ? ` at ${suspect.lastModified}` : ''} (pipeline runs, CloudTrail S3 data events) and whether it was intended.`,
       `Compare the versions with the AWS CLI:\naws s3api list-object-versions --bucket ${bucket} --prefix ${key} --max-items 10\naws s3api get-object --bucket ${bucket} --key ${key} --version-id ${shellWord(goodId)} good.tfstate`,
       `If it was a mistake, restore through Terraform from the workspace, after review (-force only when the good state has a lower serial or another lineage):\nterraform show good.tfstate\nterraform state push -force good.tfstate\nterraform plan`,
       'driftwatch never writes state: the restore is yours to decide and run.',
     ],
   };
+}
+
+/**
+ * The version a person looks up, in words: S3 gives an object written while the bucket's versioning
+ * was off (never enabled, or suspended) the version id `null`, which reads as no version at all.
+ */
+function writtenVersion(version: StateVersionFacts): string {
+  if (version.versionId === undefined) return 'the current version';
+  if (version.versionId === 'null')
+    return "the version written while the bucket's versioning was off (version id null)";
+  return `version ${version.versionId}`;
 }

@@ -102,6 +102,17 @@ describe('state.unreadable', () => {
     expect(violation?.remediation.steps.join('\n')).toContain('--version-id v2');
   });
 
+  it("names S3's version id null (written while versioning was off) as such, not as 'version null'", () => {
+    const [violation] = stateUnreadableRule.evaluate(
+      subject({ versionId: 'null', unreadable: 'the state is empty' }),
+    );
+    expect(violation?.remediation.steps[0]).toMatch(
+      /^Find out who wrote the version written while the bucket's versioning was off \(version id null\)/,
+    );
+    const [unversioned] = stateUnreadableRule.evaluate(subject({ unreadable: 'the state is empty' }));
+    expect(unversioned?.remediation.steps[0]).toMatch(/^Find out who wrote the current version /);
+  });
+
   it('ignores unreadable older versions', () => {
     expect(
       stateUnreadableRule.evaluate(subject(version('v3', 3), { versionId: 'v2', unreadable: 'x' })),
