@@ -129,6 +129,15 @@ export interface ExtraneousObject {
   object: KubeObject;
 }
 
+/**
+ * The label selectors that list the objects of these applications (names as findings give them,
+ * argoAppName) under label tracking: the instance label holds Argo CD's instance name,
+ * `<namespace>_<name>` for `<namespace>/<name>` (a label value cannot hold '/').
+ */
+export function instanceLabelSelectors(apps: Iterable<string>, tracking: ArgoTracking): string[] {
+  return [...apps].map((app) => `${tracking.labelKey}=${app.replace('/', '_')}`);
+}
+
 /** The listed objects an application of the render tracks but the render does not contain. */
 export function extraneousObjects(
   listed: readonly KubeObject[],

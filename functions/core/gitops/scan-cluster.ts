@@ -40,6 +40,7 @@ import { ownershipConflicts } from './conflicts.js';
 import { directObjectFindings, extraneousVerdict, withApplicationTracking } from './direct-findings.js';
 import {
   extraneousObjects,
+  instanceLabelSelectors,
   type ListTarget,
   listTargets,
   managedListTargets,
@@ -412,9 +413,7 @@ async function extraneousDrafts(
     managed.push(...managedListTargets((await context.readApplication(instance)).application));
   for (const target of listTargets(desired, managed)) {
     const selectors =
-      context.tracking.method === 'label'
-        ? [...apps].map((app) => `${context.tracking.labelKey}=${app}`)
-        : [undefined];
+      context.tracking.method === 'label' ? instanceLabelSelectors(apps, context.tracking) : [undefined];
     for (const labelSelector of selectors) {
       try {
         const items = await api.listObjects({ ...target, ...(labelSelector ? { labelSelector } : {}) });

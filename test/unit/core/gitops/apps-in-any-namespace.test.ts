@@ -4,7 +4,7 @@ import type { ClusterResourceRef, FindingDraft } from '../../../../functions/cor
 import { applicationName } from '../../../../functions/core/gitops/argo-findings.js';
 import { createClusterFindingBuilder } from '../../../../functions/core/gitops/cluster-findings.js';
 import { extraneousVerdict } from '../../../../functions/core/gitops/direct-findings.js';
-import { extraneousObjects } from '../../../../functions/core/gitops/extraneous.js';
+import { extraneousObjects, instanceLabelSelectors } from '../../../../functions/core/gitops/extraneous.js';
 import {
   identityOf,
   type KubeObject,
@@ -13,7 +13,7 @@ import {
 } from '../../../../functions/core/gitops/kube-object.js';
 import type { ClusterScanPorts } from '../../../../functions/core/gitops/ports.js';
 import { scanCluster } from '../../../../functions/core/gitops/scan-cluster.js';
-import { applierOf, DEFAULT_TRACKING } from '../../../../functions/core/gitops/tracking.js';
+import { applierOf, DEFAULT_TRACKING, registryTracking } from '../../../../functions/core/gitops/tracking.js';
 import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
 import type { ClusterConfig, Registry } from '../../../../functions/core/registry/model.js';
 import { registryOfCluster } from '../../../helpers/registry.js';
@@ -263,5 +263,14 @@ describe('direct mode: a tracking id of an application in another namespace', ()
     expect(appOf(verdict.finding)).toBe('team-a/web');
     expect(verdict.finding.owner).toBe('team-a');
     expect(verdict.finding.title).toContain('application team-a/web');
+  });
+});
+
+describe('label tracking lists the objects of an application in another namespace by its instance label', () => {
+  it('selects <namespace>_<name>, the label value Argo CD writes (a label value cannot hold /)', () => {
+    expect(instanceLabelSelectors(['team-a/web', 'shop'], registryTracking('label'))).toEqual([
+      'app.kubernetes.io/instance=team-a_web',
+      'app.kubernetes.io/instance=shop',
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import { context, entry, hashSensitive, plan } from '../../../helpers/plan-build
 // A PKCS#12 keystore's first bytes in base64, as `filebase64("keystore.p12")` gives them.
 const keystore = 'MIIKZgIBAzCCCiAGCSqGSIb3DQEHAaCCChEEggoNMIIKCTCCBXUGCSqGSIb3DQEHAaCC';
 
-function configMap(type: string, binaryData: Record<string, string>) {
+function configMap(binaryData: Record<string, string>) {
   return {
     metadata: [{ name: 'tls', namespace: 'shop', labels: {}, annotations: {} }],
     data: { 'log.level': 'info' },
@@ -21,9 +21,9 @@ function configMap(type: string, binaryData: Record<string, string>) {
 
 describe.each(['kubernetes_config_map', 'kubernetes_config_map_v1'])('%s binary_data', (type) => {
   it('is shown by hash; data stays readable', () => {
-    const before = configMap(type, { 'keystore.p12': 'AAEC', 'old.bin': 'AwQF' });
+    const before = configMap({ 'keystore.p12': 'AAEC', 'old.bin': 'AwQF' });
     const after = {
-      ...configMap(type, { 'keystore.p12': keystore, 'new.bin': keystore }),
+      ...configMap({ 'keystore.p12': keystore, 'new.bin': keystore }),
       data: { 'log.level': 'debug' },
     };
     const result = evaluatePlan(plan({ drift: [entry(`${type}.tls`, { before, after })] }), {
