@@ -1,6 +1,6 @@
 import type { DriftDetail, FindingDraft, Remediation } from '../findings/model.js';
 import { redactText } from '../redaction/secrets.js';
-import type { ClusterConfig, Policies } from '../registry/model.js';
+import { type ClusterConfig, DEFAULT_ARGOCD_NAMESPACE, type Policies } from '../registry/model.js';
 import { listPaths } from '../terraform/remediation.js';
 import type { PruneHold } from './argo-options.js';
 import {
@@ -53,7 +53,7 @@ export function createClusterFindingBuilder(
   // routed by its qualified entry, else by an entry for every application named `web`. An
   // application in the controller's namespace is `shop` in findings, and `argocd/shop` as the
   // argocd CLI lists it (both name it, Argo CD's app-any-namespace.md): either entry routes it.
-  const controllerNamespace = cluster.kubernetes?.argocdNamespace ?? 'argocd';
+  const controllerNamespace = cluster.kubernetes?.argocdNamespace ?? DEFAULT_ARGOCD_NAMESPACE;
   const ownerOf = (app: string | undefined) =>
     (app === undefined
       ? undefined
