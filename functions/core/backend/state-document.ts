@@ -1,3 +1,4 @@
+import { byteSize } from '../text/byte-size.js';
 import { notJsonBecause, parseJsonObject } from './json-body.js';
 
 /**
@@ -116,7 +117,7 @@ export function parseStatePrefix(prefix: string, totalBytes: number, complete: b
     ok: false,
     incomplete: true,
     missing: [...missing],
-    reason: `the state header (${missing.join(', ')}) is not within its first ${prefix.length} characters: its members are not in the order Terraform writes them (version, terraform_version, serial, lineage first), so its lineage and serial were not read`,
+    reason: `the state header (${missing.join(', ')}) is not within its first ${byteSize(prefix.length)}: its members are not in the order Terraform writes them (version, terraform_version, serial, lineage first), so its lineage and serial were not read`,
   };
 }
 

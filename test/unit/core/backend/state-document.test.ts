@@ -74,7 +74,7 @@ describe('parseStatePrefix', () => {
       incomplete: true,
       missing: ['version', 'serial'],
       reason: expect.stringMatching(
-        /^the state header \(version, serial\) is not within its first \d+ characters/,
+        /^the state header \(version, serial\) is not within its first \d+ (MiB|KiB|bytes):/,
       ),
     });
   });
