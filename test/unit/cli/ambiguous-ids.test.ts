@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { suppressAction } from '../../../cli/commands/suppress-action.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { scanHistoryKey } from '../../../functions/core/findings/layout.js';
 import { recordWorkspaceScan } from '../../../functions/core/findings/lifecycle.js';
 import { driftDraft } from '../../helpers/findings.js';
 import { runCli } from '../../helpers/integration.js';
+import { suppressInProcess } from '../../helpers/suppress-cli.js';
 
 /**
  * An open finding and a finding resolved last week whose ids share their first 12 characters: a
@@ -70,21 +70,7 @@ describe('a prefix an open and a resolved finding share', () => {
   });
 
   it('suppress, which acts on open findings only, takes the open one', async () => {
-    let out = '';
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      out += String(chunk);
-      return true;
-    });
-    try {
-      await suppressAction(() => {}, shared, {
-        store: dir,
-        reason: 'accepted for the migration',
-        by: 'ops',
-        until: new Date(Date.now() + 7 * 86_400_000).toISOString(),
-      });
-    } finally {
-      write.mockRestore();
-    }
+    const out = await suppressInProcess(dir, shared);
     expect(out).toMatch(new RegExp(`^suppressed ${openId.slice(0, 12)} \\(`));
   });
 });

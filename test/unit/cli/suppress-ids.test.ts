@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { suppressAction } from '../../../cli/commands/suppress-action.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../../cli/context.js';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { recordWorkspaceScan } from '../../../functions/core/findings/lifecycle.js';
 import { driftDraft } from '../../helpers/findings.js';
+import { suppressInProcess } from '../../helpers/suppress-cli.js';
 
 /** Two open findings whose ids share their first 20 characters (as ids of a large estate can). */
 const dir = mkdtempSync(join(tmpdir(), 'driftwatch-suppress-ids-'));
@@ -32,24 +32,7 @@ beforeAll(async () => {
   await createFsObjectStore(dir).put('current/payments-prod.json', JSON.stringify(current));
 });
 
-async function suppress(typed: string): Promise<string> {
-  let out = '';
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await suppressAction(() => {}, typed, {
-      store: dir,
-      reason: 'accepted for the migration',
-      by: 'ops',
-      until: new Date(Date.now() + 7 * 86_400_000).toISOString(),
-    });
-  } finally {
-    write.mockRestore();
-  }
-  return out;
-}
+const suppress = (typed: string) => suppressInProcess(dir, typed);
 
 describe('suppress with ids that share a long prefix', () => {
   it('an ambiguous prefix is refused, naming both', async () => {
