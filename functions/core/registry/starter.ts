@@ -128,10 +128,16 @@ export function workspaceIdFor(key: string, cliWorkspace?: string): string {
   return base === '' ? 'state' : base;
 }
 
-/** Lower case; anything else than a-z 0-9 - _ . becomes '-'; starts with a letter or digit. */
+/**
+ * Lower case, Latin letters without their accents (`ünïcødé` → `unicode`, not `n-c-d`); anything
+ * else than a-z 0-9 - _ . becomes '-'; starts with a letter or digit.
+ */
 export function sanitizeId(text: string): string {
   return text
     .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[æøßđłœþ]/g, (letter) => LATIN_LETTERS[letter] ?? letter)
     .replace(/[^a-z0-9\-_.]+/g, '-')
     .replace(/-{2,}/g, '-')
     .replace(/^[^a-z0-9]+/, '')
@@ -139,6 +145,9 @@ export function sanitizeId(text: string): string {
     .slice(0, 63)
     .replace(/[^a-z0-9]+$/, '');
 }
+
+/** Latin letters that NFKD does not split into a letter and its accent. */
+const LATIN_LETTERS: Record<string, string> = { æ: 'ae', ø: 'o', ß: 'ss', đ: 'd', ł: 'l', œ: 'oe', þ: 'th' };
 
 /** `payments`, `payments-2`, …: ids must be unique; a suffix replaces the end of a 63-character id. */
 function uniqueId(candidate: string, taken: Set<string>): string {

@@ -189,7 +189,9 @@ describe('ids and environments', () => {
     ['network/terraform.tfstate', undefined, 'network'],
     ['terraform.tfstate', undefined, 'terraform'],
     ['terraform.tfstate', 'blue', 'terraform-blue'],
-    ['Team A/ünïcode state.tfstate', undefined, 'team-a-n-code-state'],
+    ['Team A/ünïcode state.tfstate', undefined, 'team-a-unicode-state'],
+    ['ünïcødé/日本/prod.tfstate', undefined, 'unicode-prod'],
+    ['Øresund/Straße/ŁÓDŹ.tfstate', undefined, 'oresund-strasse-lodz'],
     ['.tfstate', undefined, 'state'],
     ['__/--.tfstate', undefined, 'state'],
   ])('%s (workspace %s) → %s', (key, workspace, id) => {
