@@ -1,3 +1,5 @@
+import { createJsonSelector } from '../terraform/json-selector.js';
+import { PlanFormatError } from '../terraform/plan-error.js';
 import { byteSize } from '../text/byte-size.js';
 import { notJsonBecause, parseJsonObject } from './json-body.js';
 
@@ -125,7 +127,7 @@ export function parseStatePrefix(prefix: string, totalBytes: number, complete: b
 const RESOURCES_LIST = Symbol('resources list');
 
 interface TopLevelScan {
-  /** Header fields seen, with their values (strings, numbers, null, true, false; other JSON types by type). */
+  /** Header fields seen, with their values as parsed (the first of a member given twice). */
   fields: Record<string, unknown>;
   encryptedData: boolean;
   /** The first character is not `{`. */
@@ -135,11 +137,14 @@ interface TopLevelScan {
   ended: boolean;
 }
 
+/** Thrown from the selector's callbacks once the header is known: the rest is not read. */
+const HEADER_READ = Symbol('header read');
+
 /**
- * One pass over the top-level members of a JSON object, as far as the text goes: header fields are
- * kept, every other value is skipped by counting brackets outside strings (no value is built, so
- * memory stays that of the text). Stops at the end of the text, at the object's end, or when all
- * header fields are known.
+ * One pass over the top-level members of a JSON object, as far as the text goes, through the plan
+ * reader's selective JSON reader: header fields are captured, every other value is skipped without
+ * being built (memory stays that of the text). Stops at the end of the text, or when all header
+ * fields (or OpenTofu's encrypted data) are known.
  */
 function scanTopLevel(text: string): TopLevelScan {
   const scan: TopLevelScan = {
@@ -149,138 +154,47 @@ function scanTopLevel(text: string): TopLevelScan {
     syntaxError: false,
     ended: false,
   };
-  let at = skipSpace(text, 0);
-  if (text[at] !== '{') {
+  // JSON's whitespace only (`\s` would take a byte order mark for it).
+  if (!/^[ \t\r\n]*\{/.test(text)) {
     scan.notObject = true;
     return scan;
   }
-  at++;
-  let first = true;
-  for (;;) {
-    at = skipSpace(text, at);
-    if (at >= text.length) return scan;
-    if (text[at] === '}') {
-      scan.ended = true;
-      return scan;
-    }
-    if (!first) {
-      if (text[at] !== ',') return { ...scan, syntaxError: true };
-      at = skipSpace(text, at + 1);
-    }
-    first = false;
-    const name = readString(text, at);
-    if (name === undefined) return at >= text.length ? scan : { ...scan, syntaxError: true };
-    if (name === null) return scan;
-    at = skipSpace(text, name.end);
-    if (at >= text.length) return scan;
-    if (text[at] !== ':') return { ...scan, syntaxError: true };
-    at = skipSpace(text, at + 1);
-    if (at >= text.length) return scan;
-    const key = name.value;
-    if (key === 'encrypted_data' && text[at] === '"') {
-      scan.encryptedData = true;
-      return scan;
-    }
-    const keep = (HEADER_FIELDS as readonly string[]).includes(key);
-    const value = keep ? readScalar(text, at) : undefined;
-    if (value !== undefined) {
-      if (value === null) return scan;
-      if (!(key in scan.fields)) scan.fields[key] = value.value;
-      at = value.end;
-    } else {
-      if (key === 'resources' && !(key in scan.fields))
-        scan.fields.resources = text[at] === '[' ? RESOURCES_LIST : typeof text[at];
-      if (keep && !(key in scan.fields)) scan.fields[key] = text[at] === '[' ? [] : {};
-      const end = skipValue(text, at);
-      if (end === undefined) return { ...scan, syntaxError: true };
-      if (end === null) return scan;
-      at = end;
-    }
-    if (HEADER_FIELDS.every((field) => field in scan.fields)) return scan;
-  }
-}
-
-function skipSpace(text: string, at: number): number {
-  while (
-    at < text.length &&
-    (text[at] === ' ' || text[at] === '\n' || text[at] === '\r' || text[at] === '\t')
-  )
-    at++;
-  return at;
-}
-
-/** A JSON string at `at`: its value and end; null when the text ends inside it; undefined if none. */
-function readString(text: string, at: number): { value: string; end: number } | null | undefined {
-  if (text[at] !== '"') return undefined;
-  const end = stringEnd(text, at);
-  if (end === null) return null;
+  const fields = scan.fields;
+  const selector = createJsonSelector(
+    (path, kind) => {
+      if (path.length === 0) return 'descend';
+      const key = path[0];
+      if (path.length !== 1 || typeof key !== 'string') return 'skip';
+      if (key === 'encrypted_data' && kind === 'scalar') {
+        scan.encryptedData = true;
+        throw HEADER_READ;
+      }
+      if (key === 'resources' && !(key in fields))
+        fields.resources = kind === 'array' ? RESOURCES_LIST : kind;
+      // The first of a member given twice counts.
+      return (HEADER_FIELDS as readonly string[]).includes(key) && !(key in fields) ? 'capture' : 'skip';
+    },
+    (path, value) => {
+      fields[path[0] as string] = value;
+      if (HEADER_FIELDS.every((field) => field in fields)) throw HEADER_READ;
+    },
+  );
   try {
-    return { value: JSON.parse(text.slice(at, end)) as string, end };
-  } catch {
-    return undefined;
+    selector.write(Buffer.from(text, 'utf8'));
+  } catch (error) {
+    if (error === HEADER_READ) return scan;
+    if (error instanceof PlanFormatError) return { ...scan, syntaxError: true };
+    throw error;
   }
-}
-
-/** The index after the closing quote of the string opening at `at`, or null if the text ends first. */
-function stringEnd(text: string, at: number): number | null {
-  for (let index = at + 1; index < text.length; index++) {
-    const char = text[index];
-    if (char === '\\') index++;
-    else if (char === '"') return index + 1;
-  }
-  return null;
-}
-
-const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const LITERAL = /true|false|null/y;
-
-/**
- * A string, number or literal at `at`; undefined for an object or array (skipped, not built);
- * null when the text ends before the value does (a number could go on).
- */
-function readScalar(text: string, at: number): { value: unknown; end: number } | null | undefined {
-  if (text[at] === '"') return readString(text, at);
-  for (const pattern of [NUMBER, LITERAL]) {
-    pattern.lastIndex = at;
-    const match = pattern.exec(text);
-    if (!match) continue;
-    const end = at + match[0].length;
-    if (end >= text.length) return null;
+  // The text may be the whole object after all (its end within the prefix). Only asked when it ends
+  // with a brace: end() would take a number the next bytes continue (`"serial": 1` of 12) as whole.
+  if (/\}[ \t\r\n]*$/.test(text)) {
     try {
-      return { value: JSON.parse(match[0]), end };
-    } catch {
-      return undefined; // `01`: not JSON
+      selector.end();
+      scan.ended = true;
+    } catch (error) {
+      if (!(error instanceof PlanFormatError)) throw error;
     }
   }
-  return undefined;
-}
-
-/**
- * The end of any JSON value at `at`, counting brackets outside strings; null when the text ends
- * first, undefined when what is there cannot start a value.
- */
-function skipValue(text: string, at: number): number | null | undefined {
-  const char = text[at];
-  if (char === '"') {
-    const string = readString(text, at);
-    return string === undefined || string === null ? string : string.end;
-  }
-  if (char !== '{' && char !== '[') {
-    const scalar = readScalar(text, at);
-    return scalar === undefined ? undefined : scalar === null ? null : scalar.end;
-  }
-  let depth = 0;
-  for (let index = at; index < text.length; index++) {
-    const next = text[index];
-    if (next === '"') {
-      const end = stringEnd(text, index);
-      if (end === null) return null;
-      index = end - 1;
-    } else if (next === '{' || next === '[') depth++;
-    else if (next === '}' || next === ']') {
-      depth--;
-      if (depth === 0) return index + 1;
-    }
-  }
-  return null;
+  return scan;
 }
