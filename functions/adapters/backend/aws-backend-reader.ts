@@ -33,6 +33,41 @@ import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
  */
 export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: DynamoDBClient }): BackendReader {
   const { s3, dynamodb } = clients;
+
+  /**
+   * One GetObject of a version (`null` is the id S3 reports for an object written while versioning
+   * was off: the current object), or of a byte range of it; undefined when it does not exist.
+   */
+  async function getObject(
+    bucket: string,
+    key: string,
+    versionId: string | undefined,
+    range?: string,
+  ): Promise<GetObjectCommandOutput | typeof EMPTY_OBJECT | undefined> {
+    const version = versionId && versionId !== 'null' ? versionId : undefined;
+    const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
+    try {
+      return await read(`s3://${bucket}/${key}`, action, () =>
+        s3.send(
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            VersionId: version,
+            ...(range ? { Range: range } : {}),
+          }),
+        ),
+      );
+    } catch (error) {
+      if (error instanceof BackendReadError) {
+        if (/^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)) return undefined;
+        // S3 answers a range of an empty object with 416: there is nothing to read.
+        if (range && (error.failure.code === 'InvalidRange' || error.failure.httpStatus === 416))
+          return EMPTY_OBJECT;
+      }
+      throw error;
+    }
+  }
+
   return {
     async preflight(bucket, prefix) {
       // A one-key listing: the permission discovery needs anyway (s3:ListBucket, even when it is
@@ -198,58 +233,26 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
     },
 
     async readObject(bucket, key, versionId, maxBytes) {
-      // `null` is the version id S3 reports for objects written while versioning was off.
-      const version = versionId && versionId !== 'null' ? versionId : undefined;
-      const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
-      try {
-        const response = await read(`s3://${bucket}/${key}`, action, () =>
-          s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: version })),
-        );
-        const length = response.ContentLength ?? 0;
-        if (maxBytes !== undefined && length > maxBytes) {
-          // The body is left unread: its connection is closed.
-          (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
-          throw new ObjectTooLargeError(length, maxBytes);
-        }
-        if (maxBytes === undefined) return (await response.Body?.transformToString('utf8')) ?? '';
-        // A body longer than its Content-Length said (or sent without one) is still read no further.
-        const data = await readAtMost(response.Body, maxBytes + 1);
-        if (data.length > maxBytes) throw new ObjectTooLargeError(Math.max(length, data.length), maxBytes);
-        return data.toString('utf8');
-      } catch (error) {
-        if (
-          error instanceof BackendReadError &&
-          /^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)
-        )
-          return undefined;
-        throw error;
+      const response = await getObject(bucket, key, versionId);
+      if (response === undefined) return undefined;
+      if (response === EMPTY_OBJECT) return '';
+      const length = response.ContentLength ?? 0;
+      if (maxBytes !== undefined && length > maxBytes) {
+        // The body is left unread: its connection is closed.
+        (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
+        throw new ObjectTooLargeError(length, maxBytes);
       }
+      if (maxBytes === undefined) return (await response.Body?.transformToString('utf8')) ?? '';
+      // A body longer than its Content-Length said (or sent without one) is still read no further.
+      const data = await readAtMost(response.Body, maxBytes + 1);
+      if (data.length > maxBytes) throw new ObjectTooLargeError(Math.max(length, data.length), maxBytes);
+      return data.toString('utf8');
     },
 
     async readObjectStart(bucket, key, versionId, bytes) {
-      const version = versionId && versionId !== 'null' ? versionId : undefined;
-      const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
-      let response: GetObjectCommandOutput;
-      try {
-        response = await read(`s3://${bucket}/${key}`, action, () =>
-          s3.send(
-            new GetObjectCommand({
-              Bucket: bucket,
-              Key: key,
-              VersionId: version,
-              Range: `bytes=0-${bytes - 1}`,
-            }),
-          ),
-        );
-      } catch (error) {
-        if (error instanceof BackendReadError) {
-          if (/^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)) return undefined;
-          // S3 answers a range of an empty object with 416: there is nothing to read.
-          if (error.failure.code === 'InvalidRange' || error.failure.httpStatus === 416)
-            return { text: '', totalBytes: 0, complete: true };
-        }
-        throw error;
-      }
+      const response = await getObject(bucket, key, versionId, `bytes=0-${bytes - 1}`);
+      if (response === undefined) return undefined;
+      if (response === EMPTY_OBJECT) return { text: '', totalBytes: 0, complete: true };
       // `bytes 0-65535/734003200` (`/*`: size unknown); a server that ignored the Range answers 200
       // with the whole length and no Content-Range.
       const total = response.ContentRange
@@ -263,22 +266,10 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
     },
 
     async readObjectEnd(bucket, key, versionId, bytes) {
-      const version = versionId && versionId !== 'null' ? versionId : undefined;
-      const action = version ? 's3:GetObjectVersion' : 's3:GetObject';
-      try {
-        const response = await read(`s3://${bucket}/${key}`, action, () =>
-          s3.send(
-            new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: version, Range: `bytes=-${bytes}` }),
-          ),
-        );
-        return (await readAtMost(response.Body, bytes)).toString('utf8');
-      } catch (error) {
-        if (error instanceof BackendReadError) {
-          if (/^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)) return undefined;
-          if (error.failure.code === 'InvalidRange' || error.failure.httpStatus === 416) return '';
-        }
-        throw error;
-      }
+      const response = await getObject(bucket, key, versionId, `bytes=-${bytes}`);
+      if (response === undefined) return undefined;
+      if (response === EMPTY_OBJECT) return '';
+      return (await readAtMost(response.Body, bytes)).toString('utf8');
     },
 
     async lockTableItems(table, bucket) {
@@ -312,6 +303,9 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
     },
   };
 }
+
+/** A range asked of an empty object (S3's 416). */
+const EMPTY_OBJECT = Symbol('empty object');
 
 /**
  * At most `limit` bytes of a body, then the stream is destroyed: a server that ignored the Range
