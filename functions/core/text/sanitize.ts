@@ -24,17 +24,20 @@ const ESCAPE_SEQUENCE = new RegExp(
   'g',
 );
 /** C0 (but tab and line feed, handled per mode), DEL and C1 controls. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+export const CONTROL_SOURCE = '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]';
+const CONTROL = new RegExp(CONTROL_SOURCE, 'g');
 /** Bidi embeddings, overrides and isolates, and the invisible direction marks (Trojan Source). */
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export const BIDI_SOURCE = '[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]';
+const BIDI = new RegExp(BIDI_SOURCE, 'g');
 /**
  * What no UTF-8 encoder or XML-based transport takes: lone surrogates (a `\ud800` escape in a JSON
  * state or lock body parses to one) and the noncharacters U+FFFE and U+FFFF. SQS refuses messages
  * that hold them (InvalidMessageContents), so a digest SNS delivers to a queue (a chat relay, an SQS
  * destination) would be lost.
  */
-const UNENCODABLE = /[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+export const UNENCODABLE_SOURCE =
+  '[\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const UNENCODABLE = new RegExp(UNENCODABLE_SOURCE, 'g');
 /** Line breaks a terminal or a chat client may honour: CRLF, LF, the Unicode line/paragraph separators. */
 const LINE_BREAK = /\r\n|[\n\u2028\u2029]/g;
 

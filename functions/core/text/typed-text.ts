@@ -1,17 +1,16 @@
+import { BIDI_SOURCE, CONTROL_SOURCE, UNENCODABLE_SOURCE } from './sanitize.js';
+
 /**
  * Text a person types once and every reader is shown later (a suppression's reason and author):
  * characters that no output shows as typed are refused where they were typed, so that what is
  * stored is what every table, digest and report shows, and the person can fix it at once.
  */
 const CHECKS: ReadonlyArray<{ pattern: RegExp; what: string }> = [
-  { pattern: /^(?:\r\n|[\n\r\u0085\u2028\u2029])/, what: 'a line break' },
-  { pattern: /^[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/, what: 'a bidi control' },
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-  { pattern: /^[\u0000-\u001f\u007f-\u009f]/, what: 'a control character' },
-  {
-    pattern: /^(?:[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|[\udc00-\udfff])/,
-    what: 'a character no output can encode',
-  },
+  { pattern: /\r\n|[\n\r\u0085\u2028\u2029]/y, what: 'a line break' },
+  { pattern: new RegExp(BIDI_SOURCE, 'y'), what: 'a bidi control' },
+  // The controls outputs replace, and tab (a table cell or a digest line would not keep it).
+  { pattern: new RegExp(`\\t|${CONTROL_SOURCE}`, 'y'), what: 'a control character' },
+  { pattern: new RegExp(UNENCODABLE_SOURCE, 'y'), what: 'a character no output can encode' },
 ];
 
 export interface UnsafeCharacter {
@@ -34,8 +33,10 @@ export function firstUnsafeCharacter(text: string): UnsafeCharacter | undefined 
   let position = [...text.slice(0, start)].length;
   for (let index = start; index < end; ) {
     position++;
-    const rest = text.slice(index);
-    const found = CHECKS.find((check) => check.pattern.test(rest));
+    const found = CHECKS.find((check) => {
+      check.pattern.lastIndex = index;
+      return check.pattern.test(text);
+    });
     const code = text.codePointAt(index)!;
     if (found)
       return {
