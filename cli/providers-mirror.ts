@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { copyFile, cp, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { isWithin } from '../functions/adapters/path-within.js';
 import { createBundleDownloader, isNoSuchKey } from '../functions/adapters/s3-bundle.js';
 import { temporaryDirectory } from '../functions/adapters/terraform/interrupt-cleanup.js';
 import { runProcess } from '../functions/adapters/terraform/run-process.js';
@@ -101,8 +102,7 @@ async function checkOut(workspace: WorkspaceConfig, options: MirrorOptions, dir:
     await tar.x({ file: bundle, cwd: dir, strict: true });
   }
   const root = resolve(dir, source.path ?? '.');
-  if (root !== dir && !root.startsWith(`${dir}${sep}`))
-    throw new Error(`path ${source.path} leaves the source`);
+  if (!isWithin(root, dir)) throw new Error(`path ${source.path} leaves the source`);
   return root;
 }
 

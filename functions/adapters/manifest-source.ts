@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
 import { isMap, parseAllDocuments } from 'yaml';
 import { ClusterSourceError } from '../core/gitops/ports.js';
@@ -17,6 +17,7 @@ import {
 import { redactText } from '../core/redaction/secrets.js';
 import type { ManifestSource, RenderTools } from '../core/registry/model.js';
 import type { ClusterCapabilities } from './kubernetes-client.js';
+import { isWithin } from './path-within.js';
 import { parseS3Uri } from './s3-bundle.js';
 
 /**
@@ -191,7 +192,7 @@ async function manifestFilesOf(dir: string, recurse: boolean, root?: string): Pr
 async function linkedFileInside(link: string, top: string): Promise<boolean> {
   const target = await realpath(link).catch(() => undefined);
   if (target === undefined) throw new Error(`the link ${link} leads nowhere (its target is missing)`);
-  if (target !== top && !target.startsWith(`${top}${sep}`))
+  if (!isWithin(target, top))
     throw new Error(
       `the link ${link} leads outside the manifests directory (to ${target}); Argo CD refuses such links too: copy the file in instead`,
     );

@@ -10,7 +10,8 @@ import {
   symlink,
   unlink,
 } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, relative } from 'node:path';
+import { isWithin } from '../path-within.js';
 import { CACHE_LEVELS } from './run-environment.js';
 
 /**
@@ -35,7 +36,7 @@ export async function detachProvidersFromCache(dataDir: string, cacheDir: string
   for (const path of await packageLinks(providers)) {
     const target = await realpath(path).catch(() => undefined);
     if (target === undefined) continue;
-    if (!isInside(target, cache)) {
+    if (!isWithin(target, cache)) {
       await replaceWith(path, (staged) => symlink(target, staged));
       continue;
     }
@@ -89,8 +90,4 @@ async function hardLinkTree(from: string, to: string): Promise<void> {
     else if (entry.isSymbolicLink()) await symlink(await readlink(source), target);
     else await link(source, target);
   }
-}
-
-function isInside(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
 }

@@ -1,7 +1,7 @@
 import { chmodSync, createReadStream, existsSync, mkdtempSync } from 'node:fs';
 import { chmod, cp, mkdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { redactText, type SensitiveHasher } from '../../core/redaction/secrets.js';
 import { summarizeTerraformErrors } from '../../core/redaction/terraform-diagnostics.js';
@@ -27,6 +27,7 @@ import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js
 import { lockChecksumFailure } from '../../core/terraform/provider-lock.js';
 import { type FailedRead, failedReadsIn } from '../../core/terraform/provider-log.js';
 import type { Logger } from '../logger.js';
+import { isWithin } from '../path-within.js';
 import { readPlanFile } from '../plan-file.js';
 import { readBackendBlock } from './backend-block.js';
 import {
@@ -620,7 +621,7 @@ export async function locateVarFiles(
         `var file ${file} is not a file in the workspace source (varFiles are relative to source.dir or the bundle root)`,
       );
     }
-    if (real !== realSource && !real.startsWith(`${realSource}${sep}`))
+    if (!isWithin(real, realSource))
       throw new TerraformRunError('source', `var file ${file} leads outside the workspace source`);
     located.push(relative(root, path));
   }
@@ -721,10 +722,9 @@ async function* readLines(path: string): AsyncGenerator<string> {
  * lock file there: a root that leads back into the checkout (or anywhere else) must not be used.
  */
 async function isInside(path: string, dir: string): Promise<boolean> {
-  const within = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${sep}`);
   const real = await realpath(path).catch(() => undefined);
   // A path that does not exist is judged as written (it fails later as "no Terraform files").
-  return real === undefined ? within(path, dir) : within(real, await realpath(dir));
+  return real === undefined ? isWithin(path, dir) : isWithin(real, await realpath(dir));
 }
 
 /**
