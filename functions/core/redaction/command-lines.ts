@@ -229,3 +229,22 @@ export const ORACLE_HINTS: readonly string[] = [
 export const NETRC_PASSWORD =
   /\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+(?<secret>\S+)/g;
 export const NETRC_HINTS: readonly string[] = ['machine', 'default'];
+
+/**
+ * A PostgreSQL password file's line, `host:port:database:user:password` (~/.pgpass written by
+ * user_data, a ConfigMap holding one): five fields, the second a port or `*`, none empty, no sixth.
+ * Times (`10:30:45`), IPv6 and MAC addresses and ARNs have another number of fields or an empty one,
+ * and a line starts the text or follows a space, a quote or `=`, never a colon.
+ */
+export const PGPASS_PASSWORD =
+  /(?<![^\s"'`=])(?:[\w.-]+|\*):(?:\d{1,5}|\*):[^:\s"']+:[^:\s"']+:(?<secret>(?:\\.|[^:\s"'\\])+)(?=[\s"'`]|$)/g;
+/** The ports of PostgreSQL and PgBouncer, the wildcard, and the file's name. */
+export const PGPASS_HINTS: readonly string[] = [':5432:', ':5433:', ':6432:', ':*:', 'pgpass'];
+
+/**
+ * A Windows account made with its password on the command line (user_data's PowerShell or batch):
+ * `net user NAME PASSWORD /add`. `*` prompts for it; options start with `/`. Any case, as cmd takes it.
+ */
+export const NET_USER_PASSWORD =
+  /\bnet(?:\.exe)?[ \t]+user[ \t]+(?:"[^"\n]*"|[^\s"/]\S*)[ \t]+(?![*/])(?<secret>"[^"\n]*"|[^\s"<]+)/gi;
+export const NET_USER_HINTS: readonly string[] = ['net user', 'NET USER', 'Net User', 'net.exe user'];

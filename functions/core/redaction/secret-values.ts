@@ -2,10 +2,14 @@ import {
   COMMAND_HINTS,
   COMMAND_PASSWORD,
   COMMAND_TOOLS,
+  NET_USER_HINTS,
+  NET_USER_PASSWORD,
   NETRC_HINTS,
   NETRC_PASSWORD,
   ORACLE_HINTS,
   ORACLE_USER_PASSWORD,
+  PGPASS_HINTS,
+  PGPASS_PASSWORD,
   PIPED_HINTS,
   PIPED_PASSWORD,
   SQL_HINTS,
@@ -171,6 +175,10 @@ export const VALUE_RULES: readonly ValueRule[] = [
   { id: 'oracle-user-password', hints: ORACLE_HINTS, pattern: ORACLE_USER_PASSWORD },
   // `machine host login bot password x` (.netrc, also written into user_data).
   { id: 'netrc-password', hints: NETRC_HINTS, pattern: NETRC_PASSWORD },
+  // `db:5432:app:deploy:x` (~/.pgpass).
+  { id: 'pgpass-password', hints: PGPASS_HINTS, pattern: PGPASS_PASSWORD },
+  // `net user svc x /add` (Windows user_data).
+  { id: 'net-user-password', hints: NET_USER_HINTS, pattern: NET_USER_PASSWORD },
   {
     id: 'config-directive',
     hints: ['\n'],

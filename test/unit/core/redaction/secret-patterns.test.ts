@@ -211,6 +211,13 @@ describe('passwords given to well-known tools as a short option', () => {
     ['bind 0.0.0.0\nrequirepass CNRYCMD1x\nport 6379\n', 'requirepass '],
     ['vrrp_instance VI_1 {\n  authentication {\n    auth_pass CNRYCMD1x\n  }\n}', 'auth_pass '],
     ['daemonize yes\nmasterauth "CNRYCMD1x xyz"\n', 'masterauth '],
+    // PostgreSQL password files (~/.pgpass): host:port:database:user:password, port or `*`.
+    ['db.internal:5432:app:deploy:CNRYCMD1x', 'db.internal:5432:app:deploy:'],
+    ['echo "*:*:*:replicator:CNRYCMD1x" > ~/.pgpass', 'echo "*:*:*:replicator:'],
+    ['10.0.0.5:6432:*:app:CNRYCMD1x\nlocalhost:5432:x:y:z', '10.0.0.5:6432:*:app:'],
+    // Windows accounts made in user_data: `net user NAME PASSWORD /add`.
+    ['net user svc_backup CNRYCMD1x /add /y', 'net user svc_backup '],
+    ['<powershell>NET USER Administrator "CNRYCMD1x" /ADD</powershell>', 'NET USER Administrator '],
     // An ODBC value in braces, which may hold `;`.
     ['Driver={ODBC Driver 18};Uid=app;Pwd={a;CNRYCMD1x};Db=x', 'Pwd='],
   ])('%s', (text, kept) => {
@@ -245,6 +252,17 @@ describe('passwords given to well-known tools as a short option', () => {
     'Port 22\nPasswordAuthentication no\nPermitRootLogin no\n',
     'auth required pam_env.so\npassword required pam_unix.so\n',
     'line one\ntoken expired\n',
+    // Colon-separated text that is not a password file line: times, IPv6, MACs, ARNs, image refs.
+    'at 10:30:45 the job ran',
+    'fe80:1:2:3:4:5:6:7 and 2001:db8::8a2e:370:7334',
+    'mac 00:1a:2b:3c:4d:5e',
+    'arn:aws:iam::123456789012:role/app',
+    'registry.example.com:5000/team/app:1.2',
+    // `net user` that sets no password: a prompt (`*`), an option, a listing.
+    'net user svc_backup * /add',
+    'net user svc_backup /delete',
+    'net user /domain',
+    'net user',
   ])('leaves ports, parents and other tools alone: %s', (text) => {
     expect(redactText(text)).toBe(text);
     expect(containsCredential(text)).toBe(false);
