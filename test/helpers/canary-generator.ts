@@ -58,6 +58,7 @@ export const VALUE_CATEGORIES: Readonly<Record<string, (core: string) => string>
   'oracle-user-password': (core) => `jdbc:oracle:thin:app/${core}@//db.internal:1521/ORCL`,
   'odbc-braced-password': (core) => `Driver={ODBC Driver 18};Server=db;Uid=app;Pwd={a;${core}};`,
   'netrc-password': (core) => `machine git.example.com login deploy password ${core}`,
+  'config-line-passphrase': (core) => `[db]\nhost = db.internal\npassword = correct ${core} staple\n`,
   'pgpass-line': (core) => `echo "db.internal:5432:app:deploy:${core}" > /root/.pgpass`,
   'net-user-password': (core) => `net user svc_backup ${core} /add`,
   'config-directive': (core) => `bind 0.0.0.0\nrequirepass ${core}\nport 6379\n`,

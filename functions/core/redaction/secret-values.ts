@@ -193,6 +193,20 @@ export const VALUE_RULES: readonly ValueRule[] = [
     value: /"[^"\n]*"|'[^'\n]*'|\S+/y,
   },
   {
+    id: 'config-line',
+    hints: ['\n'],
+    // A configuration file's `name = value` or `name: value` line whose value has spaces: INI and
+    // .properties values and YAML plain scalars run to the end of the line (`password = correct
+    // horse battery staple`), so the first word alone (named-value) is not the secret, and a line of
+    // lower-case words is no sentence where a line starts with the name. Only in text of several
+    // lines, up to a ` #` comment; not a quoted, block, flow or tagged value (`!vault |`). A colon
+    // is followed by a space, as YAML requires: a file location (`secrets.yaml:3:10: …`) is not.
+    pattern:
+      /(?<=^|\n)[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?(?<name>[A-Za-z_][\w.-]*)[ \t]*(?:=|:(?=[ \t]))[ \t]*(?=[^\s#"'|>{[!&*][^\r\n]*?[^\s#][ \t]+[^\s#])/g,
+    accept: (groups) => isSensitiveName(groups.name ?? ''),
+    value: /[^\r\n]*?(?=[ \t]+#|[ \t]*(?:\r?\n|$))/y,
+  },
+  {
     id: 'named-value-is',
     hints: [' is '],
     // Terraform diagnostics print expression values: `var.api_token is "x"`.

@@ -211,6 +211,12 @@ describe('passwords given to well-known tools as a short option', () => {
     ['bind 0.0.0.0\nrequirepass CNRYCMD1x\nport 6379\n', 'requirepass '],
     ['vrrp_instance VI_1 {\n  authentication {\n    auth_pass CNRYCMD1x\n  }\n}', 'auth_pass '],
     ['daemonize yes\nmasterauth "CNRYCMD1x xyz"\n', 'masterauth '],
+    // A configuration file's line runs to its end: INI, .properties and YAML plain scalars keep
+    // the spaces of a passphrase (`password: correct horse…` was prose, `= correct horse…` one word).
+    ['[db]\nhost = db\npassword = correct CNRYCMD1x battery staple\nport = 5432\n', 'password = '],
+    ['db:\n  host: x\n  password: correct CNRYCMD1x battery staple\n  port: 5432\n', '  password: '],
+    ['db.user=app\ndb.password=correct CNRYCMD1x staple\n', 'db.password='],
+    ['users:\n  - password: two CNRYCMD1x words # rotated\n', '  - password: '],
     // PostgreSQL password files (~/.pgpass): host:port:database:user:password, port or `*`.
     ['db.internal:5432:app:deploy:CNRYCMD1x', 'db.internal:5432:app:deploy:'],
     ['echo "*:*:*:replicator:CNRYCMD1x" > ~/.pgpass', 'echo "*:*:*:replicator:'],
@@ -252,6 +258,11 @@ describe('passwords given to well-known tools as a short option', () => {
     'Port 22\nPasswordAuthentication no\nPermitRootLogin no\n',
     'auth required pam_env.so\npassword required pam_unix.so\n',
     'line one\ntoken expired\n',
+    // Lines of several words after a name that is no secret's, or where no line starts.
+    'password_policy: minimum length twelve\nport: 5432\n',
+    'token_ttl: one hour\nport: 5432\n',
+    'secrets.yaml:3:10: mapping values are not allowed here\nnext line\n',
+    'Error: validating provider credentials: retrieving caller identity\n  with provider\n',
     // Colon-separated text that is not a password file line: times, IPv6, MACs, ARNs, image refs.
     'at 10:30:45 the job ran',
     'fe80:1:2:3:4:5:6:7 and 2001:db8::8a2e:370:7334',
