@@ -204,7 +204,8 @@ export const VALUE_RULES: readonly ValueRule[] = [
     pattern:
       /(?<=^|\n)[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?(?<name>[A-Za-z_][\w.-]*)[ \t]*(?:=|:(?=[ \t]))[ \t]*(?=[^\s#"'|>{[!&*][^\r\n]*?[^\s#][ \t]+[^\s#])/g,
     accept: (groups) => isSensitiveName(groups.name ?? ''),
-    value: /[^\r\n]*?(?=[ \t]+#|[ \t]*(?:\r?\n|$))/y,
+    // Words and the spaces between them, not those at the end: linear on a line of many spaces.
+    value: /\S+(?:[ \t]+(?!#)\S+)*/y,
   },
   {
     id: 'named-value-is',
