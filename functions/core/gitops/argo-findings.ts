@@ -50,14 +50,18 @@ export function applicationName(application: {
   status?: unknown;
 }): string {
   const { name, namespace } = application.metadata;
+  const controller = controllerNamespaceOf(application);
+  return controller !== undefined && namespace && namespace !== controller ? `${namespace}/${name}` : name;
+}
+
+/** The namespace of the controller that manages the application (`status.controllerNamespace`, Argo CD 2.5+). */
+export function controllerNamespaceOf(application: { status?: unknown }): string | undefined {
   const status = application.status;
   const controller =
     typeof status === 'object' && status !== null
       ? (status as { controllerNamespace?: unknown }).controllerNamespace
       : undefined;
-  return typeof controller === 'string' && controller !== '' && namespace && namespace !== controller
-    ? `${namespace}/${name}`
-    : name;
+  return typeof controller === 'string' && controller !== '' ? controller : undefined;
 }
 
 export function isOutOfSync(application: ArgoApplication): boolean {

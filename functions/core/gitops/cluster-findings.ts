@@ -39,6 +39,11 @@ export interface ClusterFindingBuilder {
     evidence?: Record<string, unknown>;
   }): FindingDraft;
   ownerOf(app: string | undefined): string;
+  /**
+   * Argo CD mode: the namespace Argo CD's controller runs in, as its applications report it
+   * (`openshift-gitops` under OpenShift GitOps), so `openshift-gitops/shop` routes the bare `shop`.
+   */
+  useControllerNamespace(namespace: string): void;
 }
 
 export function createClusterFindingBuilder(
@@ -53,7 +58,7 @@ export function createClusterFindingBuilder(
   // routed by its qualified entry, else by an entry for every application named `web`. An
   // application in the controller's namespace is `shop` in findings, and `argocd/shop` as the
   // argocd CLI lists it (both name it, Argo CD's app-any-namespace.md): either entry routes it.
-  const controllerNamespace = cluster.kubernetes?.argocdNamespace ?? DEFAULT_ARGOCD_NAMESPACE;
+  let controllerNamespace = cluster.kubernetes?.argocdNamespace ?? DEFAULT_ARGOCD_NAMESPACE;
   const ownerOf = (app: string | undefined) =>
     (app === undefined
       ? undefined
@@ -65,6 +70,9 @@ export function createClusterFindingBuilder(
   return {
     cluster,
     ownerOf,
+    useControllerNamespace(namespace) {
+      controllerNamespace = namespace;
+    },
     finding(input) {
       const decision = decide({
         ruleId: input.ruleId,

@@ -21,6 +21,7 @@ import {
 import {
   applicationIdentity,
   applicationName,
+  controllerNamespaceOf,
   applicationStatusFindings,
   isOutOfSync,
   managedResourceFindings,
@@ -147,7 +148,7 @@ async function scanArgoCd(
   context: ClusterScanContext,
 ): Promise<GitOpsRead> {
   const api = context.ports.argocd(cluster);
-  let listed: { metadata: { name: string; namespace?: string | null } }[];
+  let listed: { metadata: { name: string; namespace?: string | null }; status?: unknown }[];
   try {
     listed =
       parseArgoResponse(applicationListSchema, await api.listApplications(), 'application list').items ?? [];
@@ -163,6 +164,9 @@ async function scanArgoCd(
       ],
       scanned: 0,
     };
+  // One Argo CD instance, one controller: its namespace routes entries such as `openshift-gitops/shop`.
+  const controllerNamespace = listed.map(controllerNamespaceOf).find((namespace) => namespace !== undefined);
+  if (controllerNamespace !== undefined) builder.useControllerNamespace(controllerNamespace);
   const production = isProductionCluster(cluster, context.registry.policies);
   const since = outOfSyncSince(context.previous);
   const readManagedAlways = cluster.workspaces.length > 0;

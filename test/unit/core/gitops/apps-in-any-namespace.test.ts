@@ -186,6 +186,30 @@ describe('applications of the same name in two namespaces', () => {
     expect(qualified([{ name: 'gitops/shop', owner: 'team-a' }], direct)('shop')).toBe('team-a');
   });
 
+  it("an entry qualified with another controller namespace (OpenShift GitOps') routes the bare-named application as Argo CD reports it", async () => {
+    // OpenShift GitOps runs Argo CD in `openshift-gitops`, and `argocd app list` prints
+    // `openshift-gitops/shop`: the namespace comes from status.controllerNamespace, no setting.
+    const openshift = 'openshift-gitops';
+    const result = await scanCluster(
+      { ...cluster, applications: [{ name: `${openshift}/shop`, owner: 'team-a' }] },
+      {
+        registry: registry(),
+        ports: ports([
+          application(openshift, 'shop', 'OutOfSync', openshift),
+          application('team-b', 'shop', 'OutOfSync', openshift),
+        ]),
+        hashSensitive: createSensitiveHasher('apps-in-any-namespace-salt'),
+        now,
+      },
+    );
+    const drift = result.findings.filter((finding) => finding.ruleId === 'cluster.drift');
+    expect(drift.map((finding) => [appOf(finding), finding.owner])).toEqual([
+      ['shop', 'team-a'],
+      // Another namespace's `shop` is not the entry's: the cluster's owner.
+      ['team-b/shop', 'platform'],
+    ]);
+  });
+
   it('keep the bare name in the controller namespace and when Argo CD does not say where its controller is', () => {
     expect(applicationName(application(CONTROLLER, 'shop', 'Synced'))).toBe('shop');
     expect(applicationName(application('team-a', 'web', 'Synced'))).toBe('team-a/web');
