@@ -1,3 +1,5 @@
+import https from 'node:https';
+import { Readable } from 'node:stream';
 import { type ArgoCdApi, ClusterSourceError } from '../core/gitops/ports.js';
 import { redactedExcerpt } from '../core/redaction/secrets.js';
 import type { ArgoCdSource } from '../core/registry/model.js';
@@ -20,7 +22,7 @@ import { pathSegment } from './url-path.js';
  * nowhere else: errors name the path, the status and Argo CD's message, never the token.
  */
 export interface ArgoCdClientOptions {
-  source: Pick<ArgoCdSource, 'url' | 'project' | 'selector' | 'appNamespace'>;
+  source: Pick<ArgoCdSource, 'url' | 'project' | 'selector' | 'appNamespace' | 'certificateAuthority'>;
   /** Resolved once per client (Secrets Manager or an environment variable). */
   token: () => Promise<string>;
   /** The whole request, body included (default: DRIFTWATCH_CLUSTER_TIMEOUT, else 30 s). */
@@ -30,7 +32,8 @@ export interface ArgoCdClientOptions {
 
 export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
   const base = options.source.url.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? fetch;
+  const { certificateAuthority } = options.source;
+  const doFetch = options.fetch ?? (certificateAuthority ? fetchTrusting(certificateAuthority) : fetch);
   let token: Promise<string> | undefined;
   // Read from the environment at the first request (a malformed one fails each request alike).
   let timeout: number | undefined;
@@ -176,5 +179,61 @@ export function networkReason(error: unknown, server: string): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if ((error as Error).name === 'TimeoutError') return `no answer from ${server} in time`;
   const code = cause?.code ?? (error as { code?: string }).code;
-  return `cannot reach ${server}${code ? ` (${code})` : ''}: ${cause?.message ?? (error as Error).message}`;
+  const reason = `cannot reach ${server}${code ? ` (${code})` : ''}: ${cause?.message ?? (error as Error).message}`;
+  return code !== undefined && UNTRUSTED_CERTIFICATE.has(code) ? `${reason}${UNTRUSTED_FIX}` : reason;
+}
+
+/** TLS errors of a certificate no trusted CA signed (OpenSSL's verify codes as Node names them). */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+const UNTRUSTED_FIX =
+  "; the server's certificate is not signed by a CA the scanner trusts (Argo CD's default install serves a self-signed one): set clusters[].argocd.certificateAuthority to the base64 of the CA's PEM (`base64 -w0 ca.pem`)";
+
+/**
+ * fetch for a server whose certificate a private CA signed. Node's fetch takes no CA of its own (only
+ * NODE_EXTRA_CA_CERTS, for every connection of the process), so these requests go through https with
+ * that CA as the one this server's certificate must chain to; the answer is a Response as fetch
+ * gives it. Redirects are never followed (as `redirect: 'manual'`), and the signal aborts the request.
+ */
+function fetchTrusting(certificateAuthority: string): typeof fetch {
+  const agent = new https.Agent({
+    ca: Buffer.from(certificateAuthority, 'base64').toString('utf8'),
+    keepAlive: true,
+  });
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    new Promise<Response>((resolve, reject) => {
+      const request = https.request(
+        String(input),
+        {
+          agent,
+          method: init?.method ?? 'GET',
+          headers: init?.headers as Record<string, string> | undefined,
+          ...(init?.signal ? { signal: init.signal } : {}),
+        },
+        (answer) => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(answer.headers))
+            for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+              headers.append(name, item);
+          const status = answer.statusCode ?? 502;
+          // A Response of 204, 205 or 304 may have no body.
+          const empty = status === 204 || status === 205 || status === 304;
+          if (empty) answer.resume();
+          resolve(
+            new Response(empty ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>), {
+              status,
+              statusText: answer.statusMessage ?? '',
+              headers,
+            }),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end();
+    })) as typeof fetch;
 }

@@ -21,8 +21,8 @@ import {
 import {
   applicationIdentity,
   applicationName,
-  controllerNamespaceOf,
   applicationStatusFindings,
+  controllerNamespaceOf,
   isOutOfSync,
   managedResourceFindings,
   trackedFromStatus,

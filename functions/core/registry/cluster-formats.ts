@@ -60,9 +60,19 @@ export function eksClusterNameProblem(name: string): string | undefined {
 
 /** A base64 PEM as EKS prints it; decoding it here catches a pasted PEM or a truncated copy. */
 export function certificateAuthorityProblem(data: string): string | undefined {
-  const decoded = /^[A-Za-z0-9+/=\s]+$/.test(data) ? Buffer.from(data, 'base64').toString('utf8') : '';
-  if (decoded.includes('-----BEGIN CERTIFICATE-----')) return undefined;
+  if (isBase64Certificate(data)) return undefined;
   return 'expected the base64 of a PEM certificate, as `aws eks describe-cluster --query cluster.certificateAuthority.data` prints it';
+}
+
+/** An Argo CD server's CA, given as the EKS one is. */
+export function serverCertificateAuthorityProblem(data: string): string | undefined {
+  if (isBase64Certificate(data)) return undefined;
+  return "expected the base64 of a PEM certificate: the CA that signed the server's certificate, `base64 -w0 ca.pem`";
+}
+
+function isBase64Certificate(data: string): boolean {
+  const decoded = /^[A-Za-z0-9+/=\s]+$/.test(data) ? Buffer.from(data, 'base64').toString('utf8') : '';
+  return decoded.includes('-----BEGIN CERTIFICATE-----');
 }
 
 /**

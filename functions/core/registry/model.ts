@@ -296,6 +296,11 @@ export interface ArgoCdSource {
   selector?: string;
   /** Namespace of the applications when Argo CD serves applications in any namespace. */
   appNamespace?: string;
+  /**
+   * The CA that signed the server's certificate, base64 PEM (`base64 -w0 ca.pem`), when no public
+   * CA did (Argo CD's default install serves a self-signed one): trusted for this server only.
+   */
+  certificateAuthority?: string;
 }
 
 /** Where the desired manifests come from in direct mode. */

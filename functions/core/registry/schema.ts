@@ -16,6 +16,7 @@ import {
   jsonPointerProblem,
   labelSelectorProblem,
   secretIdProblem,
+  serverCertificateAuthorityProblem,
   tokenEnvNameProblem,
 } from './cluster-formats.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
@@ -549,6 +550,7 @@ const argoCdSchema = strictObject({
   project: z.optional(text()),
   selector: z.optional(text(labelSelectorProblem)),
   appNamespace: z.optional(text()),
+  certificateAuthority: z.optional(text(serverCertificateAuthorityProblem)),
 });
 
 const helmChartSchema = strictObject({

@@ -149,6 +149,23 @@ describe('clusters', () => {
     expectProblem(withCluster(...rows), { path, line, message });
   });
 
+  it("takes the CA of an Argo CD server whose certificate a private CA signed, base64 PEM as EKS's", () => {
+    // Not a real certificate: what the check reads is base64 of PEM text.
+    const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString(
+      'base64',
+    );
+    const argo = (value: string) => [
+      ...ARGO.slice(0, 3),
+      `    argocd: { url: https://argocd.internal, token: { env: T }, certificateAuthority: "${value}" }`,
+    ];
+    expect(parseRegistry(withCluster(...argo(ca))).clusters[0]!.argocd?.certificateAuthority).toBe(ca);
+    expectProblem(withCluster(...argo('ca.pem')), {
+      path: 'clusters[0].argocd.certificateAuthority',
+      line: 17,
+      message: "the CA that signed the server's certificate, `base64 -w0 ca.pem`",
+    });
+  });
+
   it('reports every problem of a cluster at once', () => {
     const problems = problemsOf(withCluster('  - id: Prod', '    owner: nobody', '    environment: prod'));
     expect(problems.map((problem) => problem.path)).toEqual([
