@@ -11,6 +11,7 @@
  * (`secret_arn`, `password_length`, `token_ttl`, `auth_type`, `token_env` but not `secrets.env`).
  */
 
+/** Names of files whose whole content is credentials count too (a ConfigMap's key, a map of files). */
 export const SECRET_WORDS: readonly string[] = [
   'auth',
   'authorization',
@@ -19,16 +20,23 @@ export const SECRET_WORDS: readonly string[] = [
   'credential',
   'credentials',
   'creds',
+  'dockercfg', // .dockercfg: registry credentials
+  'dockerconfigjson', // .dockerconfigjson: the same
   'dsn',
   'jwt',
   'kubeconfig',
+  'netrc', // .netrc: machine … password …
+  'npmrc', // .npmrc: //registry/:_authToken=…
   'pass',
   'passcode',
   'passphrase',
   'passwd',
   'password',
+  'pgpass', // .pgpass: host:port:database:user:password
   'psk',
   'pwd',
+  'pypirc', // .pypirc: a package index's password
+  's3cfg', // .s3cfg: s3cmd's secret_key
   'secret',
   'secrets',
   'securestring',

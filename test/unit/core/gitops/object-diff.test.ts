@@ -133,6 +133,26 @@ describe('diffKubeObjects', () => {
     expect(changes[0]).toMatchObject({ before: hashSensitive('AAEC'), after: hashSensitive(keystore) });
   });
 
+  it('hashes a ConfigMap file that holds nothing but credentials, by its name, whatever its lines look like', () => {
+    // A password file on a port the pgpass text rule does not know, and a .netrc on one line each.
+    const configMap = (pgpass: string, netrc: string) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'db-client' },
+      data: { '.pgpass': pgpass, '.netrc': netrc, 'app.conf': 'retries = 3' },
+    });
+    const changes = diffKubeObjects(
+      configMap('db.internal:15432:app:deploy:old-pw-1', 'machine git login ci password old-pw-2'),
+      configMap('db.internal:15432:app:deploy:CNRYFILE1x', 'machine git login ci password CNRYFILE2x'),
+      full,
+    );
+    expect(JSON.stringify(changes)).not.toMatch(/CNRYFILE|old-pw/);
+    expect(changes.map((change) => [change.path, change.sensitive])).toEqual([
+      ['data[".pgpass"]', true],
+      ['data[".netrc"]', true],
+    ]);
+  });
+
   it('hashes a value that holds a credential wherever it sits (ConfigMap data, an env value under a plain name)', () => {
     const url = 'postgres://app:s3cr3t-pw@db.internal:5432/shop';
     const configMap = (value: string) => ({

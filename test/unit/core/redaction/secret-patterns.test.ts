@@ -407,6 +407,14 @@ describe('secret names, whatever the separators and case', () => {
     'SSHPASS',
     'srcstorepass',
     'requirepass',
+    // Files that hold nothing but credentials, as keys of a ConfigMap or of a map of files.
+    '.pgpass',
+    '.netrc',
+    '.npmrc',
+    '.pypirc',
+    '.s3cfg',
+    '.dockerconfigjson',
+    'NETRC',
   ])('%s is secret', (name) => expect(isSensitiveName(name)).toBe(true));
 
   it.each([
