@@ -32,7 +32,8 @@ export interface ArgoCdClientOptions {
 
 export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
   const base = options.source.url.replace(/\/+$/, '');
-  const { certificateAuthority } = options.source;
+  // A CA means nothing to plain http (allowed on loopback only).
+  const certificateAuthority = base.startsWith('https:') ? options.source.certificateAuthority : undefined;
   const doFetch = options.fetch ?? (certificateAuthority ? fetchTrusting(certificateAuthority) : fetch);
   let token: Promise<string> | undefined;
   // Read from the environment at the first request (a malformed one fails each request alike).
@@ -118,7 +119,7 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
           );
         const reason = deadline.expired()
           ? `no answer from ${base} within ${formatTimeout(timeoutMs)}`
-          : networkReason(error, base);
+          : networkReason(error, base, certificateAuthority !== undefined);
         throw new ClusterSourceError('unreachable', `GET ${path}: ${reason}`, { cause: error });
       }
       const reader = response.body?.getReader();
@@ -175,12 +176,14 @@ async function readText(reader: ReadableStreamDefaultReader<Uint8Array>): Promis
 /** Argo CD errors are `{"error": "...", "code": 16, "message": "..."}`. */
 const ARGO_MESSAGE_KEYS = ['message', 'error'];
 
-export function networkReason(error: unknown, server: string): string {
+/** `withCertificateAuthority`: the registry gave the server's CA (then it is the wrong one). */
+export function networkReason(error: unknown, server: string, withCertificateAuthority = false): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if ((error as Error).name === 'TimeoutError') return `no answer from ${server} in time`;
   const code = cause?.code ?? (error as { code?: string }).code;
   const reason = `cannot reach ${server}${code ? ` (${code})` : ''}: ${cause?.message ?? (error as Error).message}`;
-  return code !== undefined && UNTRUSTED_CERTIFICATE.has(code) ? `${reason}${UNTRUSTED_FIX}` : reason;
+  if (code === undefined || !UNTRUSTED_CERTIFICATE.has(code)) return reason;
+  return `${reason}${withCertificateAuthority ? WRONG_CA_FIX : UNTRUSTED_FIX}`;
 }
 
 /** TLS errors of a certificate no trusted CA signed (OpenSSL's verify codes as Node names them). */
@@ -193,6 +196,8 @@ const UNTRUSTED_CERTIFICATE = new Set([
 ]);
 const UNTRUSTED_FIX =
   "; the server's certificate is not signed by a CA the scanner trusts (Argo CD's default install serves a self-signed one): set clusters[].argocd.certificateAuthority to the base64 of the CA's PEM (`base64 -w0 ca.pem`)";
+const WRONG_CA_FIX =
+  "; clusters[].argocd.certificateAuthority did not sign the server's certificate: give the CA that did (`openssl s_client -connect <host>:443 -showcerts` lists the chain)";
 
 /**
  * fetch for a server whose certificate a private CA signed. Node's fetch takes no CA of its own (only
