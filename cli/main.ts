@@ -14,6 +14,7 @@ import { registerLocks } from './commands/locks.js';
 import { registerProviders } from './commands/providers.js';
 import { registerRemediate } from './commands/remediate.js';
 import { registerReport } from './commands/report.js';
+import { registerRetire } from './commands/retire.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
 import { registerSuppress } from './commands/suppress.js';
@@ -77,6 +78,7 @@ registerLocks(program, setExitCode);
 registerInvoke(program, setExitCode);
 registerFindings(program, setExitCode);
 registerSuppress(program, setExitCode);
+registerRetire(program, setExitCode);
 registerRemediate(program, setExitCode);
 registerReport(program, setExitCode);
 registerRoutes(program, setExitCode);
@@ -101,6 +103,9 @@ const OWN_EXIT_CODES: Record<string, string> = {
   suppress:
     'Exit codes: 0 suppressed, 1 no such open finding or an unreadable store, 64 usage error\n' +
     '(not a finding id, --until in the past or beyond the limit, an empty --reason or --by).',
+  retire:
+    'Exit codes: 0 resolved (or, with --dry-run, listed), 1 no findings of that scope or an unreadable store,\n' +
+    '64 usage error (the scope is still in the registry).',
   remediate:
     'Exit codes: 0 printed, 1 error (no such finding, an unreadable store, a --config that is not a directory),\n' +
     '64 usage error, or --revert/--adopt does not apply to the finding (a backend policy, a stale lock…).',

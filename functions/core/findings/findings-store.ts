@@ -288,6 +288,25 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
     },
 
     /**
+     * Resolves every open finding of a scope that no scan records any more (a workspace, cluster or
+     * state bucket removed from or renamed in the registry), as a run of each of its checks that
+     * found nothing would: `resolved` in its current document, with history lines under `scan`.
+     * Returns what it resolved, or undefined when the store has no such scope.
+     */
+    async retireScope(scope: string, scan: ScanRef & { now: Date }): Promise<Finding[] | undefined> {
+      const current = await readCurrent(scope);
+      if (!current) return undefined;
+      const open = current.document.findings.filter((finding) => finding.status !== 'resolved');
+      const resolved: Finding[] = [];
+      const checks = new Set(open.flatMap((finding) => finding.check ?? []));
+      for (const check of checks) {
+        const recorded = await this.recordWorkspace(scan, { workspace: scope, check, outcome: 'ok' }, []);
+        resolved.push(...recorded.history.filter((finding) => finding.status === 'resolved'));
+      }
+      return resolved;
+    },
+
+    /**
      * Sets or lifts the suppression of an open finding wherever it lives; records the suppression
      * itself under `suppressions/<id>.json`. Returns the finding, or undefined for an unknown id.
      */

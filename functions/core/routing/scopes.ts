@@ -49,3 +49,15 @@ export function stateBuckets(
   }
   return [...buckets.values()].map((entry) => ({ ...entry, lockTables: [...entry.lockTables].sort() }));
 }
+
+/**
+ * The scopes a registry's scans record: each workspace, each cluster and the state bucket of each
+ * workspace's backend. A scope of the store outside this set is one no scan will record again.
+ */
+export function registeredScopes(registry: Pick<Registry, 'workspaces' | 'clusters'>): Set<string> {
+  return new Set([
+    ...registry.workspaces.map((workspace) => workspace.id),
+    ...registry.workspaces.map((workspace) => bucketScope(workspace.backend.bucket)),
+    ...registry.clusters.map((cluster) => cluster.id),
+  ]);
+}

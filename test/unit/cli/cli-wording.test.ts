@@ -63,6 +63,7 @@ const EXIT_CODES: Record<string, number[]> = {
   'findings show': [0, 1, 64],
   invoke: [0, 1, 64],
   suppress: [0, 1, 64],
+  retire: [0, 1, 64],
   remediate: [0, 1, 64],
   report: [0, 1, 64],
   routes: [0, 1, 64],

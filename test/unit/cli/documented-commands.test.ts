@@ -57,6 +57,11 @@ const EXCLUDED: { pattern: RegExp; reason: string; runBy: { file: string; contai
     runBy: { file: 'test/unit/cli/cli.test.ts', contains: "runCli(['evaluate-plan'" },
   },
   {
+    pattern: /^driftwatch retire /,
+    reason: 'needs a store holding the findings of a scope the registry no longer has (made in the test)',
+    runBy: { file: 'test/unit/cli/retire-cli.test.ts', contains: 'await retireAction(' },
+  },
+  {
     pattern: /^driftwatch demo\b/,
     reason: 'provisions examples/estate with terraform in a local moto_server (85 s on 2 cores)',
     runBy: { file: 'test/integration/demo.test.ts', contains: "runCli(['demo'" },

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { retireAction } from '../../../cli/commands/retire-action.js';
+import { CliError, UsageError } from '../../../cli/usage.js';
+import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
+import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
+import { bucketScope } from '../../../functions/core/routing/scopes.js';
+import { driftDraft } from '../../helpers/findings.js';
+import { HEADER, WORKSPACE, yaml } from '../core/registry/helpers.js';
+
+/**
+ * A workspace removed from (or renamed in) the registry kept its open findings for ever: no scan
+ * records its scope again, so listings, the API, the report and Athena counted them as open drift.
+ * `driftwatch retire <scope>` resolves them as a scan that found nothing would, with history lines,
+ * and refuses a scope the registry still scans (its findings would come back `regressed`).
+ */
+let dir: string;
+let storeDir: string;
+let registryFile: string;
+const night = new Date('2026-12-01T02:00:00Z');
+
+async function recordNight(scope: string, addresses: string[], check: 'terraform' | 'backend' = 'terraform') {
+  const store = createFindingsStore(createFsObjectStore(storeDir));
+  await store.recordWorkspace(
+    { scanId: 'night-1', startedAt: night, now: night },
+    { workspace: scope, check, outcome: 'ok' },
+    addresses.map((address) =>
+      driftDraft({ workspace: scope, resource: { address, type: 'aws_s3_bucket' } }),
+    ),
+  );
+}
+
+async function retire(scope: string, options: { dryRun?: boolean } = {}) {
+  let out = '';
+  let code: number | undefined;
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    await retireAction(
+      (exit) => {
+        code = exit;
+      },
+      scope,
+      { registry: registryFile, store: storeDir, ...options },
+    );
+  } finally {
+    write.mockRestore();
+  }
+  return { out, code };
+}
+
+const openOf = async (scope: string) =>
+  (await createFindingsStore(createFsObjectStore(storeDir)).openFindings()).filter(
+    (finding) => finding.workspace === scope,
+  );
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'driftwatch-retire-'));
+  storeDir = join(dir, 'store');
+  registryFile = join(dir, 'driftwatch.yaml');
+  // payments-prod (state in tfstate-prod) is registered; old-payments was removed from the registry.
+  writeFileSync(registryFile, yaml(...HEADER, 'workspaces:', ...WORKSPACE));
+  await recordNight('old-payments', ['aws_s3_bucket.ledger', 'aws_s3_bucket.audit']);
+  await recordNight('old-payments', ['aws_s3_bucket.ledger'], 'backend');
+  await recordNight('payments-prod', ['aws_s3_bucket.ledger']);
+});
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('driftwatch retire', () => {
+  it('lists with --dry-run what it would resolve and changes nothing', async () => {
+    const { out, code } = await retire('old-payments', { dryRun: true });
+    expect(code).toBe(0);
+    expect(out).toContain('would resolve 3 open finding(s) of old-payments');
+    expect(out).toContain('aws_s3_bucket.audit');
+    expect(await openOf('old-payments')).toHaveLength(3);
+  });
+
+  it('resolves every open finding of a scope the registry no longer has, each check, with history', async () => {
+    const { out, code } = await retire('old-payments');
+    expect(code).toBe(0);
+    expect(out).toMatch(/^retired old-payments: resolved 3 open finding\(s\) \(run retire-/);
+    expect(await openOf('old-payments')).toEqual([]);
+    // Another scope is untouched.
+    expect(await openOf('payments-prod')).toHaveLength(1);
+    // The resolutions are history, as a scan's are (the report, Athena and findings --status resolved read it).
+    const store = createFindingsStore(createFsObjectStore(storeDir));
+    const history = await store.recentHistory(new Date(), 30, 'old-payments');
+    const resolved = history.filter((finding) => finding.status === 'resolved');
+    expect(resolved).toHaveLength(3);
+    expect(new Set(resolved.map((finding) => finding.scanId)).size).toBe(1);
+    expect(resolved[0]!.scanId).toMatch(/^retire-/);
+    // Again: nothing left to retire, said so, nothing written.
+    const again = await retire('old-payments');
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('old-payments has no open finding');
+  });
+
+  it('refuses a scope the registry still scans, a workspace or its state bucket, and changes nothing', async () => {
+    for (const scope of ['payments-prod', bucketScope('tfstate-prod')]) {
+      const refused = await retire(scope).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(UsageError);
+      expect((refused as Error).message).toContain(`${scope} is still in ${registryFile}`);
+    }
+    expect(await openOf('payments-prod')).toHaveLength(1);
+  });
+
+  it('refuses what cannot be a scope before reading anything', async () => {
+    const refused = await retire('../current/x').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as Error).message).toContain('is not a scope');
+  });
+
+  it('names the scopes it knows when the one given holds nothing', async () => {
+    const missing = await retire('old-paymnts').catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(CliError);
+    expect(missing).not.toBeInstanceOf(UsageError);
+    expect((missing as Error).message).toContain(
+      'holds no findings of old-paymnts (did you mean old-payments?)',
+    );
+  });
+});
