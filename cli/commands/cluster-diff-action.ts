@@ -284,6 +284,8 @@ function failureFix(ruleId: string, reason: string, cluster: ClusterConfig): str
       : "the API server is rate limiting these requests (API Priority and Fairness): run again later, or give the context's user a FlowSchema with more concurrency";
   switch (ruleId) {
     case 'scan.cluster-unreachable':
+      // A certificate the scanner does not trust: the reason already says which setting fixes it.
+      if (reason.includes('certificateAuthority')) return undefined;
       if (/\bwithin \d|in time\b/.test(reason))
         return `check that the server answers from here${argocd ? " and is Argo CD's API server" : ''}; a slow server may need a longer ${CLUSTER_TIMEOUT_ENV} (e.g. 2m, default 30s)`;
       return argocd

@@ -4,7 +4,7 @@ import type { Finding } from '../../functions/core/findings/model.js';
 import { redactText } from '../../functions/core/redaction/secrets.js';
 import { SAFE_ID } from '../../functions/core/registry/model.js';
 import { closestMatch } from '../../functions/core/registry/suggest.js';
-import { registeredScopes } from '../../functions/core/routing/scopes.js';
+import { bucketScope, registeredScopes } from '../../functions/core/routing/scopes.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, openObjectStore, UsageError } from '../context.js';
 import { loadRegistryFile } from '../registry-file.js';
@@ -13,14 +13,17 @@ import type { RetireOptions } from './retire.js';
 /** The action of `cli/commands/retire.ts` (loaded on use: main.ts registers commands without their implementations). */
 export async function retireAction(
   run: (code: number) => void,
-  scope: string,
+  typed: string,
   options: RetireOptions,
 ): Promise<void> {
   const now = new Date();
-  if (!SAFE_ID.test(scope))
+  const scope = storedScope(typed);
+  if (!SAFE_ID.test(scope)) {
+    const lower = scope.toLowerCase();
     throw new UsageError(
-      `${JSON.stringify(scope)} is not a scope: give a workspace or cluster id, or s3.<bucket>, as \`driftwatch findings\` lists it in WORKSPACE`,
+      `${JSON.stringify(scope)} is not a scope${SAFE_ID.test(lower) ? ` (ids are lower case: ${lower})` : ''}: give a workspace or cluster id, or s3.<bucket>, as \`driftwatch findings\` lists it in WORKSPACE`,
     );
+  }
   const { registry } = loadRegistryFile(options.registry);
   // A scope the registry still scans gets its findings back tonight, as `regressed` (resolved within
   // the last 30 days): retiring it would only turn quiet drift into an alert.
@@ -44,17 +47,32 @@ export async function retireAction(
       open.length === 0
         ? `${scope} has no open finding in ${store.location}: nothing to retire`
         : `would resolve ${open.length} open finding(s) of ${scope} (nothing changed: --dry-run)`;
-    process.stdout.write(`${stripForTerminal([head, ...lines].join('\n'))}\n`);
+    process.stdout.write(`${stripForTerminal([head, ...lines].join('\n'), { multiline: true })}\n`);
     return run(0);
   }
   // A run of its own, as a scan's: the resolutions are in the scope's history under this id.
   const scanId = `retire-${now.toISOString().replace(/[:.]/g, '-')}`;
   const resolved = (await store.retireScope(scope, { scanId, startedAt: now, now })) ?? [];
   const resolvedLines = resolved.map(findingLine);
-  process.stdout.write(
-    `${stripForTerminal([`retired ${scope}: resolved ${resolved.length} open finding(s) (run ${scanId})`, ...resolvedLines].join('\n'))}\n`,
-  );
+  // What no run of a check can resolve (a finding stored without its check) is said, not hidden.
+  const left =
+    (await store.readCurrent(scope))?.document.findings.filter((f) => f.status !== 'resolved') ?? [];
+  const summary = `retired ${scope}: resolved ${resolved.length} open finding(s) (run ${scanId})`;
+  process.stdout.write(`${stripForTerminal([summary, ...resolvedLines].join('\n'), { multiline: true })}\n`);
+  if (left.length > 0)
+    throw new CliError(
+      `${left.length} open finding(s) of ${scope} have no recorded check and were not resolved (${left.map((f) => f.id.slice(0, 12)).join(', ')}): suppress them, or report this`,
+    );
   run(0);
+}
+
+/**
+ * A state bucket's scope as the store keeps it: `s3.<bucket>` of a bucket name too long for a scope
+ * is shortened with a hash (bucketScope), so the name as people type it is mapped to that.
+ */
+function storedScope(scope: string): string {
+  const bucket = /^s3\.([a-z0-9][a-z0-9.-]{2,62})$/.exec(scope)?.[1];
+  return bucket ? bucketScope(bucket) : scope;
 }
 
 /** One finding as a line under the summary: its short id, what it is about and its rule (data redacted again). */

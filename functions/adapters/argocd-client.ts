@@ -195,7 +195,7 @@ const UNTRUSTED_CERTIFICATE = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
 ]);
 const UNTRUSTED_FIX =
-  "; the server's certificate is not signed by a CA the scanner trusts (Argo CD's default install serves a self-signed one): set clusters[].argocd.certificateAuthority to the base64 of the CA's PEM (`base64 -w0 ca.pem`)";
+  "; the server's certificate is not signed by a CA the scanner trusts (Argo CD's default install serves a self-signed one): set clusters[].argocd.certificateAuthority to the base64 of the CA's PEM (`base64 -w0 ca.pem`), or, for `cluster-diff --argocd` without a registry, NODE_EXTRA_CA_CERTS=ca.pem";
 const WRONG_CA_FIX =
   "; clusters[].argocd.certificateAuthority did not sign the server's certificate: give the CA that did (`openssl s_client -connect <host>:443 -showcerts` lists the chain)";
 

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -136,8 +137,8 @@ export interface TestCertificate {
   key: Buffer;
 }
 
-/** A self-signed certificate for 127.0.0.1, made with openssl (`<name>.key`, `<name>.pem` in `dir`). */
-export function selfSignedCertificate(dir: string, name = 'mirror'): TestCertificate {
+/** A self-signed certificate for 127.0.0.1 (or `host`), made with openssl (`<name>.key`, `<name>.pem` in `dir`). */
+export function selfSignedCertificate(dir: string, name = 'mirror', host = '127.0.0.1'): TestCertificate {
   const keyFile = join(dir, `${name}.key`);
   const caFile = join(dir, `${name}.pem`);
   execFileSync(
@@ -153,9 +154,9 @@ export function selfSignedCertificate(dir: string, name = 'mirror'): TestCertifi
       '-days',
       '2',
       '-subj',
-      '/CN=127.0.0.1',
+      `/CN=${host}`,
       '-addext',
-      'subjectAltName=IP:127.0.0.1',
+      `subjectAltName=${isIP(host) ? 'IP' : 'DNS'}:${host}`,
       '-addext',
       'basicConstraints=critical,CA:TRUE',
       '-keyout',

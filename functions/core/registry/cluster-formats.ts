@@ -2,6 +2,7 @@
  * Format checks for the `clusters` part of the registry, worded like formats.ts: each returns the
  * problem as a sentence, or undefined when the value is fine.
  */
+import { X509Certificate } from 'node:crypto';
 import jq from '@michaelhomer/jqjs';
 import { SECRETS_ELSEWHERE } from './formats.js';
 
@@ -64,10 +65,18 @@ export function certificateAuthorityProblem(data: string): string | undefined {
   return 'expected the base64 of a PEM certificate, as `aws eks describe-cluster --query cluster.certificateAuthority.data` prints it';
 }
 
-/** An Argo CD server's CA, given as the EKS one is. */
+/** An Argo CD server's CA, given as the EKS one is; the certificate itself must parse (it is used to connect). */
 export function serverCertificateAuthorityProblem(data: string): string | undefined {
-  if (isBase64Certificate(data)) return undefined;
-  return "expected the base64 of a PEM certificate: the CA that signed the server's certificate, `base64 -w0 ca.pem`";
+  if (data.includes('-----BEGIN'))
+    return 'this is the PEM itself: give its base64 on one line (`base64 -w0 ca.pem`)';
+  if (!isBase64Certificate(data))
+    return "expected the base64 of a PEM certificate: the CA that signed the server's certificate, `base64 -w0 ca.pem`";
+  try {
+    new X509Certificate(Buffer.from(data, 'base64'));
+    return undefined;
+  } catch {
+    return 'the base64 holds a PEM block that is not a readable X.509 certificate: encode the CA certificate file itself (`base64 -w0 ca.pem`)';
+  }
 }
 
 function isBase64Certificate(data: string): boolean {

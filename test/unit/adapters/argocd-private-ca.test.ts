@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanFailureLine } from '../../../cli/commands/cluster-diff-action.js';
 import { createArgoCdClient } from '../../../functions/adapters/argocd-client.js';
 import { ClusterSourceError } from '../../../functions/core/gitops/ports.js';
+import { driftDraft } from '../../helpers/findings.js';
 import { selfSignedCertificate, type TestCertificate } from '../../helpers/provider-mirror.js';
 
 /**
@@ -98,6 +100,35 @@ describe('an Argo CD server whose certificate a private CA signed', () => {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+
+  it("gives the cause without the generic network advice in cluster-diff's line", async () => {
+    const failure = (await client()
+      .listApplications()
+      .catch((error: unknown) => error)) as Error;
+    const cluster = {
+      id: 'prod',
+      owner: 'platform',
+      environment: 'prod',
+      argocd: { url: base, token: { env: 'ARGOCD_AUTH_TOKEN' } },
+      applications: [],
+      workspaces: [],
+      policies: { outOfSyncAfterMs: 3_600_000 },
+    };
+    const line = scanFailureLine(
+      [
+        {
+          ...driftDraft({ workspace: 'prod' }),
+          kind: 'scan-failed',
+          ruleId: 'scan.cluster-unreachable',
+          evidence: { reason: failure.message },
+        },
+      ],
+      cluster,
+    );
+    expect(line).toContain('clusters[].argocd.certificateAuthority');
+    expect(line).toContain('NODE_EXTRA_CA_CERTS');
+    expect(line).not.toContain('that Argo CD is up');
   });
 
   it('trusts that CA for that server only: another server of the same CA name is still checked', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -75,8 +75,13 @@ describe('driftwatch retire', () => {
   it('lists with --dry-run what it would resolve and changes nothing', async () => {
     const { out, code } = await retire('old-payments', { dryRun: true });
     expect(code).toBe(0);
-    expect(out).toContain('would resolve 3 open finding(s) of old-payments');
-    expect(out).toContain('aws_s3_bucket.audit');
+    // The summary, then one line per finding.
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toBe('would resolve 3 open finding(s) of old-payments (nothing changed: --dry-run)');
+    expect(lines.slice(1)).toHaveLength(3);
+    expect(
+      lines.slice(1).every((line) => /^ {2}[0-9a-f]{12} {2}aws_s3_bucket\.\w+ {2}drift\.update$/.test(line)),
+    ).toBe(true);
     expect(await openOf('old-payments')).toHaveLength(3);
   });
 
@@ -109,10 +114,31 @@ describe('driftwatch retire', () => {
     expect(await openOf('payments-prod')).toHaveLength(1);
   });
 
-  it('refuses what cannot be a scope before reading anything', async () => {
+  it('refuses what cannot be a scope before reading anything, and says when only the case is wrong', async () => {
     const refused = await retire('../current/x').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as Error).message).toContain('is not a scope');
+    const upper = await retire('OLD-PAYMENTS').catch((error: unknown) => error);
+    expect((upper as Error).message).toContain('(ids are lower case: old-payments)');
+  });
+
+  it('takes s3.<bucket> as typed for a bucket whose scope is shortened', async () => {
+    const bucket = `tfstate-${'long-'.repeat(9)}archive01`; // 62 characters: s3.<bucket> is 65
+    await recordNight(bucketScope(bucket), ['aws_s3_bucket.state'], 'backend');
+    expect(bucketScope(bucket)).not.toBe(`s3.${bucket}`);
+    const { out, code } = await retire(`s3.${bucket}`);
+    expect(code).toBe(0);
+    expect(out).toContain(`retired ${bucketScope(bucket)}: resolved 1 open finding(s)`);
+  });
+
+  it('says so, exit 1, when a finding cannot be resolved (stored without the check that made it)', async () => {
+    const path = join(storeDir, 'current', 'old-payments.json');
+    const document = JSON.parse(readFileSync(path, 'utf8')) as { findings: Record<string, unknown>[] };
+    delete document.findings[0]!.check;
+    writeFileSync(path, JSON.stringify(document));
+    const failure = await retire('old-payments').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CliError);
+    expect((failure as Error).message).toMatch(/^1 open finding\(s\) of old-payments have no recorded check/);
   });
 
   it('names the scopes it knows when the one given holds nothing', async () => {

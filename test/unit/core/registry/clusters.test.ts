@@ -1,11 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseRegistry } from '../../../../functions/core/registry/parse.js';
+import { selfSignedCertificate } from '../../../helpers/provider-mirror.js';
 import { expectProblem, HEADER, problemsOf, WORKSPACE, yaml } from './helpers.js';
 
 /** Lines 1-6 HEADER, 7 `workspaces:`, 8-12 WORKSPACE, 13 `clusters:`, the cluster from line 14. */
 function withCluster(...rows: string[]): string {
   return yaml(...HEADER, 'workspaces:', ...WORKSPACE, 'clusters:', ...rows);
 }
+
+const certificateDir = mkdtempSync(join(tmpdir(), 'driftwatch-registry-ca-'));
+afterAll(() => rmSync(certificateDir, { recursive: true, force: true }));
 
 const ARGO = [
   '  - id: prod-eu', // 14
@@ -150,8 +157,9 @@ describe('clusters', () => {
   });
 
   it("takes the CA of an Argo CD server whose certificate a private CA signed, base64 PEM as EKS's", () => {
-    // Not a real certificate: what the check reads is base64 of PEM text.
-    const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString(
+    const ca = selfSignedCertificate(certificateDir, 'argocd').cert.toString('base64');
+    // A PEM block that is not a certificate X.509 can read is refused here, not at the first connection.
+    const broken = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString(
       'base64',
     );
     const argo = (value: string) => [
@@ -159,10 +167,20 @@ describe('clusters', () => {
       `    argocd: { url: https://argocd.internal, token: { env: T }, certificateAuthority: "${value}" }`,
     ];
     expect(parseRegistry(withCluster(...argo(ca))).clusters[0]!.argocd?.certificateAuthority).toBe(ca);
+    expectProblem(withCluster(...argo(broken)), {
+      path: 'clusters[0].argocd.certificateAuthority',
+      line: 17,
+      message: 'not a readable X.509 certificate',
+    });
     expectProblem(withCluster(...argo('ca.pem')), {
       path: 'clusters[0].argocd.certificateAuthority',
       line: 17,
       message: "the CA that signed the server's certificate, `base64 -w0 ca.pem`",
+    });
+    expectProblem(withCluster(...argo('-----BEGIN CERTIFICATE-----MIIB-----END CERTIFICATE-----')), {
+      path: 'clusters[0].argocd.certificateAuthority',
+      line: 17,
+      message: 'this is the PEM itself: give its base64 on one line',
     });
   });
 
