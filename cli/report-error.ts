@@ -2,6 +2,7 @@
 // recognising the expected errors means importing their modules from the whole tree.
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { describeAwsError } from '../functions/adapters/aws-error.js';
+import { ProxyConfigurationError } from '../functions/adapters/https-proxy.js';
 import { LockObservationMissingError } from '../functions/core/backend/stages.js';
 import { UnknownStateBucketError } from '../functions/core/backend/target.js';
 import { NewerStoreObjectError } from '../functions/core/findings/stored-schemas.js';
@@ -36,6 +37,7 @@ export function reportError(error: unknown, debug: boolean): number {
     LockObservationMissingError,
     PlanFormatError,
     NewerStoreObjectError,
+    ProxyConfigurationError,
   ];
   if (expected.some((type) => error instanceof type)) {
     // Messages quote data (ids, keys, names, endpoints from stores and AWS errors): printed inert and

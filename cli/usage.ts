@@ -51,6 +51,7 @@ Environment:
   NO_COLOR, FORCE_COLOR      no colour (any value) / colour even into a pipe (FORCE_COLOR=0: never)
   COLUMNS                    table width (default: the terminal's; none into a pipe)
   AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL, ...  the AWS SDK's own settings (no endpoint flags)
+  HTTPS_PROXY, NO_PROXY      proxy for https:// requests to AWS and Argo CD (http://host:port; docs/cli.md)
 
 Errors are one line with the cause and the fix; --debug adds the stack trace. See docs/cli.md.
 `;

@@ -14,6 +14,7 @@ import {
   requestDeadline,
   stillRefused,
 } from './http-failure.js';
+import { createTunnelingAgent, type HttpsProxy, httpsProxyFromEnvironment } from './https-proxy.js';
 import { pathSegment } from './url-path.js';
 
 /**
@@ -34,7 +35,7 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
   const base = options.source.url.replace(/\/+$/, '');
   // A CA means nothing to plain http (allowed on loopback only).
   const certificateAuthority = base.startsWith('https:') ? options.source.certificateAuthority : undefined;
-  const doFetch = options.fetch ?? (certificateAuthority ? fetchTrusting(certificateAuthority) : fetch);
+  const doFetch = options.fetch ?? fetchFor(base, certificateAuthority);
   let token: Promise<string> | undefined;
   // Read from the environment at the first request (a malformed one fails each request alike).
   let timeout: number | undefined;
@@ -200,16 +201,31 @@ const WRONG_CA_FIX =
   "; clusters[].argocd.certificateAuthority did not sign the server's certificate: give the CA that did (`openssl s_client -connect <host>:443 -showcerts` lists the chain)";
 
 /**
- * fetch for a server whose certificate a private CA signed. Node's fetch takes no CA of its own (only
- * NODE_EXTRA_CA_CERTS, for every connection of the process), so these requests go through https with
- * that CA as the one this server's certificate must chain to; the answer is a Response as fetch
- * gives it. Redirects are never followed (as `redirect: 'manual'`), and the signal aborts the request.
+ * Node's fetch, or requests through `https` when fetch cannot make them: to a server whose
+ * certificate a private CA signed (fetch takes no CA of its own, only NODE_EXTRA_CA_CERTS for every
+ * connection of the process), or through the proxy of HTTPS_PROXY (which fetch ignores).
  */
-function fetchTrusting(certificateAuthority: string): typeof fetch {
-  const agent = new https.Agent({
-    ca: Buffer.from(certificateAuthority, 'base64').toString('utf8'),
-    keepAlive: true,
-  });
+function fetchFor(base: string, certificateAuthority: string | undefined): typeof fetch {
+  const ca = certificateAuthority ? { ca: Buffer.from(certificateAuthority, 'base64').toString('utf8') } : {};
+  let proxy: HttpsProxy | undefined;
+  try {
+    proxy = base.startsWith('https:') ? httpsProxyFromEnvironment() : undefined;
+  } catch (error) {
+    // Every read of this server fails alike, as the cluster's one scan-failed finding says.
+    const failure = new ClusterSourceError('configuration', (error as Error).message);
+    return () => Promise.reject(failure);
+  }
+  const { hostname, port } = new URL(base);
+  if (proxy && !proxy.bypasses(hostname, Number(port || 443)))
+    return fetchThrough(createTunnelingAgent(proxy, ca));
+  return certificateAuthority ? fetchThrough(new https.Agent({ ...ca, keepAlive: true })) : fetch;
+}
+
+/**
+ * fetch over `https` with this agent: the answer is a Response as fetch gives it. Redirects are never
+ * followed (as `redirect: 'manual'`), and the signal aborts the request.
+ */
+function fetchThrough(agent: https.Agent): typeof fetch {
   return ((input: string | URL | Request, init?: RequestInit) =>
     new Promise<Response>((resolve, reject) => {
       const request = https.request(

@@ -1,3 +1,6 @@
+import type { Agent } from 'node:https';
+import { proxiedHttpsAgent } from './https-proxy.js';
+
 /**
  * The HTTP timeouts of every AWS SDK client driftwatch builds. The SDK sets none by default: an
  * endpoint that accepts the connection and never answers (a black-holed VPC endpoint, a proxy that
@@ -15,9 +18,13 @@ export const AWS_HTTP_TIMEOUTS = {
   socketTimeout: 20_000,
 } as const;
 
-/** `config` with the request handler options that bound each request (merge into any client's config). */
+/**
+ * `config` with the request handler options that bound each request (merge into any client's
+ * config), and the proxy of HTTPS_PROXY for https:// endpoints when one is set (https-proxy.ts).
+ */
 export function withHttpTimeouts<T extends object>(
   config: T = {} as T,
-): T & { requestHandler: typeof AWS_HTTP_TIMEOUTS } {
-  return { ...config, requestHandler: AWS_HTTP_TIMEOUTS };
+): T & { requestHandler: typeof AWS_HTTP_TIMEOUTS & { httpsAgent?: Agent } } {
+  const httpsAgent = proxiedHttpsAgent();
+  return { ...config, requestHandler: httpsAgent ? { ...AWS_HTTP_TIMEOUTS, httpsAgent } : AWS_HTTP_TIMEOUTS };
 }

@@ -69,6 +69,14 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
   const is = (set: ReadonlySet<string>) => names.some((name) => set.has(name));
   const where = failure.endpoint ?? 'the AWS endpoint';
 
+  // The proxy of HTTPS_PROXY failed (adapters/https-proxy.ts): its message names the proxy, never its password.
+  if (failure.errorName === 'ProxyTunnelError')
+    return {
+      kind: 'unreachable',
+      summary: failure.message,
+      advice:
+        'Check HTTPS_PROXY and NO_PROXY: the proxy must be reachable from here and allow CONNECT to the endpoint (port 443); an endpoint reached without it goes in NO_PROXY.',
+    };
   if (is(CONNECTION_REFUSED)) return unreachable(`connection refused to ${where}`, failure.endpoint);
   if (is(NO_DNS)) return unreachable(`cannot resolve the host of ${where} (${code})`, failure.endpoint);
   if (is(TIMEOUT)) return unreachable(`no answer from ${where} (timeout)`, failure.endpoint);
