@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findingsAction } from '../../../cli/commands/findings-action.js';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import type { Finding, FindingDraft } from '../../../functions/core/findings/model.js';
+import { actionOutput } from '../../helpers/action-output.js';
 import { driftDraft } from '../../helpers/findings.js';
 
 /** `findings --status resolved` says what is resolved now, not what was resolved once. */
@@ -42,22 +43,9 @@ beforeAll(async () => {
 });
 
 async function listResolved(): Promise<{ code: number | undefined; findings: Finding[] }> {
-  let out = '';
-  let code: number | undefined;
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await findingsAction(
-      (exit) => {
-        code = exit;
-      },
-      { store: dir, status: 'resolved', since: '10d', format: 'json' },
-    );
-  } finally {
-    write.mockRestore();
-  }
+  const { out, code } = await actionOutput((run) =>
+    findingsAction(run, { store: dir, status: 'resolved', since: '10d', format: 'json' }),
+  );
   return { code, findings: JSON.parse(out) as Finding[] };
 }
 

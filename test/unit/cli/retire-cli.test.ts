@@ -1,12 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retireAction } from '../../../cli/commands/retire-action.js';
 import { CliError, UsageError } from '../../../cli/usage.js';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import { bucketScope } from '../../../functions/core/routing/scopes.js';
+import { actionOutput } from '../../helpers/action-output.js';
 import { driftDraft } from '../../helpers/findings.js';
 import { HEADER, WORKSPACE, yaml } from '../core/registry/helpers.js';
 
@@ -32,25 +33,10 @@ async function recordNight(scope: string, addresses: string[], check: 'terraform
   );
 }
 
-async function retire(scope: string, options: { dryRun?: boolean } = {}) {
-  let out = '';
-  let code: number | undefined;
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await retireAction(
-      (exit) => {
-        code = exit;
-      },
-      scope,
-      { registry: registryFile, store: storeDir, ...options },
-    );
-  } finally {
-    write.mockRestore();
-  }
-  return { out, code };
+function retire(scope: string, options: { dryRun?: boolean } = {}) {
+  return actionOutput((run) =>
+    retireAction(run, scope, { registry: registryFile, store: storeDir, ...options }),
+  );
 }
 
 const openOf = async (scope: string) =>
