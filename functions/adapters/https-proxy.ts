@@ -162,7 +162,8 @@ export function createTunnelingAgent(
           socket.destroy();
           return fail(
             tunnelError(
-              `the proxy ${proxy.label} (HTTPS_PROXY) refused the tunnel to ${target}: ${response.statusCode} ${response.statusMessage ?? ''}`.trim(),
+              // The reason phrase is the proxy's text: a short one is shown (printable ASCII only).
+              `the proxy ${proxy.label} (HTTPS_PROXY) refused the tunnel to ${target}: ${response.statusCode} ${(response.statusMessage ?? '').replace(/[^ -~]/g, '').slice(0, 80)}`.trim(),
               'EPROXYREFUSED',
             ),
           );
