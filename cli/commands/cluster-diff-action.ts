@@ -98,7 +98,7 @@ export async function clusterDiffAction(
     stored: storedAt(store, recorded.historyKey),
   });
   // The table says that the scan failed; this line says why and what to do, as other errors do.
-  const failure = scanFailureLine(result.findings, cluster);
+  const failure = scanFailureLine(result.findings, cluster, process.env, options.cluster !== undefined);
   if (failure !== undefined) process.stderr.write(`driftwatch: ${failure}\n`);
   run(result.outcome === 'failed' ? 1 : exitCodeFor(recorded.history, options));
 }
@@ -132,7 +132,7 @@ function resolveCluster(options: ClusterDiffOptions): {
   if (options.argocd !== undefined) {
     const argocd = {
       url: options.argocd,
-      token: { env: options.tokenEnv },
+      token: { env: options.tokenEnv ?? DEFAULT_TOKEN_ENV },
       ...(options.project ? { project: options.project } : {}),
       ...(options.selector ? { selector: options.selector } : {}),
     };
@@ -149,6 +149,9 @@ function clusterSource(cluster: ClusterConfig): string {
   if (kubernetes?.eks) return `EKS cluster ${kubernetes.eks.cluster} at ${kubernetes.eks.server}`;
   return `kubeconfig context ${kubernetes?.context ?? '(current)'}`;
 }
+
+/** The variable the argocd CLI reads its token from, and --argocd's default. */
+const DEFAULT_TOKEN_ENV = 'ARGOCD_AUTH_TOKEN';
 
 const SOURCES =
   '--argocd <url>, --kustomize <dir> with --context <name>, or --registry <file> with --cluster <id>';
@@ -168,6 +171,8 @@ function checkCommandLine(options: ClusterDiffOptions): void {
       ['--context', options.context],
       ['--project', options.project],
       ['--selector', options.selector],
+      // The registry's cluster names the variable of its token (argocd.token.env): one given here would be ignored.
+      ['--token-env', options.tokenEnv],
     ]);
     if (extra.length > 0)
       throw usageError(
@@ -195,7 +200,7 @@ function checkCommandLine(options: ClusterDiffOptions): void {
       );
     const problem = argocdUrlProblem(options.argocd);
     if (problem) throw usageError(problem);
-    const tokenEnv = tokenEnvNameProblem(options.tokenEnv);
+    const tokenEnv = tokenEnvNameProblem(options.tokenEnv ?? DEFAULT_TOKEN_ENV);
     if (tokenEnv) throw usageError(`--token-env: ${tokenEnv}`);
     const selector = options.selector === undefined ? undefined : labelSelectorProblem(options.selector);
     if (selector) throw usageError(`--selector: ${selector}`);
@@ -203,6 +208,10 @@ function checkCommandLine(options: ClusterDiffOptions): void {
       throw usageError('--project needs the name of an Argo CD project');
     return;
   }
+  if (options.tokenEnv !== undefined)
+    throw usageError(
+      "--token-env names the variable of Argo CD's token: it goes with --argocd, not with --kustomize",
+    );
   const misplaced = given([
     ['--project', options.project],
     ['--selector', options.selector],
@@ -252,13 +261,15 @@ export function scanFailureLine(
   findings: readonly FindingDraft[],
   cluster: ClusterConfig,
   env: NodeJS.ProcessEnv = process.env,
+  /** The cluster is a registry entry (--cluster), not one made from the command line. */
+  registered = false,
 ): string | undefined {
   const failures = findings.filter((finding) => finding.kind === 'scan-failed');
   const first = failures[0];
   if (first === undefined) return undefined;
   const evidenceReason = first.evidence?.reason;
   const reason = typeof evidenceReason === 'string' ? evidenceReason : first.detail;
-  const fix = failureFix(first.ruleId, reason, cluster);
+  const fix = failureFix(first.ruleId, reason, cluster, registered);
   const more =
     failures.length > 1
       ? ` (${failures.length - 1} more failure${failures.length > 2 ? 's' : ''}: each is a scan-failed finding in the output)`
@@ -269,7 +280,12 @@ export function scanFailureLine(
 }
 
 /** What to do about a failure, by its rule; undefined when the reason already says it. */
-function failureFix(ruleId: string, reason: string, cluster: ClusterConfig): string | undefined {
+function failureFix(
+  ruleId: string,
+  reason: string,
+  cluster: ClusterConfig,
+  registered: boolean,
+): string | undefined {
   const argocd = cluster.argocd;
   const tokenHolder = argocd
     ? 'env' in argocd.token
@@ -301,7 +317,7 @@ function failureFix(ruleId: string, reason: string, cluster: ClusterConfig): str
         : "the API server refused the context's credentials: renew them (log in again, or aws eks update-kubeconfig)";
     case 'scan.cluster-credentials':
       return argocd
-        ? `put an Argo CD API token in ${tokenHolder} (argocd account generate-token)${'env' in argocd.token ? ', or name another variable with --token-env' : ''}`
+        ? `put an Argo CD API token in ${tokenHolder} (argocd account generate-token)${'env' in argocd.token ? `, or name another variable (${registered ? 'argocd.token.env in the registry' : '--token-env'})` : ''}`
         : 'check the kubeconfig (KUBECONFIG or ~/.kube/config) and the --context name';
     case 'scan.cluster-invalid-response':
       return argocd

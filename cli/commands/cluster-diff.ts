@@ -8,7 +8,8 @@ export interface ClusterDiffOptions extends ListingOptions {
   registry?: string;
   cluster?: string;
   argocd?: string;
-  tokenEnv: string;
+  /** Only with --argocd (ARGOCD_AUTH_TOKEN when left out); a registry cluster names its own. */
+  tokenEnv?: string;
   project?: string;
   selector?: string;
   kustomize?: string;
@@ -30,7 +31,10 @@ export function registerClusterDiff(program: Command, run: (code: number) => voi
     .option('--registry <file>', 'driftwatch.yaml (policies, owners; with --cluster, the cluster entry)')
     .option('--cluster <id>', 'scan this cluster entry of the registry')
     .option('--argocd <url>', 'an Argo CD server; the API token is read from --token-env')
-    .option('--token-env <name>', 'environment variable holding the Argo CD token', 'ARGOCD_AUTH_TOKEN')
+    .option(
+      '--token-env <name>',
+      'environment variable holding the Argo CD token, with --argocd (default ARGOCD_AUTH_TOKEN)',
+    )
     .option('--project <name>', 'only applications of this Argo CD project')
     .option('--selector <labels>', 'only applications matching this label selector, e.g. team=payments')
     .option('--kustomize <dir>', 'a kustomize overlay to compare with the live cluster (needs --context)')

@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanFailureLine } from '../../../cli/commands/cluster-diff-action.js';
 import type { Finding } from '../../../functions/core/findings/model.js';
 import { type FakeArgoCd, startFakeArgoCd } from '../../helpers/fake-argocd.js';
+import { driftDraft } from '../../helpers/findings.js';
 import { canary, runCli } from '../../helpers/integration.js';
 
 /**
@@ -89,6 +91,17 @@ describe('usage errors exit 64 and say exactly what is wrong', () => {
       '--cluster with a source of its own',
       ['--registry', 'driftwatch.yaml', '--cluster', 'shop', '--argocd', 'https://argocd.example.com'],
       'driftwatch: --cluster reads its source from the registry: leave out --argocd',
+    ],
+    [
+      // The registry's cluster names its token's variable: a --token-env here was ignored without a word.
+      '--cluster with --token-env',
+      ['--registry', 'driftwatch.yaml', '--cluster', 'shop', '--token-env', 'OTHER_TOKEN'],
+      'driftwatch: --cluster reads its source from the registry: leave out --token-env',
+    ],
+    [
+      '--token-env with --kustomize',
+      ['--kustomize', 'overlays/prod', '--context', 'prod', '--token-env', 'OTHER_TOKEN'],
+      "driftwatch: --token-env names the variable of Argo CD's token: it goes with --argocd, not with --kustomize",
     ],
     [
       '--registry without --cluster or a source',
@@ -268,6 +281,32 @@ describe('a failed scan says why on stderr, once, without the token', () => {
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toBe(
       "driftwatch: DRIFTWATCH_CLUSTER_TIMEOUT: '30' is not a duration: use a number and a unit (d, h, m, s), e.g. 30m, 1h, 2h30m, 90s or 1d (or unset DRIFTWATCH_CLUSTER_TIMEOUT for 30s)",
+    );
+  });
+});
+
+describe('a missing token is fixed where its variable is named', () => {
+  it('the registry for a registry cluster, --token-env for one given on the command line', () => {
+    const cluster = {
+      id: 'shop',
+      owner: 'platform',
+      environment: 'prod',
+      argocd: { url: 'https://argocd.example.com', token: { env: 'SHOP_ARGOCD_TOKEN' } },
+      applications: [],
+      workspaces: [],
+      policies: { outOfSyncAfterMs: 3_600_000 },
+    };
+    const failure = {
+      ...driftDraft({ workspace: 'shop' }),
+      kind: 'scan-failed' as const,
+      ruleId: 'scan.cluster-credentials',
+      evidence: { reason: 'SHOP_ARGOCD_TOKEN is not set' },
+    };
+    expect(scanFailureLine([failure], cluster, {}, true)).toContain(
+      'or name another variable (argocd.token.env in the registry)',
+    );
+    expect(scanFailureLine([failure], cluster, {}, false)).toContain(
+      'or name another variable (--token-env)',
     );
   });
 });
