@@ -20,3 +20,16 @@ export function registryOfCluster(cluster: ClusterConfig): Registry {
     suppressions: DEFAULT_SUPPRESSION_SETTINGS,
   };
 }
+
+/** A registry cluster in Argo CD mode, owned by `platform` in prod, its token in `tokenEnv`. */
+export function argoCdCluster(id: string, url: string, tokenEnv = 'ARGOCD_AUTH_TOKEN'): ClusterConfig {
+  return {
+    id,
+    owner: 'platform',
+    environment: 'prod',
+    argocd: { url, token: { env: tokenEnv } },
+    applications: [],
+    workspaces: [],
+    policies: { outOfSyncAfterMs: 3_600_000 },
+  };
+}

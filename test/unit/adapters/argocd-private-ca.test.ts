@@ -9,6 +9,7 @@ import { createArgoCdClient } from '../../../functions/adapters/argocd-client.js
 import { ClusterSourceError } from '../../../functions/core/gitops/ports.js';
 import { driftDraft } from '../../helpers/findings.js';
 import { selfSignedCertificate, type TestCertificate } from '../../helpers/provider-mirror.js';
+import { argoCdCluster } from '../../helpers/registry.js';
 
 /**
  * Argo CD's default install serves a self-signed certificate, and many serve one of a company CA.
@@ -106,15 +107,7 @@ describe('an Argo CD server whose certificate a private CA signed', () => {
     const failure = (await client()
       .listApplications()
       .catch((error: unknown) => error)) as Error;
-    const cluster = {
-      id: 'prod',
-      owner: 'platform',
-      environment: 'prod',
-      argocd: { url: base, token: { env: 'ARGOCD_AUTH_TOKEN' } },
-      applications: [],
-      workspaces: [],
-      policies: { outOfSyncAfterMs: 3_600_000 },
-    };
+    const cluster = argoCdCluster('prod', base);
     const line = scanFailureLine(
       [
         {

@@ -9,6 +9,7 @@ import type { Finding } from '../../../functions/core/findings/model.js';
 import { type FakeArgoCd, startFakeArgoCd } from '../../helpers/fake-argocd.js';
 import { driftDraft } from '../../helpers/findings.js';
 import { canary, runCli } from '../../helpers/integration.js';
+import { argoCdCluster } from '../../helpers/registry.js';
 
 /**
  * `driftwatch cluster-diff` as a user runs it, on the ways it can go wrong: a command line that cannot
@@ -287,15 +288,7 @@ describe('a failed scan says why on stderr, once, without the token', () => {
 
 describe('a missing token is fixed where its variable is named', () => {
   it('the registry for a registry cluster, --token-env for one given on the command line', () => {
-    const cluster = {
-      id: 'shop',
-      owner: 'platform',
-      environment: 'prod',
-      argocd: { url: 'https://argocd.example.com', token: { env: 'SHOP_ARGOCD_TOKEN' } },
-      applications: [],
-      workspaces: [],
-      policies: { outOfSyncAfterMs: 3_600_000 },
-    };
+    const cluster = argoCdCluster('shop', 'https://argocd.example.com', 'SHOP_ARGOCD_TOKEN');
     const failure = {
       ...driftDraft({ workspace: 'shop' }),
       kind: 'scan-failed' as const,
