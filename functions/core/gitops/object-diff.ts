@@ -1,10 +1,9 @@
 import type { AttributeChange, JsonValue } from '../findings/model.js';
 import {
-  COMMAND_MEMBERS,
-  commandMembersHoldCredential,
   containsCredential,
   isSensitiveName,
   type SensitiveHasher,
+  secretCommandMembers,
 } from '../redaction/secrets.js';
 import { formatPath } from '../terraform/attribute-path.js';
 import { deepEqual } from '../terraform/json-values.js';
@@ -146,9 +145,9 @@ function diffObjects(
   secretEntry: boolean,
 ): void {
   // `command: ["mysql"]` with `args: ["-pS3cret"]`: the command line is secret, not either list.
-  const secretCommand = commandMembersHoldCredential(desired) || commandMembersHoldCredential(live);
+  const secretCommand = secretCommandMembers(desired, live);
   const secretMember = (key: string) =>
-    sensitive || (secretEntry && key === 'value') || (secretCommand && COMMAND_MEMBERS.has(key));
+    sensitive || (secretEntry && key === 'value') || secretCommand.has(key);
   for (const key of Object.keys(desired)) {
     path.push(key);
     diffNode(state, path, desired[key], live[key], secretMember(key));
@@ -317,15 +316,11 @@ function redactNested(
   }
   if (!isPlainObject(value)) return value;
   const secretEntry = isSecretEntry(value);
-  const secretCommand = commandMembersHoldCredential(value);
+  const secretCommand = secretCommandMembers(value);
   const result: KubeObject = {};
   for (const [key, child] of Object.entries(value)) {
     const childPath = [...path, key];
-    if (
-      isSensitiveAt(state, childPath) ||
-      (secretEntry && key === 'value') ||
-      (secretCommand && COMMAND_MEMBERS.has(key))
-    ) {
+    if (isSensitiveAt(state, childPath) || (secretEntry && key === 'value') || secretCommand.has(key)) {
       redacted.count++;
       result[key] = hashUnlessNull(child, state.options.hashSensitive);
     } else result[key] = redactNested(state, childPath, child, redacted);

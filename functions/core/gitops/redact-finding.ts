@@ -1,14 +1,13 @@
 import type { AttributeChange, FindingDraft, JsonValue } from '../findings/model.js';
 import {
   argumentsHoldCredential,
-  COMMAND_MEMBERS,
-  commandMembersHoldCredential,
   containsCredential,
   isSecretOption,
   isSensitiveName,
   redactText,
   SENSITIVE_MARKER,
   type SensitiveHasher,
+  secretCommandMembers,
 } from '../redaction/secrets.js';
 import { isPlainObject } from './kube-object.js';
 
@@ -87,11 +86,11 @@ function hashCredentials(value: JsonValue, hash: SensitiveHasher, count: { hashe
     );
   if (!isPlainObject(value)) return value;
   // `command: ["mysql"]` with `args: ["-pS3cret"]`: the two lists together are the command line.
-  const secretCommand = commandMembersHoldCredential(value);
+  const secretCommand = secretCommandMembers(value);
   const result: Record<string, JsonValue> = {};
   for (const [key, child] of Object.entries(value))
     result[key] =
-      key === LAST_APPLIED || (secretCommand && COMMAND_MEMBERS.has(key))
+      key === LAST_APPLIED || secretCommand.has(key)
         ? hashValue(child, hash, count)
         : hashCredentials(child, hash, count);
   return result;

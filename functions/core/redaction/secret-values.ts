@@ -492,7 +492,17 @@ export function redactArguments(list: readonly string[]): string[] {
  * The members of a container that together make its command line: Kubernetes' `command` and
  * `args`, ECS's `entryPoint` and `command` (`entry_point` in Terraform's schemas).
  */
-export const COMMAND_MEMBERS: ReadonlySet<string> = new Set(['entryPoint', 'entry_point', 'command', 'args']);
+const COMMAND_MEMBERS: ReadonlySet<string> = new Set(['entryPoint', 'entry_point', 'command', 'args']);
+const NO_MEMBERS: ReadonlySet<string> = new Set();
+
+/**
+ * The members that are secret as a whole because the command line they make together holds a
+ * password (commandMembersHoldCredential) in any of `objects` (the two sides of a change): all of
+ * COMMAND_MEMBERS, or none.
+ */
+export function secretCommandMembers(...objects: Record<string, unknown>[]): ReadonlySet<string> {
+  return objects.some(commandMembersHoldCredential) ? COMMAND_MEMBERS : NO_MEMBERS;
+}
 
 /**
  * A container whose tool is in one member and its password option in another
@@ -502,7 +512,7 @@ export const COMMAND_MEMBERS: ReadonlySet<string> = new Set(['entryPoint', 'entr
 export function commandMembersHoldCredential(object: Record<string, unknown>): boolean {
   let joined: unknown[] | undefined;
   let lists = 0;
-  for (const key of ['entryPoint', 'entry_point', 'command', 'args']) {
+  for (const key of COMMAND_MEMBERS) {
     const member = object[key];
     if (!Array.isArray(member)) continue;
     joined = joined === undefined ? member : [...joined, ...member];

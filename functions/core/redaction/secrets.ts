@@ -25,11 +25,11 @@ export function createSensitiveHasher(salt: string): SensitiveHasher {
 export { isSecretOption, isSensitiveName } from './secret-names.js';
 export {
   argumentsHoldCredential,
-  COMMAND_MEMBERS,
   commandMembersHoldCredential,
   containsCredential,
   REDACTED,
   redactArguments,
+  secretCommandMembers,
 } from './secret-values.js';
 
 /**

@@ -1,9 +1,8 @@
 import {
-  COMMAND_MEMBERS,
   canonicalJson,
-  commandMembersHoldCredential,
   containsCredential,
   type SensitiveHasher,
+  secretCommandMembers,
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
@@ -161,7 +160,7 @@ function diffObjects(
   // `{name: "DB_PASSWORD", value: …}`: the value member is a secret (CodeBuild, Batch, ECS env).
   const secretPair = isSecretNamedPair(before, isSensitiveKey) || isSecretNamedPair(after, isSensitiveKey);
   // `command = ["mysql"]` with `args = ["-pS3cret"]`: the command line is secret, not either list.
-  const secretCommand = commandMembersHoldCredential(before) || commandMembersHoldCredential(after);
+  const secretCommand = secretCommandMembers(before, after);
   for (const key in before) {
     const b = before[key] ?? null;
     const a = Object.hasOwn(after, key) ? (after[key] ?? null) : null;
@@ -192,7 +191,7 @@ function diffMember(
   afterMask: unknown,
   unknownMask: unknown,
   secretPair: boolean,
-  secretCommand: boolean,
+  secretCommand: ReadonlySet<string>,
 ): void {
   const childUnknown = childMask(unknownMask, key);
   if (before === after && childUnknown !== true) return;
@@ -203,7 +202,7 @@ function diffMember(
   // keeps this hot loop free of name tests; resource-type secrets are known only at the top level.
   const sensitive =
     (secretPair && isPairValueKey(key)) ||
-    (secretCommand && COMMAND_MEMBERS.has(key)) ||
+    secretCommand.has(key) ||
     (state.path.length === 0 && state.options.secretAttributes?.has(key) === true);
   state.path.push(key);
   diffNode(
