@@ -3,6 +3,7 @@ import https from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
+import { PROXY_TUNNEL_ERROR } from '../core/backend/failure-cause.js';
 
 /**
  * HTTPS through the proxy the environment names, as Terraform and the aws CLI take it: HTTPS_PROXY
@@ -113,9 +114,6 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-/** The name of a failure of the proxy itself (unreachable, refusing, silent). */
-export const PROXY_TUNNEL_ERROR = 'ProxyTunnelError';
-
 /** How long the proxy may take to open a tunnel (the SDK's connect timeout does not see it). */
 const TUNNEL_TIMEOUT_MS = 10_000;
 
@@ -201,8 +199,8 @@ export function createTunnelingAgent(
 }
 
 /**
- * A network error of the tunnel, shaped as Node's (`code`, `syscall`) and named ProxyTunnelError, so
- * that error lines say the proxy failed, not the endpoint behind it (core/backend/failure-cause.ts).
+ * A network error of the tunnel, shaped as Node's (`code`, `syscall`) and named PROXY_TUNNEL_ERROR,
+ * so that error lines say the proxy failed, not the endpoint behind it (core/backend/failure-cause.ts).
  */
 function tunnelError(message: string, code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(message), { name: PROXY_TUNNEL_ERROR, code, syscall: 'connect' });

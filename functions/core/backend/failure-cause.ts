@@ -63,6 +63,9 @@ const THROTTLED = new Set([
   'ServiceUnavailable',
 ]);
 
+/** The error name of a failure of the proxy itself (unreachable, refusing, silent), not of the endpoint behind it. */
+export const PROXY_TUNNEL_ERROR = 'ProxyTunnelError';
+
 export function classifyReadFailure(failure: ReadFailure): FailureCause {
   const { code, action, resource } = failure;
   const names = [code, failure.errorName ?? ''];
@@ -70,7 +73,7 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
   const where = failure.endpoint ?? 'the AWS endpoint';
 
   // The proxy of HTTPS_PROXY failed (adapters/https-proxy.ts): its message names the proxy, never its password.
-  if (failure.errorName === 'ProxyTunnelError')
+  if (failure.errorName === PROXY_TUNNEL_ERROR)
     return {
       kind: 'unreachable',
       summary: failure.message,
