@@ -54,10 +54,10 @@ export function stateBuckets(
  * The scopes a registry's scans record: each workspace, each cluster and the state bucket of each
  * workspace's backend. A scope of the store outside this set is one no scan will record again.
  */
-export function registeredScopes(registry: Pick<Registry, 'workspaces' | 'clusters'>): Set<string> {
+export function registeredScopes(registry: Registry): Set<string> {
   return new Set([
     ...registry.workspaces.map((workspace) => workspace.id),
-    ...registry.workspaces.map((workspace) => bucketScope(workspace.backend.bucket)),
+    ...stateBuckets(registry).map((entry) => bucketScope(entry.bucket)),
     ...registry.clusters.map((cluster) => cluster.id),
   ]);
 }
