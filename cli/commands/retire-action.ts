@@ -52,11 +52,9 @@ export async function retireAction(
   }
   // A run of its own, as a scan's: the resolutions are in the scope's history under this id.
   const scanId = `retire-${now.toISOString().replace(/[:.]/g, '-')}`;
-  const resolved = (await store.retireScope(scope, { scanId, startedAt: now, now })) ?? [];
+  const { resolved, stillOpen: left } = await store.retireScope(scope, open, { scanId, startedAt: now, now });
   const resolvedLines = resolved.map(findingLine);
   // What no run of a check can resolve (a finding stored without its check) is said, not hidden.
-  const left =
-    (await store.readCurrent(scope))?.document.findings.filter((f) => f.status !== 'resolved') ?? [];
   const summary = `retired ${scope}: resolved ${resolved.length} open finding(s) (run ${scanId})`;
   process.stdout.write(`${stripForTerminal([summary, ...resolvedLines].join('\n'), { multiline: true })}\n`);
   if (left.length > 0)

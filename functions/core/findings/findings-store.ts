@@ -291,19 +291,22 @@ export function createFindingsStore(store: ObjectStore, options: { readOnly?: bo
      * Resolves every open finding of a scope that no scan records any more (a workspace, cluster or
      * state bucket removed from or renamed in the registry), as a run of each of its checks that
      * found nothing would: `resolved` in its current document, with history lines under `scan`.
-     * Returns what it resolved, or undefined when the store has no such scope.
+     * `open` are its open findings as the caller read them. Returns what it resolved, and what is
+     * still open after (a finding stored without the check that made it, which no run resolves).
      */
-    async retireScope(scope: string, scan: ScanRef & { now: Date }): Promise<Finding[] | undefined> {
-      const current = await readCurrent(scope);
-      if (!current) return undefined;
-      const open = current.document.findings.filter((finding) => finding.status !== 'resolved');
+    async retireScope(
+      scope: string,
+      open: readonly Finding[],
+      scan: ScanRef & { now: Date },
+    ): Promise<{ resolved: Finding[]; stillOpen: Finding[] }> {
       const resolved: Finding[] = [];
-      const checks = new Set(open.flatMap((finding) => finding.check ?? []));
-      for (const check of checks) {
+      let stillOpen = [...open];
+      for (const check of new Set(open.flatMap((finding) => finding.check ?? []))) {
         const recorded = await this.recordWorkspace(scan, { workspace: scope, check, outcome: 'ok' }, []);
         resolved.push(...recorded.history.filter((finding) => finding.status === 'resolved'));
+        stillOpen = recorded.current.findings.filter((finding) => finding.status !== 'resolved');
       }
-      return resolved;
+      return { resolved, stillOpen };
     },
 
     /**
