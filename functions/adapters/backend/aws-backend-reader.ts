@@ -68,35 +68,31 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
     }
   }
 
+  /** One page of a listing of the bucket under `prefix` (keys url-encoded, see s3-list-encoding.ts). */
+  const listPage = (bucket: string, prefix: string, page: { token?: string; maxKeys?: number } = {}) =>
+    read(`s3://${bucket}/${prefix}`, 's3:ListBucket', () =>
+      s3.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: prefix || undefined,
+          ContinuationToken: page.token,
+          MaxKeys: page.maxKeys,
+          ...URL_ENCODED_LISTING,
+        }),
+      ),
+    );
+
   return {
     async preflight(bucket, prefix) {
       // A one-key listing: the permission discovery needs anyway (s3:ListBucket, even when it is
       // granted for a prefix only), with real error codes (HEAD answers carry none).
-      await read(`s3://${bucket}/${prefix}`, 's3:ListBucket', () =>
-        s3.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: prefix || undefined,
-            MaxKeys: 1,
-            ...URL_ENCODED_LISTING,
-          }),
-        ),
-      );
+      await listPage(bucket, prefix, { maxKeys: 1 });
     },
 
     async *listObjects(bucket, prefix) {
       let continuationToken: string | undefined;
       do {
-        const page = await read(`s3://${bucket}/${prefix}`, 's3:ListBucket', () =>
-          s3.send(
-            new ListObjectsV2Command({
-              Bucket: bucket,
-              Prefix: prefix || undefined,
-              ContinuationToken: continuationToken,
-              ...URL_ENCODED_LISTING,
-            }),
-          ),
-        );
+        const page = await listPage(bucket, prefix, { token: continuationToken });
         for (const object of page.Contents ?? []) {
           const key = listedKey(object.Key, page.EncodingType);
           if (!key) continue;
