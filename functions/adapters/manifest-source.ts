@@ -18,7 +18,7 @@ import { redactText } from '../core/redaction/secrets.js';
 import type { ManifestSource, RenderTools } from '../core/registry/model.js';
 import type { ClusterCapabilities } from './kubernetes-client.js';
 import { isWithin } from './path-within.js';
-import { parseS3Uri } from './s3-bundle.js';
+import { parseS3Uri, refuseLargerThan } from './s3-bundle.js';
 
 /**
  * The desired manifests of a cluster in direct mode: a kustomize overlay rendered with
@@ -109,12 +109,7 @@ export function createManifestReader(options: ManifestSourceOptions) {
         cause: error,
       });
     }
-    // Refused by its listed size before its body is read: one string of a wrong upload (a log, an
-    // archive) ran out of memory or past V8's longest string.
-    if ((response.ContentLength ?? 0) > MAX_RENDER_BYTES) {
-      (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
-      throw renderTooLarge(source.s3, response.ContentLength ?? 0);
-    }
+    refuseLargerThan(response, MAX_RENDER_BYTES, (length) => renderTooLarge(source.s3, length));
     try {
       return { text: (await response.Body?.transformToString('utf8')) ?? '', source: source.s3 };
     } catch (error) {

@@ -3,7 +3,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Registry } from '../core/registry/model.js';
 import { parseRegistry } from '../core/registry/parse.js';
 import { MAX_REGISTRY_BYTES, readRegistryBytes, registryText, tooLarge } from './registry-text.js';
-import { parseS3Uri } from './s3-bundle.js';
+import { parseS3Uri, refuseLargerThan } from './s3-bundle.js';
 
 export interface LoadedRegistrySource {
   registry: Registry;
@@ -26,10 +26,6 @@ export async function loadRegistrySource(location: string, s3: S3Client): Promis
 /** An S3 registry's body, refused by its listed size before it is fetched when that is over the limit. */
 async function readS3Bytes(s3: S3Client, bucket: string, key: string, name: string): Promise<Uint8Array> {
   const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  if ((response.ContentLength ?? 0) > MAX_REGISTRY_BYTES) {
-    // Not read: the connection is let go instead of draining the body.
-    (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
-    throw tooLarge(name, response.ContentLength);
-  }
+  refuseLargerThan(response, MAX_REGISTRY_BYTES, (length) => tooLarge(name, length));
   return (await response.Body?.transformToByteArray()) ?? new Uint8Array();
 }

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, type GetObjectCommandOutput, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 
 /** Parses `s3://bucket/key`. */
 export function parseS3Uri(uri: string): { bucket: string; key: string } {
@@ -13,6 +13,22 @@ export function parseS3Uri(uri: string): { bucket: string; key: string } {
 /** S3's answer for a key that does not exist (the SDK class, or its name across SDK copies). */
 export function isNoSuchKey(error: unknown): boolean {
   return error instanceof NoSuchKey || (error as { name?: string } | undefined)?.name === 'NoSuchKey';
+}
+
+/**
+ * Refuses an object by the size S3 lists for it, before its body is read: one string of a wrong
+ * upload (a log, an archive, a huge state) would fill the memory or pass V8's longest string. The
+ * body is let go (its connection closed) instead of drained. `tooLarge` makes the caller's error.
+ */
+export function refuseLargerThan(
+  response: GetObjectCommandOutput,
+  maxBytes: number,
+  tooLarge: (length: number) => Error,
+): void {
+  const length = response.ContentLength ?? 0;
+  if (length <= maxBytes) return;
+  (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
+  throw tooLarge(length);
 }
 
 /** Streams an S3 object (a workspace's source bundle) to a local file without buffering it. */

@@ -10,7 +10,7 @@ import { stateObjectKey } from '../core/registry/state-key.js';
 import type { WorkspaceCredentials } from '../core/scan/ports.js';
 import { byteSize } from '../core/text/byte-size.js';
 import { readFailure } from './aws-read-failure.js';
-import { isNoSuchKey } from './s3-bundle.js';
+import { isNoSuchKey, refuseLargerThan } from './s3-bundle.js';
 
 export class TerraformStateError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -50,13 +50,14 @@ export function createTerraformStateReader(access: {
     }
     // The whole state is parsed here (the Kubernetes objects are in its resources): a state larger
     // than this is refused before its body is read, instead of filling the memory of the scan.
-    const length = response.ContentLength ?? 0;
-    if (length > MAX_STATE_BYTES) {
-      (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
-      throw new TerraformStateError(
-        `${where} is ${byteSize(length)}, more than the ${byteSize(MAX_STATE_BYTES)} driftwatch parses to find the Kubernetes objects Terraform manages: split the workspace, or leave it out of the cluster's workspaces`,
-      );
-    }
+    refuseLargerThan(
+      response,
+      MAX_STATE_BYTES,
+      (length) =>
+        new TerraformStateError(
+          `${where} is ${byteSize(length)}, more than the ${byteSize(MAX_STATE_BYTES)} driftwatch parses to find the Kubernetes objects Terraform manages: split the workspace, or leave it out of the cluster's workspaces`,
+        ),
+    );
     const body = (await response.Body?.transformToString('utf8')) ?? '';
     return parseStateText(body, workspace.id, where);
   };

@@ -25,6 +25,7 @@ import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
 import { configuredEndpoint } from '../aws-endpoint.js';
 import { readFailure } from '../aws-read-failure.js';
+import { refuseLargerThan } from '../s3-bundle.js';
 import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
 
 /**
@@ -232,13 +233,9 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       const response = await getObject(bucket, key, versionId);
       if (response === undefined) return undefined;
       if (response === EMPTY_OBJECT) return '';
-      const length = response.ContentLength ?? 0;
-      if (maxBytes !== undefined && length > maxBytes) {
-        // The body is left unread: its connection is closed.
-        (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
-        throw new ObjectTooLargeError(length, maxBytes);
-      }
       if (maxBytes === undefined) return (await response.Body?.transformToString('utf8')) ?? '';
+      refuseLargerThan(response, maxBytes, (length) => new ObjectTooLargeError(length, maxBytes));
+      const length = response.ContentLength ?? 0;
       // A body longer than its Content-Length said (or sent without one) is still read no further.
       const data = await readAtMost(response.Body, maxBytes + 1);
       if (data.length > maxBytes) throw new ObjectTooLargeError(Math.max(length, data.length), maxBytes);
