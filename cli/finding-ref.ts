@@ -55,21 +55,23 @@ export function resolveFindingId(
  * finding or one of the last `days` of history. A prefix is judged among both together, as
  * `git show` judges a short id among every object: one shared by an open and a resolved finding is
  * ambiguous (each candidate named with what it is), never the open one chosen silently. `suppress`
- * acts on open findings only and judges among those, as `git log` judges among commits.
+ * acts on open findings only and judges among those, as `git log` judges among commits. `recent`
+ * is the history read to judge (every scope's lines of those days), when it was read.
  */
 export async function findOpenOrRecent(
   store: Pick<FindingsStore, 'openFindings' | 'recentHistory' | 'location'>,
   typed: string,
   now: Date,
   days: number,
-): Promise<Finding> {
+): Promise<{ finding: Finding; recent?: Finding[] }> {
   const open = await store.openFindings();
   const openById = new Map(open.map((finding) => [finding.id, finding]));
   const inOpen = matchFindingId(typed, openById.keys());
   if (inOpen.kind === 'invalid')
     throw new UsageError(`${typed} is not a finding id or prefix: ${inOpen.reason}`);
   // A whole id names one finding wherever it is: no history is read for it.
-  if (inOpen.kind === 'match' && inOpen.id === typed.trim().toLowerCase()) return openById.get(inOpen.id)!;
+  if (inOpen.kind === 'match' && inOpen.id === typed.trim().toLowerCase())
+    return { finding: openById.get(inOpen.id)! };
   const recent = await store.recentHistory(now, days);
   const id = resolveFindingId(
     typed,
@@ -82,5 +84,5 @@ export async function findOpenOrRecent(
     openById.get(id) ??
     recent.filter((line) => line.id === id).sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))[0];
   if (!finding) throw new Error('a resolved finding id has no finding');
-  return finding;
+  return { finding, recent };
 }

@@ -31,10 +31,11 @@ export async function findingsShowAction(
   const wrongKind = await assertRecordedStore(objects);
   for (const entry of wrongKind)
     process.stderr.write(`driftwatch: ${stripForTerminal(wrongKindLine(entry, objects.location))}\n`);
-  const finding = await findOpenOrRecent(store, typed, now, SHOW_HISTORY_DAYS);
+  const { finding, recent } = await findOpenOrRecent(store, typed, now, SHOW_HISTORY_DAYS);
   // As of now (an expired suppression no longer hides it), its suppression's text redacted.
   const shown = presentFinding(finding, now);
-  const history = (await store.recentHistory(now, SHOW_HISTORY_DAYS, shown.workspace)).filter(
+  // The history the id was judged among, when it was read: the same days, not read again.
+  const history = (recent ?? (await store.recentHistory(now, SHOW_HISTORY_DAYS, shown.workspace))).filter(
     (line) => line.id === shown.id,
   );
   const corrupt = store.takeCorruptions();

@@ -97,7 +97,7 @@ async function findFinding(typed: string, location: string | undefined): Promise
   const store = createFindingsStore(openObjectStore(location, process.env, { mustExist: true }), {
     readOnly: true,
   });
-  const finding = await findOpenOrRecent(store, typed, new Date(), SHOW_HISTORY_DAYS);
+  const { finding } = await findOpenOrRecent(store, typed, new Date(), SHOW_HISTORY_DAYS);
   for (const object of store.takeCorruptions())
     process.stderr.write(
       `driftwatch: ${stripForTerminal(`${object.key} in the findings store is not a valid ${object.what} (${object.reason}): what it holds is not read`)}\n`,
