@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readPlanFile } from '../../../functions/adapters/plan-file.js';
+import { readPlanFile, readPlanStream } from '../../../functions/adapters/plan-file.js';
 import { compactPlan, PlanFormatError } from '../../../functions/core/terraform/index.js';
 import {
   bucketMask,
@@ -84,6 +84,50 @@ describe('readPlanFile: the streaming path produces exactly the in-memory Compac
     const sorted = Object.fromEntries(Object.entries(raw).sort(([a], [b]) => (a < b ? -1 : 1)));
     const path = writePlan(JSON.stringify(sorted));
     expect(await streamed(path, 3)).toEqual(await inMemory(path));
+  });
+});
+
+/**
+ * The bytes in chunks of `size`, all in one buffer that is scribbled over as soon as the next chunk
+ * is asked for, as a reader that reuses its buffers (readPlanFile does) may: whatever the reader
+ * kept without copying turns to garbage.
+ */
+async function* reusedChunks(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
+  // A Buffer, as file reads give: its slice() is a view, where a Uint8Array's copies.
+  const buffer = Buffer.alloc(size);
+  for (let start = 0; start < bytes.length; start += size) {
+    const chunk = bytes.subarray(start, start + size);
+    buffer.set(chunk);
+    yield buffer.subarray(0, chunk.length);
+    buffer.fill(0xff);
+  }
+}
+
+describe('readPlanStream: chunks whose memory is reused once the next is read', () => {
+  // Multi-byte characters split across chunks (the UTF-8 check carries them over), in keys the
+  // reader builds from several chunks, in captured values and in skipped prior_state strings.
+  const unicodePlan = () => {
+    const text = JSON.stringify(awsDriftPlan()).replaceAll('someone-else', 'équipe-données-€-😀');
+    return text.replace('"tags":{', '"tags":{"Propriétaire-😀-€":"ça-va-😀",');
+  };
+
+  it('give the same CompactPlan as one read of the whole file, at every chunk size', async () => {
+    const text = unicodePlan();
+    expect(text).toContain('😀');
+    const expected = compactPlan(text, { hashSensitive });
+    const bytes = new TextEncoder().encode(text);
+    for (const size of [1, 2, 3, 5, 7, 64, 1000]) {
+      expect(await readPlanStream(reusedChunks(bytes, size), { hashSensitive })).toEqual(expected);
+    }
+  });
+
+  it('from a file, leave no file open when the plan is rejected half-way', async () => {
+    const path = writePlan(JSON.stringify(plan()).replace('"resource_drift":[', '"resource_drift":[{]'));
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let run = 0; run < 20; run++)
+      await expect(streamed(path, 8)).rejects.toBeInstanceOf(PlanFormatError);
+    expect(open()).toBe(before);
   });
 });
 
