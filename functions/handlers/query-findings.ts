@@ -22,6 +22,7 @@ import {
   queryFindings,
   singleValuedParameters,
 } from '../core/query/query-findings.js';
+import { escapeJsonText } from '../core/text/sanitize.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
 import { ConfigurationError, requireEnv } from './env.js';
 import { logErrors } from './middleware.js';
@@ -50,7 +51,14 @@ let cache: { at: number; findings: Finding[]; unreadableScopes: number } | undef
  */
 const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
 const PAGE_BYTES = LAMBDA_RESPONSE_BYTES - 128 * 1024;
-const answerBytes = (finding: Finding) => Buffer.byteLength(JSON.stringify(JSON.stringify(finding)));
+const answerBytes = (finding: Finding) => Buffer.byteLength(JSON.stringify(bodyText(finding)));
+
+/**
+ * A body as the CLI prints JSON (jsonForTerminal): JSON.stringify leaves DEL, C1 controls (U+009B is
+ * a CSI), bidi controls and U+2028/U+2029 raw, and findings carry them from tags and addresses; an
+ * answer printed by awscurl or curl must be as inert as `driftwatch findings --format json`.
+ */
+const bodyText = (body: unknown) => escapeJsonText(JSON.stringify(body));
 
 async function openFindings(): Promise<NonNullable<typeof cache>> {
   if (cache && Date.now() - cache.at <= CACHE_MS) return cache;
@@ -81,7 +89,7 @@ function json(
     statusCode,
     // Findings describe the estate's weak spots: no shared cache keeps them.
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
-    body: JSON.stringify(body),
+    body: bodyText(body),
   };
 }
 

@@ -317,6 +317,29 @@ describe('query-findings shows findings as the CLI does', () => {
     expect(JSON.parse(suppressed.body).findings).toEqual([]);
   });
 
+  it('answers data with terminal and bidi controls \\u-escaped: a body printed by awscurl is inert, and parses to the same text', async () => {
+    // A tag value or address holds what its writer put there: an 8-bit CSI (U+009B, a screen clear on
+    // terminals that honour C1 controls), a bidi override (Trojan Source), a line separator. The CLI's
+    // JSON escapes them (jsonForTerminal); JSON.stringify alone leaves them raw.
+    const hostile = 'x\u009b2J\u202eevil\u2066\u2028\u007fy';
+    const document = documentOf('payments-prod', [
+      { title: hostile, resource: { address: `aws_s3_bucket.b["${hostile}"]`, type: 'aws_s3_bucket' } },
+    ]);
+    const fresh = await handlerOver({ 'current/payments-prod.json': JSON.stringify(document) });
+    const id = document.findings[0]!.id;
+    const badSince = `2026-11-01${hostile}`;
+    for (const response of [
+      await fresh(asAdmin(), context),
+      await fresh(asAdmin({ pathParameters: { id } }), context),
+      await fresh(asAdmin({ queryStringParameters: { since: badSince } }), context),
+    ]) {
+      expect(response.body).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/);
+      expect(response.body).toContain('\\u009b');
+    }
+    const list = await fresh(asAdmin(), context);
+    expect(JSON.parse(list.body).findings[0].title).toBe(document.findings[0]!.title);
+  });
+
   it("keeps every answer under Lambda's 6 MiB and pages through large findings exactly once", async () => {
     // 40 findings of ~400 KB, half of it quotes (escaped twice in Lambda's result): 500 would be 200 MB.
     const big = `"${'x'.repeat(100_000)}"`.repeat(2);
