@@ -48,6 +48,9 @@ export class InvalidQueryError extends Error {
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
 
+/** The statuses an open finding (what the API lists) can have. */
+const OPEN_STATUSES = FINDING_STATUSES.filter((status) => status !== 'resolved');
+
 const PARAMETERS = ['owner', 'workspace', 'kind', 'status', 'severity', 'since', 'limit', 'cursor'] as const;
 
 /** The query string of a request as API Gateway hands it over (HTTP API v2, or REST API v1). */
@@ -117,7 +120,13 @@ export function parseFindingsQuery(
   if (workspace) query.workspace = workspace;
   const kind = oneOf('kind', FINDING_KINDS);
   if (kind) query.kind = kind;
-  const status = oneOf('status', FINDING_STATUSES);
+  // The API answers from current/, which holds open findings only: `resolved` would be an empty page
+  // that reads as "nothing was resolved". The CLI reads the scan history for it.
+  if (parameters.status === 'resolved')
+    throw new InvalidQueryError(
+      'status=resolved: this API lists open findings; resolved ones are in the scan history: driftwatch findings --status resolved --since 7d --store s3://<findings bucket>, or Athena',
+    );
+  const status = oneOf('status', OPEN_STATUSES);
   if (status) query.status = status;
   const severity = oneOf('severity', SEVERITIES);
   if (severity) query.severity = severity;

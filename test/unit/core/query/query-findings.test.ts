@@ -132,6 +132,17 @@ describe('findings query against hostile parameters', () => {
     expect(() => parseFindingsQuery(parameters, NOW)).toThrow(message);
   });
 
+  it('refuses status=resolved, which open findings never have, naming where resolved ones are', () => {
+    // The API reads current/ (open findings); an empty 200 would tell the caller nothing was resolved.
+    expect(() => parseFindingsQuery({ status: 'resolved' }, NOW)).toThrow(InvalidQueryError);
+    expect(() => parseFindingsQuery({ status: 'resolved' }, NOW)).toThrow(
+      /^status=resolved: this API lists open findings; resolved ones are in the scan history: driftwatch findings --status resolved --since 7d --store s3:\/\/<findings bucket>, or Athena$/,
+    );
+    expect(() => parseFindingsQuery({ status: 'done' }, NOW)).toThrow(
+      'status must be one of new, ongoing, changed, regressed, suppressed',
+    );
+  });
+
   it('quotes unknown parameter names cut and escaped, at most five', () => {
     const names = Object.fromEntries(
       ['a\u0000\r\nb', 'x'.repeat(5000), 'c', 'd', 'e', 'f'].map((name) => [name, '1']),
