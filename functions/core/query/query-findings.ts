@@ -74,10 +74,13 @@ export function singleValuedParameters(request: QueryString): Record<string, str
   const repeated = names.find((name, index) => names.indexOf(name) !== index);
   if (repeated !== undefined)
     throw new InvalidQueryError(`${shownName(repeated)} is given more than once: give each parameter once`);
-  const parameters: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.queryStringParameters ?? {}))
-    if (value !== undefined) parameters[name] = value;
-  return parameters;
+  // fromEntries defines each name as its own property: an assignment of `__proto__` would set the
+  // prototype (or nothing) instead, and that parameter would pass as no parameter at all.
+  return Object.fromEntries(
+    Object.entries(request.queryStringParameters ?? {}).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
+    ),
+  );
 }
 
 /**

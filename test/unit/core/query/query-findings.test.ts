@@ -188,6 +188,14 @@ describe('findings query against hostile parameters', () => {
     );
   });
 
+  it('refuses __proto__ as the unknown parameter it is', () => {
+    // As the Lambda runtime parses the event: JSON.parse makes `__proto__` an own property.
+    const event = JSON.parse('{"rawQueryString":"__proto__=x","queryStringParameters":{"__proto__":"x"}}');
+    expect(() => parseFindingsQuery(singleValuedParameters(event), NOW)).toThrow(
+      /^unknown parameter\(s\): __proto__; use owner/,
+    );
+  });
+
   it('reads each parameter once from either event shape', () => {
     expect(
       singleValuedParameters({
