@@ -111,3 +111,37 @@ describe('notifyOwners', () => {
     );
   });
 });
+
+describe('notifyOwners with owners no registry team can have', () => {
+  // Deployed, a finding's owner comes from the scanner's pending record (docs/security.md): a
+  // compromised scan, or a store edited by hand, can write any text there. A digest's owner becomes
+  // a key part (notifications/outbox/<scanId>.<owner>.json; S3 keys end at 1024 bytes) and an SNS
+  // attribute (an empty one is refused for good): one such owner must not keep every team's digest
+  // from going out, nor stay in the outbox for ever.
+  it.each([
+    ['too long for a key', 'x'.repeat(2000)],
+    ['empty', ''],
+    ['a path', '../../../outside'],
+    ['not an id', 'Payments Team <!channel>'],
+  ])(
+    'sends the digests of every team, and the findings of an owner %s to the fallback owner',
+    async (_, owner) => {
+      const objects = store();
+      const sns = publisher();
+      const forged = { ...news('payments'), id: 'f'.repeat(64), owner };
+      const result = await notifyOwners(input('scan-1', [news('payments'), forged]), {
+        publisher: sns,
+        store: objects,
+      });
+      expect(result.sent.map((digest) => digest.owner)).toEqual(['payments', 'platform']);
+      const fallback = result.sent.find((digest) => digest.owner === 'platform')!;
+      expect(fallback.document!.items.map((item) => item.id)).toEqual(['f'.repeat(64)]);
+      const keys: string[] = [];
+      for await (const { key } of objects.list('notifications/')) keys.push(key);
+      expect(keys.sort()).toEqual([
+        'notifications/sent/scan-1.payments.json',
+        'notifications/sent/scan-1.platform.json',
+      ]);
+    },
+  );
+});
