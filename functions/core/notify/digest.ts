@@ -285,7 +285,7 @@ function buildDigest(
   // Resolved findings count for the filter attributes too: a subscription filtered on
   // `environment` or `kinds` must also hear that its findings went away.
   const mentioned = [...reported, ...resolved];
-  const environments = [...new Set(mentioned.map((finding) => finding.environment).filter(isString))].sort();
+  const environments = environmentAttribute(mentioned.map((finding) => finding.environment).filter(isString));
   const kinds = [...new Set(mentioned.map((finding) => finding.kind))].sort();
 
   return {
@@ -508,6 +508,30 @@ function threadId(owner: string, workspaces: readonly string[]): string {
   if (workspaces.length === 1) return `driftwatch-${owner}-${workspaces[0]}`;
   const hash = createHash('sha256').update(workspaces.join(',')).digest('hex').slice(0, 12);
   return `driftwatch-${owner}-${workspaces.length}-workspaces-${hash}`;
+}
+
+/**
+ * Room for the `environment` attribute (a JSON array) in a message: the bodies' budgets leave it a
+ * few KiB of SNS's 256 KiB, and registry environments (`prod`, `eu-staging`) take far less.
+ */
+export const ENVIRONMENT_ATTRIBUTE_BYTES = 8 * 1024;
+
+/**
+ * The environments a digest's findings name, sorted, within ENVIRONMENT_ATTRIBUTE_BYTES: the
+ * longest are left out first. An environment comes with the finding (deployed, from a scanner's
+ * pending record), and one of a megabyte would make SNS refuse both messages of the digest, night
+ * after night from the outbox; short names are the ones filter policies list.
+ */
+function environmentAttribute(names: readonly string[]): string[] {
+  const kept: string[] = [];
+  let bytes = 2;
+  for (const name of [...new Set(names)].sort((a, b) => a.length - b.length)) {
+    const size = Buffer.byteLength(JSON.stringify(name)) + 1;
+    if (bytes + size > ENVIRONMENT_ATTRIBUTE_BYTES) break;
+    kept.push(name);
+    bytes += size;
+  }
+  return kept.sort();
 }
 
 function isString(value: unknown): value is string {

@@ -314,6 +314,14 @@ describe('the bodies of one digest, per destination', () => {
       ],
     ],
     [
+      // Subscriptions filter on the environment attribute, which no body's budget covers.
+      'a 1 MB environment, and 3000 distinct ones',
+      [
+        ...numbered(1, () => ({ environment: MEGABYTE })),
+        ...numbered(3000, (index) => ({ environment: `env-${index}-${'e'.repeat(100)}` }), 1),
+      ],
+    ],
+    [
       '1000 findings of quotes and backslashes',
       numbered(1000, (index) => ({
         title: QUOTES,
@@ -330,6 +338,12 @@ describe('the bodies of one digest, per destination', () => {
       })),
     ],
   ];
+
+  it('keeps the environments subscriptions filter on when one recorded environment is too long to send', () => {
+    const [big] = numbered(1, () => ({ environment: MEGABYTE }), 9000);
+    const digest = digestOf([big!, ...numbered(2, () => ({ environment: 'prod' }), 9001)], { max: 10 });
+    expect(digest.attributes.environment).toEqual(['prod']);
+  });
 
   it.each(SIZE_VARIANTS)('%s: every message fits SNS (256 KiB) and says what it left out', (_name, all) => {
     const big = digestOf(all, { max: 10_000 });
