@@ -1,5 +1,6 @@
 import { redactText } from '../redaction/secrets.js';
 import type { ReadFailure } from './ports.js';
+import { shellWord } from './rule.js';
 
 /**
  * Why a backend read failed, in words a person can act on. The AWS error code alone ("Error",
@@ -16,6 +17,7 @@ export type FailureCauseKind =
   | 'no-such-bucket'
   | 'not-found'
   | 'access-denied'
+  | 'not-bucket-owner'
   | 'kms-key'
   | 'throttled'
   | 'other';
@@ -141,6 +143,17 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
       summary: `${resource} does not exist (${code})`,
       advice: `${resource} does not exist: fix the registry (the backend's bucket, key, lockTable or region), or remove the workspaces that point there.`,
     };
+  // S3 answers GetBucketPolicy only to identities of the bucket owner's account: any other account's
+  // role gets 405 MethodNotAllowed, whatever IAM and the bucket policy allow (a central state bucket
+  // read with a workload account's role). No permission fixes it and no retry will pass.
+  if (action === 's3:GetBucketPolicy' && (code === 'MethodNotAllowed' || failure.httpStatus === 405)) {
+    const bucket = resource.match(/^s3:\/\/([^/]+)/)?.[1] ?? '<bucket>';
+    return {
+      kind: 'not-bucket-owner',
+      summary: `${code} on ${action}: not the bucket owner's account`,
+      advice: `S3 gives a bucket's policy only to identities of the account that owns the bucket (HTTP 405 MethodNotAllowed to any other, whatever IAM allows), and the role driftwatch reads with (the registry workspace's roleArn, or the CLI's credentials) belongs to another account: check the policy with credentials of the owner account (\`driftwatch check-backend --bucket ${shellWord(bucket)}\`), or \`aws s3api get-bucket-policy --bucket ${shellWord(bucket)}\` there.`,
+    };
+  }
   if (DENIED.test(code)) {
     const objectRead = action.startsWith('s3:GetObject');
     return {

@@ -532,6 +532,18 @@ describe('preflight: one cheap read whose failure says why', () => {
     expect(cause.summary).toBe('AccessDenied on s3:GetBucketPolicy');
     expect(cause.advice).toMatch(/^Allow s3:GetBucketPolicy on arn:aws:s3:::tfstate to the role/);
   });
+
+  it('a bucket policy refused to a role of another account (405) names the owner account as the cause, not a permission', async () => {
+    s3Mock.on(GetBucketPolicyCommand).rejects(s3ServiceError('MethodNotAllowed', 405));
+    s3Mock.on(GetBucketVersioningCommand).resolves({ Status: 'Enabled' });
+    const { policy } = await reader.bucketSettings('tfstate');
+    if (policy.ok) throw new Error('the policy read should have failed');
+    expect(policy.failure).toMatchObject({ code: 'MethodNotAllowed', httpStatus: 405 });
+    expect(classifyReadFailure(policy.failure)).toMatchObject({
+      kind: 'not-bucket-owner',
+      summary: "MethodNotAllowed on s3:GetBucketPolicy: not the bucket owner's account",
+    });
+  });
 });
 
 /** A body that never ends (a server ignoring the Range, or lying about its length), counting the chunks read. */

@@ -107,6 +107,28 @@ describe('classifyReadFailure', () => {
     expect(table.advice).toMatch(/^Allow dynamodb:Scan on the DynamoDB table tf-locks/);
   });
 
+  it('a bucket policy read from another account than the bucket owner: S3 refuses it to any such role (405), so the fix is the owner account, not a permission or a retry', () => {
+    // S3 answers GetBucketPolicy only to identities of the bucket owner's account: a central state
+    // bucket read with a workload account's role gets 405 MethodNotAllowed, whatever IAM allows.
+    const cause = classifyReadFailure(
+      listing({
+        code: 'MethodNotAllowed',
+        errorName: 'MethodNotAllowed',
+        httpStatus: 405,
+        message: 'The specified method is not allowed against this resource.',
+        resource: 's3://tfstate',
+        action: 's3:GetBucketPolicy',
+      }),
+    );
+    expect(cause).toEqual({
+      kind: 'not-bucket-owner',
+      summary: "MethodNotAllowed on s3:GetBucketPolicy: not the bucket owner's account",
+      advice: expect.stringContaining('only to identities of the account that owns the bucket'),
+    });
+    expect(cause.advice).toContain('driftwatch check-backend --bucket tfstate');
+    expect(cause.advice).not.toMatch(/next scan tries again|^Allow /);
+  });
+
   it('a missing bucket or table says which, and how to fix the registry', () => {
     expect(classifyReadFailure(listing({ code: 'NoSuchBucket' }))).toMatchObject({
       kind: 'no-such-bucket',
