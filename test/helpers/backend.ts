@@ -46,6 +46,8 @@ export function compliantSettings(overrides: Partial<BucketSettings> = {}): Buck
     policy: ok(JSON.stringify(tlsOnlyPolicy('tfstate'))),
     objectOwnership: ok('BucketOwnerEnforced'),
     lifecycle: ok([{ enabled: true, tagFiltered: false, noncurrentVersionExpiration: { days: 90 } }]),
+    policyStatus: ok(false),
+    publicGrants: ok([]),
     ...overrides,
   };
 }

@@ -1,9 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  GetBucketAclCommand,
   GetBucketEncryptionCommand,
   GetBucketLifecycleConfigurationCommand,
   GetBucketOwnershipControlsCommand,
   GetBucketPolicyCommand,
+  GetBucketPolicyStatusCommand,
   GetBucketVersioningCommand,
   GetPublicAccessBlockCommand,
   S3Client,
@@ -112,6 +114,10 @@ function serveBucket(
 
   if (policy) on(GetBucketPolicyCommand).resolves({ Policy: JSON.stringify(policy) });
   else on(GetBucketPolicyCommand).rejects(s3ServiceError('NoSuchBucketPolicy', 404));
+  // None of driftwatch's buckets is meant to be public; S3's verdict on a policy is not recomputed here.
+  if (policy) on(GetBucketPolicyStatusCommand).resolves({ PolicyStatus: { IsPublic: false } });
+  else on(GetBucketPolicyStatusCommand).rejects(s3ServiceError('NoSuchBucketPolicy', 404));
+  on(GetBucketAclCommand).resolves({ Grants: [] });
 
   const ownership = properties.OwnershipControls;
   if (ownership) on(GetBucketOwnershipControlsCommand).resolves({ OwnershipControls: ownership });

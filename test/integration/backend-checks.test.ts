@@ -7,6 +7,7 @@ import {
   CreateBucketCommand,
   DeleteObjectCommand,
   ListObjectVersionsCommand,
+  PutBucketAclCommand,
   PutBucketEncryptionCommand,
   PutBucketLifecycleConfigurationCommand,
   PutBucketPolicyCommand,
@@ -165,6 +166,8 @@ describe('bucket rules on real buckets', () => {
     await createBucket('tls-only');
     await aws.s3.send(new PutBucketPolicyCommand({ Bucket: 'tls-only', Policy: tlsOnlyPolicy('tls-only') }));
     await createBucket('suspended');
+    // ACLs in effect (no ownership controls), no public access block: a public-read ACL is live.
+    await aws.s3.send(new PutBucketAclCommand({ Bucket: 'suspended', ACL: 'public-read' }));
     await aws.s3.send(
       new PutBucketVersioningCommand({
         Bucket: 'suspended',
@@ -213,6 +216,12 @@ describe('bucket rules on real buckets', () => {
     expect(drafts.find((draft) => draft.ruleId === 'backend.encryption')).toMatchObject({
       severity: 'medium',
       evidence: { algorithm: 'AES256', kmsRequired: true },
+    });
+    // The public-read ACL as S3 reports it (moto does not compute a policy status: no claim from it).
+    expect(drafts.find((draft) => draft.ruleId === 'backend.public-access')).toMatchObject({
+      severity: 'critical',
+      title: 'State bucket suspended is public',
+      evidence: { publicPolicy: false, publicGrants: ['AllUsers READ'] },
     });
   });
 });

@@ -1,9 +1,11 @@
 import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
+  GetBucketAclCommand,
   GetBucketEncryptionCommand,
   GetBucketLifecycleConfigurationCommand,
   GetBucketOwnershipControlsCommand,
   GetBucketPolicyCommand,
+  GetBucketPolicyStatusCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
   type GetObjectCommandOutput,
@@ -21,7 +23,7 @@ import {
   type ObjectVersionRef,
   type Observed,
 } from '../../core/backend/ports.js';
-import type { BucketSettings, LifecycleRule } from '../../core/backend/settings.js';
+import type { BucketSettings, LifecycleRule, PublicGrant } from '../../core/backend/settings.js';
 import { SETTING_READ_ACTIONS } from '../../core/backend/settings.js';
 import { configuredEndpoint } from '../aws-endpoint.js';
 import { readFailure } from '../aws-read-failure.js';
@@ -109,92 +111,134 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
     async bucketSettings(bucket) {
       const setting = <T>(name: keyof BucketSettings, absent: string[], get: () => Promise<T>, none: T) =>
         observe(`s3://${bucket}`, SETTING_READ_ACTIONS[name], absent, get, none);
-      const [versioning, encryption, publicAccessBlock, policy, objectOwnership, lifecycle] =
-        await Promise.all([
-          setting(
-            'versioning',
-            [],
-            async () => {
-              const { Status } = await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }));
-              return Status === 'Enabled' || Status === 'Suspended' ? Status : 'Disabled';
-            },
-            'Disabled' as const,
-          ),
-          setting(
-            'encryption',
-            ['ServerSideEncryptionConfigurationNotFoundError'],
-            async () => {
-              const response = await s3.send(new GetBucketEncryptionCommand({ Bucket: bucket }));
-              const rule = response.ServerSideEncryptionConfiguration?.Rules?.[0];
-              const byDefault = rule?.ApplyServerSideEncryptionByDefault;
-              if (!byDefault?.SSEAlgorithm) return undefined;
-              return {
-                algorithm: byDefault.SSEAlgorithm,
-                ...(byDefault.KMSMasterKeyID ? { kmsKeyId: byDefault.KMSMasterKeyID } : {}),
-                ...(rule?.BucketKeyEnabled !== undefined ? { bucketKeyEnabled: rule.BucketKeyEnabled } : {}),
-              };
-            },
-            undefined,
-          ),
-          setting(
-            'publicAccessBlock',
-            ['NoSuchPublicAccessBlockConfiguration'],
-            async () => {
-              const response = await s3.send(new GetPublicAccessBlockCommand({ Bucket: bucket }));
-              const block = response.PublicAccessBlockConfiguration;
-              if (!block) return undefined;
-              return {
-                blockPublicAcls: block.BlockPublicAcls,
-                ignorePublicAcls: block.IgnorePublicAcls,
-                blockPublicPolicy: block.BlockPublicPolicy,
-                restrictPublicBuckets: block.RestrictPublicBuckets,
-              };
-            },
-            undefined,
-          ),
-          setting(
-            'policy',
-            ['NoSuchBucketPolicy'],
-            async () => {
-              return (await s3.send(new GetBucketPolicyCommand({ Bucket: bucket }))).Policy;
-            },
-            undefined,
-          ),
-          setting(
-            'objectOwnership',
-            ['OwnershipControlsNotFoundError'],
-            async () => {
-              const response = await s3.send(new GetBucketOwnershipControlsCommand({ Bucket: bucket }));
-              return response.OwnershipControls?.Rules?.[0]?.ObjectOwnership;
-            },
-            undefined,
-          ),
-          setting(
-            'lifecycle',
-            ['NoSuchLifecycleConfiguration'],
-            async () => {
-              const response = await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }));
-              return (response.Rules ?? []).map(
-                (rule): LifecycleRule => ({
-                  ...(rule.ID ? { id: rule.ID } : {}),
-                  enabled: rule.Status === 'Enabled',
-                  ...lifecyclePrefix(rule.Filter?.Prefix ?? rule.Filter?.And?.Prefix ?? rule.Prefix),
-                  tagFiltered: rule.Filter?.Tag !== undefined || (rule.Filter?.And?.Tags?.length ?? 0) > 0,
-                  ...(rule.NoncurrentVersionExpiration
-                    ? {
-                        noncurrentVersionExpiration: {
-                          days: rule.NoncurrentVersionExpiration.NoncurrentDays,
-                          newerVersions: rule.NoncurrentVersionExpiration.NewerNoncurrentVersions,
-                        },
-                      }
-                    : {}),
-                }),
-              );
-            },
-            [] as LifecycleRule[],
-          ),
-        ]);
-      return { versioning, encryption, publicAccessBlock, policy, objectOwnership, lifecycle };
+      const [
+        versioning,
+        encryption,
+        publicAccessBlock,
+        policy,
+        objectOwnership,
+        lifecycle,
+        policyStatus,
+        publicGrants,
+      ] = await Promise.all([
+        setting(
+          'versioning',
+          [],
+          async () => {
+            const { Status } = await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }));
+            return Status === 'Enabled' || Status === 'Suspended' ? Status : 'Disabled';
+          },
+          'Disabled' as const,
+        ),
+        setting(
+          'encryption',
+          ['ServerSideEncryptionConfigurationNotFoundError'],
+          async () => {
+            const response = await s3.send(new GetBucketEncryptionCommand({ Bucket: bucket }));
+            const rule = response.ServerSideEncryptionConfiguration?.Rules?.[0];
+            const byDefault = rule?.ApplyServerSideEncryptionByDefault;
+            if (!byDefault?.SSEAlgorithm) return undefined;
+            return {
+              algorithm: byDefault.SSEAlgorithm,
+              ...(byDefault.KMSMasterKeyID ? { kmsKeyId: byDefault.KMSMasterKeyID } : {}),
+              ...(rule?.BucketKeyEnabled !== undefined ? { bucketKeyEnabled: rule.BucketKeyEnabled } : {}),
+            };
+          },
+          undefined,
+        ),
+        setting(
+          'publicAccessBlock',
+          ['NoSuchPublicAccessBlockConfiguration'],
+          async () => {
+            const response = await s3.send(new GetPublicAccessBlockCommand({ Bucket: bucket }));
+            const block = response.PublicAccessBlockConfiguration;
+            if (!block) return undefined;
+            return {
+              blockPublicAcls: block.BlockPublicAcls,
+              ignorePublicAcls: block.IgnorePublicAcls,
+              blockPublicPolicy: block.BlockPublicPolicy,
+              restrictPublicBuckets: block.RestrictPublicBuckets,
+            };
+          },
+          undefined,
+        ),
+        setting(
+          'policy',
+          ['NoSuchBucketPolicy'],
+          async () => {
+            return (await s3.send(new GetBucketPolicyCommand({ Bucket: bucket }))).Policy;
+          },
+          undefined,
+        ),
+        setting(
+          'objectOwnership',
+          ['OwnershipControlsNotFoundError'],
+          async () => {
+            const response = await s3.send(new GetBucketOwnershipControlsCommand({ Bucket: bucket }));
+            return response.OwnershipControls?.Rules?.[0]?.ObjectOwnership;
+          },
+          undefined,
+        ),
+        setting(
+          'lifecycle',
+          ['NoSuchLifecycleConfiguration'],
+          async () => {
+            const response = await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }));
+            return (response.Rules ?? []).map(
+              (rule): LifecycleRule => ({
+                ...(rule.ID ? { id: rule.ID } : {}),
+                enabled: rule.Status === 'Enabled',
+                ...lifecyclePrefix(rule.Filter?.Prefix ?? rule.Filter?.And?.Prefix ?? rule.Prefix),
+                tagFiltered: rule.Filter?.Tag !== undefined || (rule.Filter?.And?.Tags?.length ?? 0) > 0,
+                ...(rule.NoncurrentVersionExpiration
+                  ? {
+                      noncurrentVersionExpiration: {
+                        days: rule.NoncurrentVersionExpiration.NoncurrentDays,
+                        newerVersions: rule.NoncurrentVersionExpiration.NewerNoncurrentVersions,
+                      },
+                    }
+                  : {}),
+              }),
+            );
+          },
+          [] as LifecycleRule[],
+        ),
+        setting(
+          'policyStatus',
+          // No policy, nothing public.
+          ['NoSuchBucketPolicy'],
+          async () => {
+            const response = await s3.send(new GetBucketPolicyStatusCommand({ Bucket: bucket }));
+            // An endpoint that does not compute it answers without IsPublic: nothing is claimed.
+            return response.PolicyStatus?.IsPublic;
+          },
+          false as boolean | undefined,
+        ),
+        setting(
+          'publicGrants',
+          [],
+          async () => {
+            const response = await s3.send(new GetBucketAclCommand({ Bucket: bucket }));
+            return (response.Grants ?? []).flatMap((grant): PublicGrant[] => {
+              // Only group grantees have a URI (the xsi:type attribute is not needed to tell).
+              const uri = grant.Grantee?.URI;
+              const grantee = uri === undefined ? undefined : PUBLIC_GROUPS.get(uri);
+              return grantee ? [{ grantee, permission: grant.Permission ?? 'unknown' }] : [];
+            });
+          },
+          [] as PublicGrant[],
+        ),
+      ]);
+      return {
+        versioning,
+        encryption,
+        publicAccessBlock,
+        policy,
+        objectOwnership,
+        lifecycle,
+        policyStatus,
+        publicGrants,
+      };
     },
 
     async recentVersions(bucket, key, limit) {
@@ -296,6 +340,12 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
     },
   };
 }
+
+/** ACL grantee groups that are public: everyone, and anyone with an AWS account. */
+const PUBLIC_GROUPS: ReadonlyMap<string, PublicGrant['grantee']> = new Map<string, PublicGrant['grantee']>([
+  ['http://acs.amazonaws.com/groups/global/AllUsers', 'AllUsers'],
+  ['http://acs.amazonaws.com/groups/global/AuthenticatedUsers', 'AuthenticatedUsers'],
+]);
 
 /** A range asked of an empty object (S3's 416). */
 const EMPTY_OBJECT = Symbol('empty object');

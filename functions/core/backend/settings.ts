@@ -11,6 +11,14 @@ export interface BucketSettings {
   /** `BucketOwnerEnforced`, `BucketOwnerPreferred` or `ObjectWriter`; undefined without ownership controls. */
   objectOwnership: Observed<string | undefined>;
   lifecycle: Observed<LifecycleRule[]>;
+  /**
+   * Whether S3 calls the bucket policy public (GetBucketPolicyStatus IsPublic, AWS's own reading of
+   * principals and conditions such as aws:PrincipalOrgID); false without a policy, undefined when
+   * the endpoint does not say.
+   */
+  policyStatus: Observed<boolean | undefined>;
+  /** The bucket ACL's grants to everyone (AllUsers) or to any AWS account (AuthenticatedUsers). */
+  publicGrants: Observed<PublicGrant[]>;
 }
 
 export type BucketSettingName = keyof BucketSettings;
@@ -31,6 +39,12 @@ export interface PublicAccessBlock {
   restrictPublicBuckets?: boolean;
 }
 
+export interface PublicGrant {
+  grantee: 'AllUsers' | 'AuthenticatedUsers';
+  /** `READ`, `WRITE`, `READ_ACP`, `WRITE_ACP`, `FULL_CONTROL`. */
+  permission: string;
+}
+
 export interface LifecycleRule {
   id?: string;
   enabled: boolean;
@@ -49,4 +63,6 @@ export const SETTING_READ_ACTIONS: Record<BucketSettingName, string> = {
   policy: 's3:GetBucketPolicy',
   objectOwnership: 's3:GetBucketOwnershipControls',
   lifecycle: 's3:GetLifecycleConfiguration',
+  policyStatus: 's3:GetBucketPolicyStatus',
+  publicGrants: 's3:GetBucketAcl',
 };

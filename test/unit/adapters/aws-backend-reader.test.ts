@@ -1,10 +1,12 @@
 import { Readable } from 'node:stream';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
+  GetBucketAclCommand,
   GetBucketEncryptionCommand,
   GetBucketLifecycleConfigurationCommand,
   GetBucketOwnershipControlsCommand,
   GetBucketPolicyCommand,
+  GetBucketPolicyStatusCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
   GetPublicAccessBlockCommand,
@@ -87,6 +89,8 @@ describe('AWS backend reader', () => {
       .on(GetPublicAccessBlockCommand)
       .rejects(s3ServiceError('NoSuchPublicAccessBlockConfiguration', 404));
     s3Mock.on(GetBucketPolicyCommand).rejects(s3ServiceError('AccessDenied', 403));
+    s3Mock.on(GetBucketPolicyStatusCommand).resolves({ PolicyStatus: { IsPublic: false } });
+    s3Mock.on(GetBucketAclCommand).resolves({ Grants: [] });
     s3Mock.on(GetBucketOwnershipControlsCommand).resolves({
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
     });
@@ -130,7 +134,53 @@ describe('AWS backend reader', () => {
           { enabled: false, tagFiltered: true },
         ],
       },
+      policyStatus: { ok: true, value: false },
+      publicGrants: { ok: true, value: [] },
     });
+  });
+
+  it("reads S3's policy status and the ACL's public grants (everyone, any AWS account), nothing else of the ACL", async () => {
+    const owner = { ID: 'a1b2', Type: 'CanonicalUser' as const };
+    s3Mock.on(GetBucketPolicyStatusCommand).resolves({ PolicyStatus: { IsPublic: true } });
+    s3Mock.on(GetBucketAclCommand).resolves({
+      Owner: { ID: 'a1b2' },
+      Grants: [
+        { Grantee: owner, Permission: 'FULL_CONTROL' },
+        {
+          Grantee: { Type: 'Group', URI: 'http://acs.amazonaws.com/groups/global/AllUsers' },
+          Permission: 'READ',
+        },
+        {
+          Grantee: { Type: 'Group', URI: 'http://acs.amazonaws.com/groups/global/AuthenticatedUsers' },
+          Permission: 'WRITE',
+        },
+        {
+          Grantee: { Type: 'Group', URI: 'http://acs.amazonaws.com/groups/s3/LogDelivery' },
+          Permission: 'WRITE',
+        },
+      ],
+    });
+    const settings = await reader.bucketSettings('tfstate');
+    expect(settings.policyStatus).toEqual({ ok: true, value: true });
+    expect(settings.publicGrants).toEqual({
+      ok: true,
+      value: [
+        { grantee: 'AllUsers', permission: 'READ' },
+        { grantee: 'AuthenticatedUsers', permission: 'WRITE' },
+      ],
+    });
+  });
+
+  it('a bucket without a policy is not public by its policy; an endpoint that does not say claims nothing', async () => {
+    s3Mock.on(GetBucketPolicyStatusCommand).rejects(s3ServiceError('NoSuchBucketPolicy', 404));
+    expect((await reader.bucketSettings('tfstate')).policyStatus).toEqual({ ok: true, value: false });
+    s3Mock.on(GetBucketPolicyStatusCommand).resolves({ PolicyStatus: {} });
+    expect((await reader.bucketSettings('tfstate')).policyStatus).toEqual({ ok: true, value: undefined });
+    s3Mock.on(GetBucketPolicyStatusCommand).rejects(s3ServiceError('AccessDenied', 403));
+    s3Mock.on(GetBucketAclCommand).rejects(s3ServiceError('AccessDenied', 403));
+    const denied = await reader.bucketSettings('tfstate');
+    expect(denied.policyStatus).toMatchObject({ ok: false, failure: { action: 's3:GetBucketPolicyStatus' } });
+    expect(denied.publicGrants).toMatchObject({ ok: false, failure: { action: 's3:GetBucketAcl' } });
   });
 
   it('lists recent versions of exactly one key, newest first, delete markers marked', async () => {

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ResourceNotFoundException, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
+  GetBucketAclCommand,
   GetBucketEncryptionCommand,
   GetBucketLifecycleConfigurationCommand,
   GetBucketOwnershipControlsCommand,
   GetBucketPolicyCommand,
+  GetBucketPolicyStatusCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
   GetPublicAccessBlockCommand,
@@ -211,6 +213,8 @@ function compliantBucket(keys: string[]): void {
   s3.on(GetBucketOwnershipControlsCommand).resolves({
     OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
   });
+  s3.on(GetBucketPolicyStatusCommand).resolves({ PolicyStatus: { IsPublic: false } });
+  s3.on(GetBucketAclCommand).resolves({ Grants: [] });
   s3.on(GetBucketLifecycleConfigurationCommand).resolves({
     Rules: [
       {

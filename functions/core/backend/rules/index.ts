@@ -7,6 +7,7 @@ import { lockStaleRule } from './lock-stale.js';
 import { lockUnreadableRule } from './lock-unreadable.js';
 import { noncurrentVersionRetentionRule } from './noncurrent-version-retention.js';
 import { objectOwnershipRule } from './object-ownership.js';
+import { publicAccessRule } from './public-access.js';
 import { publicAccessBlockRule } from './public-access-block.js';
 import { stateLineageChangedRule } from './state-lineage-changed.js';
 import { stateSerialRegressedRule } from './state-serial-regressed.js';
@@ -18,6 +19,7 @@ import { versioningRule } from './versioning.js';
 export const BACKEND_RULES: readonly BackendRule[] = [
   versioningRule,
   encryptionRule,
+  publicAccessRule,
   publicAccessBlockRule,
   tlsOnlyRule,
   objectOwnershipRule,

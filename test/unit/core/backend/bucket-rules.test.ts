@@ -5,6 +5,7 @@ import { encryptionRule } from '../../../../functions/core/backend/rules/encrypt
 import { BUCKET_RULES } from '../../../../functions/core/backend/rules/index.js';
 import { noncurrentVersionRetentionRule } from '../../../../functions/core/backend/rules/noncurrent-version-retention.js';
 import { objectOwnershipRule } from '../../../../functions/core/backend/rules/object-ownership.js';
+import { publicAccessRule } from '../../../../functions/core/backend/rules/public-access.js';
 import { publicAccessBlockRule } from '../../../../functions/core/backend/rules/public-access-block.js';
 import {
   deniesInsecureTransport,
@@ -41,6 +42,8 @@ describe('bucket rules on a compliant bucket', () => {
       policy: denied('s3:GetBucketPolicy'),
       objectOwnership: denied('s3:GetBucketOwnershipControls'),
       lifecycle: denied('s3:GetLifecycleConfiguration'),
+      policyStatus: denied('s3:GetBucketPolicyStatus'),
+      publicGrants: denied('s3:GetBucketAcl'),
     });
     for (const rule of BUCKET_RULES) expect(rule.evaluate(unreadable), rule.id).toEqual([]);
   });
@@ -106,6 +109,77 @@ describe('backend.public-access-block', () => {
     const [violation] = publicAccessBlockRule.evaluate(subject({ publicAccessBlock: ok(undefined) }));
     expect(violation?.title).toBe('State bucket tfstate has no public access block');
     expect(violation?.evidence.off).toHaveLength(4);
+  });
+});
+
+describe('backend.public-access', () => {
+  const allUsersRead = { grantee: 'AllUsers' as const, permission: 'READ' };
+  const authenticatedWrite = { grantee: 'AuthenticatedUsers' as const, permission: 'WRITE' };
+  const noBlock = { publicAccessBlock: ok(undefined) };
+
+  it('flags a bucket whose policy S3 calls public, when RestrictPublicBuckets does not stop it (critical)', () => {
+    const [violation] = publicAccessRule.evaluate(subject({ ...noBlock, policyStatus: ok(true) }));
+    expect(violation).toMatchObject({
+      resource: { bucket: 'tfstate' },
+      title: 'State bucket tfstate is public',
+      evidence: { publicPolicy: true, publicGrants: [], restrictPublicBuckets: false },
+    });
+    expect(violation?.detail).toMatch(/bucket policy grants public access/);
+    expect(violation?.remediation.steps.join('\n')).toContain('RestrictPublicBuckets=true');
+    expect(publicAccessRule.severity).toBe('critical');
+  });
+
+  it('flags public ACL grants (AllUsers, AuthenticatedUsers) while ACLs are in effect and not ignored', () => {
+    const [violation] = publicAccessRule.evaluate(
+      subject({
+        ...noBlock,
+        objectOwnership: ok('ObjectWriter'),
+        publicGrants: ok([allUsersRead, authenticatedWrite]),
+      }),
+    );
+    expect(violation?.evidence).toMatchObject({
+      publicPolicy: false,
+      publicGrants: ['AllUsers READ', 'AuthenticatedUsers WRITE'],
+    });
+    expect(violation?.detail).toContain('AllUsers READ, AuthenticatedUsers WRITE');
+  });
+
+  it('finds nothing where S3 makes the public part ineffective, or S3 says the policy is not public', () => {
+    const cases: Array<Partial<BucketSettings>> = [
+      // RestrictPublicBuckets: only the owner account and AWS services, whatever the policy says.
+      { policyStatus: ok(true) },
+      // IgnorePublicAcls: public grants are not evaluated.
+      { objectOwnership: ok('ObjectWriter'), publicGrants: ok([allUsersRead]) },
+      // BucketOwnerEnforced: ACLs are disabled.
+      { ...noBlock, publicGrants: ok([allUsersRead]) },
+      // Principal "*" narrowed by aws:PrincipalOrgID or aws:SourceVpce: S3 does not call it public.
+      { ...noBlock, policyStatus: ok(false) },
+      // No policy, or an endpoint that does not say (IsPublic absent): nothing is claimed.
+      { ...noBlock, policyStatus: ok(undefined) },
+    ];
+    for (const settings of cases)
+      expect(publicAccessRule.evaluate(subject(settings)), JSON.stringify(settings)).toEqual([]);
+  });
+
+  it('claims nothing about a part whose reads failed (the failed reads are reported)', () => {
+    expect(
+      publicAccessRule.evaluate(
+        subject({ publicAccessBlock: denied('s3:GetBucketPublicAccessBlock'), policyStatus: ok(true) }),
+      ),
+    ).toEqual([]);
+    expect(
+      publicAccessRule.evaluate(
+        subject({
+          ...noBlock,
+          objectOwnership: denied('s3:GetBucketOwnershipControls'),
+          publicGrants: ok([allUsersRead]),
+        }),
+      ),
+    ).toEqual([]);
+    const [policyOnly] = publicAccessRule.evaluate(
+      subject({ ...noBlock, policyStatus: ok(true), publicGrants: denied('s3:GetBucketAcl') }),
+    );
+    expect(policyOnly?.evidence).toMatchObject({ publicPolicy: true });
   });
 });
 

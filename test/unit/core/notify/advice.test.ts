@@ -27,6 +27,7 @@ const KIND_ADVICE: Readonly<Record<string, FindingKind>> = {
   // Backend settings: each rule's remediation says which setting and how.
   'backend.versioning': 'backend-policy',
   'backend.encryption': 'backend-policy',
+  'backend.public-access': 'backend-policy',
   'backend.public-access-block': 'backend-policy',
   'backend.tls-only': 'backend-policy',
   'backend.object-ownership': 'backend-policy',

@@ -1,0 +1,88 @@
+import { readable } from '../ports.js';
+import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
+
+/**
+ * The bucket is public now, not merely unguarded (that is backend.public-access-block): S3 calls its
+ * policy public and RestrictPublicBuckets does not stop it, or its ACL grants to everyone or to any
+ * AWS account while ACLs are in effect and IgnorePublicAcls is off. S3's own policy status decides
+ * what is public (a `Principal: "*"` narrowed by aws:PrincipalOrgID or aws:SourceVpce is not), so
+ * the rule never guesses from the policy text. The account's own public access block (which may
+ * stop it too) is not read: the detail says so.
+ */
+export const publicAccessRule: BucketRule = {
+  id: 'backend.public-access',
+  target: 'bucket',
+  kind: 'backend-policy',
+  check: 'backend',
+  severity: 'critical',
+  checks:
+    'the bucket is not public: S3 does not call its policy public (unless RestrictPublicBuckets stops it), and its ACL grants nothing to AllUsers or AuthenticatedUsers (unless ACLs are disabled or IgnorePublicAcls is on)',
+  explanation:
+    'A public state bucket lets anyone read (or write) the state and every secret in it; the settings that would stop it are off, so the exposure is live, not a missing guard.',
+  iamActions: ['s3:GetBucketPolicyStatus', 's3:GetBucketAcl'],
+  reads: ['policyStatus', 'publicGrants', 'publicAccessBlock', 'objectOwnership'],
+  evaluate({ bucket, settings }) {
+    // Each part is judged only when everything it depends on was read (failed reads are reported).
+    const block = settings.publicAccessBlock.ok ? { value: readable(settings.publicAccessBlock) } : undefined;
+    const publicPolicy =
+      block !== undefined &&
+      readable(settings.policyStatus) === true &&
+      block.value?.restrictPublicBuckets !== true;
+    const grants =
+      block !== undefined &&
+      settings.objectOwnership.ok &&
+      readable(settings.objectOwnership) !== 'BucketOwnerEnforced' &&
+      block.value?.ignorePublicAcls !== true
+        ? (readable(settings.publicGrants) ?? [])
+        : [];
+    if (!publicPolicy && grants.length === 0) return [];
+    const grantNames = grants.map((grant) => `${grant.grantee} ${grant.permission}`);
+    const parts = [
+      ...(publicPolicy
+        ? [
+            'its bucket policy grants public access (S3 policy status IsPublic) and RestrictPublicBuckets is off',
+          ]
+        : []),
+      ...(grants.length > 0
+        ? [`its ACL grants ${grantNames.join(', ')} while ACLs are in effect and IgnorePublicAcls is off`]
+        : []),
+    ];
+    return [
+      {
+        resource: { bucket },
+        title: `State bucket ${bucket} is public`,
+        detail: `State bucket ${bucket} is public: ${parts.join('; ')} (unless the account-level public access block stops it, which driftwatch does not read).`,
+        evidence: {
+          publicPolicy,
+          publicGrants: grantNames,
+          restrictPublicBuckets: block?.value?.restrictPublicBuckets === true,
+          ignorePublicAcls: block?.value?.ignorePublicAcls === true,
+          objectOwnership: readable(settings.objectOwnership) ?? 'none',
+        },
+        remediation: bootstrapRemediation(
+          `Stop public access to ${bucket} now (all four public access block settings on, ACLs disabled), then remove the public statement of its policy (aws s3api get-bucket-policy shows it) and its public grants, and rotate the secrets its states hold.`,
+          [
+            `resource "aws_s3_bucket_public_access_block" "state" {`,
+            `  bucket                  = ${hcl(bucket)}`,
+            '  block_public_acls       = true',
+            '  ignore_public_acls      = true',
+            '  block_public_policy     = true',
+            '  restrict_public_buckets = true',
+            '}',
+            '',
+            `resource "aws_s3_bucket_ownership_controls" "state" {`,
+            `  bucket = ${hcl(bucket)}`,
+            '  rule {',
+            '    object_ownership = "BucketOwnerEnforced"',
+            '  }',
+            '}',
+          ].join('\n'),
+          [
+            `aws s3api put-public-access-block --bucket ${shellWord(bucket)} --public-access-block-configuration BlockPublicAcls=true,IgnorePublicAcls=true,BlockPublicPolicy=true,RestrictPublicBuckets=true`,
+            `aws s3api put-bucket-ownership-controls --bucket ${shellWord(bucket)} --ownership-controls 'Rules=[{ObjectOwnership=BucketOwnerEnforced}]'`,
+          ].join('\n'),
+        ),
+      },
+    ];
+  },
+};
