@@ -190,6 +190,10 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
                 enabled: rule.Status === 'Enabled',
                 ...lifecyclePrefix(rule.Filter?.Prefix ?? rule.Filter?.And?.Prefix ?? rule.Prefix),
                 tagFiltered: rule.Filter?.Tag !== undefined || (rule.Filter?.And?.Tags?.length ?? 0) > 0,
+                ...lifecycleSizes(
+                  rule.Filter?.ObjectSizeGreaterThan ?? rule.Filter?.And?.ObjectSizeGreaterThan,
+                  rule.Filter?.ObjectSizeLessThan ?? rule.Filter?.And?.ObjectSizeLessThan,
+                ),
                 ...(rule.NoncurrentVersionExpiration
                   ? {
                       noncurrentVersionExpiration: {
@@ -374,6 +378,19 @@ async function readAtMost(body: unknown, limit: number): Promise<Buffer> {
 
 function lifecyclePrefix(prefix: string | undefined): { prefix?: string } {
   return prefix ? { prefix } : {};
+}
+
+function lifecycleSizes(
+  greaterThan: number | undefined,
+  lessThan: number | undefined,
+): Pick<LifecycleRule, 'objectSize'> {
+  if (greaterThan === undefined && lessThan === undefined) return {};
+  return {
+    objectSize: {
+      ...(greaterThan !== undefined ? { greaterThan } : {}),
+      ...(lessThan !== undefined ? { lessThan } : {}),
+    },
+  };
 }
 
 /** Runs one read; its failure becomes a BackendReadError naming the resource and the IAM action. */

@@ -66,6 +66,12 @@ export async function checkBackend(
     settings,
     expectKms: target.expectKms,
     stateKeys: discovery.stateKeys,
+    stateObjectSizes: new Map(
+      discovery.stateKeys.flatMap((key): Array<[string, number]> => {
+        const listed = discovery.objects.get(key);
+        return listed ? [[key, listed.size]] : [];
+      }),
+    ),
     lockTables,
   };
   for (const rule of BUCKET_RULES) {

@@ -75,6 +75,8 @@ export interface BucketSubject {
   expectKms: boolean;
   /** State objects found in the bucket (for lifecycle coverage). */
   stateKeys: readonly string[];
+  /** The size S3 listed for each state object (its current version), for size-filtered lifecycle rules. */
+  stateObjectSizes?: ReadonlyMap<string, number>;
   lockTables: readonly LockTableFacts[];
 }
 

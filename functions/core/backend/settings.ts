@@ -52,6 +52,11 @@ export interface LifecycleRule {
   prefix?: string;
   /** Rules filtered on tags never match state objects: Terraform does not tag them. */
   tagFiltered: boolean;
+  /**
+   * Object size bounds of the filter (`ObjectSizeGreaterThan`, `ObjectSizeLessThan`, in bytes, both
+   * exclusive): the rule applies only to versions of a size between them.
+   */
+  objectSize?: { greaterThan?: number; lessThan?: number };
   noncurrentVersionExpiration?: { days?: number; newerVersions?: number };
 }
 

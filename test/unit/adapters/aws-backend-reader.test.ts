@@ -102,6 +102,11 @@ describe('AWS backend reader', () => {
           NoncurrentVersionExpiration: { NoncurrentDays: 30 },
         },
         { Status: 'Disabled', Filter: { Tag: { Key: 'a', Value: 'b' } } },
+        {
+          Status: 'Enabled',
+          Filter: { And: { Prefix: 'big/', ObjectSizeGreaterThan: 1048576 } },
+          NoncurrentVersionExpiration: { NoncurrentDays: 7 },
+        },
       ],
     });
     const settings = await reader.bucketSettings('tfstate');
@@ -132,6 +137,13 @@ describe('AWS backend reader', () => {
             noncurrentVersionExpiration: { days: 30, newerVersions: undefined },
           },
           { enabled: false, tagFiltered: true },
+          {
+            enabled: true,
+            prefix: 'big/',
+            tagFiltered: false,
+            objectSize: { greaterThan: 1048576 },
+            noncurrentVersionExpiration: { days: 7, newerVersions: undefined },
+          },
         ],
       },
       policyStatus: { ok: true, value: false },

@@ -16,12 +16,14 @@ export const noncurrentVersionRetentionRule: BucketRule = {
     'Every plan and apply writes and deletes a .tflock, and every apply writes a state version: without a noncurrent-version expiration the versions pile up forever.',
   iamActions: ['s3:GetBucketVersioning', 's3:GetLifecycleConfiguration'],
   reads: ['versioning', 'lifecycle'],
-  evaluate({ bucket, settings, stateKeys }) {
+  evaluate({ bucket, settings, stateKeys, stateObjectSizes }) {
     const versioning = readable(settings.versioning);
     const lifecycle = readable(settings.lifecycle);
     if (versioning === undefined || versioning === 'Disabled' || lifecycle === undefined) return [];
     const expiring = lifecycle.filter((rule) => rule.enabled && rule.noncurrentVersionExpiration);
-    const uncovered = stateKeys.filter((key) => !expiring.some((rule) => covers(rule, key)));
+    const uncovered = stateKeys.filter(
+      (key) => !expiring.some((rule) => covers(rule, key, stateObjectSizes?.get(key))),
+    );
     const noRuleAtAll = stateKeys.length === 0 && expiring.every((rule) => rule.tagFiltered);
     if (uncovered.length === 0 && !noRuleAtAll) return [];
     return [
@@ -64,7 +66,19 @@ export const noncurrentVersionRetentionRule: BucketRule = {
   },
 };
 
-/** Terraform does not tag state objects, so a tag-filtered rule never applies to them. */
-function covers(rule: LifecycleRule, key: string): boolean {
-  return !rule.tagFiltered && (rule.prefix === undefined || key.startsWith(rule.prefix));
+/**
+ * Terraform does not tag state objects, so a tag-filtered rule never applies to them. A rule with
+ * object size bounds ("noncurrent versions over 1 MiB") applies to a state whose current size is
+ * within them (earlier versions of a state are of similar size); one whose size is unknown is not
+ * assumed to match.
+ */
+function covers(rule: LifecycleRule, key: string, size: number | undefined): boolean {
+  if (rule.tagFiltered || (rule.prefix !== undefined && !key.startsWith(rule.prefix))) return false;
+  const { greaterThan, lessThan } = rule.objectSize ?? {};
+  if (greaterThan === undefined && lessThan === undefined) return true;
+  return (
+    size !== undefined &&
+    (greaterThan === undefined || size > greaterThan) &&
+    (lessThan === undefined || size < lessThan)
+  );
 }

@@ -535,6 +535,45 @@ describe('backend.noncurrent-version-retention', () => {
     });
   });
 
+  it('a rule filtered on object size covers only the state objects of a size it matches (S3 compares strictly)', () => {
+    // "Expire noncurrent versions of objects over 1 MiB": the small states keep every version.
+    const lifecycle = ok([
+      {
+        enabled: true,
+        tagFiltered: false,
+        objectSize: { greaterThan: 1024 * 1024 },
+        noncurrentVersionExpiration: { days: 30 },
+      },
+    ]);
+    const stateObjectSizes = new Map([
+      ['payments/terraform.tfstate', 4 * 1024 * 1024],
+      ['env:/blue/payments/terraform.tfstate', 12_000],
+    ]);
+    const [violation] = noncurrentVersionRetentionRule.evaluate(subject({ lifecycle }, { stateObjectSizes }));
+    expect(violation?.evidence).toMatchObject({
+      expiringRules: 1,
+      uncoveredExamples: ['env:/blue/payments/terraform.tfstate'],
+    });
+    const lessThan = ok([
+      {
+        enabled: true,
+        tagFiltered: false,
+        objectSize: { lessThan: 12_000 },
+        noncurrentVersionExpiration: { days: 30 },
+      },
+    ]);
+    const [strict] = noncurrentVersionRetentionRule.evaluate(
+      subject({ lifecycle: lessThan }, { stateObjectSizes }),
+    );
+    expect(strict?.evidence.uncoveredExamples).toEqual([
+      'payments/terraform.tfstate',
+      'env:/blue/payments/terraform.tfstate',
+    ]);
+    // A size S3 did not list (a state named by the registry but not listed) is not assumed to match.
+    const [unknown] = noncurrentVersionRetentionRule.evaluate(subject({ lifecycle }));
+    expect(unknown?.evidence.uncoveredStateObjects).toBe(2);
+  });
+
   it('does not apply to a bucket that was never versioned', () => {
     expect(
       noncurrentVersionRetentionRule.evaluate(subject({ versioning: ok('Disabled'), lifecycle: ok([]) })),

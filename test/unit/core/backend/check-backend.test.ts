@@ -57,6 +57,30 @@ describe('checkBackend', () => {
     ]);
   });
 
+  it('judges a size-filtered lifecycle rule by the sizes the listing gave, with no request per key', async () => {
+    const settings = compliantSettings({
+      lifecycle: ok([
+        {
+          enabled: true,
+          tagFiltered: false,
+          objectSize: { greaterThan: 1024 * 1024 },
+          noncurrentVersionExpiration: { days: 30 },
+        },
+      ]),
+    });
+    const { reader } = fakeBackend({
+      settings,
+      objects: {
+        'pay/terraform.tfstate': { body: stateBody(), size: 2 * 1024 * 1024 },
+        'net/terraform.tfstate': { body: stateBody() },
+      },
+    });
+    const drafts = (await checkBackend(reader, target())).runs.flatMap((run) => run.drafts);
+    expect(
+      drafts.find((draft) => draft.ruleId === 'backend.noncurrent-version-retention')?.evidence,
+    ).toMatchObject({ uncoveredStateObjects: 1, uncoveredExamples: ['net/terraform.tfstate'] });
+  });
+
   it('places bucket findings in the bucket scope and state findings in the owning workspace', async () => {
     const { reader } = fakeBackend({
       settings: compliantSettings({ versioning: ok('Suspended') }),
