@@ -133,17 +133,41 @@ const foldTagsAll: NoiseRule = {
 /**
  * Attributes that only the provider sets and that AWS moves on by itself, with nobody changing the
  * object: RDS advances `latest_restorable_time` every few minutes, an AMI's `last_launched_time` moves
- * whenever someone launches it, Glue stamps a partition when it is read. Every refresh-only plan shows
- * them changed (`lifecycle.ignore_changes` cannot hide them: Terraform warns that it has no effect on
- * attributes the provider alone decides), and there is nothing to revert or adopt.
+ * whenever someone launches it, Glue stamps a partition when it is read, EKS moves clusters to new
+ * platform versions, engines take minor versions and patches in their maintenance windows
+ * (`engine_version_actual`; the configured `engine_version` is still compared), ACM renews its
+ * certificates and Route 53 its domains, scheduled pipelines and queries run, a CloudFront
+ * distribution applied without waiting becomes `Deployed`. Every refresh-only plan shows them
+ * changed (`lifecycle.ignore_changes` cannot hide them: Terraform warns that it has no effect on
+ * attributes the provider alone decides), and there is nothing to revert or adopt. Each is a
+ * computed-only attribute of the AWS provider (test/integration/provider-schema.test.ts checks the
+ * names against its schema); nested ones (`renewal_summary`) go whole.
  */
-const VOLATILE_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['aws_db_instance', new Set(['latest_restorable_time'])],
-  ['aws_ami', new Set(['last_launched_time'])],
-  ['aws_ami_copy', new Set(['last_launched_time'])],
-  ['aws_ami_from_instance', new Set(['last_launched_time'])],
-  ['aws_glue_partition', new Set(['last_accessed_time', 'last_analyzed_time'])],
-]);
+export const VOLATILE_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries({
+    aws_db_instance: ['latest_restorable_time', 'engine_version_actual'],
+    aws_rds_cluster: ['engine_version_actual'],
+    aws_rds_cluster_instance: ['engine_version_actual'],
+    aws_rds_global_cluster: ['engine_version_actual'],
+    aws_elasticache_cluster: ['engine_version_actual'],
+    aws_elasticache_replication_group: ['engine_version_actual'],
+    aws_elasticache_global_replication_group: ['engine_version_actual'],
+    aws_elasticache_serverless_cache: ['full_engine_version'],
+    aws_memorydb_cluster: ['engine_patch_version'],
+    aws_eks_cluster: ['platform_version'],
+    aws_acm_certificate: ['not_after', 'not_before', 'renewal_eligibility', 'renewal_summary'],
+    aws_route53domains_registered_domain: ['expiration_date'],
+    aws_route53domains_domain: ['expiration_date'],
+    aws_cloudfront_distribution: ['status'],
+    aws_imagebuilder_image_pipeline: ['date_last_run'],
+    aws_timestreamquery_scheduled_query: ['next_invocation_time', 'previous_invocation_time'],
+    aws_lambda_event_source_mapping: ['last_processing_result'],
+    aws_ami: ['last_launched_time'],
+    aws_ami_copy: ['last_launched_time'],
+    aws_ami_from_instance: ['last_launched_time'],
+    aws_glue_partition: ['last_accessed_time', 'last_analyzed_time'],
+  }).map(([type, attributes]) => [type, new Set(attributes)]),
+);
 
 const volatileAttributes: NoiseRule = {
   name: 'volatile-attributes',
@@ -153,7 +177,7 @@ const volatileAttributes: NoiseRule = {
     if (volatile === undefined) return changes;
     return removeWhere('volatile-attributes', changes, removed, (change) => {
       const top = change.segments[0];
-      return change.segments.length === 1 && typeof top === 'string' && volatile.has(top);
+      return typeof top === 'string' && volatile.has(top);
     });
   },
 };

@@ -93,7 +93,78 @@ describe('volatile-attributes', () => {
     ]);
   });
 
+  // Values as the AWS provider (5.100.0) holds them: an EKS platform upgrade, an RDS minor version
+  // taken in the maintenance window (engine_version "16" as configured), an ACM managed renewal
+  // (renewal_summary is a list of objects: its nested changes go with it), a CloudFront distribution
+  // applied with wait_for_deployment = false, an event source mapping that processed records.
+  const awsMovedOn = (engineVersion = '16') =>
+    plan({
+      drift: [
+        entry('aws_eks_cluster.main', {
+          before: { name: 'main', version: '1.31', platform_version: 'eks.12' },
+          after: { name: 'main', version: '1.31', platform_version: 'eks.19' },
+        }),
+        entry('aws_rds_cluster.app', {
+          before: { cluster_identifier: 'app', engine_version: '16', engine_version_actual: '16.4' },
+          after: { cluster_identifier: 'app', engine_version: engineVersion, engine_version_actual: '16.6' },
+        }),
+        entry('aws_acm_certificate.site', {
+          before: {
+            domain_name: 'example.com',
+            not_after: '2026-12-20T23:59:59Z',
+            not_before: '2025-11-21T00:00:00Z',
+            renewal_eligibility: 'ELIGIBLE',
+            renewal_summary: [],
+            status: 'ISSUED',
+          },
+          after: {
+            domain_name: 'example.com',
+            not_after: '2027-12-20T23:59:59Z',
+            not_before: '2026-11-21T00:00:00Z',
+            renewal_eligibility: 'ELIGIBLE',
+            renewal_summary: [
+              {
+                renewal_status: 'SUCCESS',
+                renewal_status_reason: '',
+                updated_at: '2026-11-21T10:00:00Z',
+              },
+            ],
+            status: 'ISSUED',
+          },
+        }),
+        entry('aws_cloudfront_distribution.cdn', {
+          before: { enabled: true, status: 'InProgress' },
+          after: { enabled: true, status: 'Deployed' },
+        }),
+        entry('aws_lambda_event_source_mapping.queue', {
+          before: { function_name: 'worker', last_processing_result: 'No records processed' },
+          after: { function_name: 'worker', last_processing_result: 'OK' },
+        }),
+      ],
+    });
+
+  it('drops platform upgrades, minor versions, renewals and deployments AWS made by itself', () => {
+    const result = evaluate(awsMovedOn());
+    expect(result.findings).toEqual([]);
+    expect(result.noiseRemoved).toContainEqual({
+      rule: 'volatile-attributes',
+      address: 'aws_acm_certificate.site',
+      paths: ['not_after', 'not_before', 'renewal_summary[0]'],
+    });
+  });
+
+  it('keeps the configured version when it moved too (a major upgrade out of band)', () => {
+    expect(changedPaths(evaluate(awsMovedOn('17')))).toEqual([['aws_rds_cluster.app', ['engine_version']]]);
+  });
+
   it('can be switched off', () => {
+    expect(changedPaths(evaluate(awsMovedOn(), withNoise({ volatileAttributes: false })))).toEqual([
+      ['aws_acm_certificate.site', ['not_after', 'not_before', 'renewal_summary[0]']],
+      ['aws_cloudfront_distribution.cdn', ['status']],
+      ['aws_eks_cluster.main', ['platform_version']],
+      ['aws_lambda_event_source_mapping.queue', ['last_processing_result']],
+      ['aws_rds_cluster.app', ['engine_version_actual']],
+    ]);
     expect(changedPaths(evaluate(refreshAfterApply(), withNoise({ volatileAttributes: false })))).toEqual([
       ['aws_ami.base', ['last_launched_time']],
       ['aws_db_instance.db', ['latest_restorable_time']],
