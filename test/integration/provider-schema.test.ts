@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   defaultPluginCacheDir,
   terraformEnvironment,
 } from '../../functions/adapters/terraform/cli-config.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
+import { COMPANION_LINKS } from '../../functions/core/terraform/companions.js';
 import { VOLATILE_ATTRIBUTES } from '../../functions/core/terraform/noise.js';
 import { useTempDir } from '../helpers/integration.js';
 
@@ -22,9 +23,11 @@ interface AttributeSchema {
   required?: boolean;
 }
 
-async function awsResourceSchemas(): Promise<
-  Record<string, { block: { attributes?: Record<string, AttributeSchema> } }>
-> {
+interface ResourceSchema {
+  block: { attributes?: Record<string, AttributeSchema>; block_types?: Record<string, unknown> };
+}
+
+async function awsResourceSchemas(): Promise<Record<string, ResourceSchema>> {
   const root = temp.path;
   writeFileSync(
     join(root, 'main.tf'),
@@ -53,8 +56,13 @@ async function awsResourceSchemas(): Promise<
 }
 
 describe('noise rules against the AWS provider schema', () => {
+  // One `providers schema -json` for the file (~13 MB): the provider is started once.
+  let resources: Record<string, ResourceSchema>;
+  beforeAll(async () => {
+    resources = await awsResourceSchemas();
+  });
+
   it('every volatile attribute is one the provider alone sets (computed, not configurable)', async () => {
-    const resources = await awsResourceSchemas();
     const wrong: string[] = [];
     for (const [type, attributes] of VOLATILE_ATTRIBUTES) {
       for (const name of attributes) {
@@ -65,5 +73,26 @@ describe('noise rules against the AWS provider schema', () => {
     }
     expect(wrong).toEqual([]);
     expect(VOLATILE_ATTRIBUTES.size).toBeGreaterThan(10);
+  });
+
+  it('every companion link names real types, identity attributes and parent attributes or blocks', () => {
+    const wrong: string[] = [];
+    const has = (type: string, name: string) => {
+      const block = resources[type]?.block;
+      return block?.attributes?.[name] !== undefined || block?.block_types?.[name] !== undefined;
+    };
+    for (const link of COMPANION_LINKS) {
+      if (!resources[link.parentType]) wrong.push(`no resource type ${link.parentType}`);
+      if (!resources[link.companionType]) wrong.push(`no resource type ${link.companionType}`);
+      if (!has(link.companionType, link.companionKey))
+        wrong.push(`${link.companionType}.${link.companionKey}`);
+      for (const key of link.parentKeys)
+        if (!has(link.parentType, key)) wrong.push(`${link.parentType}.${key}`);
+      // A function decides per companion (aws_security_group_rule's side): its answers are checked by the unit tests.
+      const attributes = typeof link.attributes === 'function' ? [] : link.attributes;
+      for (const name of attributes)
+        if (!has(link.parentType, name)) wrong.push(`${link.parentType}.${name}`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
