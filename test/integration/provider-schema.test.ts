@@ -8,6 +8,7 @@ import {
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { COMPANION_LINKS } from '../../functions/core/terraform/companions.js';
 import { VOLATILE_ATTRIBUTES } from '../../functions/core/terraform/noise.js';
+import { secretAttributesOf } from '../../functions/core/terraform/sensitivity.js';
 import { useTempDir } from '../helpers/integration.js';
 
 /**
@@ -92,6 +93,18 @@ describe('noise rules against the AWS provider schema', () => {
       const attributes = typeof link.attributes === 'function' ? [] : link.attributes;
       for (const name of attributes)
         if (!has(link.parentType, name)) wrong.push(`${link.parentType}.${name}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the attributes hashed by resource type (SecureString values, secret versions) are named as the provider names them', () => {
+    const secureString = { type: 'SecureString' };
+    const wrong: string[] = [];
+    for (const type of ['aws_ssm_parameter', 'aws_secretsmanager_secret_version']) {
+      const names = [...(secretAttributesOf(type, secureString, secureString) ?? [])];
+      if (names.length === 0) wrong.push(`${type}: no secret attributes`);
+      for (const name of names)
+        if (resources[type]?.block.attributes?.[name] === undefined) wrong.push(`${type}.${name}`);
     }
     expect(wrong).toEqual([]);
   });
