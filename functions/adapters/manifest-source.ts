@@ -3,6 +3,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
 import { isMap, parseAllDocuments } from 'yaml';
+import { KUBERNETES_YAML } from '../core/gitops/manifests.js';
 import { ClusterSourceError } from '../core/gitops/ports.js';
 import {
   type HelmCapabilities,
@@ -202,7 +203,8 @@ async function linkedFileInside(link: string, top: string): Promise<boolean> {
  * discovery.) A render with a YAML error is returned as is, for the parser to report.
  */
 export function inReleaseNamespace(text: string, namespace: string): string {
-  const documents = parseAllDocuments(text);
+  // Read as the render's parser reads it: `0644` is 420, and is written back as 420.
+  const documents = parseAllDocuments(text, KUBERNETES_YAML);
   if (!Array.isArray(documents) || documents.some((document) => document.errors.length > 0)) return text;
   const parts: string[] = [];
   for (const document of documents) {
