@@ -28,7 +28,10 @@ const BOOKKEEPING_ANNOTATIONS = [
   'deployment.kubernetes.io/revision',
 ] as const;
 
-/** A copy without status, server metadata and bookkeeping annotations; Secret stringData folded into data. */
+/**
+ * A copy without status, server metadata and bookkeeping annotations; Secret stringData folded into
+ * data, and base64 data in the form the server answers.
+ */
 export function normalizeObject(object: KubeObject): KubeObject {
   const { status: _status, ...rest } = object;
   const normalized: KubeObject = { ...rest };
@@ -46,8 +49,37 @@ export function normalizeObject(object: KubeObject): KubeObject {
     }
     normalized.metadata = metadata;
   }
-  if (isSecret(object)) foldStringData(normalized);
+  if (isSecret(object)) {
+    foldStringData(normalized);
+    canonicalBase64(normalized, 'data');
+  }
+  if (isConfigMap(object)) canonicalBase64(normalized, 'binaryData');
   return normalized;
+}
+
+function isConfigMap(object: KubeObject): boolean {
+  return object.kind === 'ConfigMap' && (object.apiVersion === 'v1' || object.apiVersion === undefined);
+}
+
+/** Standard base64 with its padding, as Go's decoder takes it once line breaks are skipped. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A Secret's `data` and a ConfigMap's `binaryData` are bytes: the server decodes the manifest's
+ * base64 (Go's decoder skips `\r` and `\n`, so `base64`'s 76-column lines pasted into a block
+ * scalar are accepted) and answers it re-encoded on one line. Each value that decodes is compared
+ * in that form; one that does not is left as written (the server would refuse it).
+ */
+function canonicalBase64(object: KubeObject, field: 'data' | 'binaryData'): void {
+  const map = object[field];
+  if (!isPlainObject(map)) return;
+  const canonical: KubeObject = {};
+  for (const [key, value] of Object.entries(map)) {
+    const text = typeof value === 'string' ? value.replace(/[\r\n]/g, '') : undefined;
+    canonical[key] =
+      text !== undefined && BASE64.test(text) ? Buffer.from(text, 'base64').toString('base64') : value;
+  }
+  object[field] = canonical;
 }
 
 export function isSecret(object: KubeObject): boolean {

@@ -216,6 +216,39 @@ describe('diffKubeObjects', () => {
     expect(diffKubeObjects(normalizeObject(desired), normalizeObject(live), full)).toEqual([]);
   });
 
+  it("reads a Secret's or ConfigMap's base64 as the server decodes it: line breaks in it are no drift", () => {
+    // `base64 tls.crt` wraps at 76 columns, pasted into a block scalar with its final line break; the
+    // server decodes it (Go's base64 skips \r and \n) and `kubectl get` shows it on one line.
+    const pem = `-----BEGIN CERTIFICATE-----\n${'MIIBszCCAVmgAwIBAgIUQ'.repeat(8)}\n-----END CERTIFICATE-----\n`;
+    const stored = Buffer.from(pem).toString('base64');
+    const wrapped = `${stored.match(/.{1,76}/g)!.join('\n')}\n`;
+    expect(wrapped).toContain('\n');
+    const secret = (crt: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'api-tls', namespace: 'shop' },
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': crt },
+    });
+    const configMap = (bin: string) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'trust', namespace: 'shop' },
+      binaryData: { 'ca.der': bin },
+    });
+    const compare = (desired: KubeObject, live: KubeObject) =>
+      diffKubeObjects(normalizeObject(desired), normalizeObject(live), declared);
+    expect(compare(secret(wrapped), secret(stored))).toEqual([]);
+    expect(compare(secret(wrapped.replaceAll('\n', '\r\n')), secret(stored))).toEqual([]);
+    expect(compare(configMap(wrapped), configMap(stored))).toEqual([]);
+    // Other bytes are still drift, shown by hash only.
+    const other = Buffer.from(pem.replace('MIIB', 'MIIC')).toString('base64');
+    const [change] = compare(secret(wrapped), secret(other));
+    expect(change).toMatchObject({ path: 'data["tls.crt"]', sensitive: true, after: hashSensitive(other) });
+    // What is no base64 (the server would refuse it) is compared as written.
+    expect(compare(secret('not base64!'), secret(stored))).toHaveLength(1);
+  });
+
   it('does not take secret references for secrets', () => {
     const desired = {
       apiVersion: 'v1',
