@@ -1,7 +1,7 @@
 import type { AttributeChange } from '../findings/model.js';
 import { redactText, type SensitiveHasher } from '../redaction/secrets.js';
 import { type ClusterComparison, DEFAULT_FIELD_MANAGER } from '../registry/model.js';
-import type { KubeObject } from './kube-object.js';
+import { isPlainObject, type KubeObject } from './kube-object.js';
 import {
   type AppliedFields,
   appliedFieldsOf,
@@ -91,10 +91,24 @@ export function comparisonChanges(
   live: KubeObject,
   hashSensitive: SensitiveHasher,
 ): AttributeChange[] {
-  const changes = methodChanges(comparison, manifest, live, hashSensitive);
+  const changes = methodChanges(comparison, asServerScopes(manifest, live), live, hashSensitive);
   // The autoscaler's replica count is not drift, whatever Git says (managed-fields.ts).
   if (!replicasOwnedByAutoscaler(live)) return changes;
   return changes.filter((change) => change.path !== 'spec.replicas');
+}
+
+/**
+ * The manifest without a namespace when the live object has none: it is cluster-scoped, and the API
+ * server (so `kubectl apply` and Argo CD) ignores a namespace set on such an object. Charts write one
+ * on their ClusterRoles, and a Helm render gets the release namespace on every object without one.
+ * A namespaced object is read in the manifest's namespace, so its namespace never differs.
+ */
+function asServerScopes(manifest: KubeObject, live: KubeObject): KubeObject {
+  const metadata = isPlainObject(manifest.metadata) ? manifest.metadata : undefined;
+  if (metadata?.namespace === undefined) return manifest;
+  if (isPlainObject(live.metadata) && live.metadata.namespace) return manifest;
+  const { namespace: _ignored, ...rest } = metadata;
+  return { ...manifest, metadata: rest };
 }
 
 function methodChanges(

@@ -13,6 +13,7 @@ import type {
   LiveObjectRequest,
 } from '../../../../functions/core/gitops/ports.js';
 import { scanCluster } from '../../../../functions/core/gitops/scan-cluster.js';
+import { comparisonChanges } from '../../../../functions/core/gitops/server-side-diff.js';
 import { createSensitiveHasher } from '../../../../functions/core/redaction/secrets.js';
 import type { ClusterComparison, ClusterConfig } from '../../../../functions/core/registry/model.js';
 import { registryOfCluster } from '../../../helpers/registry.js';
@@ -425,5 +426,54 @@ describe('the OpenAPI v3 normaliser (recorded schema shapes)', () => {
     expect(compare(apps, desired, changed).map((change) => change.path)).toEqual([
       'spec.template.spec.containers[0].image',
     ]);
+  });
+});
+
+describe('cluster-scoped objects in a render', () => {
+  // A Helm chart's ClusterRole as `helm template -n billing` leaves it once driftwatch writes the
+  // release namespace in (as for every object without one), or as a chart writes it itself.
+  const clusterRole = (namespace: string | undefined, verbs: string[]): KubeObject => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'billing-reader', ...(namespace ? { namespace } : {}) },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs }],
+  });
+  // `GET /apis/rbac.authorization.k8s.io/v1/clusterroles/billing-reader`: no namespace, ever.
+  const live = {
+    ...clusterRole(undefined, ['get', 'list']),
+    metadata: { name: 'billing-reader', uid: 'c0ffee00-0000-4000-8000-000000000001', resourceVersion: '42' },
+  };
+  // The rbac/v1 document, reduced to the kind (shape of api/openapi-spec/v3/apis__rbac.authorization.k8s.io__v1_openapi.json).
+  const rbac = createSchemaView(
+    {
+      components: {
+        schemas: {
+          'io.k8s.api.rbac.v1.ClusterRole': {
+            type: 'object',
+            properties: {
+              rules: { type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'atomic' },
+            },
+            'x-kubernetes-group-version-kind': [
+              { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', version: 'v1' },
+            ],
+          },
+        },
+      },
+    },
+    'rbac.authorization.k8s.io/v1',
+    'ClusterRole',
+  )!;
+
+  it('a namespace the manifest sets on a cluster-scoped object is what the server ignores: not drift', () => {
+    for (const comparison of [
+      { method: 'declared-fields' as const },
+      { method: 'openapi-normalised' as const, schema: rbac },
+    ]) {
+      const desired = clusterRole('billing', ['get', 'list']);
+      expect(comparisonChanges(comparison, desired, live, hashSensitive)).toEqual([]);
+      // What the object holds is still compared.
+      const changed = comparisonChanges(comparison, clusterRole('billing', ['get']), live, hashSensitive);
+      expect(changed.map((change) => change.path)).toEqual([expect.stringMatching(/^rules/)]);
+    }
   });
 });
