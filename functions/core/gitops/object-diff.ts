@@ -47,6 +47,8 @@ export interface DiffSchema {
   isQuantity(path: readonly Segment[]): boolean | undefined;
   /** Whether the server drops an empty string here (a field, not a map entry): "" and absent agree. */
   emptyIsAbsent(path: readonly Segment[]): boolean;
+  /** Whether the list at this path is a set (`x-kubernetes-list-type: set`); undefined when the schema does not say. */
+  isSet(path: readonly Segment[]): boolean | undefined;
 }
 
 /** Without a schema: lists whose elements are identified by a key, with the keys to try in order. */
@@ -75,6 +77,12 @@ const SECRET_REFERENCES: ReadonlySet<string> = new Set([
   'serviceAccountToken',
   'expirationSeconds',
 ]);
+
+/**
+ * Without a schema: the sets of every object (ObjectMeta `finalizers` is `+listType=set`): a
+ * controller adds its finalizer, and anyone may reorder them.
+ */
+const SET_PATHS: ReadonlySet<string> = new Set(['metadata.finalizers']);
 
 /** Without a schema: parents whose values are resource quantities (`500m` = `0.5`, `1Gi` = `1024Mi`). */
 const QUANTITY_PARENTS: ReadonlySet<string> = new Set(['limits', 'requests', 'hard', 'capacity']);
@@ -174,6 +182,15 @@ function diffLists(
     diffKeyedList(state, path, keys, desired, live, sensitive);
     return;
   }
+  if (isSetList(state, path)) {
+    // Server-side apply merges a set's values from every manager, in any order: in declared mode
+    // Git's values must be there (one Git removed is found from what the applier owned).
+    const contains = (list: JsonValue[], values: JsonValue[]) =>
+      values.every((value) => list.some((element) => deepEqual(element, value)));
+    const same = contains(live, desired) && (state.options.mode === 'declared' || contains(desired, live));
+    if (!same) emit(state, path, desired, live, sensitive);
+    return;
+  }
   const sameShape =
     desired.length === live.length && desired.every(isPlainObject) && live.every(isPlainObject);
   if (sameShape) {
@@ -214,6 +231,10 @@ function listKeys(
       unique(live, candidate),
   );
   return key === undefined ? undefined : [key];
+}
+
+function isSetList(state: DiffState, path: readonly Segment[]): boolean {
+  return state.options.schema?.isSet(path) ?? SET_PATHS.has(path.join('.'));
 }
 
 function unique(list: JsonValue[], key: string): boolean {

@@ -7,7 +7,8 @@ import type { DiffSchema, Segment } from './object-diff.js';
  * a kind (`GET /openapi/v3/apis/<group>/<version>`) says how to compare a manifest with the live
  * object, instead of tables kept by hand:
  * - lists: `x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys` (ports are keyed by
- *   `containerPort` + `protocol`), `set`/`atomic` lists compared whole; strategic-merge
+ *   `containerPort` + `protocol`), `set` lists by their values in any order (a controller's
+ *   finalizer added to Git's is no drift), `atomic` lists compared whole; strategic-merge
  *   `x-kubernetes-patch-merge-key` where an older server publishes no list type;
  * - a list-map key the manifest omits takes the schema's `default` (`protocol: TCP`), as the
  *   server does before it merges by key; other defaults are not filled: a field the manifest
@@ -182,6 +183,10 @@ export function createSchemaView(
     isQuantity(path) {
       const located = locate(path);
       return located ? isQuantityNode(located) : undefined;
+    },
+    isSet(path) {
+      const located = locate(path);
+      return located ? located.node['x-kubernetes-list-type'] === 'set' : undefined;
     },
     emptyIsAbsent(path) {
       if (!builtIn) return false;

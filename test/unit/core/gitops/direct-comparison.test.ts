@@ -418,6 +418,42 @@ describe('the OpenAPI v3 normaliser (recorded schema shapes)', () => {
     ]);
   });
 
+  it('finalizers are a set (listType=set): one a controller added, or another order, is not drift; a missing one is', () => {
+    // An Argo CD Application of an app-of-apps declares its resources finalizer; a controller adds its
+    // own (server-side apply merges a set's values from every manager, and reordering is allowed).
+    const object = (finalizers: string[]): KubeObject => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'api', namespace: 'shop', finalizers },
+      spec: { template: { spec: { containers: [{ name: 'api', image: 'api:1' }] } } },
+    });
+    const git = object(['example.com/cleanup', 'resources-finalizer.argocd.argoproj.io']);
+    const live = object([
+      'resources-finalizer.argocd.argoproj.io',
+      'example.com/cleanup',
+      'foregroundDeletion',
+    ]);
+    expect(compare(apps, git, live)).toEqual([]);
+    const declaredOnly = diffKubeObjects(normalizeObject(git), normalizeObject(live), {
+      mode: 'declared',
+      hashSensitive,
+    });
+    expect(declaredOnly).toEqual([]);
+    // A finalizer Git declares that the object lacks is drift (an apply would add it back).
+    const without = object(['example.com/cleanup', 'foregroundDeletion']);
+    expect(compare(apps, git, without)).toEqual([
+      {
+        path: 'metadata.finalizers',
+        before: ['example.com/cleanup', 'resources-finalizer.argocd.argoproj.io'],
+        after: ['example.com/cleanup', 'foregroundDeletion'],
+        sensitive: false,
+      },
+    ]);
+    // An atomic list is still compared whole, in order.
+    const args = (list: string[]) => deployment({ name: 'api', image: 'api:1', args: list });
+    expect(compare(apps, args(['--a', '--b']), args(['--b', '--a']))).toHaveLength(1);
+  });
+
   it('a built-in field set to "" is what the server omits: not drift', () => {
     const desired = deployment({ name: 'api', image: 'api:1', terminationMessagePath: '' });
     const live = deployment({ name: 'api', image: 'api:1' });

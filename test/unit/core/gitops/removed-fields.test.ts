@@ -84,6 +84,7 @@ describe('fields Git removed, in declared-field comparisons', () => {
       listKeys: () => undefined,
       isQuantity: () => undefined,
       emptyIsAbsent: () => false,
+      isSet: () => undefined,
       prepareDesired: (object: KubeObject) => object,
     };
     const changes = comparisonChanges(
