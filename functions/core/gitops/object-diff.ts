@@ -130,6 +130,10 @@ function diffNode(
 ): void {
   const secretHere = sensitive || isSensitiveAt(state, path);
   if (isAbsent(desired) && isAbsent(live)) return;
+  // A null in a manifest (a chart's empty `annotations:`) declares nothing: server-side apply drops
+  // it where the applier owns nothing, so what other managers wrote there stays, and Argo CD's diff
+  // drops it too. A field the applier owned and Git now leaves null is a removal (managed-fields.ts).
+  if (desired === null && state.options.mode === 'declared') return;
   if (emptyMeetsAbsent(desired, live) && state.options.schema?.emptyIsAbsent(path)) return;
   if (isPlainObject(desired) && isPlainObject(live)) {
     diffObjects(state, path, desired, live, secretHere, secretEntry);

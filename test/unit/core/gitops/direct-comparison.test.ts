@@ -465,6 +465,82 @@ describe('the OpenAPI v3 normaliser (recorded schema shapes)', () => {
   });
 });
 
+describe('null in a manifest (an empty key a chart renders: `annotations:` with nothing under it)', () => {
+  // `kubectl diff --server-side` shows nothing here: server-side apply drops a null the applier sends
+  // for a field it does not own (structured-merge-diff), and Argo CD's diff re-marshals the manifest
+  // through the typed object, which drops it too. What other managers wrote stays theirs.
+  const [desired] = parseManifests(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+  namespace: shop
+  annotations:
+spec:
+  template:
+    metadata:
+      annotations:
+    spec:
+      nodeSelector:
+      containers:
+        - name: api
+          image: api:1
+          resources:
+`);
+  const live = (image: string): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'api', namespace: 'shop', annotations: { 'reloader.stakater.com/auto': 'true' } },
+    spec: {
+      template: {
+        // `kubectl rollout restart` writes this (manager kubectl-rollout); a webhook the node pool.
+        metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-30T08:00:00Z' } },
+        spec: {
+          nodeSelector: { pool: 'general' },
+          containers: [{ name: 'api', image, resources: { requests: { cpu: '100m' } } }],
+        },
+      },
+    },
+  });
+  const apps = createSchemaView(OPENAPI['apps/v1'], 'apps/v1', 'Deployment')!;
+  const methods = [
+    { method: 'declared-fields' as const },
+    { method: 'openapi-normalised' as const, schema: apps },
+  ];
+
+  it('is not a declaration: what the live object holds there is not drift, in either compared-field method', () => {
+    for (const comparison of methods) {
+      expect(comparisonChanges(comparison, desired!, live('api:1'), hashSensitive)).toEqual([]);
+      const changed = comparisonChanges(comparison, desired!, live('api:2'), hashSensitive);
+      expect(changed.map((change) => change.path)).toEqual(['spec.template.spec.containers[0].image']);
+    }
+  });
+
+  it('a field the applier owned that Git now leaves null is still a removal', () => {
+    const applied = live('api:1');
+    (applied.metadata as KubeObject).annotations = { 'reloader.stakater.com/auto': 'true', team: 'payments' };
+    (applied.metadata as KubeObject).managedFields = [
+      {
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:team': {} } } },
+      },
+    ];
+    for (const comparison of methods) {
+      const changes = comparisonChanges(
+        { ...comparison, fieldManager: 'kubectl' },
+        desired!,
+        applied,
+        hashSensitive,
+      );
+      expect(changes).toEqual([
+        { path: 'metadata.annotations.team', before: null, after: 'payments', sensitive: false },
+      ]);
+    }
+  });
+});
+
 describe('cluster-scoped objects in a render', () => {
   // A Helm chart's ClusterRole as `helm template -n billing` leaves it once driftwatch writes the
   // release namespace in (as for every object without one), or as a chart writes it itself.
