@@ -1,5 +1,6 @@
+import { ownershipControlsFix } from '../bucket-fixes.js';
 import { readable } from '../ports.js';
-import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
+import { type BucketRule, bootstrapRemediation } from '../rule.js';
 
 export const objectOwnershipRule: BucketRule = {
   id: 'backend.object-ownership',
@@ -27,15 +28,7 @@ export const objectOwnershipRule: BucketRule = {
         evidence: { objectOwnership: ownership ?? 'none' },
         remediation: bootstrapRemediation(
           `Disable ACLs on ${bucket} (object ownership BucketOwnerEnforced); check first that no reader relies on an object ACL.`,
-          [
-            `resource "aws_s3_bucket_ownership_controls" "state" {`,
-            `  bucket = ${hcl(bucket)}`,
-            '  rule {',
-            '    object_ownership = "BucketOwnerEnforced"',
-            '  }',
-            '}',
-          ].join('\n'),
-          `aws s3api put-bucket-ownership-controls --bucket ${shellWord(bucket)} --ownership-controls 'Rules=[{ObjectOwnership=BucketOwnerEnforced}]'`,
+          ...ownershipControlsFix(bucket),
         ),
       },
     ];

@@ -1,5 +1,6 @@
+import { publicAccessBlockFix } from '../bucket-fixes.js';
 import { readable } from '../ports.js';
-import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
+import { type BucketRule, bootstrapRemediation } from '../rule.js';
 import type { PublicAccessBlock } from '../settings.js';
 
 const SETTINGS: ReadonlyArray<[keyof PublicAccessBlock, string]> = [
@@ -37,16 +38,7 @@ export const publicAccessBlockRule: BucketRule = {
         evidence: { off },
         remediation: bootstrapRemediation(
           `Turn on all four public access block settings of ${bucket}.`,
-          [
-            `resource "aws_s3_bucket_public_access_block" "state" {`,
-            `  bucket                  = ${hcl(bucket)}`,
-            '  block_public_acls       = true',
-            '  ignore_public_acls      = true',
-            '  block_public_policy     = true',
-            '  restrict_public_buckets = true',
-            '}',
-          ].join('\n'),
-          `aws s3api put-public-access-block --bucket ${shellWord(bucket)} --public-access-block-configuration BlockPublicAcls=true,IgnorePublicAcls=true,BlockPublicPolicy=true,RestrictPublicBuckets=true`,
+          ...publicAccessBlockFix(bucket),
         ),
       },
     ];

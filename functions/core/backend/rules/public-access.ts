@@ -1,5 +1,6 @@
+import { ownershipControlsFix, publicAccessBlockFix } from '../bucket-fixes.js';
 import { readable } from '../ports.js';
-import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
+import { type BucketRule, bootstrapRemediation } from '../rule.js';
 
 /**
  * The bucket is public now, not merely unguarded (that is backend.public-access-block): S3 calls its
@@ -47,6 +48,8 @@ export const publicAccessRule: BucketRule = {
         ? [`its ACL grants ${grantNames.join(', ')} while ACLs are in effect and IgnorePublicAcls is off`]
         : []),
     ];
+    const [blockTerraform, blockCli] = publicAccessBlockFix(bucket);
+    const [ownershipTerraform, ownershipCli] = ownershipControlsFix(bucket);
     return [
       {
         resource: { bucket },
@@ -61,26 +64,8 @@ export const publicAccessRule: BucketRule = {
         },
         remediation: bootstrapRemediation(
           `Stop public access to ${bucket} now (all four public access block settings on, ACLs disabled), then remove the public statement of its policy (aws s3api get-bucket-policy shows it) and its public grants, and rotate the secrets its states hold.`,
-          [
-            `resource "aws_s3_bucket_public_access_block" "state" {`,
-            `  bucket                  = ${hcl(bucket)}`,
-            '  block_public_acls       = true',
-            '  ignore_public_acls      = true',
-            '  block_public_policy     = true',
-            '  restrict_public_buckets = true',
-            '}',
-            '',
-            `resource "aws_s3_bucket_ownership_controls" "state" {`,
-            `  bucket = ${hcl(bucket)}`,
-            '  rule {',
-            '    object_ownership = "BucketOwnerEnforced"',
-            '  }',
-            '}',
-          ].join('\n'),
-          [
-            `aws s3api put-public-access-block --bucket ${shellWord(bucket)} --public-access-block-configuration BlockPublicAcls=true,IgnorePublicAcls=true,BlockPublicPolicy=true,RestrictPublicBuckets=true`,
-            `aws s3api put-bucket-ownership-controls --bucket ${shellWord(bucket)} --ownership-controls 'Rules=[{ObjectOwnership=BucketOwnerEnforced}]'`,
-          ].join('\n'),
+          `${blockTerraform}\n\n${ownershipTerraform}`,
+          `${blockCli}\n${ownershipCli}`,
         ),
       },
     ];
