@@ -1,6 +1,7 @@
 import { maxSeverity, type Severity, shiftSeverity } from '../findings/model.js';
 import { isProductionEnvironment, type Policies, type SeverityOverride } from '../registry/model.js';
 import { createGlobMatcher } from './glob.js';
+import { parseJsonDocument } from './json-document.js';
 import { isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange } from './plan-model.js';
 
@@ -73,7 +74,21 @@ const PUBLIC_BLOCK_FLAGS: ReadonlySet<string> = new Set([
   'ignore_public_acls',
   'restrict_public_buckets',
 ]);
-const PUBLIC_ACLS: ReadonlySet<string> = new Set(['public-read', 'public-read-write']);
+// AWS counts a grant to AuthenticatedUsers (any AWS account in the world) as public, like AllUsers:
+// https://docs.aws.amazon.com/AmazonS3/latest/userguide/access-control-block-public-access.html
+const PUBLIC_ACLS: ReadonlySet<string> = new Set(['public-read', 'public-read-write', 'authenticated-read']);
+const PUBLIC_GRANTEE_SUFFIXES = ['/global/AllUsers', '/global/AuthenticatedUsers'] as const;
+/** AMIs: the provider reads the image's `Public` flag into a computed `public` attribute. */
+const AMI_TYPES: ReadonlySet<string> = new Set(['aws_ami', 'aws_ami_copy', 'aws_ami_from_instance']);
+/**
+ * Attributes holding a resource or trust policy document (bucket, queue, topic, key, repository
+ * policies; role trust; OpenSearch access policies): a statement there can grant to everyone.
+ */
+const POLICY_DOCUMENT_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'policy',
+  'assume_role_policy',
+  'access_policies',
+]);
 const PUBLIC_ACCESS_BLOCK_TYPES: ReadonlySet<string> = new Set([
   'aws_s3_bucket_public_access_block',
   'aws_s3_account_public_access_block',
@@ -109,7 +124,8 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   {
     id: 'public-access',
     severity: 'critical',
-    description: 'public access (public access block off or removed, publicly_accessible, public ACL)',
+    description:
+      'public access (public access block off or removed, publicly_accessible, public ACL or grant, policy statement allowing everyone, public snapshot or AMI, function URL without auth)',
     matches: grantsPublicAccess,
   },
   {
@@ -165,22 +181,74 @@ function isOpenCidr(value: unknown): boolean {
 }
 
 function grantsPublicAccess(subject: SeveritySubject): boolean {
-  if (PUBLIC_ACCESS_BLOCK_TYPES.has(subject.resource.type) && subject.deleted) return true;
+  const { type } = subject.resource;
+  if (PUBLIC_ACCESS_BLOCK_TYPES.has(type) && subject.deleted) return true;
   return subject.changes.some((change) => {
     const last = lastName(change);
-    if (last !== undefined && PUBLIC_BLOCK_FLAGS.has(last) && change.after === false) return true;
-    if (last === 'publicly_accessible' && change.after === true) return true;
-    if (last === 'acl' && typeof change.after === 'string' && PUBLIC_ACLS.has(change.after)) return true;
+    const after = change.after;
+    if (last !== undefined && PUBLIC_BLOCK_FLAGS.has(last) && after === false) return true;
+    if (last === 'publicly_accessible' && after === true) return true;
+    if (last === 'acl' && typeof after === 'string' && PUBLIC_ACLS.has(after)) return true;
+    // A grantee changed in place (a paired grant whose group became AllUsers) shows only its uri.
+    if (last === 'uri' && isPublicGranteeUri(after)) return true;
+    // RDS shares a snapshot with everyone as the account "all" (ModifyDBSnapshotAttribute restore=all);
+    // the provider reads it into shared_accounts of aws_db_snapshot, aws_db_cluster_snapshot and copies.
+    if (last === 'shared_accounts' && containsValue(after, (value) => value === 'all')) return true;
+    if (AMI_TYPES.has(type) && last === 'public' && after === true) return true;
+    if (type === 'aws_ami_launch_permission' && last === 'group' && after === 'all') return true;
+    // A function URL with authorization NONE can be invoked by anyone on the internet.
+    if (type === 'aws_lambda_function_url' && last === 'authorization_type' && after === 'NONE') return true;
+    if (isPolicyDocumentChange(change) && grantsToEveryone(after)) return true;
     // A whole block or created resource: look inside the new value.
     return containsEntry(
-      change.after,
+      after,
       (key, value) =>
         (PUBLIC_BLOCK_FLAGS.has(key) && value === false) ||
         (key === 'publicly_accessible' && value === true) ||
         (key === 'acl' && typeof value === 'string' && PUBLIC_ACLS.has(value)) ||
-        (key === 'uri' && typeof value === 'string' && value.endsWith('/global/AllUsers')),
+        (key === 'uri' && isPublicGranteeUri(value)) ||
+        (key === 'shared_accounts' && Array.isArray(value) && value.includes('all')),
     );
   });
+}
+
+function isPublicGranteeUri(value: unknown): boolean {
+  return typeof value === 'string' && PUBLIC_GRANTEE_SUFFIXES.some((suffix) => value.endsWith(suffix));
+}
+
+function isPolicyDocumentChange(change: CompactAttributeChange): boolean {
+  const top = change.segments[0];
+  return typeof top === 'string' && POLICY_DOCUMENT_ATTRIBUTES.has(top);
+}
+
+/**
+ * The new value of a policy change holds a statement that allows everyone: `Effect: Allow`, Principal
+ * `"*"` or `{"AWS": "*"}`, and no Condition (a Condition such as aws:SourceArn or aws:PrincipalOrgID
+ * narrows `"*"` to a known caller, and a Deny with `"*"` is the usual TLS-only guard). It sees a
+ * statement when the change holds it whole (a statement added, a policy set where there was none);
+ * an edit of one member (`Statement[0].Principal` alone) does not show Effect or Condition, and stays
+ * with the iam-policy rule.
+ */
+function grantsToEveryone(after: unknown): boolean {
+  const document = typeof after === 'string' ? parseJsonDocument(after) : after;
+  return containsValue(document, isPublicAllowStatement);
+}
+
+function isPublicAllowStatement(value: unknown): boolean {
+  if (!isPlainObject(value) || value.Effect !== 'Allow' || narrowsCallers(value.Condition)) return false;
+  const principal = value.Principal;
+  if (principal === '*') return true;
+  if (!isPlainObject(principal)) return false;
+  const aws = principal.AWS;
+  return aws === '*' || (Array.isArray(aws) && aws.includes('*'));
+}
+
+/** A Condition with any member narrows who may call; absent, null or `{}` narrows nothing. */
+function narrowsCallers(condition: unknown): boolean {
+  if (condition === undefined || condition === null) return false;
+  if (!isPlainObject(condition)) return true;
+  for (const _key in condition) return true;
+  return false;
 }
 
 function lastName(change: CompactAttributeChange): string | undefined {
