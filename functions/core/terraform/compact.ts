@@ -573,6 +573,8 @@ function readIdentityValues(values: Record<string, unknown>): Partial<Record<Ide
   keepIdentity(found, 'route_table_id', values.route_table_id);
   keepIdentity(found, 'network_acl_id', values.network_acl_id);
   keepIdentity(found, 'type', values.type);
+  keepIdentity(found, 'cidr_ipv4', values.cidr_ipv4);
+  keepIdentity(found, 'cidr_ipv6', values.cidr_ipv6);
   return found;
 }
 

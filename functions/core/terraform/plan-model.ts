@@ -57,8 +57,9 @@ export interface CompactOutputChange {
 /**
  * Attribute values kept from `prior_state` (and from each change) to link companion resources to
  * their parents (`aws_s3_bucket_versioning.bucket` → `aws_s3_bucket.bucket`) and to classify rules
- * (`aws_security_group_rule.type`). They are identifiers, never secrets; any of them that Terraform
- * marks sensitive is hashed.
+ * (`aws_security_group_rule.type`; the source CIDR of an `aws_vpc_security_group_ingress_rule`, so a
+ * port or protocol change of a rule open to the world is judged as one). They are identifiers and
+ * addresses, never secrets; any of them that Terraform marks sensitive is hashed.
  */
 export const IDENTITY_ATTRIBUTES = [
   'bucket',
@@ -69,6 +70,8 @@ export const IDENTITY_ATTRIBUTES = [
   'route_table_id',
   'network_acl_id',
   'type',
+  'cidr_ipv4',
+  'cidr_ipv6',
 ] as const;
 export type IdentityAttribute = (typeof IDENTITY_ATTRIBUTES)[number];
 

@@ -155,6 +155,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
 
 function opensIngressToTheWorld(subject: SeveritySubject): boolean {
   const { type, identity } = subject.resource;
+  if (type === 'aws_vpc_security_group_ingress_rule' && widensWorldOpenRule(subject)) return true;
   return subject.changes.some((change) => {
     const top = change.segments[0];
     if (type === 'aws_security_group' || type === 'aws_default_security_group') {
@@ -174,6 +175,43 @@ function opensIngressToTheWorld(subject: SeveritySubject): boolean {
     }
     return false;
   });
+}
+
+/**
+ * A rule that stays open to the world and now lets more through: ModifySecurityGroupRules (the
+ * console's "Edit inbound rules") changes a rule's ports or protocol in place, keeping its id, so the
+ * refresh shows `from_port`/`to_port`/`ip_protocol` changes and no CIDR change; the CIDR is the
+ * rule's own (identity). All traffic (`-1`), another protocol, a lower from_port or a higher to_port
+ * opens ports to the world that were closed; a narrower range or leaving `-1` does not.
+ */
+function widensWorldOpenRule(subject: SeveritySubject): boolean {
+  const { identity } = subject.resource;
+  let cidrIpv4: unknown = identity?.cidr_ipv4;
+  let cidrIpv6: unknown = identity?.cidr_ipv6;
+  let widened = false;
+  let wasAllTraffic = false;
+  for (const change of subject.changes) {
+    const { before, after } = change;
+    switch (change.segments[0]) {
+      case 'cidr_ipv4':
+        cidrIpv4 = after;
+        break;
+      case 'cidr_ipv6':
+        cidrIpv6 = after;
+        break;
+      case 'ip_protocol':
+        if (before === '-1') wasAllTraffic = true;
+        else widened = true;
+        break;
+      case 'from_port':
+        if (!(typeof before === 'number' && typeof after === 'number' && after >= before)) widened = true;
+        break;
+      case 'to_port':
+        if (!(typeof before === 'number' && typeof after === 'number' && after <= before)) widened = true;
+        break;
+    }
+  }
+  return widened && !wasAllTraffic && (isOpenCidr(cidrIpv4) || isOpenCidr(cidrIpv6));
 }
 
 function isOpenCidr(value: unknown): boolean {

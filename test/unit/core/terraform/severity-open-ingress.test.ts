@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { Severity } from '../../../../functions/core/findings/model.js';
+import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
+import { context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
+
+/**
+ * An `aws_vpc_security_group_ingress_rule` edited in place (ModifySecurityGroupRules, the console's
+ * "Edit inbound rules", keeps the rule id), as a refresh-only plan shows it. Attribute names and
+ * shapes follow the AWS provider 5.100.0 schema; for `ip_protocol = "-1"` the provider reads no ports.
+ */
+
+type Values = Record<string, unknown>;
+
+function rule(overrides: Values = {}): Values {
+  return {
+    arn: 'arn:aws:ec2:eu-west-1:111111111111:security-group-rule/sgr-0lb443',
+    cidr_ipv4: '0.0.0.0/0',
+    cidr_ipv6: null,
+    description: 'https from anywhere',
+    from_port: 443,
+    id: 'sgr-0lb443',
+    ip_protocol: 'tcp',
+    prefix_list_id: null,
+    referenced_security_group_id: null,
+    security_group_id: 'sg-0lb',
+    security_group_rule_id: 'sgr-0lb443',
+    tags: null,
+    tags_all: {},
+    to_port: 443,
+    ...overrides,
+  };
+}
+
+function severityOf(before: Values, after: Values): Severity {
+  const raw = plan({ drift: [entry('aws_vpc_security_group_ingress_rule.https', { before, after })] });
+  const result = evaluatePlan(raw, { ...context(), hashSensitive });
+  expect(result.findings).toHaveLength(1);
+  return result.findings[0]!.severity;
+}
+
+describe('a world-open ingress rule edited in place', () => {
+  it('443 from 0.0.0.0/0 changed to 22 is critical (SSH opened to the world)', () => {
+    expect(severityOf(rule(), rule({ from_port: 22, to_port: 22 }))).toBe('critical');
+  });
+
+  it('443 from 0.0.0.0/0 changed to all traffic (-1) is critical', () => {
+    expect(severityOf(rule(), rule({ ip_protocol: '-1', from_port: null, to_port: null }))).toBe('critical');
+  });
+
+  it('the range widened (to_port 443 → 8443) is critical', () => {
+    expect(severityOf(rule(), rule({ to_port: 8443 }))).toBe('critical');
+  });
+
+  it('an IPv6 rule from ::/0 gaining udp is critical', () => {
+    const v6 = { cidr_ipv4: null, cidr_ipv6: '::/0' };
+    expect(severityOf(rule(v6), rule({ ...v6, ip_protocol: 'udp' }))).toBe('critical');
+  });
+
+  it('a narrower range, leaving all traffic, or a new description is not escalated', () => {
+    expect(severityOf(rule({ from_port: 80 }), rule())).toBe('medium');
+    expect(severityOf(rule({ ip_protocol: '-1', from_port: null, to_port: null }), rule())).toBe('medium');
+    expect(severityOf(rule(), rule({ description: 'alb https' }))).toBe('medium');
+  });
+
+  it('a port change of a rule from a private range, or one closed to a private range, is not escalated', () => {
+    expect(
+      severityOf(rule({ cidr_ipv4: '10.0.0.0/8' }), rule({ cidr_ipv4: '10.0.0.0/8', from_port: 22 })),
+    ).toBe('medium');
+    expect(severityOf(rule(), rule({ cidr_ipv4: '10.0.0.0/8', from_port: 22, to_port: 22 }))).toBe('medium');
+  });
+});
