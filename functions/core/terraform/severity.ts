@@ -112,6 +112,15 @@ const ENCRYPTION_TYPES: ReadonlySet<string> = new Set([
   'aws_ebs_encryption_by_default',
 ]);
 const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['tags', 'tags_all']);
+/** Booleans whose true → false removes a guard against deleting or terminating the resource. */
+const DELETION_GUARD_FLAGS: ReadonlySet<string> = new Set([
+  'deletion_protection', // aws_db_instance, aws_rds_cluster, DocumentDB, Neptune, QLDB
+  'deletion_protection_enabled', // aws_dynamodb_table, aws_dsql_cluster
+  'enable_deletion_protection', // aws_lb, aws_alb
+  'disable_api_termination', // aws_instance, aws_launch_template
+  'termination_protection', // aws_emr_cluster
+  'termination_protection_enabled', // aws_cloudtrail_event_data_store
+]);
 
 /** Content rules, most severe first; every matching rule raises the severity to at least its own. */
 export const CONTENT_RULES: readonly ContentRule[] = [
@@ -142,6 +151,13 @@ export const CONTENT_RULES: readonly ContentRule[] = [
             IAM_POLICY_ATTRIBUTES.has(top))
         );
       }),
+  },
+  {
+    id: 'protection-off',
+    severity: 'high',
+    description:
+      'protection turned off (deletion or termination protection, S3 versioning suspended, CloudTrail logging stopped, GuardDuty disabled)',
+    matches: turnsProtectionOff,
   },
   {
     id: 'encryption',
@@ -287,6 +303,31 @@ function narrowsCallers(condition: unknown): boolean {
   if (!isPlainObject(condition)) return true;
   for (const _key in condition) return true;
   return false;
+}
+
+/**
+ * A guard that was on is now off. Only a change from on to off counts: a resource created without
+ * the guard (before is null) is a configuration choice a reviewer sees in the pull request.
+ */
+function turnsProtectionOff(subject: SeveritySubject): boolean {
+  const { type } = subject.resource;
+  return subject.changes.some(({ before, after, segments }) => {
+    const last = segments.at(-1);
+    if (typeof last !== 'string') return false;
+    if (before === true && after === false) {
+      if (DELETION_GUARD_FLAGS.has(last)) return true;
+      // StopLogging and a disabled detector are how an intruder hides; both read as plain booleans.
+      if (type === 'aws_cloudtrail' && last === 'enable_logging') return true;
+      if (type === 'aws_guardduty_detector' && last === 'enable') return true;
+      // aws_s3_bucket's own versioning block (no aws_s3_bucket_versioning companion).
+      if (type === 'aws_s3_bucket' && segments[0] === 'versioning' && last === 'enabled') return true;
+    }
+    if (type === 'aws_s3_bucket_versioning' && last === 'status')
+      return before === 'Enabled' && after === 'Suspended';
+    if (type === 'aws_cognito_user_pool' && last === 'deletion_protection')
+      return before === 'ACTIVE' && after === 'INACTIVE';
+    return false;
+  });
 }
 
 function lastName(change: CompactAttributeChange): string | undefined {
