@@ -9,6 +9,12 @@ import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import { COMPANION_LINKS } from '../../functions/core/terraform/companions.js';
 import { VOLATILE_ATTRIBUTES } from '../../functions/core/terraform/noise.js';
 import { secretAttributesOf } from '../../functions/core/terraform/sensitivity.js';
+import {
+  AMI_TYPES,
+  DELETION_GUARD_FLAGS,
+  ENCRYPTION_TYPES,
+  PUBLIC_ACCESS_BLOCK_TYPES,
+} from '../../functions/core/terraform/severity.js';
 import { useTempDir } from '../helpers/integration.js';
 
 /**
@@ -19,6 +25,7 @@ import { useTempDir } from '../helpers/integration.js';
 const temp = useTempDir('driftwatch-provider-schema-');
 
 interface AttributeSchema {
+  type?: unknown;
   computed?: boolean;
   optional?: boolean;
   required?: boolean;
@@ -105,6 +112,19 @@ describe('noise rules against the AWS provider schema', () => {
       if (names.length === 0) wrong.push(`${type}: no secret attributes`);
       for (const name of names)
         if (resources[type]?.block.attributes?.[name] === undefined) wrong.push(`${type}.${name}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the severity rules name real resource types, and deletion guards that are booleans of some type', () => {
+    const wrong: string[] = [];
+    for (const type of [...AMI_TYPES, ...PUBLIC_ACCESS_BLOCK_TYPES, ...ENCRYPTION_TYPES])
+      if (!resources[type]) wrong.push(`no resource type ${type}`);
+    for (const flag of DELETION_GUARD_FLAGS) {
+      const holders = Object.values(resources).filter(
+        (resource) => resource.block.attributes?.[flag]?.type === 'bool',
+      );
+      if (holders.length === 0) wrong.push(`no resource type has a boolean ${flag}`);
     }
     expect(wrong).toEqual([]);
   });

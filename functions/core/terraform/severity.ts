@@ -79,7 +79,7 @@ const PUBLIC_BLOCK_FLAGS: ReadonlySet<string> = new Set([
 const PUBLIC_ACLS: ReadonlySet<string> = new Set(['public-read', 'public-read-write', 'authenticated-read']);
 const PUBLIC_GRANTEE_SUFFIXES = ['/global/AllUsers', '/global/AuthenticatedUsers'] as const;
 /** AMIs: the provider reads the image's `Public` flag into a computed `public` attribute. */
-const AMI_TYPES: ReadonlySet<string> = new Set(['aws_ami', 'aws_ami_copy', 'aws_ami_from_instance']);
+export const AMI_TYPES: ReadonlySet<string> = new Set(['aws_ami', 'aws_ami_copy', 'aws_ami_from_instance']);
 /**
  * Attributes holding a resource or trust policy document (bucket, queue, topic, key, repository
  * policies; role trust; OpenSearch access policies): a statement there can grant to everyone.
@@ -89,7 +89,7 @@ const POLICY_DOCUMENT_ATTRIBUTES: ReadonlySet<string> = new Set([
   'assume_role_policy',
   'access_policies',
 ]);
-const PUBLIC_ACCESS_BLOCK_TYPES: ReadonlySet<string> = new Set([
+export const PUBLIC_ACCESS_BLOCK_TYPES: ReadonlySet<string> = new Set([
   'aws_s3_bucket_public_access_block',
   'aws_s3_account_public_access_block',
 ]);
@@ -107,13 +107,13 @@ const ENCRYPTION_ATTRIBUTES: ReadonlySet<string> = new Set([
   'encrypted',
   'storage_encrypted',
 ]);
-const ENCRYPTION_TYPES: ReadonlySet<string> = new Set([
+export const ENCRYPTION_TYPES: ReadonlySet<string> = new Set([
   'aws_s3_bucket_server_side_encryption_configuration',
   'aws_ebs_encryption_by_default',
 ]);
 const TAG_ATTRIBUTES: ReadonlySet<string> = new Set(['tags', 'tags_all']);
 /** Booleans whose true → false removes a guard against deleting or terminating the resource. */
-const DELETION_GUARD_FLAGS: ReadonlySet<string> = new Set([
+export const DELETION_GUARD_FLAGS: ReadonlySet<string> = new Set([
   'deletion_protection', // aws_db_instance, aws_rds_cluster, DocumentDB, Neptune, QLDB
   'deletion_protection_enabled', // aws_dynamodb_table, aws_dsql_cluster
   'enable_deletion_protection', // aws_lb, aws_alb
