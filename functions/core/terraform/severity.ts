@@ -163,9 +163,12 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     id: 'encryption',
     severity: 'high',
     description: 'encryption setting changed',
+    // A resource to be created lists every attribute it sets, encryption included: its encryption is a
+    // choice its pull request shows, not a setting that changed (as protection-off, only a change counts).
     matches: (subject) =>
-      (ENCRYPTION_TYPES.has(subject.resource.type) && (subject.deleted || subject.changes.length > 0)) ||
-      subject.changes.some((change) => !isTagPath(change) && change.segments.some(isEncryptionSegment)),
+      subject.base !== 'pending.create' &&
+      ((ENCRYPTION_TYPES.has(subject.resource.type) && (subject.deleted || subject.changes.length > 0)) ||
+        subject.changes.some((change) => !isTagPath(change) && change.segments.some(isEncryptionSegment))),
   },
 ];
 

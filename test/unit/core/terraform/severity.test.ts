@@ -173,6 +173,34 @@ describe('content rules', () => {
       'high',
     ],
     [
+      'a resource to be created with encryption on is no encryption change',
+      subject(
+        'aws_db_instance',
+        [
+          change(['storage_encrypted'], null, true),
+          change(['kms_key_id'], null, 'arn:aws:kms:eu-west-1:1:key/k'),
+        ],
+        { base: 'pending.create', ruleId: 'pending.create' },
+      ),
+      'low',
+    ],
+    [
+      'an encryption configuration to be created is no encryption change',
+      subject('aws_s3_bucket_server_side_encryption_configuration', [change(['bucket'], null, 'b')], {
+        base: 'pending.create',
+        ruleId: 'pending.create',
+      }),
+      'low',
+    ],
+    [
+      'encryption turned off by the next apply still is',
+      subject('aws_rds_cluster', [change(['storage_encrypted'], true, false)], {
+        base: 'pending.update',
+        ruleId: 'pending.update',
+      }),
+      'high',
+    ],
+    [
       'a tag named like encryption is still a tag',
       subject('aws_sqs_queue', [change(['tags', 'encrypted'], 'yes', 'no')]),
       'low',
