@@ -1,6 +1,6 @@
 import { ownershipControlsFix, publicAccessBlockFix } from '../bucket-fixes.js';
 import { readable } from '../ports.js';
-import { type BucketRule, bootstrapRemediation } from '../rule.js';
+import { type BucketRule, bootstrapRemediation, shellWord } from '../rule.js';
 
 /**
  * The bucket is public now, not merely unguarded (that is backend.public-access-block): S3 calls its
@@ -50,6 +50,26 @@ export const publicAccessRule: BucketRule = {
     ];
     const [blockTerraform, blockCli] = publicAccessBlockFix(bucket);
     const [ownershipTerraform, ownershipCli] = ownershipControlsFix(bucket);
+    // S3 refuses BucketOwnerEnforced while the bucket ACL grants to anyone but the owner
+    // (InvalidBucketAclWithObjectOwnership): the ACL goes back to private first. A public policy alone
+    // needs neither step, and a bucket with other grants (log delivery) would fail them.
+    const aclSteps = grants.length > 0;
+    const terraform = aclSteps
+      ? `${blockTerraform}\n\n# Remove the public grants (an aws_s3_bucket_acl or grant blocks) first: S3 refuses\n# BucketOwnerEnforced while the bucket ACL grants to anyone but the owner.\n${ownershipTerraform}`
+      : blockTerraform;
+    const cli = aclSteps
+      ? [blockCli, `aws s3api put-bucket-acl --bucket ${shellWord(bucket)} --acl private`, ownershipCli].join(
+          '\n',
+        )
+      : blockCli;
+    const then = [
+      ...(publicPolicy
+        ? ['remove the public statement of its policy (aws s3api get-bucket-policy shows it)']
+        : []),
+      ...(aclSteps
+        ? ['reset its ACL to private and disable ACLs (object ownership BucketOwnerEnforced)']
+        : []),
+    ];
     return [
       {
         resource: { bucket },
@@ -63,9 +83,9 @@ export const publicAccessRule: BucketRule = {
           objectOwnership: readable(settings.objectOwnership) ?? 'none',
         },
         remediation: bootstrapRemediation(
-          `Stop public access to ${bucket} now (all four public access block settings on, ACLs disabled), then remove the public statement of its policy (aws s3api get-bucket-policy shows it) and its public grants, and rotate the secrets its states hold.`,
-          `${blockTerraform}\n\n${ownershipTerraform}`,
-          `${blockCli}\n${ownershipCli}`,
+          `Stop public access to ${bucket} now (all four public access block settings on), then ${then.join(', then ')}, and rotate the secrets its states hold.`,
+          terraform,
+          cli,
         ),
       },
     ];

@@ -126,6 +126,10 @@ describe('backend.public-access', () => {
     });
     expect(violation?.detail).toMatch(/bucket policy grants public access/);
     expect(violation?.remediation.steps.join('\n')).toContain('RestrictPublicBuckets=true');
+    // A public policy needs no ACL step (and a bucket with log-delivery grants would fail one).
+    expect(violation?.remediation.steps.join('\n')).not.toMatch(
+      /put-bucket-ownership-controls|put-bucket-acl/,
+    );
     expect(publicAccessRule.severity).toBe('critical');
   });
 
@@ -142,6 +146,18 @@ describe('backend.public-access', () => {
       publicGrants: ['AllUsers READ', 'AuthenticatedUsers WRITE'],
     });
     expect(violation?.detail).toContain('AllUsers READ, AuthenticatedUsers WRITE');
+    // S3 refuses BucketOwnerEnforced while the ACL grants to others: the ACL is reset to private first.
+    const cli = violation?.remediation.steps.find((step) => step.startsWith('Or with the AWS CLI')) ?? '';
+    const order = [
+      'put-public-access-block',
+      'put-bucket-acl --bucket tfstate --acl private',
+      'put-bucket-ownership-controls',
+    ];
+    expect(order.map((command) => cli.indexOf(command))).toEqual(
+      [...order.map((command) => cli.indexOf(command))].sort((a, b) => a - b),
+    );
+    expect(order.every((command) => cli.includes(command))).toBe(true);
+    expect(violation?.remediation.summary).toMatch(/reset its ACL to private and disable ACLs/);
   });
 
   it('finds nothing where S3 makes the public part ineffective, or S3 says the policy is not public', () => {
