@@ -79,8 +79,9 @@ const SECRET_REFERENCES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Without a schema: the sets of every object (ObjectMeta `finalizers` is `+listType=set`): a
- * controller adds its finalizer, and anyone may reorder them.
+ * The sets of every object (ObjectMeta `finalizers` is `+listType=set`), with or without a schema
+ * (a server may publish finalizers with only `x-kubernetes-patch-strategy: merge`): a controller adds
+ * its finalizer, and anyone may reorder them.
  */
 const SET_PATHS: ReadonlySet<string> = new Set(['metadata.finalizers']);
 
@@ -237,8 +238,9 @@ function listKeys(
   return key === undefined ? undefined : [key];
 }
 
+/** A set by the schema, or one ObjectMeta declares whatever a server's published schema says. */
 function isSetList(state: DiffState, path: readonly Segment[]): boolean {
-  return state.options.schema?.isSet(path) ?? SET_PATHS.has(path.join('.'));
+  return state.options.schema?.isSet(path) === true || SET_PATHS.has(path.join('.'));
 }
 
 function unique(list: JsonValue[], key: string): boolean {

@@ -449,6 +449,16 @@ describe('the OpenAPI v3 normaliser (recorded schema shapes)', () => {
         sensitive: false,
       },
     ]);
+    // A server whose schema marks finalizers only `x-kubernetes-patch-strategy: merge` (no list type):
+    // ObjectMeta declares them a set whatever the published schema says.
+    const unmarked = JSON.parse(JSON.stringify(OPENAPI['apps/v1']), (key, value) =>
+      key === 'finalizers' && value?.['x-kubernetes-list-type'] === 'set'
+        ? { ...value, 'x-kubernetes-list-type': undefined }
+        : value,
+    );
+    const appsWithoutMarker = createSchemaView(unmarked, 'apps/v1', 'Deployment')!;
+    expect(JSON.stringify(unmarked)).not.toContain('"x-kubernetes-list-type":"set"');
+    expect(compare(appsWithoutMarker, git, live)).toEqual([]);
     // An atomic list is still compared whole, in order.
     const args = (list: string[]) => deployment({ name: 'api', image: 'api:1', args: list });
     expect(compare(apps, args(['--a', '--b']), args(['--b', '--a']))).toHaveLength(1);
