@@ -67,6 +67,13 @@ export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
         `a permission changed outside Terraform on ${resourceLabel(finding)}: find out who changed it (CloudTrail) before adopting it; revert unless the change is understood. ${summary(finding)}`,
       ),
     ),
+  'protection-off': (finding) =>
+    only(
+      urgent(
+        finding,
+        `a guard was turned off outside Terraform on ${resourceLabel(finding)} (deletion protection, versioning, logging or threat detection): turn it back on through the team's pipeline, and find out who turned it off (CloudTrail) — stopping logging or detection is how an intruder hides. ${summary(finding)}`,
+      ),
+    ),
   encryption: (finding) =>
     only(
       urgent(
