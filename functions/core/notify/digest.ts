@@ -73,6 +73,12 @@ export interface DigestInput {
   /** What the scan saw and resolved (history lines of every check), with owners set. */
   findings: readonly Finding[];
   fallbackOwner: string;
+  /**
+   * The registry's team ids: a finding whose owner is none of them (a team removed from the registry,
+   * a forged record) goes to the fallback owner, since no destination would take its digest.
+   * Unset: any owner that is a valid id gets its own digest.
+   */
+  teamIds?: ReadonlySet<string>;
   settings: NotificationSettings;
   /**
    * The findings store as the team's CLI names it (`s3://<findings bucket>` deployed): the commands
@@ -97,6 +103,7 @@ export function digestInput(
     now: scan.now,
     findings,
     fallbackOwner: registry.owners.fallback,
+    teamIds: new Set(registry.owners.teams.map((team) => team.id)),
     settings: registry.notifications,
     store: options.store,
     regions: Object.fromEntries(
@@ -175,15 +182,18 @@ export function buildDigests(input: DigestInput): Digest[] {
 }
 
 /**
- * Who a finding's digest goes to: its owner when that is a team id as the registry checks them, else
- * the fallback owner (as for a finding without one). Deployed, the owner comes from a scanner's
- * pending record, which code driftwatch does not control can write (docs/security.md); the owner
- * becomes a key part (`notifications/outbox/<scanId>.<owner>.json`, which S3 ends at 1024 bytes)
- * and an SNS attribute (SNS refuses an empty one for good), so one such owner would otherwise keep
- * every team's digest from going out, or keep a digest in the outbox for ever.
+ * Who a finding's digest goes to: its owner when that is a team of the registry, else the fallback
+ * owner (as for a finding without one). A team removed from the registry has no destination left, so
+ * its findings' news would reach no one. Deployed, the owner comes from a scanner's pending record,
+ * which code driftwatch does not control can write (docs/security.md); the owner becomes a key part
+ * (`notifications/outbox/<scanId>.<owner>.json`, which S3 ends at 1024 bytes) and an SNS attribute
+ * (SNS refuses an empty one for good), so one such owner would otherwise keep every team's digest
+ * from going out, or keep a digest in the outbox for ever.
  */
-function digestOwner(finding: Finding, input: Pick<DigestInput, 'fallbackOwner'>): string {
-  return finding.owner !== undefined && SAFE_ID.test(finding.owner) ? finding.owner : input.fallbackOwner;
+function digestOwner(finding: Finding, input: Pick<DigestInput, 'fallbackOwner' | 'teamIds'>): string {
+  const { owner } = finding;
+  if (owner === undefined || !SAFE_ID.test(owner)) return input.fallbackOwner;
+  return input.teamIds === undefined || input.teamIds.has(owner) ? owner : input.fallbackOwner;
 }
 
 /** A finding is reminded on the scans where it has been open a whole number of reminder periods. */

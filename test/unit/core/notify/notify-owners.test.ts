@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../../functions/adapters/object-store/fs-object-store.js';
 import type { Finding } from '../../../../functions/core/findings/model.js';
-import type { Digest } from '../../../../functions/core/notify/digest.js';
+import { type Digest, digestInput } from '../../../../functions/core/notify/digest.js';
 import {
   type DigestPublisher,
   DigestsNotSentError,
@@ -144,4 +144,26 @@ describe('notifyOwners with owners no registry team can have', () => {
       ]);
     },
   );
+
+  it('sends the findings of an owner that is no team of the registry (one removed since) to the fallback owner', async () => {
+    const registry = {
+      owners: {
+        fallback: 'platform',
+        teams: [
+          { id: 'payments', destinations: [] },
+          { id: 'platform', destinations: [] },
+        ],
+      },
+      notifications: DEFAULT_NOTIFICATION_SETTINGS,
+    };
+    const orphan = { ...news('payments'), id: 'e'.repeat(64), owner: 'payments-legacy' };
+    const scan = { scanId: 'scan-1', now: new Date('2026-11-29T03:00:00Z') };
+    const result = await notifyOwners(digestInput(registry, scan, [news('payments'), orphan]), {
+      publisher: publisher(),
+      store: store(),
+    });
+    expect(result.sent.map((digest) => digest.owner)).toEqual(['payments', 'platform']);
+    const fallback = result.sent.find((digest) => digest.owner === 'platform')!;
+    expect(fallback.document!.items.map((item) => item.id)).toEqual(['e'.repeat(64)]);
+  });
 });
