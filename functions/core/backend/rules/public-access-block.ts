@@ -33,7 +33,7 @@ export const publicAccessBlockRule: BucketRule = {
           ? `State bucket ${bucket} has public access block settings off`
           : `State bucket ${bucket} has no public access block`,
         detail: block
-          ? `Public access block settings off on ${bucket}: ${off.join(', ')}.`
+          ? `The public access block of ${bucket} leaves ${off.join(', ')} off.`
           : `State bucket ${bucket} has no public access block configuration.`,
         evidence: { off },
         remediation: bootstrapRemediation(

@@ -15,6 +15,7 @@ import {
 } from '../../../../functions/core/backend/rules/tls-only.js';
 import { versioningRule } from '../../../../functions/core/backend/rules/versioning.js';
 import type { BucketSettings } from '../../../../functions/core/backend/settings.js';
+import { redactText } from '../../../../functions/core/redaction/secrets.js';
 import { compliantSettings, denied, ok } from '../../../helpers/backend.js';
 
 function subject(settings: Partial<BucketSettings> = {}, extra: Partial<BucketSubject> = {}): BucketSubject {
@@ -46,6 +47,36 @@ describe('bucket rules on a compliant bucket', () => {
       publicGrants: denied('s3:GetBucketAcl'),
     });
     for (const rule of BUCKET_RULES) expect(rule.evaluate(unreadable), rule.id).toEqual([]);
+  });
+});
+
+describe('bucket rules on a bucket named like a secret (auth, token, secret are common in bucket names)', () => {
+  // Finding text is redacted again wherever it is shown, and `<secret-looking name>: <one token>` is
+  // a credential to the value rules: a sentence that puts a setting name after `<bucket>:` lost it
+  // (`Public access block settings off on auth-acl: (redacted)`). Product sentences must read the same.
+  it.each(['auth-acl', 'token-service-tfstate', 'secrets-tfstate', 'api-key-store'])('%s', (bucket) => {
+    const everyGuardOff = subject(
+      {
+        versioning: ok('Suspended'),
+        encryption: ok(undefined),
+        publicAccessBlock: ok({ blockPublicAcls: true, ignorePublicAcls: false, blockPublicPolicy: true }),
+        policy: ok(undefined),
+        objectOwnership: ok('ObjectWriter'),
+        lifecycle: ok([]),
+        policyStatus: ok(true),
+        publicGrants: ok([{ grantee: 'AllUsers', permission: 'READ' }]),
+      },
+      { bucket, expectKms: true },
+    );
+    let texts = 0;
+    for (const rule of BUCKET_RULES)
+      for (const violation of rule.evaluate(everyGuardOff)) {
+        for (const text of [violation.title, violation.detail, violation.remediation.summary]) {
+          expect(redactText(text), rule.id).toBe(text);
+          texts++;
+        }
+      }
+    expect(texts).toBeGreaterThanOrEqual(15);
   });
 });
 
