@@ -22,10 +22,18 @@ export function publicAccessBlockFix(bucket: string): BucketFix {
   ];
 }
 
-/** ACLs disabled: object ownership BucketOwnerEnforced. */
+/**
+ * ACLs disabled: object ownership BucketOwnerEnforced. S3 refuses it while the bucket ACL grants to
+ * anyone but the owner (InvalidBucketAclWithObjectOwnership), so the ACL goes back to private first:
+ * the CLI resets it, and Terraform cannot (destroying an aws_s3_bucket_acl leaves the grants), so its
+ * snippet says to. Resetting an ACL that is already private changes nothing.
+ */
 export function ownershipControlsFix(bucket: string): BucketFix {
   return [
     [
+      '# First set the bucket ACL to private (acl = "private" in its aws_s3_bucket_acl, or',
+      `# aws s3api put-bucket-acl --bucket ${shellWord(bucket)} --acl private): S3 refuses`,
+      '# BucketOwnerEnforced while the ACL grants to anyone but the owner.',
       `resource "aws_s3_bucket_ownership_controls" "state" {`,
       `  bucket = ${hcl(bucket)}`,
       '  rule {',
@@ -33,6 +41,9 @@ export function ownershipControlsFix(bucket: string): BucketFix {
       '  }',
       '}',
     ].join('\n'),
-    `aws s3api put-bucket-ownership-controls --bucket ${shellWord(bucket)} --ownership-controls 'Rules=[{ObjectOwnership=BucketOwnerEnforced}]'`,
+    [
+      `aws s3api put-bucket-acl --bucket ${shellWord(bucket)} --acl private`,
+      `aws s3api put-bucket-ownership-controls --bucket ${shellWord(bucket)} --ownership-controls 'Rules=[{ObjectOwnership=BucketOwnerEnforced}]'`,
+    ].join('\n'),
   ];
 }

@@ -1,6 +1,6 @@
 import { ownershipControlsFix, publicAccessBlockFix } from '../bucket-fixes.js';
 import { readable } from '../ports.js';
-import { type BucketRule, bootstrapRemediation, shellWord } from '../rule.js';
+import { type BucketRule, bootstrapRemediation } from '../rule.js';
 
 /**
  * The bucket is public now, not merely unguarded (that is backend.public-access-block): S3 calls its
@@ -19,7 +19,7 @@ export const publicAccessRule: BucketRule = {
   checks:
     'the bucket is not public: S3 does not call its policy public (unless RestrictPublicBuckets stops it), and its ACL grants nothing to AllUsers or AuthenticatedUsers (unless ACLs are disabled or IgnorePublicAcls is on)',
   explanation:
-    'A public state bucket lets anyone read (or write) the state and every secret in it; the settings that would stop it are off, so the exposure is live, not a missing guard.',
+    'A public state bucket lets anyone (with AuthenticatedUsers, any AWS account) do what its policy or ACL allows: list the state objects, read them and every secret they hold, or overwrite them; the settings that would stop it are off, so the exposure is live, not a missing guard.',
   iamActions: ['s3:GetBucketPolicyStatus', 's3:GetBucketAcl'],
   reads: ['policyStatus', 'publicGrants', 'publicAccessBlock', 'objectOwnership'],
   evaluate({ bucket, settings }) {
@@ -45,23 +45,18 @@ export const publicAccessRule: BucketRule = {
           ]
         : []),
       ...(grants.length > 0
-        ? [`its ACL grants ${grantNames.join(', ')} while ACLs are in effect and IgnorePublicAcls is off`]
+        ? [
+            `its ACL grants ${grants.map((grant) => `${grant.grantee} ${grant.permission} (${GRANTED[grant.permission] ?? 'a permission S3 names so'})`).join(', ')} while ACLs are in effect and IgnorePublicAcls is off`,
+          ]
         : []),
     ];
     const [blockTerraform, blockCli] = publicAccessBlockFix(bucket);
     const [ownershipTerraform, ownershipCli] = ownershipControlsFix(bucket);
-    // S3 refuses BucketOwnerEnforced while the bucket ACL grants to anyone but the owner
-    // (InvalidBucketAclWithObjectOwnership): the ACL goes back to private first. A public policy alone
-    // needs neither step, and a bucket with other grants (log delivery) would fail them.
+    // A public policy alone needs no ACL steps (and a bucket with other grants, log delivery, would
+    // lose them); public grants need the ACL reset and disabled (ownershipControlsFix says in which order).
     const aclSteps = grants.length > 0;
-    const terraform = aclSteps
-      ? `${blockTerraform}\n\n# Remove the public grants (an aws_s3_bucket_acl or grant blocks) first: S3 refuses\n# BucketOwnerEnforced while the bucket ACL grants to anyone but the owner.\n${ownershipTerraform}`
-      : blockTerraform;
-    const cli = aclSteps
-      ? [blockCli, `aws s3api put-bucket-acl --bucket ${shellWord(bucket)} --acl private`, ownershipCli].join(
-          '\n',
-        )
-      : blockCli;
+    const terraform = aclSteps ? `${blockTerraform}\n\n${ownershipTerraform}` : blockTerraform;
+    const cli = aclSteps ? `${blockCli}\n${ownershipCli}` : blockCli;
     const then = [
       ...(publicPolicy
         ? ['remove the public statement of its policy (aws s3api get-bucket-policy shows it)']
@@ -83,11 +78,20 @@ export const publicAccessRule: BucketRule = {
           objectOwnership: readable(settings.objectOwnership) ?? 'none',
         },
         remediation: bootstrapRemediation(
-          `Stop public access to ${bucket} now (all four public access block settings on), then ${then.join(', then ')}, and rotate the secrets its states hold.`,
+          `Stop public access to ${bucket} now (all four public access block settings on), then ${then.join(', then ')}, and, if its states could be read, rotate the secrets they hold.`,
           terraform,
           cli,
         ),
       },
     ];
   },
+};
+
+/** What a bucket ACL permission lets the grantee do with the bucket (object ACLs govern reading objects). */
+const GRANTED: Readonly<Record<string, string>> = {
+  READ: 'list the state objects',
+  WRITE: 'write, overwrite and delete state objects',
+  READ_ACP: "read the bucket's ACL",
+  WRITE_ACP: "change the bucket's ACL, so grant itself more",
+  FULL_CONTROL: 'all of these',
 };

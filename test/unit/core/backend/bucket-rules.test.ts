@@ -176,7 +176,10 @@ describe('backend.public-access', () => {
       publicPolicy: false,
       publicGrants: ['AllUsers READ', 'AuthenticatedUsers WRITE'],
     });
-    expect(violation?.detail).toContain('AllUsers READ, AuthenticatedUsers WRITE');
+    // What each grant lets do: a bucket READ grant lists the states, it does not read them.
+    expect(violation?.detail).toContain(
+      'AllUsers READ (list the state objects), AuthenticatedUsers WRITE (write, overwrite and delete state objects)',
+    );
     // S3 refuses BucketOwnerEnforced while the ACL grants to others: the ACL is reset to private first.
     const cli = violation?.remediation.steps.find((step) => step.startsWith('Or with the AWS CLI')) ?? '';
     const order = [
@@ -560,6 +563,17 @@ describe('backend.object-ownership', () => {
   it.each(['BucketOwnerPreferred', 'ObjectWriter', undefined])('flags ACLs enabled (%s)', (ownership) => {
     const [violation] = objectOwnershipRule.evaluate(subject({ objectOwnership: ok(ownership) }));
     expect(violation?.evidence).toEqual({ objectOwnership: ownership ?? 'none' });
+  });
+
+  it('resets the bucket ACL to private before it disables ACLs (S3 refuses BucketOwnerEnforced while it grants to others)', () => {
+    const [violation] = objectOwnershipRule.evaluate(subject({ objectOwnership: ok('ObjectWriter') }));
+    const [terraform, cli] = violation!.remediation.steps;
+    const reset = cli!.indexOf('aws s3api put-bucket-acl --bucket tfstate --acl private');
+    expect(reset).toBeGreaterThan(0);
+    expect(cli!.indexOf('put-bucket-ownership-controls')).toBeGreaterThan(reset);
+    // Terraform cannot reset it (destroying an aws_s3_bucket_acl leaves the grants): the snippet says to, first.
+    expect(terraform!.indexOf('acl = "private"')).toBeGreaterThan(0);
+    expect(terraform!.indexOf('acl = "private"')).toBeLessThan(terraform!.indexOf('BucketOwnerEnforced'));
   });
 });
 
