@@ -83,6 +83,27 @@ export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
     ),
 };
 
+/**
+ * A content rule on a pending change: nothing is live yet (no one to find in CloudTrail, no access
+ * logs to read), the next apply would do it. What it would do, per content rule.
+ */
+export const PENDING_CONTENT_EFFECT: Readonly<Record<string, string>> = {
+  'open-ingress': 'open it to the whole internet (0.0.0.0/0 or ::/0)',
+  'public-access': 'make it public',
+  'iam-policy': 'change a permission',
+  'protection-off': 'turn a guard off (deletion protection, versioning, logging or threat detection)',
+  encryption: 'change its encryption',
+};
+
+function pendingContentAdvice(rule: string, finding: Finding): Omit<Advice, 'source'> {
+  return only(
+    urgent(
+      finding,
+      `the next apply of ${finding.workspace} would ${PENDING_CONTENT_EFFECT[rule]} on ${resourceLabel(finding)}; nothing is live yet: stop it in review unless that is intended. ${summary(finding)}`,
+    ),
+  );
+}
+
 /** Rules whose advice differs from their kind's. */
 export const ADVICE_BY_RULE: Readonly<Record<string, AdviceBuilder>> = {
   'drift.delete': (finding) =>
@@ -197,8 +218,13 @@ const DEFAULT_ADVICE: AdviceBuilder = (finding) => only(summary(finding));
 
 export function adviceFor(finding: Finding, context: AdviceContext = {}): Advice {
   const contentRule = contentRuleOf(finding);
-  if (contentRule)
-    return { source: `content:${contentRule}`, ...ADVICE_BY_CONTENT_RULE[contentRule]!(finding, context) };
+  if (contentRule) {
+    const advice =
+      finding.kind === 'pending-change'
+        ? pendingContentAdvice(contentRule, finding)
+        : ADVICE_BY_CONTENT_RULE[contentRule]!(finding, context);
+    return { source: `content:${contentRule}`, ...advice };
+  }
   const byRule = ADVICE_BY_RULE[finding.ruleId];
   if (byRule) return { source: `rule:${finding.ruleId}`, ...byRule(finding, context) };
   const byKind = Object.hasOwn(ADVICE_BY_KIND, finding.kind) ? ADVICE_BY_KIND[finding.kind] : undefined;

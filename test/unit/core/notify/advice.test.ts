@@ -7,6 +7,7 @@ import {
   ADVICE_BY_KIND,
   ADVICE_BY_RULE,
   adviceFor,
+  PENDING_CONTENT_EFFECT,
 } from '../../../../functions/core/notify/advice.js';
 import { BASE_SEVERITY, CONTENT_RULES } from '../../../../functions/core/terraform/severity.js';
 import { driftDraft, storedFinding } from '../../../helpers/findings.js';
@@ -81,8 +82,34 @@ describe('advice per finding', () => {
   it('has advice for every kind and every content rule of Terraform severity', () => {
     expect(Object.keys(ADVICE_BY_KIND).sort()).toEqual([...FINDING_KINDS].sort());
     expect(Object.keys(ADVICE_BY_CONTENT_RULE).sort()).toEqual(CONTENT_RULES.map((rule) => rule.id).sort());
+    expect(Object.keys(PENDING_CONTENT_EFFECT).sort()).toEqual(CONTENT_RULES.map((rule) => rule.id).sort());
     for (const [ruleId, kind] of Object.entries(KIND_ADVICE))
       expect(adviceFor(finding({ ruleId, kind })).source, ruleId).toBe(`kind:${kind}`);
+  });
+
+  it('a content rule on a pending change: the next apply would do it, nothing to close or look up yet', () => {
+    for (const rule of CONTENT_RULES) {
+      const advice = adviceFor(
+        finding({
+          kind: 'pending-change',
+          ruleId: 'pending.create',
+          severity: rule.severity,
+          resource: { address: 'aws_lambda_function_url.u', type: 'aws_lambda_function_url' },
+          evidence: {
+            severityReasons: [
+              'base: pending.create is low',
+              `${rule.id}: ${rule.description}: ${rule.severity}`,
+            ],
+          },
+        }),
+        { region: 'eu-west-1' },
+      );
+      expect(advice.source).toBe(`content:${rule.id}`);
+      expect(advice.text).toContain('the next apply of');
+      expect(advice.text).toContain('nothing is live yet');
+      expect(advice.text).not.toMatch(/Close it now|CloudTrail|access logs|Revert it/);
+      expect(advice.commands).toEqual([]);
+    }
   });
 
   it('a security group open to the world: close it now, and the CloudTrail lookup in its region', () => {
