@@ -49,8 +49,10 @@ const summary = (finding: Finding) => finding.remediation.summary;
 export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
   'open-ingress': (finding, context) => {
     const address = resourceLabel(finding);
+    // A rule resource's `id` is the rule's (sgr-…); its group is `security_group_id`.
+    const groupAttribute = isSecurityGroupRule(finding) ? 'security_group_id' : 'id';
     return {
-      text: `Close it now: ${address} lets the whole internet in (0.0.0.0/0 or ::/0). Revert it through the team's pipeline today (driftwatch remediate prints the reviewed plan); until then it is open. Find who opened it in CloudTrail (GROUP_ID below is the id attribute that terraform state show ${address} prints${context.region ? '' : '; add --region with its region'}):`,
+      text: `Close it now: ${address} lets the whole internet in (0.0.0.0/0 or ::/0). Revert it through the team's pipeline today (driftwatch remediate prints the reviewed plan); until then it is open. Find who opened it in CloudTrail (GROUP_ID below is the ${groupAttribute} attribute that terraform state show ${address} prints${context.region ? '' : '; add --region with its region'}):`,
       commands: [
         `aws cloudtrail lookup-events${context.region ? ` --region ${shellWord(context.region)}` : ''} --lookup-attributes AttributeKey=ResourceName,AttributeValue=GROUP_ID`,
       ],
@@ -238,6 +240,16 @@ function contentRuleOf(finding: Finding): string | undefined {
   if (!Array.isArray(reasons)) return undefined;
   return Object.keys(ADVICE_BY_CONTENT_RULE).find((id) =>
     reasons.some((reason) => typeof reason === 'string' && reason.startsWith(`${id}: `)),
+  );
+}
+
+function isSecurityGroupRule(finding: Finding): boolean {
+  const resource = finding.resource;
+  const type = resource && 'type' in resource ? resource.type : undefined;
+  return (
+    type === 'aws_security_group_rule' ||
+    type === 'aws_vpc_security_group_ingress_rule' ||
+    type === 'aws_vpc_security_group_egress_rule'
   );
 }
 

@@ -132,6 +132,23 @@ describe('advice per finding', () => {
     expect(advice.commands).toEqual([
       'aws cloudtrail lookup-events --region eu-west-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=GROUP_ID',
     ]);
+    expect(advice.text).toContain('GROUP_ID below is the id attribute');
+    // A rule resource's id is the rule's (sgr-…): the group is its security_group_id.
+    const rule = adviceFor(
+      finding({
+        severity: 'critical',
+        resource: {
+          address: 'aws_vpc_security_group_ingress_rule.https',
+          type: 'aws_vpc_security_group_ingress_rule',
+        },
+        evidence: {
+          severityReasons: ['open-ingress: security group ingress opened to 0.0.0.0/0 or ::/0: critical'],
+        },
+      }),
+    );
+    expect(rule.text).toContain(
+      'GROUP_ID below is the security_group_id attribute that terraform state show aws_vpc_security_group_ingress_rule.https prints',
+    );
   });
 
   it('a changed tag: revert or adopt at the next change; a deletion: recreate through the pipeline or remove', () => {
