@@ -24,7 +24,12 @@ import type {
 } from './plan-model.js';
 import { createRemediations, type Remediations } from './remediation.js';
 import { scanFailedFinding } from './scan-failed.js';
-import { createSeverityDecider, type SeverityBase, type SeverityDecider } from './severity.js';
+import {
+  createSeverityDecider,
+  raisedByExposure,
+  type SeverityBase,
+  type SeverityDecider,
+} from './severity.js';
 
 /**
  * Turns a compacted plan into finding drafts. Decisions come from the plan JSON only (principle 2):
@@ -474,7 +479,10 @@ class Evaluation {
         title: spec.title,
         detail: spec.detail,
         evidence,
-        remediation: spec.remediation,
+        remediation:
+          spec.kind === 'terraform-drift' && raisedByExposure(severity)
+            ? this.remediations.exposed(spec.remediation)
+            : spec.remediation,
       }),
     );
   }

@@ -31,6 +31,11 @@ export interface Remediations {
   imported(address: string, paths: readonly string[]): Remediation;
   pending(action: PendingAction, paths: readonly string[]): Remediation;
   output(name: string): Remediation;
+  /**
+   * The same drift remediation when the drift exposes something (a world-open rule, a public grant, a
+   * guard turned off): adopting it keeps the exposure, so the adopt path says so.
+   */
+  exposed(remediation: Remediation): Remediation;
 }
 
 const NEVER_AUTOMATIC = 'driftwatch never applies anything: whichever path you choose goes through review.';
@@ -48,7 +53,23 @@ export function createRemediations(context: RemediationContext): Remediations {
     return remediation;
   };
 
+  const exposed = new WeakMap<Remediation, Remediation>();
   return {
+    exposed(remediation) {
+      let caveated = exposed.get(remediation);
+      if (caveated === undefined) {
+        caveated = freeze({
+          summary: remediation.summary,
+          steps: remediation.steps.map((step) =>
+            step.startsWith('Adopt: ')
+              ? `Adopt only if the exposure is intended and approved (adopting keeps it open): ${step.slice('Adopt: '.length)}`
+              : step,
+          ),
+        });
+        exposed.set(remediation, caveated);
+      }
+      return caveated;
+    },
     drift(paths) {
       return memo(`drift\n${paths.join('\n')}`, () => {
         const what = paths.length > 0 ? listPaths(paths) : 'the changed attributes';

@@ -376,6 +376,17 @@ const RULE_REASONS = new Map(
   CONTENT_RULES.map((rule) => [rule, `${rule.id}: ${rule.description}: ${rule.severity}`]),
 );
 const TAGS_ONLY_REASON = 'only tags changed: low';
+
+/** Content rules whose drift leaves something open, public or unguarded while it stays. */
+const EXPOSURE_RULES: ReadonlySet<string> = new Set(['open-ingress', 'public-access', 'protection-off']);
+const EXPOSURE_REASONS: ReadonlySet<string> = new Set(
+  CONTENT_RULES.filter((rule) => EXPOSURE_RULES.has(rule.id)).map((rule) => RULE_REASONS.get(rule)!),
+);
+
+/** Whether a content rule that exposes something (open, public, a guard off) raised this decision. */
+export function raisedByExposure(decision: SeverityDecision): boolean {
+  return decision.reasons.some((reason) => EXPOSURE_REASONS.has(reason));
+}
 const OUTCOME_SPAN = 2 ** (CONTENT_RULES.length + 1);
 const BASE_INDEX = new Map(Object.keys(BASE_SEVERITY).map((base, index) => [base, index]));
 

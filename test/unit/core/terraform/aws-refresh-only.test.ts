@@ -211,8 +211,9 @@ describe('a refresh-only plan with drift', () => {
     expect(finding.remediation.steps[0]).toMatch(
       /^Revert: run a normal `terraform plan` for workspace payments-prod through the team's pipeline/,
     );
+    // The ingress was opened to the world: adopting it keeps it open, and the adopt path says so.
     expect(finding.remediation.steps[1]).toMatch(
-      /^Adopt: change the configuration to declare the live values of ingress\[0\]; review and merge/,
+      /^Adopt only if the exposure is intended and approved \(adopting keeps it open\): change the configuration to declare the live values of ingress\[0\]; review and merge/,
     );
     expect(finding.remediation.summary).toContain('revert');
     expect(finding.remediation.summary).toContain('adopt');

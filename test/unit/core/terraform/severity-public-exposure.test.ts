@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../../../functions/core/findings/model.js';
 import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
-import { bucketValues, context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
+import {
+  bucketValues,
+  context,
+  entry,
+  hashSensitive,
+  ingressRule,
+  plan,
+  securityGroupValues,
+} from '../../../helpers/plan-builders.js';
 
 /**
  * Out-of-band changes that make data or code public, as a refresh-only plan shows them. Attribute
@@ -306,5 +314,39 @@ describe('snapshots, images and function URLs shared with everyone', () => {
       url_id: 'abc',
     });
     expect(severityOf('aws_lambda_function_url.hook', url('AWS_IAM'), url('NONE'))).toBe('critical');
+  });
+});
+
+describe('the remediation of drift that exposes something', () => {
+  // Adopting a world-open rule, a public grant or a guard turned off keeps the exposure: the adopt
+  // path says so; other drift keeps the plain choice between revert and adopt.
+  const remediationOf = (before: Values, after: Values) => {
+    const result = evaluatePlan(plan({ drift: [entry('aws_security_group.db', { before, after })] }), {
+      ...context(),
+      hashSensitive,
+    });
+    expect(result.findings).toHaveLength(1);
+    return result.findings[0]!;
+  };
+
+  it('asks that adopting be intended and approved when the drift opened ingress to the world', () => {
+    const finding = remediationOf(
+      securityGroupValues(),
+      securityGroupValues({ ingress: [ingressRule('10.0.0.0/16', 5432), ingressRule('0.0.0.0/0', 22)] }),
+    );
+    expect(finding.severity).toBe('critical');
+    const adopt = finding.remediation.steps.find((step) => step.startsWith('Adopt'));
+    expect(adopt).toMatch(
+      /^Adopt only if the exposure is intended and approved \(adopting keeps it open\): change the configuration/,
+    );
+    expect(finding.remediation.steps[0]).toMatch(/^Revert: /);
+  });
+
+  it('leaves the choice plain for other drift', () => {
+    const finding = remediationOf(securityGroupValues(), securityGroupValues({ description: 'db servers' }));
+    expect(finding.severity).toBe('medium');
+    expect(finding.remediation.steps.find((step) => step.startsWith('Adopt'))).toMatch(
+      /^Adopt: change the configuration/,
+    );
   });
 });
