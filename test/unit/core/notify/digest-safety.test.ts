@@ -13,6 +13,7 @@ import {
   type Digest,
 } from '../../../../functions/core/notify/digest.js';
 import type { DigestDocument } from '../../../../functions/core/notify/digest-document.js';
+import { redactText } from '../../../../functions/core/redaction/secrets.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../../functions/core/registry/model.js';
 import { storedFinding } from '../../../helpers/findings.js';
 
@@ -342,6 +343,22 @@ describe('commands built from lock data', () => {
           expect(text, each.ruleId).not.toMatch(ANY_LINE_BREAK);
     },
   );
+
+  it('lock findings about states and holders named like secrets read the same after redaction', () => {
+    // Finding text is redacted again wherever it is shown: a sentence that puts one word after a
+    // secret-looking name and a colon would lose it (bucket-rules.test.ts has the bucket rules' case).
+    const findings = lockFindings(
+      '9f1c3a52-5b7e-4c1d-8e2f-0a1b2c3d4e5f',
+      'env:/token-prod/auth/terraform.tfstate.tflock',
+      'token-prod',
+      'runner@auth-builder',
+      '2026-11-25T00:00:00Z',
+    );
+    expect(findings.length).toBeGreaterThanOrEqual(verdicts.length);
+    for (const finding of findings)
+      for (const text of [finding.title, finding.detail, finding.remediation.summary])
+        expect(redactText(text), finding.ruleId).toBe(text);
+  });
 
   it('a force-unlock command gives the shell the exact lock ID', () => {
     const lockId = `0000\n${PAYLOAD}\r\t'\u001b[2J`;
