@@ -183,7 +183,8 @@ interface FindingSpec {
   noise: NoiseRemoval[];
   title: string;
   detail: string;
-  remediation: Remediation;
+  /** Drift's remediation depends on its severity (an exposure is adopted only if intended): built once that is decided. */
+  remediation: Remediation | ((exposed: boolean) => Remediation);
   /** Changes left out because `lifecycle.ignore_changes` covers them (with the rule that did). */
   ignored?: IgnoredChanges;
 }
@@ -269,7 +270,7 @@ class Evaluation {
         noise: removed,
         title: withAttributes(`${address} was replaced outside Terraform`, normalised),
         detail: `Terraform's refresh found a different object behind ${address} (${type}) than the one it created.${movedSentence(change)}${pathsSentence(normalised)}${noiseSentence(noise)}`,
-        remediation: remediation.drift(pathsOf(normalised)),
+        remediation: (exposed) => remediation.drift(pathsOf(normalised), exposed),
       });
       return;
     }
@@ -333,7 +334,7 @@ class Evaluation {
       // the move is applied; the move is in `resource.movedFrom` and the detail.
       title: withAttributes(`${address} changed outside Terraform`, changes),
       detail: `Terraform's refresh found that ${address} (${type}) differs from its last applied state.${movedSentence(change)}${pathsSentence(changes)}${noiseSentence(noise)}${ignoredNote}`,
-      remediation: remediation.drift(pathsOf(changes)),
+      remediation: (exposed) => remediation.drift(pathsOf(changes), exposed),
       ...(ignored.rule === undefined ? {} : { ignored }),
     });
   }
@@ -480,8 +481,8 @@ class Evaluation {
         detail: spec.detail,
         evidence,
         remediation:
-          spec.kind === 'terraform-drift' && raisedByExposure(severity)
-            ? this.remediations.exposed(spec.remediation)
+          typeof spec.remediation === 'function'
+            ? spec.remediation(raisedByExposure(severity))
             : spec.remediation,
       }),
     );

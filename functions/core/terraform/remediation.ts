@@ -20,8 +20,11 @@ export interface RemediationContext {
 export type PendingAction = 'create' | 'update' | 'delete' | 'replace';
 
 export interface Remediations {
-  /** Drift of attributes (update, replace; a moved resource too): revert or adopt. */
-  drift(paths: readonly string[]): Remediation;
+  /**
+   * Drift of attributes (update, replace; a moved resource too): revert or adopt. `exposed`: the drift
+   * leaves something open, public or unguarded (severity's exposure rules), and adopting keeps it.
+   */
+  drift(paths: readonly string[], exposed?: boolean): Remediation;
   /** Deleted outside Terraform: recreate, or remove from the configuration. */
   deletion(address: string): Remediation;
   moved(address: string, previousAddress: string): Remediation;
@@ -31,11 +34,6 @@ export interface Remediations {
   imported(address: string, paths: readonly string[]): Remediation;
   pending(action: PendingAction, paths: readonly string[]): Remediation;
   output(name: string): Remediation;
-  /**
-   * The same drift remediation when the drift exposes something (a world-open rule, a public grant, a
-   * guard turned off): adopting it keeps the exposure, so the adopt path says so.
-   */
-  exposed(remediation: Remediation): Remediation;
 }
 
 const NEVER_AUTOMATIC = 'driftwatch never applies anything: whichever path you choose goes through review.';
@@ -53,31 +51,18 @@ export function createRemediations(context: RemediationContext): Remediations {
     return remediation;
   };
 
-  const exposed = new WeakMap<Remediation, Remediation>();
   return {
-    exposed(remediation) {
-      let caveated = exposed.get(remediation);
-      if (caveated === undefined) {
-        caveated = freeze({
-          summary: remediation.summary,
-          steps: remediation.steps.map((step) =>
-            step.startsWith('Adopt: ')
-              ? `Adopt only if the exposure is intended and approved (adopting keeps it open): ${step.slice('Adopt: '.length)}`
-              : step,
-          ),
-        });
-        exposed.set(remediation, caveated);
-      }
-      return caveated;
-    },
-    drift(paths) {
-      return memo(`drift\n${paths.join('\n')}`, () => {
+    drift(paths, exposed = false) {
+      return memo(`drift\n${exposed}\n${paths.join('\n')}`, () => {
         const what = paths.length > 0 ? listPaths(paths) : 'the changed attributes';
+        const adopt = exposed
+          ? 'Adopt only if the exposure is intended and approved (adopting keeps it open)'
+          : 'Adopt';
         return {
           summary: `Decide whether the resource goes back to its declared configuration (revert) or the configuration takes the live values (adopt): ${what}.`,
           steps: [
             `Revert: run a normal \`terraform plan\` for ${workspace} through the team's pipeline, review that it restores the declared configuration (${what}), then apply that reviewed plan through the pipeline.`,
-            `Adopt: change the configuration${inSource} to declare the live values of ${what}; review and merge it. The next refresh-only plan is then clean.`,
+            `${adopt}: change the configuration${inSource} to declare the live values of ${what}; review and merge it. The next refresh-only plan is then clean.`,
             NEVER_AUTOMATIC,
           ],
         };
