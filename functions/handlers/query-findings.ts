@@ -22,7 +22,7 @@ import {
   queryFindings,
   singleValuedParameters,
 } from '../core/query/query-findings.js';
-import { escapeJsonText } from '../core/text/sanitize.js';
+import { jsonForTerminal } from '../core/text/sanitize.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
 import { ConfigurationError, requireEnv } from './env.js';
 import { logErrors } from './middleware.js';
@@ -58,7 +58,7 @@ const answerBytes = (finding: Finding) => Buffer.byteLength(JSON.stringify(bodyT
  * a CSI), bidi controls and U+2028/U+2029 raw, and findings carry them from tags and addresses; an
  * answer printed by awscurl or curl must be as inert as `driftwatch findings --format json`.
  */
-const bodyText = (body: unknown) => escapeJsonText(JSON.stringify(body));
+const bodyText = (body: unknown) => jsonForTerminal(body, 0);
 
 async function openFindings(): Promise<NonNullable<typeof cache>> {
   if (cache && Date.now() - cache.at <= CACHE_MS) return cache;
