@@ -243,30 +243,28 @@ function grantsPublicAccess(subject: SeveritySubject): boolean {
   return subject.changes.some((change) => {
     const last = lastName(change);
     const after = change.after;
-    if (last !== undefined && PUBLIC_BLOCK_FLAGS.has(last) && after === false) return true;
-    if (last === 'publicly_accessible' && after === true) return true;
-    if (last === 'acl' && typeof after === 'string' && PUBLIC_ACLS.has(after)) return true;
-    // A grantee changed in place (a paired grant whose group became AllUsers) shows only its uri.
-    if (last === 'uri' && isPublicGranteeUri(after)) return true;
-    // RDS shares a snapshot with everyone as the account "all" (ModifyDBSnapshotAttribute restore=all);
-    // the provider reads it into shared_accounts of aws_db_snapshot, aws_db_cluster_snapshot and copies.
-    if (last === 'shared_accounts' && containsValue(after, (value) => value === 'all')) return true;
+    // The attribute that changed, or one inside a whole block or created resource that changed.
+    if (last !== undefined && isPublicSetting(last, after)) return true;
     if (AMI_TYPES.has(type) && last === 'public' && after === true) return true;
     if (type === 'aws_ami_launch_permission' && last === 'group' && after === 'all') return true;
     // A function URL with authorization NONE can be invoked by anyone on the internet.
     if (type === 'aws_lambda_function_url' && last === 'authorization_type' && after === 'NONE') return true;
     if (isPolicyDocumentChange(change) && grantsToEveryone(after)) return true;
-    // A whole block or created resource: look inside the new value.
-    return containsEntry(
-      after,
-      (key, value) =>
-        (PUBLIC_BLOCK_FLAGS.has(key) && value === false) ||
-        (key === 'publicly_accessible' && value === true) ||
-        (key === 'acl' && typeof value === 'string' && PUBLIC_ACLS.has(value)) ||
-        (key === 'uri' && isPublicGranteeUri(value)) ||
-        (key === 'shared_accounts' && Array.isArray(value) && value.includes('all')),
-    );
+    return containsEntry(after, isPublicSetting);
   });
+}
+
+/** An attribute of any type whose value makes something public. */
+function isPublicSetting(name: string, value: unknown): boolean {
+  if (PUBLIC_BLOCK_FLAGS.has(name)) return value === false;
+  if (name === 'publicly_accessible') return value === true;
+  if (name === 'acl') return typeof value === 'string' && PUBLIC_ACLS.has(value);
+  // A grantee changed in place (a paired grant whose group became AllUsers) shows only its uri.
+  if (name === 'uri') return isPublicGranteeUri(value);
+  // RDS shares a snapshot with everyone as the account "all" (ModifyDBSnapshotAttribute restore=all);
+  // the provider reads it into shared_accounts of aws_db_snapshot, aws_db_cluster_snapshot and copies.
+  if (name === 'shared_accounts') return containsValue(value, (account) => account === 'all');
+  return false;
 }
 
 function isPublicGranteeUri(value: unknown): boolean {
