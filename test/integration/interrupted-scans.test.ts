@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { basename, join } from 'node:path';
+import { ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createTerraformRunner } from '../../functions/adapters/terraform/runner.js';
@@ -24,7 +25,7 @@ import {
  * process of the run is left, its temporary directory (plan files in it) is gone, and the plugin
  * cache lock is released, so the next scan does not wait for it.
  */
-useMoto();
+const aws = useMoto();
 const temp = useTempDir('driftwatch-interrupted-');
 let runTmp: string;
 let pluginCache: string;
@@ -233,6 +234,62 @@ describe('interrupted scans leave nothing behind', () => {
       expect(existsSync(lockFile())).toBe(false);
     } finally {
       for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => blackhole.close(resolve));
+    }
+  });
+  it('a plan stopped at its time limit writes no state into the backend, not even a first empty one', async () => {
+    // Terraform answers SIGTERM during a plan by persisting its state: for a key with no state yet
+    // that is a new empty state, which later scans would read as "no drift" (scan.state-missing gone).
+    const connections: Socket[] = [];
+    const blackhole: Server = createServer((socket) => connections.push(socket));
+    await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+    const port = (blackhole.address() as { port: number }).port;
+    const { marker, env: markerEnv } = newMarker();
+    const workRoot = join(temp.path, 'plan-timeout-work');
+    mkdirSync(workRoot);
+    // The clock gives init all the time it needs and the plan 30 s from when it starts: enough to
+    // start the provider and hang on the data source, checked below before anything else.
+    const start = Date.now();
+    const deadline = start + 60 * 60_000;
+    let planning = false;
+    const runner = createTerraformRunner({
+      hashSensitive: createSensitiveHasher('integration-test-salt-0008'),
+      registryDir: REPO_ROOT,
+      workRoot,
+      pluginCacheDir: pluginCache,
+      deadline: { atMs: deadline, now: () => (planning ? deadline - 30_000 : start) },
+      baseEnv: { ...process.env, ...markerEnv },
+    });
+    const key = 'plan-timed-out/terraform.tfstate';
+    const workspace: WorkspaceConfig = {
+      id: 'plan-timed-out',
+      owner: 'platform',
+      environment: 'prod',
+      source: { dir: join(REPO_ROOT, 'test/integration/terraform/hanging-read') },
+      backend: { bucket: STATE_BUCKET, key, region: REGION },
+      routes: [],
+      env: { TF_VAR_s3_endpoint: `http://127.0.0.1:${port}` },
+      varFiles: [],
+    };
+    try {
+      const prepared = await runner.prepare(workspace, undefined);
+      planning = true;
+      const error = await prepared.plan().then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      await prepared.close();
+      // Premise: the plan was stopped while its provider waited on the endpoint, its state loaded.
+      expect(connections.length).toBeGreaterThan(0);
+      expect(error).toMatchObject({ stage: 'plan', timedOut: true });
+      const versions = await aws.s3.send(
+        new ListObjectVersionsCommand({ Bucket: STATE_BUCKET, Prefix: key }),
+      );
+      expect([...(versions.Versions ?? []), ...(versions.DeleteMarkers ?? [])]).toEqual([]);
+      expect(await leftovers(marker)).toEqual([]);
+      expect(readdirSync(workRoot)).toEqual([]);
+    } finally {
+      for (const socket of connections) socket.destroy();
       await new Promise((resolve) => blackhole.close(resolve));
     }
   });

@@ -20,6 +20,11 @@ export interface RunProcessOptions {
   maxStderrBytes?: number;
   /** Grace period between SIGTERM and SIGKILL when the timeout fires. */
   killGraceMs?: number;
+  /**
+   * What the timeout sends first: SIGTERM (default, then SIGKILL after the grace period), or
+   * SIGKILL at once for a command whose own clean-up on SIGTERM must not run (see the runner's plans).
+   */
+  stopSignal?: 'SIGTERM' | 'SIGKILL';
 }
 
 /**
@@ -52,6 +57,7 @@ export function runProcess(
     let killTimer: NodeJS.Timeout | undefined;
     const timeout = setTimeout(() => {
       timedOut = true;
+      if (options.stopSignal === 'SIGKILL') return killGroup(child.pid, 'SIGKILL');
       killGroup(child.pid, 'SIGTERM');
       killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 10_000);
     }, options.timeoutMs);

@@ -100,6 +100,14 @@ export interface TerraformRunnerOptions {
 const SOURCE_EXCLUDES = new Set(['.terraform', '.git', 'node_modules', '.driftwatch']);
 const STATE_OR_PLAN_FILE = /\.(tfstate|tfstate\.backup|tfplan)$/;
 const DEFAULT_TIMEOUT_MS = 15 * 60_000;
+/**
+ * A plan at its time limit is killed outright. Terraform answers SIGTERM (and SIGINT) during a plan
+ * by persisting the state it holds before it stops; for a state object that does not exist yet,
+ * that writes a new empty state into the backend, and every later scan then reads that empty state
+ * and reports no drift instead of `scan.state-missing`. A refresh-only plan has nothing to clean up
+ * (no lock, the working directory is removed by the runner), so nothing is lost by SIGKILL.
+ */
+const PLAN_STOP_SIGNAL = 'SIGKILL';
 
 /**
  * The Terraform runner adapter: one isolated temporary directory per workspace, `init` once, then
@@ -225,6 +233,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               cwd: root,
               env,
               timeoutMs: limit.ms,
+              stopSignal: PLAN_STOP_SIGNAL,
             });
             const errorSummary = summarizeTerraformErrors(planned.stderr, knownSecrets);
             if (planned.timedOut) throw timedOut('plan', limit);
@@ -277,6 +286,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               // the run's private directory, read for status codes alone, and removed right after.
               env: { ...env, TF_LOG_PROVIDER: 'DEBUG', TF_LOG_PATH: log },
               timeoutMs: limit.ms,
+              stopSignal: PLAN_STOP_SIGNAL,
             });
             if (planned.timedOut) throw timedOut('plan', limit);
             // Only the lines of failed requests are kept in memory.

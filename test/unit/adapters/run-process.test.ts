@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../../functions/adapters/terraform/run-process.js';
@@ -22,6 +22,20 @@ describe('runProcess', () => {
     const grandchild = Number(readFileSync(join(dir, 'grandchild'), 'utf8'));
     await sleep(300);
     expect(alive(grandchild)).toBe(false);
+  });
+
+  it('stopSignal SIGKILL: the timeout gives the command no chance to run its SIGTERM handler', async () => {
+    const dir = tempDir();
+    // Terraform persists state on SIGTERM during a plan; this stand-in records that it got one.
+    const script = `trap 'echo term > ${dir}/handled; exit 1' TERM; sleep 60 & wait`;
+    const result = await runProcess('sh', ['-c', script], {
+      cwd: dir,
+      env: process.env,
+      timeoutMs: 500,
+      stopSignal: 'SIGKILL',
+    });
+    expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
+    expect(existsSync(join(dir, 'handled'))).toBe(false);
   });
 
   it('keeps only the tail of stderr and writes stdout to a file', async () => {
