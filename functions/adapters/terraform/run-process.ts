@@ -91,6 +91,19 @@ export function runProcess(
   });
 }
 
+/**
+ * Why a command failed, for a reason when it printed no error of its own (or printed one before a
+ * signal ended it, which is then not the cause). `exited with null` said nothing: a signal from
+ * outside the scan (its own time limit is reported apart) is most often the out-of-memory killer.
+ */
+export function describeExit(command: string, result: Pick<ProcessResult, 'exitCode' | 'signal'>): string {
+  if (result.signal === 'SIGKILL')
+    return `${command} was killed (SIGKILL) before it finished: the out-of-memory killer is the usual cause (each Terraform run holds its providers in memory, the AWS provider ~0.8 GB); scan fewer workspaces at once (--concurrency) or give the scanner more memory`;
+  if (result.signal)
+    return `${command} was stopped by ${result.signal} from outside the scan before it finished; scan again`;
+  return `${command} exited with ${result.exitCode} without printing an error`;
+}
+
 /** Process groups started by runProcess that have not exited yet. */
 const runningGroups = new Set<number>();
 

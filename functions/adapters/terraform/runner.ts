@@ -51,7 +51,7 @@ import { explainModuleAccess, prepareModuleCredentials } from './module-credenti
 import { withPluginCacheLock } from './plugin-cache-lock.js';
 import { detachProvidersFromCache } from './provider-links.js';
 import { inheritedVariableHint, isolateRunEnvironment, sweepPluginCache } from './run-environment.js';
-import { type ProcessResult, runProcess } from './run-process.js';
+import { describeExit, type ProcessResult, runProcess } from './run-process.js';
 
 export interface TerraformRunnerOptions {
   hashSensitive: SensitiveHasher;
@@ -237,12 +237,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             });
             const errorSummary = summarizeTerraformErrors(planned.stderr, knownSecrets);
             if (planned.timedOut) throw timedOut('plan', limit);
+            // Killed from outside: a plan file it was writing may be cut short, and its errors are not the cause.
+            if (planned.signal) throw new TerraformRunError('plan', describeExit('terraform plan', planned));
             // Exit code 2 means "changes" even for a refresh-only plan with no drift, and an errored
             // plan may still be saved: only the plan JSON decides (DESIGN.md principle 2).
             if (!existsSync(planFile)) {
               throw new TerraformRunError(
                 'plan',
-                withVariableHint(errorSummary ?? `terraform plan exited with ${planned.exitCode}`),
+                withVariableHint(errorSummary ?? describeExit('terraform plan', planned)),
               );
             }
             // Terraform writes the plan with the umask's mode (0644 here); it holds state values in plaintext.
@@ -289,10 +291,20 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               stopSignal: PLAN_STOP_SIGNAL,
             });
             if (planned.timedOut) throw timedOut('plan', limit);
+            // A re-read killed midway logged only some of its reads: the rest would pass for proof.
+            if (planned.signal) throw new TerraformRunError('plan', describeExit('terraform plan', planned));
             // Only the lines of failed requests are kept in memory.
             const failures: string[] = [];
             for await (const line of readLines(log)) if (line.includes('StatusCode: ')) failures.push(line);
-            return failedReadsIn(failures);
+            const reads = failedReadsIn(failures);
+            // Failed without a failed read to show for it: whatever stopped it, it proved nothing.
+            if (planned.exitCode !== 0 && reads.length === 0)
+              throw new TerraformRunError(
+                'plan',
+                summarizeTerraformErrors(planned.stderr, knownSecrets) ??
+                  describeExit('terraform plan', planned),
+              );
+            return reads;
           } finally {
             await rm(log, { force: true });
           }
@@ -338,16 +350,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       },
     );
     if (result.timedOut) throw timedOut(stage, limit);
+    if (result.signal) throw new TerraformRunError(stage, describeExit(`terraform ${args[0]}`, result));
     if (result.exitCode !== 0) {
       const summary = summarizeTerraformErrors(result.stderr, knownSecrets);
       const lockHint =
         stage === 'init' && summary ? lockChecksumFailure(summary, RUNNER_PLATFORM) : undefined;
       throw new TerraformRunError(
         stage,
-        lockHint ??
-          (summary && explain(summary)) ??
-          summary ??
-          `terraform ${args[0]} exited with ${result.exitCode}`,
+        lockHint ?? (summary && explain(summary)) ?? summary ?? describeExit(`terraform ${args[0]}`, result),
       );
     }
     return result;
