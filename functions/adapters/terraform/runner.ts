@@ -234,7 +234,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               env,
               timeoutMs: limit.ms,
               stopSignal: PLAN_STOP_SIGNAL,
-            });
+            }).catch(cannotStart(terraform, 'plan'));
             const errorSummary = summarizeTerraformErrors(planned.stderr, knownSecrets);
             if (planned.timedOut) throw timedOut('plan', limit);
             // Killed from outside: a plan file it was writing may be cut short, and its errors are not the cause.
@@ -289,7 +289,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               env: { ...env, TF_LOG_PROVIDER: 'DEBUG', TF_LOG_PATH: log },
               timeoutMs: limit.ms,
               stopSignal: PLAN_STOP_SIGNAL,
-            });
+            }).catch(cannotStart(terraform, 'plan'));
             if (planned.timedOut) throw timedOut('plan', limit);
             // A re-read killed midway logged only some of its reads: the rest would pass for proof.
             if (planned.signal) throw new TerraformRunError('plan', describeExit('terraform plan', planned));
@@ -343,11 +343,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     const limit = nextLimit();
     if (limit.ms <= 0) throw timedOut(stage, limit);
     const result = await runProcess(terraform, args, { ...processOptions, timeoutMs: limit.ms }).catch(
-      (error: unknown) => {
-        throw new TerraformRunError(stage, `could not run ${terraform}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      },
+      cannotStart(terraform, stage),
     );
     if (result.timedOut) throw timedOut(stage, limit);
     if (result.signal) throw new TerraformRunError(stage, describeExit(`terraform ${args[0]}`, result));
@@ -603,6 +599,30 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   }
 
   return { prepare };
+}
+
+/**
+ * The engine binary could not be started: `spawn terraform ENOENT` says neither what is missing nor
+ * how to provide it, and every workspace of the scan fails with it.
+ */
+function cannotStart(binary: string, stage: RunStage): (error: unknown) => never {
+  return (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    const tofu = /^tofu/.test(basename(binary));
+    const setting = tofu ? 'DRIFTWATCH_TOFU' : 'DRIFTWATCH_TERRAFORM';
+    const install = tofu
+      ? 'install OpenTofu (https://opentofu.org/docs/intro/install/)'
+      : 'install Terraform >= 1.5 (https://developer.hashicorp.com/terraform/install)';
+    // A name is looked up on PATH; a path (with a slash) is used as it is.
+    const where = binary.includes('/') ? '' : ' on PATH';
+    const reason =
+      code === 'ENOENT'
+        ? `${binary} was not found${where}: ${install}, or set ${setting} to its path`
+        : code === 'EACCES'
+          ? `${binary} cannot be executed (EACCES): make it executable, or set ${setting} to an executable ${tofu ? 'tofu' : 'terraform'}`
+          : `could not run ${binary}: ${(error as Error).message}`;
+    throw new TerraformRunError(stage, reason, { cause: error });
+  };
 }
 
 /**
