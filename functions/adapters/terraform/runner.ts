@@ -115,7 +115,7 @@ const PLAN_STOP_SIGNAL = 'SIGKILL';
  * compacted (secrets hashed) before anything else sees it. Plan files are deleted right after use.
  */
 export function createTerraformRunner(options: TerraformRunnerOptions) {
-  const binary = options.terraformBinary ?? process.env.DRIFTWATCH_TERRAFORM ?? 'terraform';
+  const binary = commandPath(options.terraformBinary ?? process.env.DRIFTWATCH_TERRAFORM ?? 'terraform');
   const baseEnv = options.baseEnv ?? process.env;
   const workRoot = options.workRoot ?? tmpdir();
   const pluginCacheDir = options.pluginCacheDir ?? defaultPluginCacheDir(baseEnv);
@@ -450,7 +450,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     const engine = workspace.engine ?? 'terraform';
     const name = engineBinaryName(engine);
     const defaultBinary =
-      engine === 'opentofu' ? (options.tofuBinary ?? baseEnv.DRIFTWATCH_TOFU ?? 'tofu') : binary;
+      engine === 'opentofu' ? commandPath(options.tofuBinary ?? baseEnv.DRIFTWATCH_TOFU ?? 'tofu') : binary;
     const versionFile = await readFile(join(root, engineVersionFile(engine)), 'utf8').catch(() => undefined);
     const requiredVersions = await readRequiredVersions(root, { tofu: engine === 'opentofu' }).catch(
       () => [],
@@ -599,6 +599,15 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   }
 
   return { prepare };
+}
+
+/**
+ * A binary given as a relative path (`DRIFTWATCH_TERRAFORM=./tools/terraform`) is meant from where
+ * driftwatch was started; Terraform runs in the workspace's temporary copy, where it is not. A bare
+ * name stays a name, looked up on PATH.
+ */
+function commandPath(command: string): string {
+  return command.includes('/') ? resolve(command) : command;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTerraformRunner } from '../../../functions/adapters/terraform/runner.js';
 import { parseRegistry } from '../../../functions/core/registry/parse.js';
@@ -66,5 +66,15 @@ describe('a Terraform binary that cannot be started', () => {
       .prepare(workspace, undefined)
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ stage: 'init', reason: expect.stringMatching(reason) });
+  });
+
+  it('a relative path (DRIFTWATCH_TERRAFORM=./tools/terraform) is where driftwatch was started, not the temporary copy Terraform runs in', async () => {
+    const runner = runnerWithout((base) => {
+      mkdirSync(join(base, 'tools'));
+      writeFileSync(join(base, 'tools', 'terraform'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      return `./${relative(process.cwd(), join(base, 'tools', 'terraform'))}`;
+    });
+    const prepared = await runner.prepare(workspace, undefined);
+    await prepared.close();
   });
 });
