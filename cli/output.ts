@@ -102,7 +102,10 @@ export function renderFindings(
   if (format === 'sarif')
     return `${jsonForTerminal(sarifLog(sorted, { tool: driftwatchTool(), sourceRootOf: listing.sourceRootOf }))}\n`;
   if (format === 'markdown') return renderMarkdown(sorted, { minimum: listing.severity });
-  if (sorted.length === 0) return 'No findings.\n';
+  // As the Markdown says it: a bare "No findings." after --severity hid some (a failed scan among
+  // them) would read as "nothing found" about workspaces that were never read.
+  if (sorted.length === 0)
+    return listing.severity ? `No findings at ${listing.severity} or above.\n` : 'No findings.\n';
   const idLength = shortIdLength(sorted.map((finding) => finding.id));
   const rows = sorted.map((finding) => [
     finding.id.slice(0, idLength),

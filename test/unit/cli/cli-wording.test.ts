@@ -10,7 +10,7 @@ import { PLAIN } from '../../../cli/terminal.js';
 import { DEFAULT_STORE } from '../../../cli/usage.js';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
-import { driftDraft, storedFinding } from '../../helpers/findings.js';
+import { driftDraft, scanFailedDraft, storedFinding } from '../../helpers/findings.js';
 import { runCli } from '../../helpers/integration.js';
 
 /**
@@ -185,5 +185,15 @@ describe('the findings store location', () => {
     expect(run.stderr).toBe(
       `driftwatch: no findings store at ${DEFAULT_STORE} (chosen by the default): pass --store with the directory or s3://bucket a scan wrote to, or run driftwatch scan first\n`,
     );
+  });
+});
+
+describe('an empty table after --severity', () => {
+  it('names the threshold, as the Markdown does: a failed scan it hid is not "No findings."', () => {
+    const failed = storedFinding({}, scanFailedDraft());
+    expect(renderFindings([failed], 'table', NOW, PLAIN, { severity: 'critical' })).toBe(
+      'No findings at critical or above.\n',
+    );
+    expect(renderFindings([], 'table', NOW, PLAIN)).toBe('No findings.\n');
   });
 });
