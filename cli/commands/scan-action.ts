@@ -4,7 +4,7 @@ import { createLogger, logLevelFrom } from '../../functions/adapters/logger.js';
 import { createSnsPublisher } from '../../functions/adapters/sns-publisher.js';
 import { DigestsNotSentError } from '../../functions/core/notify/notify-owners.js';
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
-import { openObjectStore, resolveHasher, storedAt } from '../context.js';
+import { CliError, openObjectStore, resolveHasher, storedAt } from '../context.js';
 import { runLocalScan } from '../local-runner.js';
 import { exitCodeFor, registrySourceRoots, renderFindings } from '../output.js';
 import { progressMode } from '../progress.js';
@@ -18,6 +18,11 @@ import type { ScanOptions } from './scan.js';
 export async function scanAction(run: (code: number) => void, options: ScanOptions): Promise<void> {
   // Validate everything before the first write: an invalid registry writes nothing.
   const loaded = loadRegistryFile(options.registry);
+  // A registry `init` wrote for a bucket without states: "No findings." would be about nothing read.
+  if (loaded.registry.workspaces.length === 0 && loaded.registry.clusters.length === 0)
+    throw new CliError(
+      `nothing to scan: ${loaded.path} lists no workspaces and no clusters; add the Terraform roots whose state to scan (driftwatch init --bucket <state bucket> writes one entry per state it finds)`,
+    );
   const store = openObjectStore(options.store);
   // The store is checked before the first terraform init: a scan of minutes must not end on it.
   await checkFindingsStore(store, {
