@@ -401,11 +401,26 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         'source',
         `path ${source.path} leads outside the source (a symlink?): give the Terraform root's own directory as source.dir or path`,
       );
-    if (
-      !existsSync(root) ||
-      configurationFiles(root, { tofu: workspace.engine === 'opentofu' }).length === 0
-    ) {
-      throw new TerraformRunError('source', `no Terraform files in ${source.path ?? 'the source root'}`);
+    // Said as source.dir's problems are: `path` is inside the copy, so neither an ENOTDIR that names
+    // the temporary directory nor "no Terraform files" for a directory that is not there.
+    const given = source.path === undefined ? 'the source root' : `path ${source.path}`;
+    const within = 'dir' in source ? `source.dir ${source.dir}` : source.s3;
+    const info = await stat(root).catch(() => undefined);
+    if (!info)
+      throw new TerraformRunError(
+        'source',
+        `${given} does not exist in ${within}: set path to the directory of the Terraform root, relative to source.dir or the bundle root`,
+      );
+    if (!info.isDirectory())
+      throw new TerraformRunError(
+        'source',
+        `${given} is a file in ${within}: give the directory of the Terraform root as path`,
+      );
+    if (configurationFiles(root, { tofu: workspace.engine === 'opentofu' }).length === 0) {
+      throw new TerraformRunError(
+        'source',
+        `no Terraform files in ${given} of ${within}: point source.dir and path at the Terraform root (the directory of its .tf files)`,
+      );
     }
     return root;
   }

@@ -621,6 +621,33 @@ describe('a root Terraform would run outside the copy, or against another state,
     }
   });
 
+  it('a path that is a file, missing or without Terraform files: the cause and the fix, without the temporary directory', async () => {
+    const cases: Array<[path: string, reason: string]> = [
+      [
+        'main.tf',
+        'path main.tf is a file in source.dir infra/payments: give the directory of the Terraform root as path',
+      ],
+      [
+        'network',
+        'path network does not exist in source.dir infra/payments: set path to the directory of the Terraform root, relative to source.dir or the bundle root',
+      ],
+      [
+        'empty',
+        'no Terraform files in path empty of source.dir infra/payments: point source.dir and path at the Terraform root (the directory of its .tf files)',
+      ],
+    ];
+    for (const [path, reason] of cases) {
+      const setup = setUp();
+      mkdirSync(join(setup.base, 'infra/payments/empty'));
+      const error = await setup.runner
+        .prepare(workspaceFrom(`source: { dir: infra/payments, path: ${path} }`), undefined)
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(TerraformRunError);
+      expect({ path, stage: error.stage, reason: error.reason }).toEqual({ path, stage: 'source', reason });
+      expect(initRan(setup)).toBe(false);
+    }
+  });
+
   it('source.dir that is a symlink is copied: Terraform runs (and writes its lock file) in the copy, not the checkout', async () => {
     const setup = setUp();
     symlinkSync(join(setup.base, 'infra/payments'), join(setup.base, 'linked'));
