@@ -215,6 +215,8 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
         tofu: workspace.engine === 'opentofu',
       });
       let planCount = 0;
+      /** The secret values the last plan named: the deletion re-read's errors are redacted of them too. */
+      let planLiterals: readonly string[] = [];
       // Never a lock, never a prompt: every plan of a scan, the deletion re-read included.
       const refreshOnly = ['plan', '-refresh-only', '-lock=false', '-input=false', '-no-color'];
 
@@ -260,6 +262,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             });
             // Diagnostics may echo values of sensitive variables and outputs: the plan names them.
             const literals = secretLiteralsOf(plan);
+            planLiterals = literals;
             const summary =
               errorSummary !== undefined && literals.length > 0
                 ? redactText(errorSummary, literals)
@@ -301,7 +304,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             if (planned.exitCode !== 0 && reads.length === 0)
               throw new TerraformRunError(
                 'plan',
-                summarizeTerraformErrors(planned.stderr, knownSecrets) ??
+                summarizeTerraformErrors(planned.stderr, [...knownSecrets, ...planLiterals]) ??
                   describeExit('terraform plan', planned),
               );
             return reads;

@@ -5,7 +5,7 @@ import { createTerraformRunner } from '../../../functions/adapters/terraform/run
 import { parseRegistry } from '../../../functions/core/registry/parse.js';
 import { TerraformRunError } from '../../../functions/core/scan/ports.js';
 import { scanWorkspace } from '../../../functions/core/scan/scan-workspace.js';
-import { hashSensitive, policies } from '../../helpers/plan-builders.js';
+import { hashSensitive, plan, policies } from '../../helpers/plan-builders.js';
 import { useTempDirs } from '../../helpers/processes.js';
 import { fakePorts } from '../core/scan/scan-fakes.js';
 
@@ -122,6 +122,33 @@ describe('Terraform killed by a signal that is not the scan’s time limit', () 
       const error = await prepared.readFailures!(['aws_s3_bucket.gone']).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(TerraformRunError);
       expect((error as TerraformRunError).reason).toMatch(/^Error: Invalid target address/);
+    } finally {
+      await prepared.close();
+    }
+  });
+
+  it("the re-read's error is redacted of the secrets the plan before it named", async () => {
+    const secret = 'CANARY-reread-3f9a1c';
+    // The plan names db_password's value; the targeted re-read fails echoing it.
+    const planJson = JSON.stringify(plan({ variables: { db_password: { value: secret } } }));
+    const script = `#!/bin/sh
+if [ "$1" = version ]; then printf '{"terraform_version":"1.11.4"}'; exit 0; fi
+if [ "$1" = show ]; then printf '%s' '${planJson}'; exit 0; fi
+for arg in "$@"; do case "$arg" in
+  -out=*) printf 'PK' > "\${arg#-out=}";;
+  -target=*) printf '\\nError: Invalid value\\n\\nThe password ${secret} was refused.\\n' >&2; exit 1;;
+esac; done
+exit 0
+`;
+    const prepared = await runnerWith(script).prepare(workspace, undefined);
+    try {
+      await prepared.plan();
+      const error = await prepared.readFailures!(['aws_s3_bucket.gone']).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TerraformRunError);
+      expect((error as TerraformRunError).reason).toMatch(
+        /^Error: Invalid value\n\nThe password \S+ was refused\.$/,
+      );
+      expect((error as TerraformRunError).reason).not.toContain(secret);
     } finally {
       await prepared.close();
     }
