@@ -26,6 +26,8 @@ import {
 import { PlanFormatError, secretLiteralsOf } from '../../core/terraform/index.js';
 import { lockChecksumFailure } from '../../core/terraform/provider-lock.js';
 import { type FailedRead, failedReadsIn } from '../../core/terraform/provider-log.js';
+import { describeAwsError } from '../aws-error.js';
+import { errorCode } from '../aws-read-failure.js';
 import type { Logger } from '../logger.js';
 import { isWithin } from '../path-within.js';
 import { readPlanFile } from '../plan-file.js';
@@ -389,10 +391,14 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       } else {
         if (!options.downloadBundle) throw new Error('S3 source bundles need an S3 client');
         const bundle = join(workDir, 'source.tgz');
-        await options.downloadBundle(source.s3, bundle);
+        await options.downloadBundle(source.s3, bundle).catch((error: unknown) => {
+          throw new Error(bundleDownloadProblem(source.s3, error, baseEnv), { cause: error });
+        });
         await mkdir(sourceDir);
         const tar = await import('tar');
-        await tar.x({ file: bundle, cwd: sourceDir, strict: true });
+        await tar.x({ file: bundle, cwd: sourceDir, strict: true }).catch((error: unknown) => {
+          throw new Error(bundleArchiveProblem(source.s3, error), { cause: error });
+        });
         await rm(bundle, { force: true });
       }
     } catch (error) {
@@ -617,6 +623,30 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
   }
 
   return { prepare };
+}
+
+/**
+ * A source bundle that could not be downloaded, said with its URI: S3's own words ("The specified key
+ * does not exist.") read as if the state were missing, and name neither the object nor the fix.
+ */
+export function bundleDownloadProblem(uri: string, error: unknown, env: NodeJS.ProcessEnv): string {
+  const fix = 'upload the workspace source there as a .tar.gz, or correct source.s3 in the registry';
+  const code = errorCode(error);
+  if (code === 'NoSuchKey') return `source bundle ${uri} does not exist: ${fix}`;
+  if (code === 'NoSuchBucket') return `the bucket of source bundle ${uri} does not exist: ${fix}`;
+  const described = describeAwsError(error, { env }) ?? (error as Error).message;
+  return `could not download source bundle ${uri}: ${described}`;
+}
+
+/** A bundle that is no gzipped tar (`TAR_BAD_ARCHIVE`, zlib's `Z_DATA_ERROR`), or cut short. */
+export function bundleArchiveProblem(uri: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && /^(TAR_|Z_)/.test(code)) {
+    // node-tar's messages start with their code already.
+    const message = (error as Error).message.replace(`${code}: `, '');
+    return `source bundle ${uri} is not a whole .tar.gz archive (${code}: ${message}): upload the workspace source as one, e.g. tar -czf bundle.tgz -C <root> .`;
+  }
+  return `could not unpack source bundle ${uri}: ${(error as Error).message}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NoSuchBucket, NoSuchKey } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import {
   createTerraformRunner,
@@ -645,6 +646,52 @@ describe('a root Terraform would run outside the copy, or against another state,
       expect(error).toBeInstanceOf(TerraformRunError);
       expect({ path, stage: error.stage, reason: error.reason }).toEqual({ path, stage: 'source', reason });
       expect(initRan(setup)).toBe(false);
+    }
+  });
+
+  it('a source bundle that is missing, in a missing bucket or no .tar.gz: its URI, the cause and the fix', async () => {
+    const uri = 's3://bundles/payments.tgz';
+    const fix = 'upload the workspace source there as a .tar.gz, or correct source.s3 in the registry';
+    const cases: Array<[name: string, download: (destination: string) => Promise<void>, reason: RegExp]> = [
+      [
+        'NoSuchKey',
+        async () => {
+          throw new NoSuchKey({
+            message: 'The specified key does not exist.',
+            $metadata: { httpStatusCode: 404 },
+          });
+        },
+        new RegExp(`^source bundle ${uri} does not exist: ${fix}$`),
+      ],
+      [
+        'NoSuchBucket',
+        async () => {
+          throw new NoSuchBucket({
+            message: 'The specified bucket does not exist',
+            $metadata: { httpStatusCode: 404 },
+          });
+        },
+        new RegExp(`^the bucket of source bundle ${uri} does not exist: ${fix}$`),
+      ],
+      [
+        'not a tar.gz',
+        async (destination) => writeFileSync(destination, 'not an archive\n'),
+        new RegExp(
+          `^source bundle ${uri} is not a whole \\.tar\\.gz archive \\((TAR_BAD_ARCHIVE|Z_DATA_ERROR): .*\\): upload the workspace source as one`,
+        ),
+      ],
+    ];
+    for (const [name, download, reason] of cases) {
+      const setup = setUp({ runner: { downloadBundle: (_uri, destination) => download(destination) } });
+      const error = await setup.runner
+        .prepare(workspaceFrom(`source: { s3: "${uri}" }`), undefined)
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(TerraformRunError);
+      expect({ name, stage: error.stage, reason: error.reason }).toEqual({
+        name,
+        stage: 'source',
+        reason: expect.stringMatching(reason),
+      });
     }
   });
 
