@@ -7,6 +7,7 @@ import { ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../functions/adapters/logger.js';
 import { createTerraformRunner } from '../../functions/adapters/terraform/runner.js';
+import type { Finding } from '../../functions/core/findings/model.js';
 import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
 import type { WorkspaceConfig } from '../../functions/core/registry/model.js';
 import { TerraformRunError } from '../../functions/core/scan/ports.js';
@@ -119,6 +120,51 @@ function planFiles(): string[] {
   );
 }
 
+/** `driftwatch scan --format json` of this file's registry, as a user runs it, with a run marker. */
+function startScan(store: string, markerEnv: Record<string, string>) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'bin', 'driftwatch.js'),
+      'scan',
+      '--registry',
+      registry,
+      '--store',
+      join(temp.path, store),
+      '--format',
+      'json',
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        TMPDIR: runTmp,
+        TF_PLUGIN_CACHE_DIR: pluginCache,
+        DRIFTWATCH_HASH_SALT: 'integration-test-salt-0007',
+        ...markerEnv,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const stdout = { text: '' };
+  const stderr = { text: '' };
+  child.stdout?.on('data', (chunk) => {
+    stdout.text += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr.text += chunk;
+  });
+  let exitCode: number | null | undefined;
+  // 'close', not 'exit': the output is whole only once the pipes are drained.
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (exit) => {
+      exitCode = exit;
+      resolve(exit);
+    }),
+  );
+  return { child, exited, ended: () => exitCode !== undefined, stdout, stderr };
+}
+
 describe('interrupted scans leave nothing behind', () => {
   const cases = [
     { stage: 'init', signal: 'SIGINT', code: 130 },
@@ -128,43 +174,8 @@ describe('interrupted scans leave nothing behind', () => {
 
   it.each(cases)('killed with $signal during terraform $stage', async ({ stage, signal, code }) => {
     const { marker, env: markerEnv } = newMarker();
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'bin', 'driftwatch.js'),
-        'scan',
-        '--registry',
-        registry,
-        '--store',
-        join(temp.path, `store-${stage}`),
-        '--format',
-        'json',
-      ],
-      {
-        cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          TMPDIR: runTmp,
-          TF_PLUGIN_CACHE_DIR: pluginCache,
-          DRIFTWATCH_HASH_SALT: 'integration-test-salt-0007',
-          ...markerEnv,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdout?.resume();
-    let exitCode: number | null | undefined;
-    const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (exit) => {
-        exitCode = exit;
-        resolve(exit);
-      }),
-    );
-    const ended = () => exitCode !== undefined;
+    const { child, exited, ended, stderr: output } = startScan(`store-${stage}`, markerEnv);
+    const stderr = () => output.text;
 
     // Plans and shows are killed with the provider up, so that it is part of what must go.
     await waitFor(
@@ -174,7 +185,7 @@ describe('interrupted scans leave nothing behind', () => {
       },
       ended,
       `terraform ${stage}`,
-      () => stderr,
+      stderr,
     );
     // Premises: init runs under the plugin cache lock, held by the CLI; show reads a plan file.
     if (stage === 'init') expect(JSON.parse(readFileSync(lockFile(), 'utf8')).pid).toBe(child.pid);
@@ -187,7 +198,33 @@ describe('interrupted scans leave nothing behind', () => {
     expect(leftInTmp()).toEqual([]);
     expect(existsSync(lockFile())).toBe(false);
     // The previous run released the lock itself: this one neither waited nor took it over.
-    expect(stderr).not.toMatch(/waiting for the plugin cache lock|took over a stale plugin cache lock/);
+    expect(stderr()).not.toMatch(/waiting for the plugin cache lock|took over a stale plugin cache lock/);
+  });
+
+  it('terraform alone killed outright during plan (the out-of-memory killer): a scan-failed finding that says so, nothing left', async () => {
+    const { marker, env: markerEnv } = newMarker();
+    const { exited, ended, stdout, stderr } = startScan('store-oom', markerEnv);
+    await waitFor(
+      () => processesOf(marker).some(isTerraform('plan')) && processesOf(marker).some(isProvider),
+      ended,
+      'terraform plan',
+      () => stderr.text,
+    );
+    // Terraform only, as the kernel kills the process that grew: not its group, not the CLI.
+    for (const { pid } of processesOf(marker).filter(isTerraform('plan'))) process.kill(pid, 'SIGKILL');
+
+    expect(await exited).toBe(1);
+    const failed = (JSON.parse(stdout.text) as Finding[]).filter(
+      (finding) => finding.workspace === 'interrupted',
+    );
+    expect(failed).toEqual([expect.objectContaining({ kind: 'scan-failed', ruleId: 'scan.plan-failed' })]);
+    expect(failed[0]!.evidence.reason).toMatch(
+      /^terraform plan was killed \(SIGKILL\) before it finished: the out-of-memory killer is the usual cause/,
+    );
+    expect(await leftovers(marker)).toEqual([]);
+    expect(planFiles()).toEqual([]);
+    expect(leftInTmp()).toEqual([]);
+    expect(existsSync(lockFile())).toBe(false);
   });
 
   it("the runner's command timeout kills the process group, removes the working directory and releases the lock", async () => {
