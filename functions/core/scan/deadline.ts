@@ -2,7 +2,8 @@ import type { WorkspaceRunner } from '../registry/model.js';
 
 /**
  * Time kept back from the host's limit after Terraform is stopped: its process group gets SIGTERM,
- * then SIGKILL 10 s later, and the scan still records its findings and run (a few S3 writes).
+ * then SIGKILL 10 s later (a plan gets SIGKILL at once: runner.ts), and the scan still records its
+ * findings and run (a few S3 writes).
  */
 export const RECORD_MARGIN_MS = 90_000;
 
