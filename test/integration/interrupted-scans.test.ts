@@ -121,14 +121,14 @@ function planFiles(): string[] {
 }
 
 /** `driftwatch scan --format json` of this file's registry, as a user runs it, with a run marker. */
-function startScan(store: string, markerEnv: Record<string, string>) {
+function startScan(store: string, markerEnv: Record<string, string>, registryPath = registry) {
   const child: ChildProcess = spawn(
     process.execPath,
     [
       join(REPO_ROOT, 'bin', 'driftwatch.js'),
       'scan',
       '--registry',
-      registry,
+      registryPath,
       '--store',
       join(temp.path, store),
       '--format',
@@ -225,6 +225,44 @@ describe('interrupted scans leave nothing behind', () => {
     expect(planFiles()).toEqual([]);
     expect(leftInTmp()).toEqual([]);
     expect(existsSync(lockFile())).toBe(false);
+  });
+
+  it('its provider killed outright mid-call (the out-of-memory killer takes the largest process): the failed scan says what likely killed it', async () => {
+    // The provider waits on a data source read from an endpoint that never answers: it is mid-call.
+    const connections: Socket[] = [];
+    const blackhole: Server = createServer((socket) => connections.push(socket));
+    await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+    const port = (blackhole.address() as { port: number }).port;
+    const hanging = writeRegistry(join(temp.path, 'provider-killed.yaml'), [
+      { id: 'provider-killed', dir: 'hanging-read', env: { TF_VAR_s3_endpoint: `http://127.0.0.1:${port}` } },
+    ]);
+    const { marker, env: markerEnv } = newMarker();
+    const { exited, ended, stdout, stderr } = startScan('store-provider-killed', markerEnv, hanging);
+    try {
+      await waitFor(
+        () => connections.length > 0 && processesOf(marker).some(isProvider),
+        ended,
+        'the provider reading the data source',
+        () => stderr.text,
+      );
+      for (const { pid } of processesOf(marker).filter(isProvider)) process.kill(pid, 'SIGKILL');
+
+      expect(await exited).toBe(1);
+      const failed = (JSON.parse(stdout.text) as Finding[]).filter(
+        (finding) => finding.workspace === 'provider-killed',
+      );
+      expect(failed).toEqual([expect.objectContaining({ kind: 'scan-failed' })]);
+      // Terraform's words, then what they leave out.
+      expect(failed[0]!.detail).toContain('Error: Plugin did not respond');
+      expect(failed[0]!.detail).toContain(
+        '(driftwatch: a provider that stops answering without a crash report was killed, most often by the out-of-memory killer',
+      );
+      expect(await leftovers(marker)).toEqual([]);
+      expect(leftInTmp()).toEqual([]);
+    } finally {
+      for (const socket of connections) socket.destroy();
+      await new Promise((resolve) => blackhole.close(resolve));
+    }
   });
 
   it("the runner's command timeout kills the process group, removes the working directory and releases the lock", async () => {

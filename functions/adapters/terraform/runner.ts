@@ -239,7 +239,10 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
               timeoutMs: limit.ms,
               stopSignal: PLAN_STOP_SIGNAL,
             }).catch(cannotStart(terraform, 'plan'));
-            const errorSummary = summarizeTerraformErrors(planned.stderr, knownSecrets);
+            const errorSummary = withProviderExitHint(
+              summarizeTerraformErrors(planned.stderr, knownSecrets),
+              planned.stderr,
+            );
             if (planned.timedOut) throw timedOut('plan', limit);
             // Killed from outside: a plan file it was writing may be cut short, and its errors are not the cause.
             if (planned.signal) throw new TerraformRunError('plan', describeExit('terraform plan', planned));
@@ -306,8 +309,10 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
             if (planned.exitCode !== 0 && reads.length === 0)
               throw new TerraformRunError(
                 'plan',
-                summarizeTerraformErrors(planned.stderr, [...knownSecrets, ...planLiterals]) ??
-                  describeExit('terraform plan', planned),
+                withProviderExitHint(
+                  summarizeTerraformErrors(planned.stderr, [...knownSecrets, ...planLiterals]),
+                  planned.stderr,
+                ) ?? describeExit('terraform plan', planned),
               );
             return reads;
           } finally {
@@ -732,6 +737,18 @@ export async function locateVarFiles(
 function withVariableHint(summary: string): string {
   if (!/No value for required variable/i.test(summary)) return summary;
   return `${summary} (give it in the registry entry: varFiles, vars, or sensitiveVars for a secret${inheritedVariableHint(summary, process.env)})`;
+}
+
+/**
+ * "Plugin did not respond" without a crash report: the provider process ended mid-call and did not
+ * panic, which on a scanner is most often the out-of-memory killer taking the largest process (the
+ * AWS provider, ~0.8 GB). Terraform's own words point only at "the plugin logs". The crash report
+ * ("plugin crashed!") is looked for in the whole stderr: the summary may be cut before it.
+ */
+export function withProviderExitHint(summary: string | undefined, stderr: string): string | undefined {
+  if (summary === undefined || !summary.includes('Plugin did not respond') || /plugin crashed!/i.test(stderr))
+    return summary;
+  return `${summary}\n\n(driftwatch: a provider that stops answering without a crash report was killed, most often by the out-of-memory killer: each plan holds its providers in memory, the AWS provider ~0.8 GB; give the scanner more memory, or scan fewer workspaces at once with --concurrency)`;
 }
 
 /**

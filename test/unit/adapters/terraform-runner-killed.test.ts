@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTerraformRunner } from '../../../functions/adapters/terraform/runner.js';
+import { createTerraformRunner, withProviderExitHint } from '../../../functions/adapters/terraform/runner.js';
 import { parseRegistry } from '../../../functions/core/registry/parse.js';
 import { TerraformRunError } from '../../../functions/core/scan/ports.js';
 import { scanWorkspace } from '../../../functions/core/scan/scan-workspace.js';
@@ -152,5 +152,27 @@ exit 0
     } finally {
       await prepared.close();
     }
+  });
+});
+
+describe('withProviderExitHint', () => {
+  // Terraform 1.11's words for a provider process that ended mid-call.
+  const noResponse =
+    'Error: Plugin did not respond\n\nThe plugin encountered an error, and failed to respond to the\nplugin.(*GRPCProvider).ReadDataSource call. The plugin logs may contain more\ndetails.';
+
+  it('adds the likely cause to "Plugin did not respond" when the provider left no crash report', () => {
+    expect(withProviderExitHint(noResponse, noResponse)).toMatch(
+      /^Error: Plugin did not respond[\s\S]*\n\n\(driftwatch: a provider that stops answering without a crash report was killed, most often by the out-of-memory killer/,
+    );
+  });
+
+  it('leaves a provider crash (a panic, reported as such) and every other error as Terraform said it', () => {
+    // The crash report comes after a long stack trace: it is looked for in stderr, not in the summary.
+    const stderr = `${noResponse}\n\nStack trace from the terraform-provider-aws_v5.100.0_x5 plugin:\n\npanic: boom\n${'goroutine\n'.repeat(2000)}\nError: The terraform-provider-aws_v5.100.0_x5 plugin crashed!`;
+    expect(withProviderExitHint(noResponse, stderr)).toBe(noResponse);
+    expect(withProviderExitHint('Error: Invalid function argument', '')).toBe(
+      'Error: Invalid function argument',
+    );
+    expect(withProviderExitHint(undefined, '')).toBeUndefined();
   });
 });
