@@ -155,7 +155,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
     credentials: WorkspaceCredentials | undefined,
   ): Promise<PreparedWorkspace> {
     await sweepOnce();
-    const workDir = privateTempDir(workRoot, `driftwatch-${workspace.id}-`);
+    const workDir = workingDirectory(workRoot, `driftwatch-${workspace.id}-`);
     // Plan files, state read by the plan and Terraform's own temp files all live under workDir.
     const forgetWorkDir = removeOnInterrupt(workDir);
     try {
@@ -851,6 +851,33 @@ function privateTempDir(parent: string, prefix: string): string {
   chmodSync(dir, 0o700);
   markOwner(dir);
   return dir;
+}
+
+/**
+ * The run's working directory, or a failed scan that names the directory and the fix: a TMPDIR that
+ * does not exist or is full failed every workspace with `ENOENT: …, mkdtemp '…-XXXXXX'`.
+ */
+function workingDirectory(parent: string, prefix: string): string {
+  try {
+    return privateTempDir(parent, prefix);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const what =
+      code === 'ENOENT'
+        ? 'it does not exist'
+        : code === 'ENOTDIR'
+          ? 'it is not a directory'
+          : code === 'ENOSPC'
+            ? 'it is full'
+            : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+              ? 'it is not writable'
+              : (error as Error).message;
+    throw new TerraformRunError(
+      'source',
+      `cannot create the scan's working directory in ${parent} (${what}): set TMPDIR to a writable directory with room for a checkout and its providers (~1 GB)`,
+      { cause: error },
+    );
+  }
 }
 
 /** Credential values handed to Terraform: redacted from anything it prints. */

@@ -9,6 +9,7 @@ import {
 } from '../../../functions/adapters/terraform/interrupt-cleanup.js';
 import { createTerraformRunner } from '../../../functions/adapters/terraform/runner.js';
 import type { WorkspaceConfig } from '../../../functions/core/registry/model.js';
+import { TerraformRunError } from '../../../functions/core/scan/ports.js';
 import { hashSensitive, plan } from '../../helpers/plan-builders.js';
 import { alive, sleep, useTempDirs, waitForPid } from '../../helpers/processes.js';
 
@@ -172,6 +173,24 @@ describe('Terraform runner files', () => {
     expect(dirname(tmpPath!)).toBe(dirname(recorded('planfile')!));
     expect(recorded('planmode')).toBe('600');
     expect(readdirSync(workRoot)).toEqual([]);
+  });
+
+  it('a work root (TMPDIR) that does not exist or is a file: a failed scan naming it and the fix, not a raw mkdtemp error', async () => {
+    const { workspace } = setUp();
+    const base = tempDir();
+    writeFileSync(join(base, 'a-file'), '');
+    for (const [workRoot, what] of [
+      [join(base, 'missing'), 'it does not exist'],
+      [join(base, 'a-file'), 'it is not a directory'],
+    ]) {
+      const runner = createTerraformRunner({ hashSensitive, registryDir: base, workRoot });
+      const error = await runner.prepare(workspace, undefined).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TerraformRunError);
+      expect(error).toMatchObject({
+        stage: 'source',
+        reason: `cannot create the scan's working directory in ${workRoot} (${what}): set TMPDIR to a writable directory with room for a checkout and its providers (~1 GB)`,
+      });
+    }
   });
 
   it('an interrupted plan: its process group is killed and the working directory, plan file included, is gone at once', async () => {
