@@ -164,6 +164,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
       const varFiles = await locateVarFiles(workspace, join(workDir, 'source'), root);
       const terraform = await resolveBinary(workspace, root);
       const sensitive = await sensitiveVariableEnv(workspace);
+      await ensurePluginCache(pluginCacheDir);
       const env = { ...(await terraformEnv(workspace, credentials, workDir, root)), ...sensitive };
       const sensitiveValues = Object.values(sensitive);
       // Private module credentials: files in workDir and variables for init only (module-credentials.ts).
@@ -861,23 +862,33 @@ function workingDirectory(parent: string, prefix: string): string {
   try {
     return privateTempDir(parent, prefix);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const what =
-      code === 'ENOENT'
-        ? 'it does not exist'
-        : code === 'ENOTDIR'
-          ? 'it is not a directory'
-          : code === 'ENOSPC'
-            ? 'it is full'
-            : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-              ? 'it is not writable'
-              : (error as Error).message;
     throw new TerraformRunError(
       'source',
-      `cannot create the scan's working directory in ${parent} (${what}): set TMPDIR to a writable directory with room for a checkout and its providers (~1 GB)`,
+      `cannot create the scan's working directory in ${parent} (${directoryProblem(error)}): set TMPDIR to a writable directory with room for a checkout and its providers (~1 GB)`,
       { cause: error },
     );
   }
+}
+
+/** The shared plugin cache, created if need be, or a failed scan that names it and the fix (as TMPDIR's). */
+async function ensurePluginCache(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+    throw new TerraformRunError(
+      'init',
+      `cannot use the plugin cache ${dir} (${directoryProblem(error)}): set TF_PLUGIN_CACHE_DIR to a writable directory with room for the providers (~1 GB)`,
+      { cause: error },
+    );
+  });
+}
+
+/** What is wrong with a directory driftwatch could not create or write, in words. */
+function directoryProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'it does not exist';
+  if (code === 'ENOTDIR') return 'it, or a directory above it, is a file';
+  if (code === 'ENOSPC') return 'it is full';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return 'it is not writable';
+  return (error as Error).message;
 }
 
 /** Credential values handed to Terraform: redacted from anything it prints. */

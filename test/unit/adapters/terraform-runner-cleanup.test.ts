@@ -181,7 +181,7 @@ describe('Terraform runner files', () => {
     writeFileSync(join(base, 'a-file'), '');
     for (const [workRoot, what] of [
       [join(base, 'missing'), 'it does not exist'],
-      [join(base, 'a-file'), 'it is not a directory'],
+      [join(base, 'a-file'), 'it, or a directory above it, is a file'],
     ]) {
       const runner = createTerraformRunner({ hashSensitive, registryDir: base, workRoot });
       const error = await runner.prepare(workspace, undefined).catch((caught: unknown) => caught);
@@ -191,6 +191,22 @@ describe('Terraform runner files', () => {
         reason: `cannot create the scan's working directory in ${workRoot} (${what}): set TMPDIR to a writable directory with room for a checkout and its providers (~1 GB)`,
       });
     }
+  });
+
+  it('a plugin cache (TF_PLUGIN_CACHE_DIR) below a file: a failed scan naming it and the fix, not a raw mkdir error', async () => {
+    const { workspace, workRoot } = setUp();
+    const base = tempDir();
+    writeFileSync(join(base, 'a-file'), '');
+    const pluginCacheDir = join(base, 'a-file', 'cache');
+    const runner = createTerraformRunner({ hashSensitive, registryDir: base, workRoot, pluginCacheDir });
+    const error = await runner.prepare(workspace, undefined).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TerraformRunError);
+    expect(error).toMatchObject({
+      stage: 'init',
+      reason: `cannot use the plugin cache ${pluginCacheDir} (it, or a directory above it, is a file): set TF_PLUGIN_CACHE_DIR to a writable directory with room for the providers (~1 GB)`,
+    });
+    // Its working directory went with the failure.
+    expect(readdirSync(workRoot)).toEqual([]);
   });
 
   it('an interrupted plan: its process group is killed and the working directory, plan file included, is gone at once', async () => {
