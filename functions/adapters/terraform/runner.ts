@@ -635,7 +635,7 @@ export function createTerraformRunner(options: TerraformRunnerOptions) {
  * A source bundle that could not be downloaded, said with its URI: S3's own words ("The specified key
  * does not exist.") read as if the state were missing, and name neither the object nor the fix.
  */
-export function bundleDownloadProblem(uri: string, error: unknown, env: NodeJS.ProcessEnv): string {
+function bundleDownloadProblem(uri: string, error: unknown, env: NodeJS.ProcessEnv): string {
   const fix = 'upload the workspace source there as a .tar.gz, or correct source.s3 in the registry';
   const code = errorCode(error);
   if (code === 'NoSuchKey') return `source bundle ${uri} does not exist: ${fix}`;
@@ -645,7 +645,7 @@ export function bundleDownloadProblem(uri: string, error: unknown, env: NodeJS.P
 }
 
 /** A bundle that is no gzipped tar (`TAR_BAD_ARCHIVE`, zlib's `Z_DATA_ERROR`), or cut short. */
-export function bundleArchiveProblem(uri: string, error: unknown): string {
+function bundleArchiveProblem(uri: string, error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (typeof code === 'string' && /^(TAR_|Z_)/.test(code)) {
     // node-tar's messages start with their code already.
