@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type ConfigurationFileOptions, configurationFiles } from './configuration-files.js';
+import { type ConfigurationFileOptions, configurationFiles, isOverrideFile } from './configuration-files.js';
 import { loadHcl, parseFile, problemOf } from './configuration-reader.js';
 import { rootDirectoryProblem } from './root-directory.js';
 
@@ -23,7 +23,7 @@ export type BackendBlockReading =
   | { found: 'other'; type: string; file: string }
   /** A `cloud` block: HCP Terraform or Terraform Enterprise keeps the state. */
   | { found: 'cloud'; file: string }
-  /** More than one backend or cloud block: Terraform refuses the root ("Duplicate backend configuration"). */
+  /** Two backend or cloud blocks among the primary files, or in one override file: Terraform refuses the root ("Duplicate backend configuration"). */
   | { found: 'several'; files: string[] }
   | { found: 'none'; files: number };
 
@@ -43,7 +43,7 @@ export async function readBackendBlock(
   const files = configurationFiles(rootDir, options);
   if (files.length === 0) return { found: 'none', files: 0 };
   const parser = await loadHcl();
-  // Every block of every file: Terraform refuses a root with two, and the first is not the one it would use.
+  // Every block of every file, in Terraform's order (override files last): which one counts is decided below.
   const found: { type: string; file: string; settings: unknown }[] = [];
   for (const file of files) {
     let body: Record<string, unknown>;
@@ -63,9 +63,21 @@ export async function readBackendBlock(
       if (terraform.cloud !== undefined) found.push({ type: 'cloud', file, settings: undefined });
     }
   }
-  const [first] = found;
+  // Terraform's merge (configs/module.go): two blocks among the primary files, or in one override
+  // file, are "Duplicate backend configuration"; a block in an override file (`backend_override.tf`,
+  // kept out of Git to use a local backend, or written by CI) replaces the primary one whole, the
+  // last override file by name winning. That is the backend Terraform uses, so it is the one read.
+  const primary = found.filter((block) => !isOverrideFile(block.file));
+  if (primary.length > 1) return { found: 'several', files: primary.map((block) => block.file) };
+  let first = primary[0];
+  for (const file of new Set(
+    found.filter((block) => isOverrideFile(block.file)).map((block) => block.file),
+  )) {
+    const blocks = found.filter((block) => block.file === file);
+    if (blocks.length > 1) return { found: 'several', files: blocks.map((block) => block.file) };
+    first = blocks[0];
+  }
   if (first === undefined) return { found: 'none', files: files.length };
-  if (found.length > 1) return { found: 'several', files: found.map((block) => block.file) };
   if (first.type === 'cloud') return { found: 'cloud', file: first.file };
   if (first.type !== 's3') return { found: 'other', type: first.type, file: first.file };
   const [values] = bodies(first.settings);

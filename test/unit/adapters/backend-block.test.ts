@@ -88,6 +88,51 @@ terraform {
     expect(await readBackendBlock(root('empty', {}))).toEqual({ found: 'none', files: 0 });
   });
 
+  // Checked against terraform 1.11 init: an override file's backend replaces the primary one whole
+  // (its bucket is then required again), the last override file by name wins, and two blocks in one
+  // override file are "Duplicate backend configuration".
+  it('reads the backend Terraform uses when an override file replaces it, and refuses what Terraform refuses', async () => {
+    const primary =
+      'terraform {\n  backend "s3" {\n    bucket = "tfstate-prod"\n    key = "app.tfstate"\n  }\n}\n';
+    const overridden = root('overridden', {
+      'main.tf': primary,
+      'backend_override.tf': 'terraform {\n  backend "s3" {\n    key = "over.tfstate"\n  }\n}\n',
+    });
+    expect(await readBackendBlock(overridden)).toEqual({
+      found: 's3',
+      block: { file: 'backend_override.tf', key: 'over.tfstate' },
+    });
+    // A developer's local backend, kept out of Git: Terraform in this checkout uses that one.
+    const local = root('local-override', {
+      'main.tf': primary,
+      'override.tf': 'terraform {\n  backend "local" {}\n}\n',
+    });
+    expect(await readBackendBlock(local)).toEqual({ found: 'other', type: 'local', file: 'override.tf' });
+    const last = root('last-override', {
+      'main.tf': primary,
+      'a_override.tf': 'terraform {\n  backend "local" {}\n}\n',
+      'b_override.tf.json': JSON.stringify({ terraform: { backend: { s3: { bucket: 'b-2', key: 'k' } } } }),
+    });
+    expect(await readBackendBlock(last)).toEqual({
+      found: 's3',
+      block: { file: 'b_override.tf.json', bucket: 'b-2', key: 'k' },
+    });
+    const twoInOverride = root('two-in-override', {
+      'main.tf': primary,
+      'override.tf': 'terraform {\n  backend "local" {}\n  backend "s3" {}\n}\n',
+    });
+    expect(await readBackendBlock(twoInOverride)).toEqual({
+      found: 'several',
+      files: ['override.tf', 'override.tf'],
+    });
+    const twoPrimaries = root('two-primaries', {
+      'a.tf': primary,
+      'b.tf': primary,
+      'override.tf': primary,
+    });
+    expect(await readBackendBlock(twoPrimaries)).toEqual({ found: 'several', files: ['a.tf', 'b.tf'] });
+  });
+
   it('fails on a missing directory and on a file that does not parse', async () => {
     await expect(readBackendBlock(join(base, 'missing'))).rejects.toThrow(
       `${join(base, 'missing')} does not exist`,
