@@ -5,6 +5,7 @@
  */
 import { SAFE_ID } from './model.js';
 import { formatPath, quotedName, type RegistryProblem } from './problems.js';
+import { stateObjectKey } from './state-key.js';
 import { closestMatch } from './suggest.js';
 import type { PathSegment, YamlSource } from './yaml-source.js';
 
@@ -27,6 +28,7 @@ export function checkReferences(raw: unknown, source: YamlSource): RegistryProbl
       problem.path.startsWith('clusters'),
     ),
     ...clusterWorkspaceReferences(root, new Set(workspaces.map((workspace) => workspace.id)), source),
+    ...sharedStates(root, source),
   ];
   // Unless every team has a readable id, any reference could name the unreadable one: the schema
   // reports the broken teams, and reporting references as dangling too would be noise.
@@ -74,6 +76,51 @@ function duplicates(entries: IdAt[], kind: string, source: YamlSource): Registry
     }
     const message = `duplicate ${kind} id ${quotedName(entry.id)} (first defined at line ${firstLine})`;
     problems.push({ path: formatPath(entry.path), line, column, message });
+  }
+  return problems;
+}
+
+/**
+ * Two workspaces naming one state object: an entry copied to add a workspace, its key left as it was.
+ * The state would be planned twice, its drift reported twice under two ids (and owners), and the
+ * state the copy was meant for never read. Bucket names are global, so the region does not matter.
+ */
+function sharedStates(root: Record<string, unknown> | undefined, source: YamlSource): RegistryProblem[] {
+  const firstLineOf = new Map<string, number>();
+  const ids = new Set<unknown>();
+  const problems: RegistryProblem[] = [];
+  for (const [index, workspace] of asList(root?.workspaces).entries()) {
+    // A whole entry repeated is reported once, as a duplicate id.
+    const id = asRecord(workspace)?.id;
+    if (ids.has(id)) continue;
+    ids.add(id);
+    const backend = asRecord(asRecord(workspace)?.backend);
+    const { bucket, key, workspace: cliWorkspace, workspaceKeyPrefix } = backend ?? {};
+    // Shapes the schema refuses are reported there; an optional setting of another type is left out.
+    if (typeof bucket !== 'string' || typeof key !== 'string') continue;
+    const state = `s3://${bucket}/${stateObjectKey({
+      backend: {
+        bucket,
+        key,
+        region: '',
+        ...(typeof cliWorkspace === 'string' ? { workspace: cliWorkspace } : {}),
+        ...(typeof workspaceKeyPrefix === 'string' ? { workspaceKeyPrefix } : {}),
+      },
+    })}`;
+    const path = ['workspaces', index, 'backend', 'key'];
+    const { line, column } = source.positionOf(path);
+    const firstLine = firstLineOf.get(state);
+    if (firstLine === undefined) {
+      firstLineOf.set(state, line);
+      continue;
+    }
+    problems.push({
+      path: formatPath(path),
+      line,
+      column,
+      // The values are not repeated (problems never quote what they read): the line says where they are.
+      message: `the same state object (bucket and key) as the workspace at line ${firstLine}: each workspace has its own state; give the key of the state this workspace's root writes`,
+    });
   }
   return problems;
 }

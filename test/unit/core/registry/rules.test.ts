@@ -174,6 +174,48 @@ describe('duplicate ids', () => {
     ]);
   });
 
+  it('rejects a workspace copied from another whose backend still names the same state object', () => {
+    // The entry for staging copied from prod, its id and environment changed, its key not: prod would
+    // be planned twice and reported under two ids, staging's state never read.
+    const copy = (backend: string) => [
+      '  - id: payments-staging',
+      '    owner: platform',
+      '    environment: staging',
+      '    source: { dir: infra/payments }',
+      `    backend: ${backend}`,
+    ];
+    const sameKey = '{ bucket: tfstate-prod, key: payments/terraform.tfstate, region: us-east-1 }';
+    expect(problemsOf(registryWithWorkspace(...copy(sameKey)))).toStrictEqual([
+      {
+        path: 'workspaces[1].backend.key',
+        line: 17,
+        column: 43,
+        message:
+          "the same state object (bucket and key) as the workspace at line 12: each workspace has its own state; give the key of the state this workspace's root writes",
+      },
+    ]);
+    // The same object named through a CLI workspace of the default prefix, and env:/default/ as the key.
+    const cliWorkspace = yaml(
+      ...HEADER,
+      'workspaces:',
+      ...WORKSPACE.slice(0, 4),
+      '    backend: { bucket: tfstate-prod, key: env:/staging/payments/terraform.tfstate, region: eu-west-1 }',
+      ...copy(
+        '{ bucket: tfstate-prod, key: payments/terraform.tfstate, region: eu-west-1, workspace: staging }',
+      ),
+    );
+    expect(problemsOf(cliWorkspace).map((problem) => [problem.path, problem.line])).toEqual([
+      ['workspaces[1].backend.key', 17],
+    ]);
+    // Another bucket, another key, another CLI workspace or prefix: other states.
+    for (const backend of [
+      '{ bucket: tfstate-staging, key: payments/terraform.tfstate, region: eu-west-1 }',
+      '{ bucket: tfstate-prod, key: payments/staging.tfstate, region: eu-west-1 }',
+      '{ bucket: tfstate-prod, key: payments/terraform.tfstate, region: eu-west-1, workspace: staging }',
+    ])
+      expect(() => parseRegistry(registryWithWorkspace(...copy(backend)))).not.toThrow();
+  });
+
   it('rejects a second team with the same id, naming both lines', () => {
     expect(problemsOf(yaml(...HEADER, ...HEADER.slice(4)))).toStrictEqual([
       {
