@@ -601,6 +601,12 @@ describe('a root Terraform would run outside the copy, or against another state,
         (base) =>
           `source.dir ${join(base, 'infra/network')} does not exist: set source.dir to the directory of the Terraform root that writes this state, relative to the registry file (or check out the repository there)`,
       ],
+      // A root of a real `todo` service is a directory like any other (it used to read as a placeholder).
+      [
+        'infra/todo-api',
+        (base) =>
+          `source.dir ${join(base, 'infra/todo-api')} does not exist: set source.dir to the directory of the Terraform root that writes this state, relative to the registry file (or check out the repository there)`,
+      ],
       [
         'TODO-path-to-the-terraform-root',
         () =>

@@ -313,6 +313,49 @@ describe('placeholderProblems', () => {
   });
 });
 
+describe('placeholders are the values init writes, not the word todo', () => {
+  it('an estate with a todo service and team passes routes --check once the starter is filled in', () => {
+    // What `init --bucket` writes for the states of a `todo` service, then filled in by its team.
+    const text = renderStarterRegistry({
+      bucket: 'todo-tfstate',
+      region: 'eu-west-1',
+      workspaces: workspacesFromKeys(['todo/prod.tfstate', 'env:/todo/api/terraform.tfstate']),
+      origin: 's3://todo-tfstate',
+    });
+    const starter = parseRegistry(text);
+    expect(starter.workspaces.map((workspace) => workspace.id)).toEqual(['api-todo', 'todo-prod']);
+    expect(placeholderProblems(starter).map((problem) => problem.path.join('.'))).toEqual([
+      'owners.fallback',
+      'owners.teams.0.id',
+      'owners.teams.0.destinations.0.address',
+      'workspaces.0.owner',
+      'workspaces.0.environment',
+      'workspaces.0.source.dir',
+      'workspaces.1.owner',
+      'workspaces.1.source.dir',
+    ]);
+    const filled = text
+      .replaceAll('todo-team@example.com', 'todo-oncall@example.com')
+      .replaceAll(PLACEHOLDER_TEAM, 'todo')
+      .replaceAll('TODO-environment', 'todo-staging')
+      .replaceAll(PLACEHOLDER_SOURCE_DIR, 'services/todo-api');
+    const registry = parseRegistry(filled);
+    expect(placeholderProblems(registry)).toEqual([]);
+    expect(checkRoutes(registry)).toEqual([]);
+  });
+
+  it('init writes no TODO comment beside a root whose name merely holds the word', () => {
+    const [workspace] = workspacesFromKeys(['todo/prod.tfstate']);
+    const text = renderStarterRegistry({
+      bucket: 'tfstate',
+      region: 'eu-west-1',
+      workspaces: [{ ...workspace!, sourceDir: '../services/todo-api' }],
+      origin: 'the backend block of ../services/todo-api/main.tf',
+    });
+    expect(text).toContain('    source: { dir: "../services/todo-api" }\n');
+  });
+});
+
 describe('routes --check on a starter', () => {
   it('reports each placeholder left, with its path, although the placeholder team is routable', () => {
     const text = renderStarterRegistry({
