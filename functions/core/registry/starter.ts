@@ -178,6 +178,10 @@ const ENVIRONMENTS: Record<string, string> = {
   stage: 'staging',
   stg: 'staging',
   preprod: 'staging',
+  preproduction: 'staging',
+  // Not production: read as one word, so that `non-prod` is never guessed `prod`.
+  nonprod: 'nonprod',
+  nonproduction: 'nonprod',
   dev: 'dev',
   development: 'dev',
   test: 'test',
@@ -190,12 +194,14 @@ const ENVIRONMENTS: Record<string, string> = {
 /** The environment a key's parts name (`prod`, `staging.tfstate`), or the placeholder. */
 export function guessEnvironment(parts: readonly string[]): string {
   for (const part of [...parts].reverse()) {
-    for (const word of part
+    const words = part
       .toLowerCase()
       .replace(/\.tfstate$/, '')
-      .split(/[^a-z0-9]+/)
-      .reverse()) {
-      const environment = ENVIRONMENTS[word];
+      .split(/[^a-z0-9]+/);
+    for (let index = words.length - 1; index >= 0; index--) {
+      // A word with the one before it first: `non-prod` and `pre-prod` are not `prod`.
+      const environment =
+        ENVIRONMENTS[`${words[index - 1] ?? ''}${words[index]}`] ?? ENVIRONMENTS[words[index]!];
       if (environment) return environment;
     }
   }

@@ -207,6 +207,16 @@ describe('ids and environments', () => {
     expect(guessEnvironment(['stg-eu', 'app.tfstate'])).toBe('staging');
     expect(guessEnvironment(['contest', 'app.tfstate'])).toBe('TODO-environment');
   });
+
+  it('never guesses prod for a key that says it is not production', () => {
+    // Guessed prod, a workspace gets production severities and prod-only destinations.
+    expect(guessEnvironment(['non-prod', 'app.tfstate'])).toBe('nonprod');
+    expect(guessEnvironment(['accounts', 'nonprod_eu', 'app.tfstate'])).toBe('nonprod');
+    expect(guessEnvironment(['app', 'non-production.tfstate'])).toBe('nonprod');
+    expect(guessEnvironment(['pre-prod', 'app.tfstate'])).toBe('staging');
+    expect(guessEnvironment(['app', 'pre_production.tfstate'])).toBe('staging');
+    expect(guessEnvironment(['prod', 'app-prod.tfstate'])).toBe('prod');
+  });
 });
 
 describe('renderStarterRegistry', () => {
