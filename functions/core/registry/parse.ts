@@ -117,6 +117,9 @@ function syntaxMessage(error: YAMLError, path: readonly PathSegment[], source: Y
     }
     case 'TAB_AS_INDENT':
       return `YAML syntax: ${detail}; indent with spaces`;
+    case 'MULTIPLE_DOCS':
+      // The library's own text asks the caller to use another of its functions: no use to a reader.
+      return 'a second YAML document starts here (after a `---` line): a registry is one document; remove the `---` or what follows it';
     case 'RESOURCE_EXHAUSTION':
       // The reader's own stack overflowed ("Maximum call stack size exceeded"): say what caused it.
       return 'YAML nested too deeply to read (a registry is a few levels deep): is it the right file?';

@@ -619,9 +619,14 @@ describe('parseRegistry: YAML syntax errors', () => {
     ]);
   });
 
-  it('rejects a file with several YAML documents', () => {
-    const problems = problemsOf(yaml(...HEADER, '---', 'version: 1'));
-    expect(problems[0]).toMatchObject({ line: 7, message: expect.stringContaining('multiple documents') });
+  it("rejects a file with several YAML documents, saying what to remove in its words, not the library's", () => {
+    const message =
+      'a second YAML document starts here (after a `---` line): a registry is one document; remove the `---` or what follows it';
+    expect(problemsOf(yaml(...HEADER, '---', 'version: 1'))).toStrictEqual([
+      { path: '', line: 7, column: 1, message },
+    ]);
+    // A trailing `---`, as files cut from a Kubernetes manifest end.
+    expect(problemsOf(yaml(...HEADER, '---'))[0]).toMatchObject({ line: 7, message });
   });
 
   it('rejects tags it does not know instead of ignoring them', () => {
