@@ -3,7 +3,12 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { bucketRegion, listStateBucketKeys } from '../../functions/adapters/backend/state-listing.js';
-import { readBackendBlock } from '../../functions/adapters/terraform/backend-block.js';
+import {
+  INITIALIZED_BACKEND_FILE,
+  readBackendBlock,
+  readInitializedBackend,
+  type S3BackendBlock,
+} from '../../functions/adapters/terraform/backend-block.js';
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
 import { BackendReadError, type ReadFailure } from '../../functions/core/backend/ports.js';
 import {
@@ -126,29 +131,39 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     throw new CliError(
       `${shownRoot}/${reading.file} uses backend "${reading.type}": driftwatch reads S3 backends only`,
     );
-  const { block } = reading;
-  const where = `${shownRoot}/${block.file}: backend "s3"`;
-  const [expression] = block.expressions ?? [];
+  const written = reading.block;
+  const where = `${shownRoot}/${written.file}: backend "s3"`;
+  const [expression] = written.expressions ?? [];
   if (expression !== undefined)
     throw new CliError(
       `${where} sets ${expression} with an expression, which Terraform does not allow in a backend block (no variables there): write the value itself`,
     );
+  // A partial block (as real roots keep it) gets bucket, key and region from `terraform init
+  // -backend-config`; a root initialised on this machine recorded them: the block's own values win.
+  const recorded =
+    !written.bucket || !written.key || !written.region ? await readInitializedBackend(root) : undefined;
+  const block: S3BackendBlock = { ...recorded, ...written };
+  const fileOf = (setting: keyof S3BackendBlock) =>
+    written[setting] === undefined && recorded?.[setting] !== undefined
+      ? INITIALIZED_BACKEND_FILE
+      : written.file;
   const missing = (setting: string) =>
     new CliError(
-      `${where} sets no ${setting} (partial configuration, given at terraform init?): add it there, or use driftwatch init --bucket <state-bucket>`,
+      `${where} sets no ${setting} (partial configuration, given at terraform init?): add it there, run terraform init in that root first (driftwatch then reads ${INITIALIZED_BACKEND_FILE}), or use driftwatch init --bucket <state-bucket>`,
     );
   if (!block.bucket) throw missing('bucket');
   if (!block.key) throw missing('key');
   // What the registry would refuse, said of the file that holds it (not of the starter, never written).
-  const settings: [string, string | undefined, (value: string) => string | undefined][] = [
-    ['bucket', block.bucket, bucketNameProblem],
-    ['key', block.key, stateKeyProblem],
-    ['region', block.region, regionProblem],
-    ['dynamodb_table', block.dynamodbTable, lockTableProblem],
+  const settings: [string, keyof S3BackendBlock, (value: string) => string | undefined][] = [
+    ['bucket', 'bucket', bucketNameProblem],
+    ['key', 'key', stateKeyProblem],
+    ['region', 'region', regionProblem],
+    ['dynamodb_table', 'dynamodbTable', lockTableProblem],
   ];
-  for (const [setting, value, findProblem] of settings) {
-    const problem = value === undefined ? undefined : findProblem(value);
-    if (problem) throw new CliError(`${where} ${setting}: ${problem}`);
+  for (const [setting, field, findProblem] of settings) {
+    const value = block[field];
+    const problem = typeof value === 'string' ? findProblem(value) : undefined;
+    if (problem) throw new CliError(`${shownRoot}/${fileOf(field)}: backend "s3" ${setting}: ${problem}`);
   }
   const region = block.region ?? options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (region === undefined || regionProblem(region) !== undefined)
@@ -160,7 +175,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     key: block.key,
     stateKey: block.key,
     lockFile: block.useLockfile === true,
-    lockComment: `${visibleValue(block.file)} sets use_lockfile = true: driftwatch checks its lock files for stale locks`,
+    lockComment: `${visibleValue(fileOf('useLockfile'))} sets use_lockfile = true: driftwatch checks its lock files for stale locks`,
     sourceDir,
   };
   if (block.dynamodbTable) workspace.lockTable = block.dynamodbTable;
@@ -168,7 +183,10 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     bucket: block.bucket,
     region,
     workspaces: [workspace],
-    origin: `the backend block of ${shownRoot}/${block.file}`,
+    origin:
+      recorded === undefined
+        ? `the backend block of ${shownRoot}/${written.file}`
+        : `the backend block of ${shownRoot}/${written.file} and ${shownRoot}/${INITIALIZED_BACKEND_FILE} (the last terraform init there)`,
   };
 }
 

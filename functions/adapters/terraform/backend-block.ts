@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConfigurationFileOptions, configurationFiles, isOverrideFile } from './configuration-files.js';
 import { loadHcl, parseFile, problemOf } from './configuration-reader.js';
@@ -82,6 +83,30 @@ export async function readBackendBlock(
   if (first.type !== 's3') return { found: 'other', type: first.type, file: first.file };
   const [values] = bodies(first.settings);
   return { found: 's3', block: s3Block(first.file, values ?? {}) };
+}
+
+/** Where `terraform init` records the backend it configured (with the default TF_DATA_DIR). */
+export const INITIALIZED_BACKEND_FILE = '.terraform/terraform.tfstate';
+
+/**
+ * The S3 backend settings the last `terraform init` in a root recorded: the block merged with its
+ * `-backend-config` values, which is how real roots give bucket, key and region (the block stays
+ * partial). Undefined when the root was not initialised here, with another backend, or the file
+ * does not read as Terraform writes it: the caller then says what the block lacks.
+ */
+export async function readInitializedBackend(rootDir: string): Promise<S3BackendBlock | undefined> {
+  let recorded: unknown;
+  try {
+    recorded = JSON.parse(await readFile(join(rootDir, INITIALIZED_BACKEND_FILE), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const backend = isRecord(recorded) && isRecord(recorded.backend) ? recorded.backend : undefined;
+  if (backend?.type !== 's3' || !isRecord(backend.config)) return undefined;
+  const block = s3Block(INITIALIZED_BACKEND_FILE, backend.config);
+  // Recorded values are the values Terraform used: none is an expression.
+  delete block.expressions;
+  return block;
 }
 
 function s3Block(file: string, values: Record<string, unknown>): S3BackendBlock {

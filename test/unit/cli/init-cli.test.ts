@@ -351,6 +351,64 @@ describe('driftwatch init --root', () => {
     expect(workspace?.source).toEqual({ dir: 'a\nb' });
   });
 
+  it('fills a partial backend block from what the last terraform init in the root recorded', async () => {
+    const cwd = workdir('initialised');
+    const root = join(cwd, 'infra', 'payments');
+    mkdirSync(join(root, '.terraform'), { recursive: true });
+    // As real roots keep it: bucket, key and region come from -backend-config at terraform init.
+    writeFileSync(
+      join(root, 'backend.tf'),
+      'terraform {\n  backend "s3" {\n    use_lockfile = true\n  }\n}\n',
+    );
+    // What terraform 1.11.4 wrote after `terraform init -backend-config=…` (settings left unset are
+    // null, as it writes them; a secret given at init must not reach the starter).
+    const config: Record<string, unknown> = Object.fromEntries(
+      ['acl', 'assume_role', 'dynamodb_table', 'encrypt', 'endpoints', 'kms_key_id', 'profile', 'token'].map(
+        (name) => [name, null],
+      ),
+    );
+    Object.assign(config, {
+      bucket: 'acme-tfstate',
+      key: 'payments/prod.tfstate',
+      region: 'eu-central-1',
+      secret_key: 'init-secret-9f8e7d',
+      use_lockfile: true,
+      workspace_key_prefix: null,
+    });
+    writeFileSync(
+      join(root, '.terraform', 'terraform.tfstate'),
+      JSON.stringify({
+        version: 3,
+        terraform_version: '1.11.4',
+        backend: { type: 's3', config, hash: 505299539 },
+      }),
+    );
+    const run = await init(['--root', 'infra/payments'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe(
+      'Wrote driftwatch.yaml: 1 workspace from the backend block of infra/payments/backend.tf and infra/payments/.terraform/terraform.tfstate (the last terraform init there) (eu-central-1), 1 locking with use_lockfile.',
+    );
+    const text = readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8');
+    expect(text).not.toContain('init-secret');
+    expect(parseRegistry(text).workspaces[0]).toMatchObject({
+      id: 'payments-prod',
+      environment: 'prod',
+      source: { dir: 'infra/payments' },
+      backend: { bucket: 'acme-tfstate', key: 'payments/prod.tfstate', region: 'eu-central-1' },
+    });
+
+    // Initialised with another backend (a local one, for a try-out): the block is what counts.
+    writeFileSync(
+      join(root, '.terraform', 'terraform.tfstate'),
+      JSON.stringify({ version: 3, backend: { type: 'local', config: { path: null }, hash: 1 } }),
+    );
+    const local = await init(['--root', 'infra/payments', '--out', 'other.yaml'], cwd);
+    expect(local.code).toBe(1);
+    expect(local.stderr).toBe(
+      'driftwatch: infra/payments/backend.tf: backend "s3" sets no bucket (partial configuration, given at terraform init?): add it there, run terraform init in that root first (driftwatch then reads .terraform/terraform.tfstate), or use driftwatch init --bucket <state-bucket>\n',
+    );
+  });
+
   it('says what is missing from a partial backend block or a root without one', async () => {
     const cwd = workdir('partial');
     mkdirSync(join(cwd, 'app'));
