@@ -99,10 +99,17 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
     throw new CliError(
       `no Terraform state objects (*.tfstate) among the ${inScope} objects listed in ${where}${prefix === '' ? '' : ` and ${visibleValue(`s3://${bucket}/env:/*/${prefix}`)}`}${skippedNote}: check --bucket and --prefix`,
     );
-  const region = options.region ?? (await bucketRegion(s3, bucket)) ?? configured;
+  const read = options.region ?? (await bucketRegion(s3, bucket));
+  const region = read ?? configured;
   if (region === undefined || regionProblem(region) !== undefined)
     throw new UsageError(`cannot tell the region of s3://${bucket}: pass --region (e.g. --region eu-west-1)`);
-  return { bucket, region, workspaces, origin: where, listed: true, note: skippedNote.slice(2) };
+  // The configured region is a guess: a wrong one fails every scan of these workspaces later.
+  const regionNote =
+    read === undefined
+      ? `; the bucket's region could not be read (s3:GetBucketLocation and HeadBucket refused), so ${region} is the configured region: pass --region if the bucket is elsewhere`
+      : '';
+  const note = `${skippedNote}${regionNote}`.slice(2);
+  return { bucket, region, workspaces, origin: where, listed: true, note };
 }
 
 async function fromRoot(out: string, options: InitOptions): Promise<StarterInput> {

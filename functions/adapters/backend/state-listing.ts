@@ -1,4 +1,9 @@
-import { GetBucketLocationCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetBucketLocationCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { BackendReadError } from '../../core/backend/ports.js';
 import { DEFAULT_WORKSPACE_KEY_PREFIX, listingPrefixes } from '../../core/backend/target.js';
 import { readFailure } from '../aws-read-failure.js';
@@ -7,7 +12,7 @@ import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
 /**
  * The keys of a state bucket for `driftwatch init`: ListObjectsV2 pages under the prefix and, with a
  * prefix, under `env:/` too (where the S3 backend keeps the states of CLI workspaces). Read-only:
- * the only calls are ListObjectsV2 and GetBucketLocation. A failed listing throws BackendReadError
+ * the only calls are ListObjectsV2, GetBucketLocation and HeadBucket. A failed listing throws BackendReadError
  * (no such bucket, access denied, unreachable endpoint) with the SDK error as its cause.
  */
 export async function listStateBucketKeys(s3: S3Client, bucket: string, prefix = ''): Promise<string[]> {
@@ -37,8 +42,10 @@ export async function listStateBucketKeys(s3: S3Client, bucket: string, prefix =
 
 /**
  * The bucket's region, for backend.region: GetBucketLocation answers an empty constraint for
- * us-east-1 and the legacy `EU` for eu-west-1. Undefined when the caller may not ask (the listing
- * permission does not include s3:GetBucketLocation): the caller falls back to its configured region.
+ * us-east-1 and the legacy `EU` for eu-west-1. Least-privilege roles often lack
+ * s3:GetBucketLocation: HeadBucket (which s3:ListBucket, already used by the listing, allows) names
+ * the region too. Undefined when neither answers: the caller falls back to its configured region,
+ * which is right only if the bucket happens to be there, and says so.
  */
 export async function bucketRegion(s3: S3Client, bucket: string): Promise<string | undefined> {
   try {
@@ -46,7 +53,11 @@ export async function bucketRegion(s3: S3Client, bucket: string): Promise<string
     if (!LocationConstraint) return 'us-east-1';
     return LocationConstraint === 'EU' ? 'eu-west-1' : LocationConstraint;
   } catch {
-    return undefined;
+    try {
+      return (await s3.send(new HeadBucketCommand({ Bucket: bucket })))?.BucketRegion || undefined;
+    } catch {
+      return undefined;
+    }
   }
 }
 

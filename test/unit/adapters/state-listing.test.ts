@@ -1,4 +1,9 @@
-import { GetBucketLocationCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  GetBucketLocationCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -59,8 +64,15 @@ describe('bucketRegion', () => {
     expect(await bucketRegion(s3, 'tfstate')).toBe(region);
   });
 
-  it('is unknown (not an error) when GetBucketLocation is denied', async () => {
+  it('asks HeadBucket (allowed with s3:ListBucket) when GetBucketLocation is denied', async () => {
     s3Mock.on(GetBucketLocationCommand).rejects(s3ServiceError('AccessDenied', 403));
+    s3Mock.on(HeadBucketCommand).resolves({ BucketRegion: 'us-east-2' });
+    expect(await bucketRegion(s3, 'tfstate')).toBe('us-east-2');
+  });
+
+  it('is unknown (not an error) when both are denied', async () => {
+    s3Mock.on(GetBucketLocationCommand).rejects(s3ServiceError('AccessDenied', 403));
+    s3Mock.on(HeadBucketCommand).rejects(s3ServiceError('Forbidden', 403));
     expect(await bucketRegion(s3, 'tfstate')).toBeUndefined();
   });
 });

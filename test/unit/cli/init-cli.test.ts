@@ -62,8 +62,19 @@ function s3Error(code: string, status: number): [number, string] {
   ];
 }
 
-function answer(method: string, url: URL): [number, string] {
-  const bucket = url.pathname.split('/')[1];
+/** Buckets whose region a least-privilege role may not ask GetBucketLocation for; HEAD names it or not. */
+const REGION_BY_HEAD: Record<string, string | undefined> = {
+  'no-location-bucket': 'ap-southeast-2',
+  'no-region-bucket': undefined,
+};
+
+function answer(method: string, url: URL): [number, string, Record<string, string>?] {
+  const bucket = url.pathname.split('/')[1] ?? '';
+  if (bucket in REGION_BY_HEAD) {
+    const region = REGION_BY_HEAD[bucket];
+    if (method === 'HEAD') return region ? [200, '', { 'x-amz-bucket-region': region }] : [403, ''];
+    if (url.searchParams.has('location')) return s3Error('AccessDenied', 403);
+  }
   if (method !== 'GET') return s3Error('MethodNotAllowed', 405);
   if (bucket === 'missing-bucket') return s3Error('NoSuchBucket', 404);
   if (bucket === 'denied-bucket') return s3Error('AccessDenied', 403);
@@ -91,8 +102,8 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     requests.push(`${request.method} ${url.pathname}${url.search}`);
-    const [status, body] = answer(request.method ?? 'GET', url);
-    response.writeHead(status, { 'content-type': 'application/xml' }).end(body);
+    const [status, body, headers] = answer(request.method ?? 'GET', url);
+    response.writeHead(status, { 'content-type': 'application/xml', ...headers }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -150,6 +161,26 @@ describe('driftwatch init --bucket', () => {
     expect(parseRegistry(readFileSync(join(cwd, 'estate.yaml'), 'utf8')).workspaces[0]?.backend.region).toBe(
       'us-west-2',
     );
+  });
+
+  it('reads the region with HeadBucket when GetBucketLocation is refused, and says when it is only a guess', async () => {
+    const cwd = workdir('no-location');
+    const headed = await init(['--bucket', 'no-location-bucket'], cwd);
+    expect(headed.code, headed.stderr).toBe(0);
+    expect(headed.stdout.split('\n')[0]).toBe(
+      'Wrote driftwatch.yaml: 2 workspaces from s3://no-location-bucket (ap-southeast-2), 1 locking with use_lockfile.',
+    );
+    const starter = readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8');
+    expect(parseRegistry(starter).workspaces.map((workspace) => workspace.backend.region)).toEqual(
+      Array(2).fill('ap-southeast-2'),
+    );
+    // Neither answers: AWS_REGION is written, and both the summary and the file say it is a guess.
+    const guessed = await init(['--bucket', 'no-region-bucket', '--out', 'guessed.yaml'], cwd);
+    expect(guessed.code, guessed.stderr).toBe(0);
+    const note =
+      "the bucket's region could not be read (s3:GetBucketLocation and HeadBucket refused), so eu-west-1 is the configured region: pass --region if the bucket is elsewhere";
+    expect(guessed.stdout).toContain(`\nNote: ${note}.\n`);
+    expect(readFileSync(join(cwd, 'guessed.yaml'), 'utf8')).toContain(`\n# Note: ${note}.\n`);
   });
 
   it('refuses to overwrite an existing file (exit 1, one line), and --force overwrites it', async () => {
