@@ -11,6 +11,7 @@ import {
 } from '../../functions/adapters/terraform/backend-block.js';
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
 import { BackendReadError, type ReadFailure } from '../../functions/core/backend/ports.js';
+import { shellWord } from '../../functions/core/backend/rule.js';
 import {
   bucketNameProblem,
   lockTableProblem,
@@ -58,16 +59,19 @@ export async function initAction(run: (code: number) => void, options: InitOptio
 
   const count = input.workspaces.length;
   const locked = input.workspaces.filter((workspace) => workspace.lockFile).length;
-  const shown = options.out;
+  // The path as it reads (no terminal escape reaches the screen), and as a word the shell reads back
+  // as that path: the two commands below are meant to be copied, `team a/dw.yaml` included.
+  const shown = visibleValue(options.out);
+  const word = shellWord(options.out);
   process.stdout.write(
     [
       `Wrote ${shown}: ${count} workspace${count === 1 ? '' : 's'} from ${input.origin} (${input.region})` +
         (locked > 0 ? `, ${locked} locking with use_lockfile.` : '.'),
       ...(input.note ? [`Note: ${input.note}.`] : []),
       'Replace its TODOs (owners, destinations, source.dir, environment); this lists the ones left:',
-      `  npx driftwatch routes --check --registry ${shown}`,
+      `  npx driftwatch routes --check --registry ${word}`,
       'Then scan:',
-      `  npx driftwatch scan --registry ${shown}`,
+      `  npx driftwatch scan --registry ${word}`,
       '',
     ].join('\n'),
   );

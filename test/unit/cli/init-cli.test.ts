@@ -198,6 +198,21 @@ describe('driftwatch init --bucket', () => {
     expect(readdirSync(cwd)).toEqual(['driftwatch.yaml']);
   });
 
+  it('prints the next commands with --out as one shell word, and the path without terminal escapes', async () => {
+    const cwd = workdir('odd-out');
+    mkdirSync(join(cwd, 'team a'));
+    // A space and a command substitution: pasted unquoted, the command would run `id` and split the path.
+    const spaced = await init(['--bucket', 'tfstate', '--out', 'team a/dw $(id).yaml'], cwd);
+    expect(spaced.code, spaced.stderr).toBe(0);
+    expect(spaced.stdout).toContain("\n  npx driftwatch routes --check --registry 'team a/dw $(id).yaml'\n");
+    expect(spaced.stdout).toContain("\n  npx driftwatch scan --registry 'team a/dw $(id).yaml'\n");
+    const escaped = await init(['--bucket', 'tfstate', '--out', 'red\u001b[31m.yaml'], cwd);
+    expect(escaped.code, escaped.stderr).toBe(0);
+    expect(escaped.stdout).not.toContain('\u001b');
+    expect(escaped.stdout).toContain("\n  npx driftwatch scan --registry $'red\\x1b[31m.yaml'\n");
+    expect(existsSync(join(cwd, 'red\u001b[31m.yaml'))).toBe(true);
+  });
+
   it('--out naming a directory says so, with or without --force, and writes nothing', async () => {
     const cwd = workdir('out-dir');
     mkdirSync(join(cwd, 'config'));
