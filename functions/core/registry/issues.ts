@@ -3,6 +3,7 @@
  * line and column of the node in the YAML.
  */
 import type * as z from 'zod/mini';
+import { firstLookAlike } from './look-alike.js';
 import { formatPath, quotedName, type RegistryProblem, toPathSegments } from './problems.js';
 import type { KeyIssueParams, UnknownKeyParams } from './schema.js';
 import { choiceHint, closestMatch } from './suggest.js';
@@ -89,9 +90,15 @@ export function problemFromIssue(issue: z.core.$ZodIssue, source: YamlSource): R
   const message = unknownKey
     ? unknownKeyMessage(segments, params.knownKeys)
     : target === 'value'
-      ? withoutValue(issue.message, issue.input)
+      ? withoutValue(issue.message, issue.input) + lookAlikeHint(issue.input)
       : issue.message;
   return { path: formatPath(segments), line: position.line, column: position.column, message };
+}
+
+/** Why a value that looks right is refused: a character pasted from a web page, named and placed. */
+function lookAlikeHint(input: unknown): string {
+  const found = typeof input === 'string' ? firstLookAlike(input) : undefined;
+  return found ? `; its character ${found.index + 1} is ${found.description}: retype it` : '';
 }
 
 /**

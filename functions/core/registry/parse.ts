@@ -4,6 +4,7 @@
  */
 import type { YAMLError } from 'yaml';
 import { describeIssue, describeValue, problemFromIssue } from './issues.js';
+import { firstLookAlike } from './look-alike.js';
 import type { Registry } from './model.js';
 import {
   DEFAULT_REGISTRY_FILE_NAME,
@@ -104,7 +105,25 @@ function syntaxProblem(error: YAMLError, source: YamlSource): RegistryProblem {
   const offset = error.pos[0];
   const path = source.pathAt(offset);
   const position = source.offsetToPosition(offset);
-  return { path: formatPath(path), ...position, message: syntaxMessage(error, path, source) };
+  const message = syntaxMessage(error, path, source);
+  return {
+    path: formatPath(path),
+    ...position,
+    message: `${message}${lookAlikeHint(position.line, source)}`,
+  };
+}
+
+/**
+ * A character pasted from a web page on the line of a syntax error (or the line before, where the
+ * parser often notices it only on the next): the cause the parser's message does not name.
+ */
+function lookAlikeHint(line: number, source: YamlSource): string {
+  for (const at of [line, line - 1]) {
+    const found = at >= 1 ? firstLookAlike(source.lineText(at)) : undefined;
+    if (found)
+      return `; line ${at} column ${found.index + 1} holds ${found.description}: type the plain ASCII character there`;
+  }
+  return '';
 }
 
 function syntaxMessage(error: YAMLError, path: readonly PathSegment[], source: YamlSource): string {

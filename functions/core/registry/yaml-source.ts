@@ -29,6 +29,7 @@ export class YamlSource {
   private constructor(
     private readonly document: Document.Parsed,
     private readonly lineCounter: LineCounter,
+    private readonly text: string,
   ) {}
 
   static parse(text: string): YamlSource {
@@ -36,7 +37,15 @@ export class YamlSource {
     // YAML 1.2 core schema (the default): `no`, `on` and `2027-03-01` stay strings. Merge keys
     // (`<<: *anchor`, from YAML 1.1) are read: people share a backend block that way.
     const document = parseDocument(text, { lineCounter, merge: true, prettyErrors: false, uniqueKeys: true });
-    return new YamlSource(document, lineCounter);
+    return new YamlSource(document, lineCounter, text);
+  }
+
+  /** The text of a 1-based line, without its line break ('' past the end). */
+  lineText(line: number): string {
+    const start = this.lineCounter.lineStarts[line - 1];
+    if (start === undefined) return '';
+    const end = this.lineCounter.lineStarts[line] ?? this.text.length;
+    return this.text.slice(start, end).replace(/\r?\n$/, '');
   }
 
   /** Syntax errors and warnings (unknown tags) of the YAML itself. */

@@ -635,6 +635,68 @@ describe('parseRegistry: YAML syntax errors', () => {
   });
 });
 
+describe('parseRegistry: characters pasted from a web page or chat', () => {
+  // The registry sketch copied from a wiki page or a chat message: the no-break spaces, curly
+  // quotes and en dashes look right and make YAML read something else.
+  const NBSP = '\u00a0';
+  const hint = (line: number, column: number, what: string) =>
+    `; line ${line} column ${column} holds ${what} (text copied from a web page or chat holds them): type the plain ASCII character there`;
+  const noBreakSpace = 'a no-break space (U+00A0), which looks like a space';
+
+  it.each([
+    ['an indent of no-break spaces', `${NBSP}${NBSP}fallback: platform`, 1],
+    ['a no-break space after the colon', `  fallback:${NBSP}platform`, 12],
+  ])('a syntax error from %s names the character and where it is', (_case, row, column) => {
+    const problems = problemsOf(yaml('version: 1', 'owners:', row, ...HEADER.slice(3)));
+    expect(problems.length).toBeGreaterThan(0);
+    for (const problem of problems) {
+      expect(problem.message).toMatch(/^YAML syntax: /);
+      expect(problem.message.endsWith(hint(3, column, noBreakSpace))).toBe(true);
+    }
+  });
+
+  it('a no-break space at the end of the line before the error (where the parser notices it)', () => {
+    const problems = problemsOf(yaml('version: 1', `owners:${NBSP}`, ...HEADER.slice(2)));
+    const later = problems.filter((problem) => problem.line === 3);
+    expect(later.length).toBeGreaterThan(0);
+    for (const problem of later) expect(problem.message.endsWith(hint(2, 8, noBreakSpace))).toBe(true);
+  });
+
+  it("an en dash for a list item's '-'", () => {
+    const problems = problemsOf(
+      yaml(
+        ...HEADER.slice(0, 4),
+        '    \u2013 { id: platform, destinations: [{ type: email, address: p@example.com }] }',
+      ),
+    );
+    expect(problems[0]?.message).toContain(hint(5, 5, "an en dash (U+2013), which looks like '-'"));
+  });
+
+  it.each([
+    ['a trailing no-break space', `platform${NBSP}`, 9, noBreakSpace],
+    ['curly quotes', '\u201cplatform\u201d', 1, "a curly quote (U+201C), which looks like '\"'"],
+    ['a zero-width space', 'plat\u200bform', 5, 'a zero-width space (U+200B), which is invisible'],
+  ])('a value refused for %s says which character, never the value', (_case, value, character, what) => {
+    const problems = problemsOf(yaml('version: 1', 'owners:', `  fallback: ${value}`, ...HEADER.slice(3)));
+    const fallback = problems.find((problem) => problem.path === 'owners.fallback');
+    expect(fallback?.message).toMatch(/^the value is not a valid id: /);
+    expect(fallback?.message).toContain(
+      `; its character ${character} is ${what} (text copied from a web page or chat holds them): retype it`,
+    );
+    expect(fallback?.message).not.toContain('platform');
+  });
+
+  it('says nothing of look-alikes where YAML and the schema are content with them', () => {
+    const registry = parseRegistry(
+      registryWithWorkspace(
+        'policies:',
+        `  ignore: [{ address: "aws_sqs_queue.*", path: tags.x, reason: "set by the \u201cdrain\u201d${NBSP}job" }]`,
+      ),
+    );
+    expect(registry.policies.ignore[0]?.reason).toBe(`set by the \u201cdrain\u201d${NBSP}job`);
+  });
+});
+
 describe('parseRegistry: keys that do not read as what they hold', () => {
   // A key with an invisible character is another key than the one it looks like: the problem must
   // show the difference (stripped, `owner\u200b` read `unknown key 'owner'; did you mean 'owner'?`).
