@@ -17,6 +17,19 @@ export function durationOption(value: string): number {
   }
 }
 
+/**
+ * Commander parser for `--out <file>` (init, report): `-` means standard output to whoever typed it
+ * (`evaluate-plan -` reads standard input), but was written as a file named `-` in the current
+ * directory, and the summary said so only by its path.
+ */
+export function outFileOption(value: string): string {
+  if (value === '-')
+    throw new InvalidArgumentError(
+      "the command writes a file, not standard output: pass a file name (a file named '-' is ./-)",
+    );
+  return value;
+}
+
 /** Commander collector for repeatable options (`--key a --key b`). */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

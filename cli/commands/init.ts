@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { outFileOption } from '../options.js';
 
 export interface InitOptions {
   bucket?: string;
@@ -32,7 +33,7 @@ export function registerInit(program: Command, run: (code: number) => void): voi
     )
     .option('--region <region>', "the bucket's region (default: the bucket's own, else the SDK's)")
     .option('--prefix <prefix>', 'only states under this key prefix (and under env:/<workspace>/<prefix>)')
-    .option('--out <file>', 'the file to write', 'driftwatch.yaml')
+    .option('--out <file>', 'the file to write', outFileOption, 'driftwatch.yaml')
     .option('--force', 'overwrite the file if it exists')
     .addHelpText(
       'after',

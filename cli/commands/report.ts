@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { outFileOption } from '../options.js';
 import { STORE_OPTION_HELP } from '../usage.js';
 
 export interface ReportOptions {
@@ -17,7 +18,11 @@ export function registerReport(program: Command, run: (code: number) => void): v
   program
     .command('report')
     .description('write the findings store as one self-contained HTML report (opens offline)')
-    .requiredOption('--out <file>', 'the HTML file to write (replaced whole, never half-written)')
+    .requiredOption(
+      '--out <file>',
+      'the HTML file to write (replaced whole, never half-written)',
+      outFileOption,
+    )
     .option('--owner <team>', "only this owner's findings (the report each team gets)")
     .option('--nights <n>', 'nights of history for the trend and each finding (default 30)')
     .option('--store <location>', STORE_OPTION_HELP)

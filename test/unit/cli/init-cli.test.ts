@@ -482,11 +482,14 @@ describe('driftwatch init usage and routes --check on its output', () => {
     [['--root', 'x', '--prefix', 'p/']],
     [['--bucket', 'Not_A_Bucket']],
     [['--bucket', 'a-bucket', '--region', 'Europe']],
+    // '-' reads as standard output; it was a file named '-' in the current directory.
+    [['--bucket', 'tfstate', '--out', '-']],
   ])('%j is a usage error (64)', async (args) => {
     const cwd = workdir('usage');
     const run = await init(args, cwd);
     expect(run.code, run.stderr).toBe(64);
     expect(existsSync(join(cwd, 'driftwatch.yaml'))).toBe(false);
+    expect(existsSync(join(cwd, '-'))).toBe(false);
   });
 
   it('routes --check lists every TODO of a fresh starter and exits 1', async () => {

@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +67,13 @@ describe('driftwatch report', () => {
     ]);
     expect(nights.code).toBe(64);
     expect(nights.stderr).toContain('--nights takes a whole number of nights from 1 to 400');
+    // '-' reads as standard output; the report was written to a file named '-' in the current directory.
+    const dash = await runCli(['report', '--store', built.dir, '--out', '-'], { cwd: dir });
+    expect(dash.code).toBe(64);
+    expect(dash.stderr).toContain(
+      "the command writes a file, not standard output: pass a file name (a file named '-' is ./-)",
+    );
+    expect(existsSync(join(dir, '-'))).toBe(false);
   });
 
   it('an error exits 1 with one line and leaves the previous report as it was', async () => {
