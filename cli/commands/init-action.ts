@@ -150,14 +150,13 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
       `${where} sets ${expression} with an expression, which Terraform does not allow in a backend block (no variables there): write the value itself`,
     );
   // A partial block (as real roots keep it) gets bucket, key and region from `terraform init
-  // -backend-config`; a root initialised on this machine recorded them: the block's own values win.
+  // -backend-config`; a root initialised on this machine recorded the result, the block merged with
+  // those values (which override it), so what is recorded is what Terraform uses.
   const recorded =
     !written.bucket || !written.key || !written.region ? await readInitializedBackend(root) : undefined;
-  const block: S3BackendBlock = { ...recorded, ...written };
+  const block: S3BackendBlock = { ...written, ...recorded, file: written.file };
   const fileOf = (setting: keyof S3BackendBlock) =>
-    written[setting] === undefined && recorded?.[setting] !== undefined
-      ? INITIALIZED_BACKEND_FILE
-      : written.file;
+    recorded?.[setting] !== undefined ? INITIALIZED_BACKEND_FILE : written.file;
   const missing = (setting: string) =>
     new CliError(
       `${where} sets no ${setting} (partial configuration, given at terraform init?): add it there, run terraform init in that root first (driftwatch then reads ${INITIALIZED_BACKEND_FILE}), or use driftwatch init --bucket <state-bucket>`,

@@ -401,10 +401,11 @@ describe('driftwatch init --root', () => {
     const cwd = workdir('initialised');
     const root = join(cwd, 'infra', 'payments');
     mkdirSync(join(root, '.terraform'), { recursive: true });
-    // As real roots keep it: bucket, key and region come from -backend-config at terraform init.
+    // As real roots keep it: bucket, key and region come from -backend-config at terraform init,
+    // which also overrides the key the block gives (Terraform lets it).
     writeFileSync(
       join(root, 'backend.tf'),
-      'terraform {\n  backend "s3" {\n    use_lockfile = true\n  }\n}\n',
+      'terraform {\n  backend "s3" {\n    key = "default.tfstate"\n    use_lockfile = true\n  }\n}\n',
     );
     // What terraform 1.11.4 wrote after `terraform init -backend-config=…` (settings left unset are
     // null, as it writes them; a secret given at init must not reach the starter).
