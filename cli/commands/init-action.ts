@@ -2,7 +2,7 @@ import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs
 import { basename, dirname, relative, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
-import { bucketRegion, listStateBucketKeys } from '../../functions/adapters/backend/state-listing.js';
+import { bucketRegion, listStateObjects } from '../../functions/adapters/backend/state-listing.js';
 import {
   INITIALIZED_BACKEND_FILE,
   readBackendBlock,
@@ -87,8 +87,9 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
     withHttpTimeouts({ region: configured ?? 'us-east-1', followRegionRedirects: true }),
   );
   let keys: string[];
+  let unlisted: string[];
   try {
-    keys = await listStateBucketKeys(s3, bucket, prefix);
+    ({ keys, unlisted } = await listStateObjects(s3, bucket, prefix));
   } catch (error) {
     if (error instanceof BackendReadError) throw listingError(bucket, error.failure);
     throw error;
@@ -99,9 +100,14 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
     skipped.length === 0
       ? ''
       : `; ${skipped.length} state object${skipped.length === 1 ? '' : 's'} left out: a registry cannot name a key that starts with '/' (${listOf(skipped)})`;
+  // A role limited to its own prefix may not list env:/: its states are written, the others said missing.
+  const unlistedNote =
+    unlisted.length === 0
+      ? ''
+      : `; ${unlisted.map((listing) => `s3://${bucket}/${visibleValue(listing)}`).join(', ')} could not be listed (AccessDenied on s3:ListBucket), so states of CLI workspaces there (${visibleValue(`env:/*/${prefix}`)}) are left out`;
   if (workspaces.length === 0)
     throw new CliError(
-      `no Terraform state objects (*.tfstate) among the ${inScope} objects listed in ${where}${prefix === '' ? '' : ` and ${visibleValue(`s3://${bucket}/env:/*/${prefix}`)}`}${skippedNote}: check --bucket and --prefix`,
+      `no Terraform state objects (*.tfstate) among the ${inScope} objects listed in ${where}${prefix === '' || unlisted.length > 0 ? '' : ` and ${visibleValue(`s3://${bucket}/env:/*/${prefix}`)}`}${skippedNote}${unlistedNote}: check --bucket and --prefix`,
     );
   const read = options.region ?? (await bucketRegion(s3, bucket));
   const region = read ?? configured;
@@ -112,7 +118,7 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
     read === undefined
       ? `; the bucket's region could not be read (s3:GetBucketLocation and HeadBucket refused), so ${region} is the configured region: pass --region if the bucket is elsewhere`
       : '';
-  const note = `${skippedNote}${regionNote}`.slice(2);
+  const note = `${skippedNote}${unlistedNote}${regionNote}`.slice(2);
   return { bucket, region, workspaces, origin: where, listed: true, note };
 }
 

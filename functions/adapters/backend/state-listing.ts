@@ -12,32 +12,61 @@ import { listedKey, URL_ENCODED_LISTING } from '../s3-list-encoding.js';
 /**
  * The keys of a state bucket for `driftwatch init`: ListObjectsV2 pages under the prefix and, with a
  * prefix, under `env:/` too (where the S3 backend keeps the states of CLI workspaces). Read-only:
- * the only calls are ListObjectsV2, GetBucketLocation and HeadBucket. A failed listing throws BackendReadError
- * (no such bucket, access denied, unreachable endpoint) with the SDK error as its cause.
+ * the only calls are ListObjectsV2, GetBucketLocation and HeadBucket. A failed listing throws
+ * BackendReadError (no such bucket, access denied, unreachable endpoint) with the SDK error as its
+ * cause; so does an `env:/` listing that fails, unless it is denied (see listStateObjects).
  */
 export async function listStateBucketKeys(s3: S3Client, bucket: string, prefix = ''): Promise<string[]> {
+  return (await listStateObjects(s3, bucket, prefix)).keys;
+}
+
+/**
+ * As listStateBucketKeys, and the CLI workspace prefixes (`env:/`) whose listing was denied: a role
+ * allowed to list only its team's prefix (an `s3:prefix` condition, as the S3 backend's docs show)
+ * can list `--prefix team-a/` but not `env:/`, and its own states must not be lost for the others'.
+ */
+export async function listStateObjects(
+  s3: S3Client,
+  bucket: string,
+  prefix = '',
+): Promise<{ keys: string[]; unlisted: string[] }> {
   const keys = new Set<string>();
-  for (const listing of listingPrefixes({ prefix, workspaceKeyPrefixes: [DEFAULT_WORKSPACE_KEY_PREFIX] })) {
-    let continuationToken: string | undefined;
-    do {
-      const page = await read(`s3://${bucket}/${listing}`, 's3:ListBucket', () =>
-        s3.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: listing || undefined,
-            ContinuationToken: continuationToken,
-            ...URL_ENCODED_LISTING,
-          }),
-        ),
-      );
-      for (const object of page.Contents ?? []) {
-        const key = listedKey(object.Key, page.EncodingType);
-        if (key) keys.add(key);
-      }
-      continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (continuationToken);
+  const unlisted: string[] = [];
+  const [asked, ...workspacePrefixes] = listingPrefixes({
+    prefix,
+    workspaceKeyPrefixes: [DEFAULT_WORKSPACE_KEY_PREFIX],
+  });
+  await listInto(keys, s3, bucket, asked ?? '');
+  for (const listing of workspacePrefixes) {
+    try {
+      await listInto(keys, s3, bucket, listing);
+    } catch (error) {
+      if (!(error instanceof BackendReadError) || error.failure.code !== 'AccessDenied') throw error;
+      unlisted.push(listing);
+    }
   }
-  return [...keys];
+  return { keys: [...keys], unlisted };
+}
+
+async function listInto(keys: Set<string>, s3: S3Client, bucket: string, listing: string): Promise<void> {
+  let continuationToken: string | undefined;
+  do {
+    const page = await read(`s3://${bucket}/${listing}`, 's3:ListBucket', () =>
+      s3.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: listing || undefined,
+          ContinuationToken: continuationToken,
+          ...URL_ENCODED_LISTING,
+        }),
+      ),
+    );
+    for (const object of page.Contents ?? []) {
+      const key = listedKey(object.Key, page.EncodingType);
+      if (key) keys.add(key);
+    }
+    continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (continuationToken);
 }
 
 /**

@@ -7,7 +7,11 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { bucketRegion, listStateBucketKeys } from '../../../functions/adapters/backend/state-listing.js';
+import {
+  bucketRegion,
+  listStateBucketKeys,
+  listStateObjects,
+} from '../../../functions/adapters/backend/state-listing.js';
 import { BackendReadError } from '../../../functions/core/backend/ports.js';
 import { s3ServiceError } from '../../helpers/backend.js';
 
@@ -40,6 +44,24 @@ describe('listStateBucketKeys', () => {
       'team-a/app.tfstate',
       'env:/dev/team-a/app.tfstate',
     ]);
+  });
+
+  it('keeps the states under the prefix when env:/ may not be listed (a role limited to its prefix), and says so', async () => {
+    s3Mock
+      .on(ListObjectsV2Command, { Prefix: 'team-a/' })
+      .resolves({ Contents: [{ Key: 'team-a/app.tfstate' }] })
+      .on(ListObjectsV2Command, { Prefix: 'env:/' })
+      .rejects(s3ServiceError('AccessDenied', 403));
+    expect(await listStateObjects(s3, 'tfstate', 'team-a/')).toEqual({
+      keys: ['team-a/app.tfstate'],
+      unlisted: ['env:/'],
+    });
+    // Only a denial is tolerated there: a listing that fails otherwise still fails init.
+    s3Mock.on(ListObjectsV2Command, { Prefix: 'env:/' }).rejects(s3ServiceError('InternalError', 500));
+    await expect(listStateObjects(s3, 'tfstate', 'team-a/')).rejects.toBeInstanceOf(BackendReadError);
+    // And the prefix asked for is never tolerated.
+    s3Mock.on(ListObjectsV2Command, { Prefix: 'team-a/' }).rejects(s3ServiceError('AccessDenied', 403));
+    await expect(listStateObjects(s3, 'tfstate', 'team-a/')).rejects.toBeInstanceOf(BackendReadError);
   });
 
   it('throws a BackendReadError with the code and the IAM action when the bucket cannot be listed', async () => {

@@ -76,6 +76,18 @@ function answer(method: string, url: URL): [number, string, Record<string, strin
     if (url.searchParams.has('location')) return s3Error('AccessDenied', 403);
   }
   if (method !== 'GET') return s3Error('MethodNotAllowed', 405);
+  // A role allowed to list payments/ only (an s3:prefix condition): the rest of the bucket is denied.
+  if (bucket === 'prefix-only-bucket' && !url.searchParams.has('location')) {
+    const prefix = url.searchParams.get('prefix') ?? '';
+    if (!prefix.startsWith('payments/')) return s3Error('AccessDenied', 403);
+    const contents = KEYS.filter((key) => key.startsWith(prefix))
+      .map((key) => `<Contents><Key>${xmlText(key)}</Key><Size>1</Size></Contents>`)
+      .join('');
+    return [
+      200,
+      `<ListBucketResult><Name>${bucket}</Name><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`,
+    ];
+  }
   if (bucket === 'missing-bucket') return s3Error('NoSuchBucket', 404);
   if (bucket === 'denied-bucket') return s3Error('AccessDenied', 403);
   if (bucket === 'empty-bucket')
@@ -181,6 +193,26 @@ describe('driftwatch init --bucket', () => {
       "the bucket's region could not be read (s3:GetBucketLocation and HeadBucket refused), so eu-west-1 is the configured region: pass --region if the bucket is elsewhere";
     expect(guessed.stdout).toContain(`\nNote: ${note}.\n`);
     expect(readFileSync(join(cwd, 'guessed.yaml'), 'utf8')).toContain(`\n# Note: ${note}.\n`);
+  });
+
+  it('--prefix with a role that may list only that prefix: its states are written, env:/ is said unlisted', async () => {
+    const cwd = workdir('prefix-only');
+    const run = await init(['--bucket', 'prefix-only-bucket', '--prefix', 'payments/'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      '\nNote: s3://prefix-only-bucket/env:/ could not be listed (AccessDenied on s3:ListBucket), so states of CLI workspaces there (env:/*/payments/) are left out.\n',
+    );
+    expect(
+      parseRegistry(readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8')).workspaces.map((workspace) =>
+        stateObjectKey(workspace),
+      ),
+    ).toEqual(['payments/prod.tfstate']);
+    // Without --prefix, the whole bucket is what was asked for: a denial is the error it was.
+    const whole = await init(['--bucket', 'prefix-only-bucket', '--out', 'whole.yaml'], cwd);
+    expect(whole.code).toBe(1);
+    expect(whole.stderr).toMatch(
+      /^driftwatch: cannot list s3:\/\/prefix-only-bucket: AccessDenied on s3:ListBucket/,
+    );
   });
 
   it('refuses to overwrite an existing file (exit 1, one line), and --force overwrites it', async () => {
