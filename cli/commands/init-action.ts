@@ -45,9 +45,9 @@ export async function initAction(run: (code: number) => void, options: InitOptio
   const out = resolve(options.out);
   // Before any AWS call: --force replaces a regular file, never a directory, device, FIFO or symlink
   // (nor says it could).
-  assertReplaceableFile(out, options.out, INIT_EXAMPLE);
+  assertReplaceableFile(out, visibleValue(options.out), INIT_EXAMPLE);
   // A file someone edited is never replaced by a starter without --force.
-  if (!options.force && existsSync(out)) throw alreadyExists(options.out);
+  if (!options.force && existsSync(out)) throw alreadyExists(visibleValue(options.out));
 
   const input =
     options.bucket !== undefined ? await fromBucket(options.bucket, options) : await fromRoot(out, options);
@@ -242,13 +242,14 @@ function writeAtomically(out: string, text: string, options: InitOptions): void 
     writeFileSync(temporary, text, { flag: 'wx' });
     if (options.force) {
       // Again just before the rename: what is at the path may have changed kind meanwhile.
-      assertReplaceableFile(out, options.out, INIT_EXAMPLE);
+      assertReplaceableFile(out, visibleValue(options.out), INIT_EXAMPLE);
       renameSync(temporary, out);
     } else {
       try {
         linkSync(temporary, out);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw alreadyExists(options.out);
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw alreadyExists(visibleValue(options.out));
         throw error;
       }
     }
@@ -256,7 +257,7 @@ function writeAtomically(out: string, text: string, options: InitOptions): void 
     if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new CliError(
-      `cannot write ${options.out} (${code}): check that its directory exists and is writable`,
+      `cannot write ${visibleValue(options.out)} (${code}): check that its directory exists and is writable`,
     );
   } finally {
     rmSync(temporary, { force: true });

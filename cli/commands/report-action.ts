@@ -4,7 +4,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { redactText } from '../../functions/core/redaction/secrets.js';
 import { renderReport } from '../../functions/core/report/render-report.js';
 import { EmptyStoreError, loadReportData } from '../../functions/core/report/report-data.js';
-import { stripForTerminal } from '../../functions/core/text/sanitize.js';
+import { stripForTerminal, visibleValue } from '../../functions/core/text/sanitize.js';
 import { CliError, EXIT_RUNTIME_ERROR, openObjectStore, UsageError } from '../context.js';
 import { assertReplaceableFile } from '../output-file.js';
 import { assertRecordedStore, wrongKindLine } from '../recorded-store.js';
@@ -31,7 +31,7 @@ export async function reportAction(run: (code: number) => void, options: ReportO
   writeAtomically(out, renderReport(data));
   const shown = data.findings.length;
   process.stderr.write(
-    `driftwatch: wrote ${stripForTerminal(out)} (${shown} finding${shown === 1 ? '' : 's'}, as of ${data.generatedAt})\n`,
+    `driftwatch: wrote ${visibleValue(out)} (${shown} finding${shown === 1 ? '' : 's'}, as of ${data.generatedAt})\n`,
   );
   if (options.owner !== undefined && !data.owners.includes(options.owner))
     process.stderr.write(
@@ -66,9 +66,9 @@ function assertWritableDirectory(out: string): void {
   }
   if (!isDirectory)
     throw new CliError(
-      `cannot write ${out}: the directory ${dir} does not exist (create it, or pass another --out)`,
+      `cannot write ${visibleValue(out)}: the directory ${visibleValue(dir)} does not exist (create it, or pass another --out)`,
     );
-  assertReplaceableFile(out, out, REPORT_EXAMPLE);
+  assertReplaceableFile(out, visibleValue(out), REPORT_EXAMPLE);
 }
 
 const REPORT_EXAMPLE = 'report.html';
@@ -79,14 +79,14 @@ function writeAtomically(out: string, content: string): void {
   try {
     writeFileSync(temporary, content, { flag: 'wx' });
     // Again just before the rename: what is at the path may have changed kind while the store was read.
-    assertReplaceableFile(out, out, REPORT_EXAMPLE);
+    assertReplaceableFile(out, visibleValue(out), REPORT_EXAMPLE);
     renameSync(temporary, out);
   } catch (error) {
     rmSync(temporary, { force: true });
     if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(
-      `cannot write ${out} (${code ?? (error as Error).message}): check the path and its permissions`,
+      `cannot write ${visibleValue(out)} (${code ?? (error as Error).message}): check the path and its permissions`,
       {
         cause: error,
       },

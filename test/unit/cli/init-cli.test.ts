@@ -243,6 +243,12 @@ describe('driftwatch init --bucket', () => {
     expect(escaped.stdout).not.toContain('\u001b');
     expect(escaped.stdout).toContain("\n  npx driftwatch scan --registry $'red\\x1b[31m.yaml'\n");
     expect(existsSync(join(cwd, 'red\u001b[31m.yaml'))).toBe(true);
+    // Its errors name it escaped too: stripped, they named red.yaml, another file.
+    const again = await init(['--bucket', 'tfstate', '--out', 'red\u001b[31m.yaml'], cwd);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      'driftwatch: "red\\u001b[31m.yaml" already exists: pass --force to overwrite it, or --out <file> to write another\n',
+    );
   });
 
   it('--out naming a directory says so, with or without --force, and writes nothing', async () => {

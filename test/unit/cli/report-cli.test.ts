@@ -41,6 +41,15 @@ describe('driftwatch report', () => {
     expect(readFileSync(again, 'utf8')).toBe(page);
   });
 
+  it('names a file whose name holds an escape sequence as it is, escaped, not as another name', async () => {
+    const out = join(dir, 'odd\u001b[31m.html');
+    const run = await runCli(['report', '--store', built.dir, '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    // Stripped, the line named odd.html, a file that does not exist.
+    expect(run.stderr).toContain(`wrote "${join(dir, 'odd')}\\u001b[31m.html" (`);
+    expect(existsSync(out)).toBe(true);
+  });
+
   it("--owner writes that owner's report; an owner nobody has is a warning naming the owners", async () => {
     const out = join(dir, 'payments.html');
     const run = await runCli(['report', '--store', built.dir, '--owner', 'payments', '--out', out]);
