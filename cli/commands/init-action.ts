@@ -7,11 +7,13 @@ import {
   INITIALIZED_BACKEND_FILE,
   readBackendBlock,
   readInitializedBackend,
+  readSelectedWorkspace,
   type S3BackendBlock,
 } from '../../functions/adapters/terraform/backend-block.js';
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
 import { BackendReadError, type ReadFailure } from '../../functions/core/backend/ports.js';
 import { shellWord } from '../../functions/core/backend/rule.js';
+import { DEFAULT_WORKSPACE_KEY_PREFIX } from '../../functions/core/backend/target.js';
 import {
   bucketNameProblem,
   lockTableProblem,
@@ -195,7 +197,24 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     sourceDir,
   };
   if (block.dynamodbTable) workspace.lockTable = block.dynamodbTable;
+  // Roots used with CLI workspaces keep their states under env:/<name>/, and the default one may hold
+  // nothing: the workspace selected there says so, and which state this file does not name.
+  const selected = await readSelectedWorkspace(root);
+  const selectedState =
+    selected === undefined
+      ? undefined
+      : `${block.workspaceKeyPrefix ?? DEFAULT_WORKSPACE_KEY_PREFIX}/${selected}/${block.key}`;
+  const note =
+    selected === undefined
+      ? undefined
+      : `${shownRoot} has the CLI workspace ${visibleValue(selected)} selected (.terraform/environment), whose state is ${visibleValue(selectedState)}; this file names the default workspace's state, ${visibleValue(block.key)}: add workspace: ${visibleValue(selected)} to the backend for that one${
+          // init --bucket knows the default prefix only.
+          (block.workspaceKeyPrefix ?? DEFAULT_WORKSPACE_KEY_PREFIX) === DEFAULT_WORKSPACE_KEY_PREFIX
+            ? `, or list every workspace with driftwatch init --bucket ${block.bucket} --prefix ${shellWord(block.key)}`
+            : ''
+        }`;
   return {
+    ...(note ? { note } : {}),
     bucket: block.bucket,
     region,
     workspaces: [workspace],

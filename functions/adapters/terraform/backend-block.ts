@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { terraformWorkspaceProblem } from '../../core/registry/formats.js';
 import { type ConfigurationFileOptions, configurationFiles, isOverrideFile } from './configuration-files.js';
 import { loadHcl, parseFile, problemOf } from './configuration-reader.js';
 import { rootDirectoryProblem } from './root-directory.js';
@@ -107,6 +108,23 @@ export async function readInitializedBackend(rootDir: string): Promise<S3Backend
   // Recorded values are the values Terraform used: none is an expression.
   delete block.expressions;
   return block;
+}
+
+/**
+ * The CLI workspace `terraform workspace select` left selected in a root (`.terraform/environment`),
+ * whose state lives under `<workspace_key_prefix>/<name>/`; undefined for `default`, none, or a name
+ * Terraform could not have written.
+ */
+export async function readSelectedWorkspace(rootDir: string): Promise<string | undefined> {
+  let name: string;
+  try {
+    name = (await readFile(join(rootDir, '.terraform', 'environment'), 'utf8')).trim();
+  } catch {
+    return undefined;
+  }
+  return name === '' || name === 'default' || terraformWorkspaceProblem(name) !== undefined
+    ? undefined
+    : name;
 }
 
 function s3Block(file: string, values: Record<string, unknown>): S3BackendBlock {

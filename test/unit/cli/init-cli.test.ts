@@ -468,8 +468,13 @@ describe('driftwatch init --root', () => {
         backend: { type: 's3', config, hash: 505299539 },
       }),
     );
+    // `terraform workspace select staging` was the last thing done there (written without a newline).
+    writeFileSync(join(root, '.terraform', 'environment'), 'staging');
     const run = await init(['--root', 'infra/payments'], cwd);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')[1]).toBe(
+      "Note: infra/payments has the CLI workspace staging selected (.terraform/environment), whose state is env:/staging/payments/prod.tfstate; this file names the default workspace's state, payments/prod.tfstate: add workspace: staging to the backend for that one, or list every workspace with driftwatch init --bucket acme-tfstate --prefix payments/prod.tfstate.",
+    );
     expect(run.stdout.split('\n')[0]).toBe(
       'Wrote driftwatch.yaml: 1 workspace from the backend block of infra/payments/backend.tf and infra/payments/.terraform/terraform.tfstate (the last terraform init there) (eu-central-1), 1 locking with use_lockfile.',
     );
