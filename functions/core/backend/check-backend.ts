@@ -199,6 +199,7 @@ async function readStateVersion(
   }
   if (parsed === undefined) return undefined;
   if ('incomplete' in parsed) return { headerUnknown: parsed.reason };
+  if ('legacy' in parsed) return { headerUnknown: parsed.reason, legacyFormat: true };
   if (!parsed.ok) return { unreadable: parsed.reason };
   if (!('header' in parsed)) return { encrypted: true };
   // A current state read in part: its last bytes show a write cut short (Terraform ends it with

@@ -99,6 +99,8 @@ export interface StateVersionFacts {
    * bytes driftwatch reads of a state (members in another order than Terraform's).
    */
   headerUnknown?: string;
+  /** The header was not read because the version is in format 1-3 (Terraform 0.11 or older) without one. */
+  legacyFormat?: true;
 }
 
 export interface StateSubject {

@@ -8,7 +8,8 @@ import { notJsonBecause, parseJsonObject } from './json-body.js';
  * secrets in plaintext, so nothing else is kept, and no failure reason ever quotes the content.
  */
 export interface StateHeader {
-  version: 4;
+  /** 4, or 1-3 for a state Terraform 0.11 or older wrote (1.x still reads and upgrades those). */
+  version: number;
   serial: number;
   lineage: string;
   terraformVersion?: string;
@@ -21,6 +22,8 @@ export type ParsedState =
   | { ok: true; header: StateHeader }
   /** OpenTofu's state encryption: valid state whose lineage and serial only its key can read. */
   | { ok: true; encrypted: true }
+  /** Formats 1-3 (Terraform 0.11 and older) without a usable lineage or serial: state, header not read. */
+  | { ok: false; legacy: true; reason: string }
   | { ok: false; reason: string };
 
 /**
@@ -39,13 +42,25 @@ export function parseStateHeader(body: string): ParsedState {
   if (isEncryptedState(state)) return { ok: true, encrypted: true };
   const header = headerOf(state);
   if (!header.ok) return header;
-  if (!Array.isArray(state.resources)) return { ok: false, reason: 'resources is not a list' };
+  // Formats 1-3 keep their resources under `modules`, each module's in a map.
+  if (state.version === 4 && !Array.isArray(state.resources))
+    return { ok: false, reason: 'resources is not a list' };
   return header;
 }
 
+/**
+ * Formats 1-3 are Terraform's own, from 0.11 and before, with lineage and serial where format 4 has
+ * them: Terraform 1.x still reads them (and writes format 4 at the next apply), so they are state,
+ * not a broken object whose last good version should be restored.
+ */
+const LEGACY_VERSIONS: ReadonlySet<unknown> = new Set([1, 2, 3]);
+const LEGACY_NOTE =
+  'written by Terraform 0.11 or older; Terraform 0.12 and later read it and write format 4 at their next apply';
+
 /** The header fields, judged one by one: the format version first, so an old state says so. */
 function headerOf(state: Record<string, unknown>): ParsedState {
-  if (state.version !== 4) {
+  const legacy = LEGACY_VERSIONS.has(state.version);
+  if (state.version !== 4 && !legacy) {
     if (state.version !== undefined && typeof state.version !== 'number') {
       // Named by its JSON type, never quoted (state holds secrets): `"4"` is not the number 4.
       const type =
@@ -53,19 +68,27 @@ function headerOf(state: Record<string, unknown>): ParsedState {
       return { ok: false, reason: `state format version is a JSON ${type}, expected the number 4` };
     }
     const version = state.version === undefined ? 'missing' : String(state.version);
-    // Formats 1-3 are Terraform's own, from 0.11 and before: not a broken object, an old one.
-    const legacy =
-      state.version === 1 || state.version === 2 || state.version === 3
-        ? ' (written by Terraform 0.11 or older; Terraform 0.12 and later upgrade it at their next apply)'
-        : '';
-    return { ok: false, reason: `state format version ${version}, expected 4${legacy}` };
+    return { ok: false, reason: `state format version ${version}, expected 4` };
   }
+  // An old state without a usable lineage or serial is still state: what was not read is said, no alert.
+  const notRead = (what: string): ParsedState =>
+    legacy
+      ? {
+          ok: false,
+          legacy: true,
+          reason: `${what}, in state format ${String(state.version)} (${LEGACY_NOTE})`,
+        }
+      : { ok: false, reason: what };
   // Lineage and version end up in findings: accept only what they look like, never free text.
   if (typeof state.lineage !== 'string' || !LINEAGE.test(state.lineage))
-    return { ok: false, reason: 'no lineage, or a lineage that is not an id' };
+    return notRead('no lineage, or a lineage that is not an id');
   if (!Number.isSafeInteger(state.serial) || (state.serial as number) < 0)
-    return { ok: false, reason: 'serial is not a non-negative integer' };
-  const header: StateHeader = { version: 4, serial: state.serial as number, lineage: state.lineage };
+    return notRead('serial is not a non-negative integer');
+  const header: StateHeader = {
+    version: state.version as number,
+    serial: state.serial as number,
+    lineage: state.lineage,
+  };
   if (typeof state.terraform_version === 'string' && VERSION.test(state.terraform_version))
     header.terraformVersion = state.terraform_version;
   return { ok: true, header };
@@ -102,8 +125,9 @@ export function parseStatePrefix(prefix: string, totalBytes: number, complete: b
   // OpenTofu's encrypted state: `meta`, then `encrypted_data` (all of the state, base64), then
   // `encryption_version` past the end of any prefix.
   if (scan.encryptedData) return { ok: true, encrypted: true };
-  // A wrong version is its own reason at once (an old format has its fields in another place).
-  if ('version' in fields && fields.version !== 4) return headerOf(fields);
+  // A wrong version is its own reason at once; formats 1-3 have lineage and serial where 4 has them.
+  if ('version' in fields && fields.version !== 4 && !LEGACY_VERSIONS.has(fields.version))
+    return headerOf(fields);
   const missing = REQUIRED_FIELDS.filter((field) => !(field in fields));
   if (missing.length === 0) {
     const header = headerOf(fields);
@@ -112,8 +136,9 @@ export function parseStatePrefix(prefix: string, totalBytes: number, complete: b
       return { ok: false, reason: 'resources is not a list' };
     return header;
   }
-  if (scan.ended)
-    // The whole object was scanned (it fits in the prefix after all): the fields are absent.
+  if (scan.ended || (LEGACY_VERSIONS.has(fields.version) && 'modules' in fields))
+    // The whole object was scanned (it fits in the prefix after all), or an old format's header was
+    // passed: the fields are absent.
     return headerOf(fields);
   return {
     ok: false,
@@ -171,6 +196,8 @@ function scanTopLevel(text: string): TopLevelScan {
       }
       if (key === 'resources' && !(key in fields))
         fields.resources = kind === 'array' ? RESOURCES_LIST : kind;
+      // Formats 1-3 write `modules` after their header: reached, a field not seen is absent.
+      if (key === 'modules' && !(key in fields)) fields.modules = kind;
       // The first of a member given twice counts.
       return (HEADER_FIELDS as readonly string[]).includes(key) && !(key in fields) ? 'capture' : 'skip';
     },

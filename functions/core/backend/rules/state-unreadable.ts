@@ -8,7 +8,7 @@ export const stateUnreadableRule: StateRule = {
   check: 'backend',
   severity: 'high',
   checks:
-    'the current version of each registered state object is valid state v4 JSON (lineage, serial, resources) and not a delete marker',
+    'the current version of each registered state object is valid state JSON (format 4, or formats 1-3 of Terraform 0.11 and older, which Terraform still reads) and not a delete marker',
   explanation:
     'Terraform cannot plan or apply against a state it cannot read, and a truncated or foreign object in its place usually means a failed write or a manual upload.',
   iamActions: ['s3:ListBucketVersions', 's3:GetObject', 's3:GetObjectVersion'],
@@ -45,26 +45,36 @@ export const stateUnreadableRule: StateRule = {
 };
 
 /**
- * The current version's header is further into the object than driftwatch reads (its members are
- * not in Terraform's order): maybe valid state, so no alert, and no lineage or serial invented; an
- * info finding says what was not checked and how Terraform would put it back in order.
+ * The current version's header was not read though it may be valid state: its members are further
+ * into the object than driftwatch reads (not in Terraform's order), or it is in a format of Terraform
+ * 0.11 or older without a usable lineage. No alert, and no lineage or serial invented: an info
+ * finding says what was not checked and how Terraform would write the state so that it is.
  */
 function headerNotRead(subject: StateSubject, current: StateVersionFacts): Violation {
   const where = `s3://${subject.bucket}/${subject.key}`;
+  const legacy = current.legacyFormat === true;
   return {
     resource: { bucket: subject.bucket, key: subject.key },
     severity: 'info',
-    title: `Lineage and serial of ${where} not checked: its header is not where Terraform writes it`,
+    title: `Lineage and serial of ${where} not checked: ${legacy ? 'it is in a state format of Terraform 0.11 or older' : 'its header is not where Terraform writes it'}`,
     detail: `The current version of ${where} was not checked for lineage or serial changes: ${current.headerUnknown}.`,
     evidence: { reason: current.headerUnknown, current: versionEvidence(current) },
     explanation:
       'Terraform reads such a state as it is; only the lineage and serial checks of driftwatch are left out.',
-    remediation: {
-      summary: `Let Terraform rewrite ${where} in its own order, or accept that its lineage and serial are not checked.`,
-      steps: [
-        'Find out what wrote the state with its members reordered (a tool that sorts JSON keys, a manual edit).',
-        'The next `terraform apply` from the workspace writes the state again, header first; driftwatch checks it from then on.',
-      ],
-    },
+    remediation: legacy
+      ? {
+          summary: `Let Terraform write ${where} in today's format, or accept that its lineage and serial are not checked.`,
+          steps: [
+            'Nothing has been applied to this workspace since Terraform 0.11: upgrade its configuration (through 0.12, as the Terraform upgrade guides say) in review.',
+            'The next reviewed `terraform apply` from the workspace writes the state in format 4; driftwatch checks it from then on.',
+          ],
+        }
+      : {
+          summary: `Let Terraform rewrite ${where} in its own order, or accept that its lineage and serial are not checked.`,
+          steps: [
+            'Find out what wrote the state with its members reordered (a tool that sorts JSON keys, a manual edit).',
+            'The next `terraform apply` from the workspace writes the state again, header first; driftwatch checks it from then on.',
+          ],
+        },
   };
 }

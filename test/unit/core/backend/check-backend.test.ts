@@ -313,6 +313,51 @@ describe('checkBackend', () => {
     ]);
   });
 
+  it('a state Terraform 0.11 wrote (format 3) is state: its lineage and serial are checked, no "restore the last good version"', async () => {
+    // Terraform 0.11's layout (statefile/version3.go): the header first, resources per module in a map.
+    const v3 = (serial: number, padding = 0) =>
+      `{"version":3,"terraform_version":"0.11.14","serial":${serial},"lineage":"5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001","modules":[{"path":["root"],"outputs":{},"resources":{${'"aws_s3_bucket.a":{"type":"aws_s3_bucket","primary":{"id":"a","attributes":{}}},'.repeat(padding)}"aws_s3_bucket.b":{"type":"aws_s3_bucket","primary":{"id":"b","attributes":{}}}},"depends_on":[]}]}\n`;
+    for (const body of [v3(7), v3(7, 5_000)]) {
+      const { reader } = fakeBackend({
+        objects: {
+          'pay/terraform.tfstate': { body, history: [{ versionId: 'v1', body: v3(6) }] },
+          'net/terraform.tfstate': versioned([2]),
+        },
+      });
+      const result = await checkBackend(reader, target());
+      const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
+      expect(pay.drafts).toEqual([]);
+    }
+    // Its serial went back: the serial rule reads format 3 as it reads 4.
+    const { reader } = fakeBackend({
+      objects: {
+        'pay/terraform.tfstate': { body: v3(3), history: [{ versionId: 'v1', body: v3(9) }] },
+        'net/terraform.tfstate': versioned([2]),
+      },
+    });
+    const pay = (await checkBackend(reader, target())).runs.find(
+      (run) => run.placement.workspace === 'pay-prod',
+    )!;
+    expect(pay.drafts.map((draft) => draft.ruleId)).toEqual(['state.serial-regressed']);
+  });
+
+  it('an old-format state without a lineage is an info finding that says so, never high with a restore', async () => {
+    const old = '{"version":1,"serial":3,"modules":[{"path":["root"],"resources":{}}]}';
+    const { reader } = fakeBackend({
+      objects: { 'pay/terraform.tfstate': { body: old }, 'net/terraform.tfstate': versioned([2]) },
+    });
+    const pay = (await checkBackend(reader, target())).runs.find(
+      (run) => run.placement.workspace === 'pay-prod',
+    )!;
+    expect(pay.drafts.map((draft) => [draft.ruleId, draft.severity])).toEqual([['state.unreadable', 'info']]);
+    const [draft] = pay.drafts;
+    expect(draft!.title).toMatch(/not checked: it is in a state format of Terraform 0\.11 or older$/);
+    expect(draft!.evidence?.reason).toMatch(
+      /^no lineage, or a lineage that is not an id, in state format 1 \(written by Terraform 0\.11/,
+    );
+    expect(JSON.stringify(draft!.remediation)).not.toMatch(/restore|state push/i);
+  });
+
   it('a state whose SSE-KMS key the scanner may not use: the finding names the key and kms:Decrypt, never "no state" or a lineage finding', async () => {
     const key = 'arn:aws:kms:eu-west-1:111111111111:key/1';
     // S3's answer when kms:Decrypt is missing: the same AccessDenied as a missing s3:GetObject.

@@ -46,8 +46,10 @@ describe('parseStatePrefix', () => {
     expect(reason('password=hunter2 and more')).toBe(`the state is not JSON (${TOTAL} bytes)`);
     expect(reason('[1,2,3')).toBe('the state is not a JSON object');
     expect(reason('{"version":4 "serial":1')).toBe(`the state is not JSON (${TOTAL} bytes)`);
-    expect(reason('{"version":3,"serial":1,"lineage":"x","modules":[')).toMatch(
-      /^state format version 3, expected 4/,
+    // Terraform 0.11's format 3 has its header where format 4 has it: state, read as such.
+    expect(reason('{"version":3,"serial":1,"lineage":"x","modules":[')).toBe('ok');
+    expect(reason('{"version":2,"serial":1,"modules":[')).toMatch(
+      /^no lineage, .* in state format 2 \(written by Terraform 0\.11/,
     );
     expect(reason(`{"version":"4","serial":1,"lineage":"${LINEAGE}",`)).toBe(
       'state format version is a JSON string, expected the number 4',

@@ -30,8 +30,8 @@ describe('parseStateHeader', () => {
     [`{"password": "${SECRET}"`, /^the state is not JSON \(\d+ characters\)$/],
     [`["${SECRET}"]`, /not a JSON object/],
     [
-      stateBody({ version: 3 }),
-      /^state format version 3, expected 4 \(written by Terraform 0\.11 or older; /,
+      stateBody({ version: 3, lineage: undefined }),
+      /^no lineage, or a lineage that is not an id, in state format 3 \(written by Terraform 0\.11 or older; /,
     ],
     [stateBody({ version: 5 }), /^state format version 5, expected 4$/],
     [stateBody({ version: '4' }), /^state format version is a JSON string, expected the number 4$/],
