@@ -35,7 +35,7 @@ export function isAwsError(error: unknown): boolean {
 export function describeAwsError(error: unknown, context: AwsErrorContext = {}): string | undefined {
   if (!isAwsError(error)) return undefined;
   const env = context.env ?? {};
-  const failure = readFailure('the AWS resource', 'this request', error);
+  const failure = readFailure('the AWS resource', 'this request', error, env);
   let cause = classifyReadFailure(failure);
   // A timeout carries no address: it is the endpoint the SDK was configured to talk to.
   if (cause.kind === 'unreachable' && failure.endpoint === undefined)

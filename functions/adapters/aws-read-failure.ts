@@ -9,10 +9,16 @@ import { AWS_REGION } from '../core/registry/formats.js';
  * (or the network code when nothing answered), the SDK's error name, where the request went, and
  * the bucket's region when a redirect or a region error names it.
  */
-export function readFailure(resource: string, action: string, error: unknown): ReadFailure {
+export function readFailure(
+  resource: string,
+  action: string,
+  error: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+): ReadFailure {
   const failure: ReadFailure = { resource, action, code: errorCode(error), message: errorMessage(error) };
   const name = (error as { name?: unknown } | undefined)?.name;
   if (typeof name === 'string' && name !== '') failure.errorName = name;
+  if (name === 'CredentialsProviderError' && env.AWS_PROFILE) failure.profile = env.AWS_PROFILE;
   const endpoint = networkEndpoint(error);
   if (endpoint) failure.endpoint = endpoint;
   const region = bucketRegion(error);

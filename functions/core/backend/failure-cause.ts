@@ -90,8 +90,9 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
     return {
       kind: 'no-credentials',
       summary: 'no AWS credentials found (CredentialsProviderError)',
-      advice:
-        "Give driftwatch credentials through the AWS SDK's own chain: AWS_PROFILE (after `aws sso login`), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the Lambda or instance role; a registry workspace's roleArn is assumed with them.",
+      advice: failure.profile
+        ? profileAdvice(failure.profile)
+        : "Give driftwatch credentials through the AWS SDK's own chain: AWS_PROFILE (after `aws sso login`), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the Lambda or instance role; a registry workspace's roleArn is assumed with them.",
     };
   if (is(REJECTED_CREDENTIALS))
     return {
@@ -281,4 +282,13 @@ function resourceName(resource: string, action: string): string {
 function firstLine(text: string, max: number): string {
   const line = text.split('\n')[0]?.trim() || 'no message';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * With AWS_PROFILE set the SDK reads that profile alone, and says "Could not load credentials from
+ * any providers" alike for a name with a typo and for a profile whose SSO session ended.
+ */
+function profileAdvice(profile: string): string {
+  const name = shellWord(profile);
+  return `AWS_PROFILE is ${name} and gave no credentials: check that the profile exists (\`aws configure list-profiles\`) and, for SSO, log in to it (\`aws sso login --profile ${name}\`); or unset AWS_PROFILE to use AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or the instance role.`;
 }

@@ -101,6 +101,11 @@ export interface ReadFailure {
    * failed: S3 answers a missing kms:Decrypt with the same AccessDenied as a missing s3:GetObject.
    */
   kmsKeyId?: string;
+  /**
+   * The AWS_PROFILE the SDK read when no credentials came: it looks at that profile alone, so the
+   * profile (a typo, an SSO session that ended) is where to look, not the whole chain.
+   */
+  profile?: string;
 }
 
 export class BackendReadError extends Error {

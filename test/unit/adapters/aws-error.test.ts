@@ -29,6 +29,20 @@ function serviceError(name: string, status: number, message: string, fields: Rec
 }
 
 describe('describeAwsError', () => {
+  it('no credentials with AWS_PROFILE set points at that profile (a typo, an ended SSO session), not the whole chain', () => {
+    const error = Object.assign(new Error('Could not load credentials from any providers'), {
+      name: 'CredentialsProviderError',
+    });
+    expect(describeAwsError(error, { env: { ...env, AWS_PROFILE: 'platfrom-prod' } })).toBe(
+      'no AWS credentials found (CredentialsProviderError): AWS_PROFILE is platfrom-prod and gave no credentials: check that the profile exists (`aws configure list-profiles`) and, for SSO, log in to it (`aws sso login --profile platfrom-prod`); or unset AWS_PROFILE to use AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or the instance role.',
+    );
+    // A name the shell would split or run is quoted in the command shown.
+    expect(describeAwsError(error, { env: { AWS_PROFILE: 'a b$(id)' } })).toContain(
+      "aws sso login --profile 'a b$(id)'",
+    );
+    expect(describeAwsError(error, { env })).not.toContain('AWS_PROFILE is');
+  });
+
   it.each([
     [
       'a missing bucket',
