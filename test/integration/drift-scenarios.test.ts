@@ -7,7 +7,12 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { IAMClient, UpdateRoleCommand } from '@aws-sdk/client-iam';
-import { DeleteBucketCommand, GetObjectCommand, PutBucketTaggingCommand } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteBucketCommand,
+  GetObjectCommand,
+  PutBucketTaggingCommand,
+} from '@aws-sdk/client-s3';
 import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
@@ -414,7 +419,8 @@ moved {
 /**
  * Issue 11 §1 with real Terraform: the provider's region is set only by a var file, and a secret
  * variable (not declared sensitive) comes from sensitiveVars. One apply, then one scan of two
- * entries for the same state: with `varFiles` (one plan), and without it (fails before refreshing).
+ * entries for the same state (the second reads a copy): with `varFiles` (one plan), and without it
+ * (fails before refreshing).
  */
 describe('a workspace whose var file sets the region', () => {
   const header = `hdr-${newCore()}`;
@@ -427,6 +433,15 @@ describe('a workspace whose var file sets the region', () => {
     });
     // The parameter lives in us-east-2; the scanner's own AWS_REGION is eu-west-1.
     await varRegion.terraform(['apply', '-auto-approve', '-input=false', '-var-file=prod.tfvars']);
+    // The entry without the var file reads a copy of the state: the registry refuses two entries
+    // naming one state object (an entry copied with its key left as it was).
+    await aws.s3.send(
+      new CopyObjectCommand({
+        Bucket: STATE_BUCKET,
+        CopySource: `${STATE_BUCKET}/var-region/terraform.tfstate`,
+        Key: 'var-region-copy/terraform.tfstate',
+      }),
+    );
   });
   afterAll(async () => {
     await varRegion?.dispose();
@@ -443,12 +458,12 @@ describe('a workspace whose var file sets the region', () => {
       new SSMClient({ region: REGION }).send(new GetParameterCommand({ Name: name })),
     ).rejects.toThrow();
     const dir = JSON.stringify(join(REPO_ROOT, 'test/integration/terraform/var-region'));
-    const entry = (id: string, extra: string[]) => [
+    const entry = (id: string, key: string, extra: string[]) => [
       `  - id: ${id}`,
       '    owner: platform',
       '    environment: prod',
       `    source: { dir: ${dir} }`,
-      `    backend: { bucket: ${STATE_BUCKET}, key: var-region/terraform.tfstate, region: ${REGION} }`,
+      `    backend: { bucket: ${STATE_BUCKET}, key: ${key}, region: ${REGION} }`,
       '    sensitiveVars: { upstream_header: { env: VAR_REGION_UPSTREAM_HEADER } }',
       ...extra,
     ];
@@ -458,8 +473,8 @@ describe('a workspace whose var file sets the region', () => {
       [
         ...TEST_REGISTRY_OWNERS,
         'workspaces:',
-        ...entry('var-region', ['    varFiles: [prod.tfvars]']),
-        ...entry('var-region-no-var-file', []),
+        ...entry('var-region', 'var-region/terraform.tfstate', ['    varFiles: [prod.tfvars]']),
+        ...entry('var-region-no-var-file', 'var-region-copy/terraform.tfstate', []),
         '',
       ].join('\n'),
     );

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageWorkspace } from '../../cli/demo/provision.js';
 import {
@@ -122,6 +122,15 @@ beforeAll(async () => {
   } finally {
     await staged.dispose();
   }
+  // Each workspace reads its own copy: the registry refuses two entries naming one state object.
+  for (const id of WORKSPACE_IDS)
+    await aws.s3.send(
+      new CopyObjectCommand({
+        Bucket: STATE_BUCKET,
+        CopySource: `${STATE_BUCKET}/${STATE_KEY}`,
+        Key: stateKeyOf(id),
+      }),
+    );
 });
 
 afterAll(async () => {
@@ -129,15 +138,17 @@ afterAll(async () => {
 });
 
 const STATE_KEY = 'engine-versions/terraform.tfstate';
+const WORKSPACE_IDS = ['pinned', 'version-file', 'tofu', 'untrusted'] as const;
+const stateKeyOf = (id: string) => `engine-versions/${id}/terraform.tfstate`;
 
 /** Registry entries over the one state; `lines` are the entry's extra keys. */
-function entry(id: string, dir: string, ...lines: string[]): string[] {
+function entry(id: (typeof WORKSPACE_IDS)[number], dir: string, ...lines: string[]): string[] {
   return [
     `  - id: ${id}`,
     '    owner: platform',
     '    environment: prod',
     `    source: { dir: ${JSON.stringify(join(REPO_ROOT, 'test/integration/terraform', dir))} }`,
-    `    backend: { bucket: ${STATE_BUCKET}, key: ${STATE_KEY}, region: ${REGION} }`,
+    `    backend: { bucket: ${STATE_BUCKET}, key: ${stateKeyOf(id)}, region: ${REGION} }`,
     '    env: { TF_VAR_name: engine-versions }',
     ...lines.map((line) => `    ${line}`),
   ];
