@@ -2,6 +2,7 @@ import type { FindingDraft } from '../findings/model.js';
 import type { Policies, WorkspaceConfig } from '../registry/model.js';
 import { stateObjectKey } from '../registry/state-key.js';
 import {
+  type CompactPlan,
   type EvaluationContext,
   type EvaluationResult,
   evaluateCompactPlan,
@@ -132,7 +133,8 @@ export async function scanWorkspace(
   try {
     const first = await planStable();
     if (!first.stable) return busy(first.versions);
-    let evaluation = evaluateCompactPlan(first.run.plan, context);
+    let evaluatedPlan = first.run.plan;
+    let evaluation = evaluateCompactPlan(evaluatedPlan, context);
     if (isFailure(evaluation)) return failedPlan(evaluation, first.run);
     // No state object: Terraform planned against an empty state, which has no drift to find. A new
     // workspace never applied, or a registry entry naming the wrong key: either way nothing was read.
@@ -162,6 +164,7 @@ export async function scanWorkspace(
         secondPlan: guardSummary(confirmed),
       };
       evaluation = confirmed;
+      evaluatedPlan = second.run.plan;
     }
 
     // A deletion is only as good as the read that found the object missing (provider-log.ts).
@@ -171,7 +174,7 @@ export async function scanWorkspace(
         : [],
     );
     if (deleted.length > 0 && prepared.readFailures) {
-      const failures = await prepared.readFailures(deleted);
+      const failures = await prepared.readFailures([...deleted, ...movedAddresses(evaluatedPlan)]);
       if (failures.length > 0) return unprovenDeletions(deleted, failures);
     }
 
@@ -327,4 +330,16 @@ export function describeBackend(workspace: WorkspaceConfig): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Both addresses of every resource a `moved` block moved: Terraform refuses a targeted plan whose
+ * targets leave out a moved instance ("Moved resource instances excluded by targeting"), so the
+ * deletions' re-read of a workspace that is mid-refactor must target them too.
+ */
+function movedAddresses(plan: CompactPlan): string[] {
+  const moved = new Set<string>();
+  for (const change of [...plan.drift, ...plan.changes])
+    if (change.previousAddress !== undefined) moved.add(change.previousAddress).add(change.address);
+  return [...moved];
 }

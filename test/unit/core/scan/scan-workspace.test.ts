@@ -66,6 +66,19 @@ describe('scanWorkspace: deletions are only reported when the reads behind them 
     },
   );
 
+  it('the re-read targets the moved resources too: Terraform refuses a targeted plan that leaves a moved instance out', async () => {
+    const movedBucket: CompactChange = {
+      ...tagDrift,
+      address: 'aws_s3_bucket.archive2',
+      previousAddress: 'aws_s3_bucket.archive',
+    };
+    const { calls } = await scan({
+      plans: [plan([deleted('aws_sqs_queue.events'), movedBucket])],
+      readFailures: [],
+    });
+    expect(calls).toContain('readFailures aws_sqs_queue.events,aws_s3_bucket.archive,aws_s3_bucket.archive2');
+  });
+
   it('a deletion whose re-read failed nowhere is reported; drift without deletions is not re-read', async () => {
     const withDeletion = await scan({ plans: [plan([deleted('aws_sqs_queue.events')])], readFailures: [] });
     expect(withDeletion.result.findings.map((finding) => finding.ruleId)).toEqual(['drift.delete']);
