@@ -741,13 +741,19 @@ function withVariableHint(summary: string): string {
 }
 
 /**
- * "Plugin did not respond" without a crash report: the provider process ended mid-call and did not
- * panic, which on a scanner is most often the out-of-memory killer taking the largest process (the
- * AWS provider, ~0.8 GB). Terraform's own words point only at "the plugin logs". The crash report
- * ("plugin crashed!") is looked for in the whole stderr: the summary may be cut before it.
+ * A provider call that ended with its process, without a crash report: the provider did not panic,
+ * which on a scanner is most often the out-of-memory killer taking the largest process (the AWS
+ * provider, ~0.8 GB). Terraform says "Plugin did not respond" or, when the connection closed first,
+ * "Request cancelled" (internal/plugin/grpc_error.go: codes Unavailable and Canceled), and points
+ * only at "the plugin logs". A plan Terraform itself stopped ends by a signal and is reported before
+ * this. The crash report ("plugin crashed!") is looked for in the whole stderr: the summary may be
+ * cut before it.
  */
+const PROVIDER_CALL_ENDED =
+  /Plugin did not respond|The plugin\.\(\*GRPCProvider\)\.\w+ request was cancelled/;
+
 export function withProviderExitHint(summary: string | undefined, stderr: string): string | undefined {
-  if (summary === undefined || !summary.includes('Plugin did not respond') || /plugin crashed!/i.test(stderr))
+  if (summary === undefined || !PROVIDER_CALL_ENDED.test(summary) || /plugin crashed!/i.test(stderr))
     return summary;
   return `${summary}\n\n(driftwatch: a provider that stops answering without a crash report was killed, most often by the out-of-memory killer: each plan holds its providers in memory, the AWS provider ~0.8 GB; give the scanner more memory, or scan fewer workspaces at once with --concurrency)`;
 }

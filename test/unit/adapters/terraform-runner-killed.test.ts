@@ -166,6 +166,15 @@ describe('withProviderExitHint', () => {
     );
   });
 
+  it('adds it to "Request cancelled", what Terraform says when the provider\'s connection closed first', () => {
+    // Terraform 1.11, the provider SIGKILLed while it read a data source (seen under load).
+    const cancelled =
+      'Error: Request cancelled\n\n  with data.aws_s3_bucket.logs,\n  on main.tf line 26, in data "aws_s3_bucket" "logs":\n\nThe plugin.(*GRPCProvider).ReadDataSource request was cancelled.';
+    expect(withProviderExitHint(cancelled, cancelled)).toMatch(
+      /request was cancelled\.\n\n\(driftwatch: a provider that stops answering without a crash report was killed/,
+    );
+  });
+
   it('leaves a provider crash (a panic, reported as such) and every other error as Terraform said it', () => {
     // The crash report comes after a long stack trace: it is looked for in stderr, not in the summary.
     const stderr = `${noResponse}\n\nStack trace from the terraform-provider-aws_v5.100.0_x5 plugin:\n\npanic: boom\n${'goroutine\n'.repeat(2000)}\nError: The terraform-provider-aws_v5.100.0_x5 plugin crashed!`;
