@@ -180,8 +180,19 @@ async function scanArgoCd(
     }))
     .sort((a, b) => a.label.localeCompare(b.label));
 
+  // As in direct mode, the first read that shows the server unreachable or refusing the token (it
+  // expired mid-scan, Argo CD restarted after the list) stops the scan: each of hundreds of
+  // applications got the same finding, and against a server that stopped answering each read waited
+  // out its timeout, four at a time, past a Lambda's 15 minutes.
+  let fatal: FindingDraft | undefined;
+  const stop = (error: unknown): boolean => {
+    if (!isServerWide(error)) return false;
+    fatal ??= sourceFailure(builder, error, `reading applications from ${api.url}`);
+    return true;
+  };
   const results = await mapConcurrently(names, READ_CONCURRENCY, async ({ name, namespace, label }) => {
     const findings: FindingDraft[] = [];
+    if (fatal) return { findings, tracked: [] as TrackedObject[] };
     let application: ArgoApplication;
     try {
       application = parseArgoResponse(
@@ -190,6 +201,7 @@ async function scanArgoCd(
         `application ${label}`,
       );
     } catch (error) {
+      if (stop(error)) return { findings, tracked: [] as TrackedObject[] };
       const identity = {
         group: 'argoproj.io',
         kind: 'Application',
@@ -226,11 +238,14 @@ async function scanArgoCd(
       findings.push(...result.drafts);
       return { findings, tracked: result.tracked };
     } catch (error) {
+      if (stop(error)) return { findings, tracked: [] as TrackedObject[] };
       const reason = `managed resources of application ${app}: ${reasonOf(error)}`;
       findings.push(applicationFailure(builder, error, app, applicationIdentity(application), reason));
       return { findings, tracked: trackedFromStatus(application) };
     }
   });
+  // What was read before is left out, as in direct mode: the run failed and resolves nothing.
+  if (fatal) return { findings: [fatal], scanned: 0 };
   return {
     findings: results.flatMap((result) => result.findings),
     tracked: results.flatMap((result) => result.tracked),
