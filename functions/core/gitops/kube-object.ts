@@ -68,10 +68,34 @@ export function describeObject(identity: ObjectIdentity): string {
   return `${identity.kind} ${where}${identity.name}`;
 }
 
-/** The same object, whatever side described it; an unset namespace matches any (cluster-scoped, defaulted). */
+/**
+ * Kinds the API server served in the `extensions` group before their own, where the same stored
+ * object is read through either: a Terraform state written years ago keeps `extensions/v1beta1` for
+ * an Ingress that git now declares as `networking.k8s.io/v1`, and it is still one object.
+ */
+const EXTENSIONS_SUCCESSORS: Readonly<Record<string, string>> = {
+  Deployment: 'apps',
+  DaemonSet: 'apps',
+  ReplicaSet: 'apps',
+  Ingress: 'networking.k8s.io',
+  NetworkPolicy: 'networking.k8s.io',
+  PodSecurityPolicy: 'policy',
+};
+
+/** The group an identity's kind lives in today (`extensions` Ingress → `networking.k8s.io`). */
+function currentGroup(identity: ObjectIdentity): string {
+  return identity.group === 'extensions'
+    ? (EXTENSIONS_SUCCESSORS[identity.kind] ?? identity.group)
+    : identity.group;
+}
+
+/**
+ * The same object, whatever side described it; an unset namespace matches any (cluster-scoped,
+ * defaulted), and a kind's old `extensions` group matches its current one.
+ */
 export function sameObject(a: ObjectIdentity, b: ObjectIdentity): boolean {
   return (
-    a.group === b.group &&
+    currentGroup(a) === currentGroup(b) &&
     a.kind === b.kind &&
     a.name === b.name &&
     (a.namespace === undefined || b.namespace === undefined || a.namespace === b.namespace)
@@ -80,7 +104,7 @@ export function sameObject(a: ObjectIdentity, b: ObjectIdentity): boolean {
 
 /** Key for lookups that ignores the namespace (compare with `sameObject` afterwards). */
 export function lookupKey(identity: ObjectIdentity): string {
-  return `${identity.group}/${identity.kind}/${identity.name}`;
+  return `${currentGroup(identity)}/${identity.kind}/${identity.name}`;
 }
 
 /**
