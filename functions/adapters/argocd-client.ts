@@ -9,6 +9,7 @@ import {
   failureOfStatus,
   formatTimeout,
   isRedirect,
+  isUntrustedCertificate,
   redirectReason,
   repeatWhenAsked,
   requestDeadline,
@@ -183,18 +184,10 @@ export function networkReason(error: unknown, server: string, withCertificateAut
   if ((error as Error).name === 'TimeoutError') return `no answer from ${server} in time`;
   const code = cause?.code ?? (error as { code?: string }).code;
   const reason = `cannot reach ${server}${code ? ` (${code})` : ''}: ${cause?.message ?? (error as Error).message}`;
-  if (code === undefined || !UNTRUSTED_CERTIFICATE.has(code)) return reason;
+  if (!isUntrustedCertificate(code)) return reason;
   return `${reason}${withCertificateAuthority ? WRONG_CA_FIX : UNTRUSTED_FIX}`;
 }
 
-/** TLS errors of a certificate no trusted CA signed (OpenSSL's verify codes as Node names them). */
-const UNTRUSTED_CERTIFICATE = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-]);
 const UNTRUSTED_FIX =
   "; the server's certificate is not signed by a CA the scanner trusts (Argo CD's default install serves a self-signed one): set clusters[].argocd.certificateAuthority to the base64 of the CA's PEM (`base64 -w0 ca.pem`), or, for `cluster-diff --argocd` without a registry, NODE_EXTRA_CA_CERTS=ca.pem";
 const WRONG_CA_FIX =

@@ -166,3 +166,17 @@ export function redirectReason(status: number, location: string | null | undefin
   }
   return `answered ${status}, a redirect to ${target} (not followed: the credentials would go with it)`;
 }
+
+/** TLS errors of a certificate no trusted CA signed (OpenSSL's verify codes as Node names them). */
+const UNTRUSTED_CERTIFICATE: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+
+/** A connection refused because no CA the client trusts signed the server's certificate. */
+export function isUntrustedCertificate(code: string | undefined): boolean {
+  return code !== undefined && UNTRUSTED_CERTIFICATE.has(code);
+}

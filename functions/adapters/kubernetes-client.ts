@@ -20,6 +20,7 @@ import {
   failureOfStatus,
   formatTimeout,
   isRedirect,
+  isUntrustedCertificate,
   redirectReason,
   repeatWhenAsked,
   stillRefused,
@@ -96,7 +97,8 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     if (method === 'PATCH' && new URL(path, 'http://x').searchParams.get('dryRun') !== 'All')
       throw new Error('refusing a PATCH without dryRun=All: driftwatch never writes to a cluster');
     const config = await options.config();
-    const server = config.getCurrentCluster()?.server;
+    const cluster = config.getCurrentCluster();
+    const server = cluster?.server;
     if (!server) throw new ClusterSourceError('configuration', 'the kubeconfig has no current cluster');
     const requestOptions: https.RequestOptions = {};
     try {
@@ -177,7 +179,16 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
       }, timeoutMs);
       request.on('timeout', () => request.destroy(new Error(`no answer from ${url.host} in time`)));
       request.on('error', (error: NodeJS.ErrnoException) =>
-        fail(`cannot reach ${url.host}${error.code ? ` (${error.code})` : ''}: ${error.message}`, error),
+        fail(
+          `cannot reach ${url.host}${error.code ? ` (${error.code})` : ''}: ${error.message}${
+            isUntrustedCertificate(error.code)
+              ? cluster?.caData || cluster?.caFile
+                ? WRONG_CA_FIX
+                : NO_CA_FIX
+              : ''
+          }`,
+          error,
+        ),
       );
       request.end(payload?.body);
     });
@@ -438,6 +449,16 @@ export function createKubernetesReader(options: KubernetesReaderOptions) {
     },
   };
 }
+
+/**
+ * A certificate the scanner does not trust. EKS serves one of the cluster's own CA, which an `eks`
+ * entry without `certificateAuthority` (it is optional) did not give: every read failed as
+ * "cannot reach", and cluster-diff advised checking the address and the network.
+ */
+const NO_CA_FIX =
+  "; the server's certificate is not signed by a CA the scanner trusts: give the cluster's CA (an EKS cluster: clusters[].kubernetes.eks.certificateAuthority, from `aws eks describe-cluster --name <cluster> --query cluster.certificateAuthority.data --output text`; a kubeconfig context: its cluster's certificate-authority-data)";
+const WRONG_CA_FIX =
+  "; the cluster's CA (clusters[].kubernetes.eks.certificateAuthority, or the kubeconfig cluster's certificate-authority-data) did not sign the server's certificate: give the one that did (`aws eks describe-cluster --name <cluster> --query cluster.certificateAuthority.data --output text`)";
 
 /** The core group version, which every API server serves at `/api/v1`. */
 const CORE_VERSION = 'v1';
