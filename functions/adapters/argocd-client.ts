@@ -1,3 +1,4 @@
+import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { type ArgoCdApi, ClusterSourceError } from '../core/gitops/ports.js';
@@ -53,6 +54,7 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
       token = undefined;
       throw error;
     }
+    checkSendable(bearer);
     timeout ??= options.timeoutMs ?? clusterTimeoutMs();
     const timeoutMs = timeout;
     // A request the server asks to repeat later (rate limited) is repeated, as client-go does.
@@ -162,6 +164,23 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
         namespaceQuery(appNamespace),
       ),
   };
+}
+
+/**
+ * A token that an HTTP header cannot carry (a line break inside it: a token wrapped when it was
+ * pasted, a JSON secret's value ending in a newline) made fetch throw "Headers.append: "Bearer …" is
+ * an invalid header value", quoting the token into the finding (redaction took the part before the
+ * line break only), under scan.cluster-unreachable. It is a configuration failure naming no value.
+ */
+function checkSendable(bearer: string): void {
+  try {
+    http.validateHeaderValue('Authorization', `Bearer ${bearer}`);
+  } catch {
+    throw new ClusterSourceError(
+      'configuration',
+      'the Argo CD API token holds a line break or another control character, which an HTTP header cannot carry: put the token on one line where argocd.token keeps it (the environment variable or the Secrets Manager secret)',
+    );
+  }
 }
 
 /** A response body as text (UTF-8, as `Response.text()` reads it), read through a reader the caller can cancel. */

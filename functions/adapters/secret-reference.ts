@@ -38,7 +38,8 @@ function tokenFromSecret(secret: string): string | undefined {
   if (trimmed.startsWith('{')) {
     try {
       const parsed = JSON.parse(trimmed) as { token?: unknown };
-      return typeof parsed.token === 'string' ? parsed.token : undefined;
+      // Trimmed as a plain secret is: `"token": "…\n"` is a token pasted with its newline.
+      return typeof parsed.token === 'string' ? parsed.token.trim() || undefined : undefined;
     } catch {
       return undefined;
     }

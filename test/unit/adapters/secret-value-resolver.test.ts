@@ -70,6 +70,13 @@ describe('API tokens (Argo CD), read through the same resolver', () => {
     expect(await tokens()({ secretsManager: 'argocd/json' })).toBe('tok-2');
   });
 
+  it('trim the token of a JSON secret as they trim a plain one (pasted with its newline)', async () => {
+    secrets
+      .on(GetSecretValueCommand, { SecretId: 'argocd/json-newline' })
+      .resolves({ SecretString: '{"token":"tok-3\\n"}' });
+    expect(await tokens()({ secretsManager: 'argocd/json-newline' })).toBe('tok-3');
+  });
+
   it('fail as a configuration problem of the cluster, naming the reference', async () => {
     secrets
       .on(GetSecretValueCommand, { SecretId: 'argocd/other' })
