@@ -124,7 +124,10 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
         const reason = deadline.expired()
           ? `no answer from ${base} within ${formatTimeout(timeoutMs)}`
           : networkReason(error, base, certificateAuthority !== undefined);
-        throw new ClusterSourceError('unreachable', `GET ${path}: ${reason}`, { cause: error });
+        throw new ClusterSourceError('unreachable', `GET ${path}: ${reason}`, {
+          cause: error,
+          timedOut: deadline.expired(),
+        });
       }
       const reader = response.body?.getReader();
       try {
@@ -135,7 +138,10 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdApi {
         const reason = deadline.expired()
           ? `the response from ${base} did not complete within ${formatTimeout(timeoutMs)} (headers came, the body did not)`
           : `the connection to ${base} broke while reading the response: ${(error as Error).message}`;
-        throw new ClusterSourceError('unreachable', `GET ${path}: ${reason}`, { cause: error });
+        throw new ClusterSourceError('unreachable', `GET ${path}: ${reason}`, {
+          cause: error,
+          timedOut: deadline.expired(),
+        });
       }
     } finally {
       deadline.clear();

@@ -25,11 +25,13 @@ export class ClusterSourceError extends Error {
   readonly status: number | undefined;
   /** Set by an adapter that knows every other read would fail alike (see isServerWide). */
   readonly serverWide: boolean;
+  /** The request ran out of time (`unreachable`): the server may be stuck, or this one answer slow. */
+  readonly timedOut: boolean;
 
   constructor(
     readonly failure: SourceFailure,
     reason: string,
-    options?: { cause?: unknown; status?: number; serverWide?: boolean },
+    options?: { cause?: unknown; status?: number; serverWide?: boolean; timedOut?: boolean },
   ) {
     // Redacted here, whoever builds it: a server's error message may quote what it refused.
     const redacted = redactText(reason);
@@ -38,6 +40,7 @@ export class ClusterSourceError extends Error {
     this.name = 'ClusterSourceError';
     this.status = options?.status;
     this.serverWide = options?.serverWide ?? false;
+    this.timedOut = options?.timedOut ?? false;
   }
 }
 

@@ -238,7 +238,10 @@ async function scanArgoCd(
       findings.push(...result.drafts);
       return { findings, tracked: result.tracked };
     } catch (error) {
-      if (stop(error)) return { findings, tracked: [] as TrackedObject[] };
+      // Not a time-out: the diff of an application of thousands of objects can be slow on its own,
+      // while its GET (which came back) shows the server answers.
+      const slow = error instanceof ClusterSourceError && error.timedOut;
+      if (!slow && stop(error)) return { findings, tracked: [] as TrackedObject[] };
       const reason = `managed resources of application ${app}: ${reasonOf(error)}`;
       findings.push(applicationFailure(builder, error, app, applicationIdentity(application), reason));
       return { findings, tracked: trackedFromStatus(application) };

@@ -60,10 +60,15 @@ async function argoCd(after: 'expired-token' | 'gone'): Promise<{ url: string; r
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, reads: () => reads };
 }
 
-async function scan(url: string) {
+async function scan(url: string, timeoutMs?: number) {
   const config = cluster(url);
   const ports: ClusterScanPorts = {
-    argocd: (entry) => createArgoCdClient({ source: entry.argocd!, token: async () => TOKEN }),
+    argocd: (entry) =>
+      createArgoCdClient({
+        source: entry.argocd!,
+        token: async () => TOKEN,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      }),
     kubernetes: () => {
       throw new Error('Argo CD mode reads no Kubernetes API');
     },
@@ -98,5 +103,44 @@ describe('an Argo CD that stops serving after the list', () => {
     // The reads already under way when the first failed (at most four at a time), not all 200.
     expect(argo.reads()).toBeLessThanOrEqual(4);
     expect(JSON.stringify(result)).not.toContain(TOKEN);
+  });
+});
+
+describe('one application whose managed resources take longer than a request may', () => {
+  it('fails that application only: its GET answered, so the server is not stuck, and the others are scanned', async () => {
+    const application = (name: string) => ({
+      metadata: { name, namespace: 'argocd' },
+      spec: { project: 'default' },
+      status: { sync: { status: 'OutOfSync' }, health: { status: 'Healthy' }, controllerNamespace: 'argocd' },
+    });
+    const names = ['cart', 'huge', 'shop'];
+    let managedReads = 0;
+    server = createServer((request, response) => {
+      const path = new URL(request.url ?? '/', 'http://x').pathname;
+      const json = (body: unknown) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(body));
+      };
+      if (path === '/api/v1/applications') return json({ items: names.map(application) });
+      const [, name, managed] = /^\/api\/v1\/applications\/([^/]+)(\/managed-resources)?$/.exec(path) ?? [];
+      if (!managed) return json(application(name!));
+      managedReads++;
+      // Argo CD still computing the diff of thousands of objects: no answer within the client's time.
+      if (name === 'huge') return;
+      json({ items: [] });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Short only in this test's own client: the server never answers that one request.
+    const result = await scan(url, 500);
+    expect(result.scanned).toBe(3);
+    expect(managedReads).toBe(3);
+    expect(result.findings.map((finding) => [finding.ruleId, finding.resource])).toEqual([
+      [
+        'scan.cluster-unreachable',
+        { app: 'huge', group: 'argoproj.io', kind: 'Application', name: 'huge', namespace: 'argocd' },
+      ],
+    ]);
+    expect(result.findings[0]!.detail).toContain('managed resources of application huge');
   });
 });
