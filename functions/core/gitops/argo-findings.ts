@@ -1,5 +1,5 @@
 import type { FindingDraft } from '../findings/model.js';
-import type { SensitiveHasher } from '../redaction/secrets.js';
+import { redactedExcerpt, type SensitiveHasher } from '../redaction/secrets.js';
 import { listPaths } from '../terraform/remediation.js';
 import type { ArgoApplication, ResourceDiff } from './argo-api.js';
 import { automatedSync, ignoresExtraneous, pruneHold, pruneHoldReason } from './argo-options.js';
@@ -249,6 +249,11 @@ function resourceDrift(
   // What git wants: the predicted live state; a server too old to send one falls back to git's
   // manifest, compared on the fields it declares only (its omitted defaults are not drift).
   const desired = states.predicted ?? states.target;
+  const failed = failedSync(application);
+  const lastSync = failed ? { lastSync: failed } : {};
+  const failedSentence = failed
+    ? ` Argo CD's last sync of ${app} failed (${failed.phase}): ${failed.message}; a sync will not restore it until that is fixed.`
+    : '';
   if (desired !== undefined && live === undefined) {
     return builder.finding({
       ruleId: 'cluster.missing',
@@ -256,8 +261,8 @@ function resourceDrift(
       identity,
       drift: { action: 'delete', changes: [] },
       title: `${object} of application ${app} is missing from cluster ${builder.cluster.id}`,
-      detail: `${object} is declared in git for application ${app} but does not exist in the cluster.`,
-      evidence: { source: sourceOf(application) },
+      detail: `${object} is declared in git for application ${app} but does not exist in the cluster.${failedSentence}`,
+      evidence: { source: sourceOf(application), ...lastSync },
       remediation: clusterRemediation.missing({ app }, object),
     });
   }
@@ -281,16 +286,34 @@ function resourceDrift(
     title: `${object} of application ${app} differs from git: ${listPaths(paths, 3)}`,
     detail:
       `The live ${object} in cluster ${builder.cluster.id} differs from what application ${app} declares in git (${changes.length} field${changes.length === 1 ? '' : 's'}).` +
-      (automated.selfHeal
-        ? " The application has automated sync with selfHeal, so Argo CD should restore git's version on its own: drift that stays means its syncs fail or something writes the object again."
-        : ''),
+      (failed
+        ? failedSentence
+        : automated.selfHeal
+          ? " The application has automated sync with selfHeal, so Argo CD should restore git's version on its own: drift that stays means its syncs fail or something writes the object again."
+          : ''),
     evidence: {
       source: sourceOf(application),
       comparedWith: states.predicted ? 'predictedLiveState' : 'targetState (declared fields)',
       selfHeal: automated.selfHeal,
+      ...lastSync,
     },
     remediation: clusterRemediation.drift({ app, source: sourceOf(application) }, paths),
   });
+}
+
+/**
+ * Argo CD's last sync, when it failed (`status.operationState.phase` Failed or Error: a webhook that
+ * denied an object, a manifest the server refused). Drift findings proposed a sync, and said that
+ * drift which stays under selfHeal "means its syncs fail or something writes the object again",
+ * when Argo CD had said which: the sync would fail the same way. Its message is Argo CD's (the
+ * server's refusal), redacted and cut.
+ */
+function failedSync(application: ArgoApplication): { phase: string; message: string } | undefined {
+  const operation = application.status?.operationState ?? undefined;
+  const phase = operation?.phase ?? undefined;
+  if (phase !== 'Failed' && phase !== 'Error') return undefined;
+  const message = (operation?.message ?? '').replace(/\s+/g, ' ').trim();
+  return { phase, message: message === '' ? '(no message)' : redactedExcerpt(message, 300) };
 }
 
 /**

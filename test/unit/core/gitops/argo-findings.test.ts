@@ -235,6 +235,52 @@ describe('managed resources', () => {
       managedResourceFindings(app('payments', {}, status), synced, { builder, hashSensitive }).drafts,
     ).toEqual([]);
   });
+
+  it("drift under a failed sync says Argo CD's reason, not that a sync or selfHeal restores it", () => {
+    // status.operationState as argo-cd controller/sync.go leaves a sync the API server refused
+    // (pkg/apis/application/v1alpha1/types.go OperationState: phase, message, finishedAt).
+    const live = { ...orphan, data: { a: '2' } };
+    const drifted = [
+      resourceDiff({
+        kind: 'ConfigMap',
+        namespace: 'payments',
+        name: 'old',
+        target: orphan,
+        live,
+        predicted: predictFromLive(live, orphan),
+      }),
+    ] as never;
+    const resources = [{ kind: 'ConfigMap', namespace: 'payments', name: 'old', status: 'OutOfSync' }];
+    const message =
+      'one or more objects failed to apply, reason: admission webhook "validate.kyverno.svc-fail" denied the request: policy ConfigMap/payments/old for resource violation: require-team-label';
+    const failed = {
+      sync: { status: 'OutOfSync' },
+      resources,
+      operationState: { phase: 'Failed', message, finishedAt: '2026-11-29T01:58:00Z' },
+    };
+    const [drift] = managedResourceFindings(
+      app('payments', { automated: { selfHeal: true } }, failed),
+      drifted,
+      {
+        builder,
+        hashSensitive,
+      },
+    ).drafts;
+    expect(drift).toMatchObject({
+      ruleId: 'cluster.drift',
+      evidence: { lastSync: { phase: 'Failed', message } },
+    });
+    expect(drift!.detail).toContain(`Argo CD's last sync of payments failed (Failed): ${message}`);
+    expect(drift!.detail).not.toContain('should restore');
+    // A sync that succeeded (or none yet) says nothing of it.
+    const succeeded = { ...failed, operationState: { phase: 'Succeeded', message: 'successfully synced' } };
+    const [plain] = managedResourceFindings(app('payments', {}, succeeded), drifted, {
+      builder,
+      hashSensitive,
+    }).drafts;
+    expect(plain!.evidence).not.toHaveProperty('lastSync');
+    expect(plain!.detail).not.toContain('last sync');
+  });
 });
 
 describe('outOfSyncSince', () => {
