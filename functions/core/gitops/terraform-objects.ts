@@ -272,11 +272,12 @@ function kubectlManifest(
   const kind = nonEmptyString(attributes.kind);
   const name = nonEmptyString(attributes.name);
   if (apiVersion !== undefined && kind !== undefined && name !== undefined) {
-    const namespace = nonEmptyString(attributes.namespace);
+    const group = groupOf(apiVersion);
+    const namespace = nonEmptyString(attributes.namespace) ?? kubectlDefaultNamespace(group, kind);
     return {
       ...at,
       manages: 'object',
-      identity: { group: groupOf(apiVersion), kind, name, ...(namespace ? { namespace } : {}) },
+      identity: { group, kind, name, ...(namespace ? { namespace } : {}) },
     };
   }
   for (const key of ['yaml_body_parsed', 'yaml_body']) {
@@ -290,10 +291,33 @@ function kubectlManifest(
     }
     if (isPlainObject(body)) {
       const object = fromManifest(body, at);
+      if (object?.identity && object.identity.namespace === undefined) {
+        const namespace = kubectlDefaultNamespace(object.identity.group, object.identity.kind);
+        if (namespace) return { ...object, identity: { ...object.identity, namespace } };
+      }
       if (object !== undefined) return object;
     }
   }
   return undefined;
+}
+
+/** Built-in kinds that live in a namespace (`apps/Deployment`), from the kubernetes_* types above. */
+const NAMESPACED_KINDS: ReadonlySet<string> = new Set(
+  Object.values(KUBERNETES_TYPES)
+    .filter((type) => !type.clusterScoped)
+    .map((type) => `${type.group}/${type.kind}`),
+);
+
+/**
+ * Where kubectl_manifest put a namespaced object whose YAML names no namespace: the provider applies
+ * it as `kubectl apply` does, into its context's namespace (`default` unless the provider's kubeconfig
+ * context names another, which the state does not record), and keeps `namespace = ""` in state. Left
+ * unset, the identity matched an object of that name in every namespace, so an Argo CD ConfigMap
+ * `shop/app-config` was a conflict with Terraform's `default/app-config`. Only for built-in kinds: a
+ * custom resource may be cluster-scoped, and then an unset namespace is right.
+ */
+function kubectlDefaultNamespace(group: string, kind: string): string | undefined {
+  return NAMESPACED_KINDS.has(`${group}/${kind}`) ? 'default' : undefined;
 }
 
 function fromManifest(
