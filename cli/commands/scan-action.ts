@@ -65,6 +65,7 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
   const { workspaces } = result.summary;
   process.stderr.write(
     `scan ${result.scanId}: ${workspaces.scanned} scanned, ${workspaces.failed} failed, ${workspaces.busy} busy; ` +
+      otherChecksFailed(result.summary.failures) +
       `findings stored in ${storedAt(store, result.summaryKey.replace(/summary\.json$/, ''))}\n`,
   );
   // Digests SNS did not accept are kept for the next scan, but the person running this one hears it.
@@ -73,6 +74,19 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
     process.stderr.write(`driftwatch: ${stripForTerminal(new DigestsNotSentError(deferred).message)}\n`);
   // A failed check of any kind (a workspace, a bucket, a cluster) makes the scan a failed one.
   run(result.summary.failures.length > 0 || deferred.length > 0 ? 1 : exitCodeFor(result.findings, options));
+}
+
+/**
+ * The checks other than workspaces' (a cluster, a state bucket's backend or locks) that failed, after
+ * the workspace counts: a registry whose one cluster could not be read ended in "0 scanned, 0 failed".
+ */
+function otherChecksFailed(failures: ReadonlyArray<{ workspace: string; check?: string }>): string {
+  const others = failures.flatMap((failure) =>
+    failure.check ? [`${failure.check} ${failure.workspace}`] : [],
+  );
+  if (others.length === 0) return '';
+  const named = others.length > 5 ? `${others.slice(0, 5).join(', ')}, …` : others.join(', ');
+  return `${others.length} other check${others.length === 1 ? '' : 's'} failed (${named}); `;
 }
 
 /** A status line redrawn in place on a terminal; undefined: the plain log lines, as into a pipe. */
