@@ -262,7 +262,8 @@ function helmRelease(
 /**
  * `kubectl_manifest` of gavinbunney/kubectl and alekc/kubectl: both keep `api_version`, `kind`,
  * `name` and `namespace` in state; `yaml_body_parsed`/`yaml_body` are the fallback (read for the
- * identity only: the body may hold a Secret).
+ * identity only: the body may hold a Secret). `override_namespace`, when set, is where the provider
+ * applied the object, whatever its YAML says.
  */
 function kubectlManifest(
   attributes: Record<string, unknown>,
@@ -273,7 +274,10 @@ function kubectlManifest(
   const name = nonEmptyString(attributes.name);
   if (apiVersion !== undefined && kind !== undefined && name !== undefined) {
     const group = groupOf(apiVersion);
-    const namespace = nonEmptyString(attributes.namespace) ?? kubectlDefaultNamespace(group, kind);
+    const namespace =
+      nonEmptyString(attributes.override_namespace) ??
+      nonEmptyString(attributes.namespace) ??
+      kubectlDefaultNamespace(group, kind);
     return {
       ...at,
       manages: 'object',
@@ -291,6 +295,9 @@ function kubectlManifest(
     }
     if (isPlainObject(body)) {
       const object = fromManifest(body, at);
+      const override = nonEmptyString(attributes.override_namespace);
+      if (object?.identity && override !== undefined)
+        return { ...object, identity: { ...object.identity, namespace: override } };
       if (object?.identity && object.identity.namespace === undefined) {
         const namespace = kubectlDefaultNamespace(object.identity.group, object.identity.kind);
         if (namespace) return { ...object, identity: { ...object.identity, namespace } };

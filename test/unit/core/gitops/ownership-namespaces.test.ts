@@ -49,6 +49,19 @@ const state = {
       yaml_body:
         'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: reader\nrules: []\n',
     }),
+    // override_namespace puts the object there, whatever the YAML (or the state's namespace) says.
+    manifest('overridden', {
+      api_version: 'v1',
+      kind: 'ConfigMap',
+      name: 'feature-flags',
+      namespace: 'default',
+      override_namespace: 'shop',
+      yaml_body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: feature-flags\n  namespace: default\n',
+    }),
+    manifest('overridden_yaml_only', {
+      override_namespace: 'shop',
+      yaml_body: 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls-bundle\n',
+    }),
     manifest('issuer', {
       api_version: 'cert-manager.io/v1',
       kind: 'ClusterIssuer',
@@ -93,6 +106,19 @@ describe('a kubectl_manifest without a namespace', () => {
     expect(
       conflicts({ group: 'rbac.authorization.k8s.io', kind: 'Role', namespace: 'default', name: 'reader' }),
     ).toEqual([['kubectl_manifest.reader']]);
+  });
+
+  it('with override_namespace is the object in that namespace', () => {
+    expect(conflicts({ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'feature-flags' })).toEqual([
+      ['kubectl_manifest.overridden'],
+    ]);
+    expect(conflicts({ group: '', kind: 'ConfigMap', namespace: 'default', name: 'feature-flags' })).toEqual(
+      [],
+    );
+    expect(conflicts({ group: '', kind: 'Secret', namespace: 'shop', name: 'tls-bundle' })).toEqual([
+      ['kubectl_manifest.overridden_yaml_only'],
+    ]);
+    expect(conflicts({ group: '', kind: 'Secret', namespace: 'default', name: 'tls-bundle' })).toEqual([]);
   });
 
   it('of a custom kind still matches without one (it may be cluster-scoped)', () => {
