@@ -78,6 +78,23 @@ export function digestEmail(content: DigestContent, remindEveryMs: number): Dige
   return { subject, text: build(content.items.slice(0, largestFitting(content.items.length, fits))) };
 }
 
+/** The longest command an e-mail lists; a longer one is not cut (cut short, it may still run). */
+const COMMAND_MAX = 1000;
+
+/**
+ * Commands as lines to copy, each only when the e-mail shows it as it is: within COMMAND_MAX and
+ * with nothing plainText would replace. The others are named, not listed (findings show has them).
+ */
+function commandLines(commands: readonly string[]): string[] {
+  const whole = commands.filter((command) => plainText(command, COMMAND_MAX) === command);
+  return [
+    ...whole.map((command) => `    ${command}`),
+    ...(whole.length < commands.length
+      ? ['  (A command too long or unusual to show here: driftwatch findings show prints it whole.)']
+      : []),
+  ];
+}
+
 function itemLines(item: DigestItem): string[] {
   const where = item.environment ? `${item.workspace} (${item.environment})` : item.workspace;
   const open = item.openDays > 0 ? `, open ${item.openDays} days` : '';
@@ -87,9 +104,9 @@ function itemLines(item: DigestItem): string[] {
     `  Rule: ${plainText(item.ruleId)}${open}. Finding ${item.shortId}`,
     // Our remediation texts quote commands in backticks, which is markup here.
     `  Advice: ${plainText(item.advice.text, 1200).replace(/`/g, '')}`,
-    ...item.advice.commands.map((command) => `    ${plainText(command, 1000)}`),
+    ...commandLines(item.advice.commands),
     '  Go further:',
-    ...item.commands.map((command) => `    ${plainText(command, 1000)}`),
+    ...commandLines(item.commands),
   ];
 }
 

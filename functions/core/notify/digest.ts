@@ -152,7 +152,7 @@ export const DIGEST_LIMITS = {
   /** One piece of data inside a line: an address, a workspace, what changed. */
   label: 200,
   what: 160,
-  /** An item's advice paragraph, and each command after it (a command cut short would not run: see the e-mail or the finding). */
+  /** An item's advice paragraph, and the longest command listed after it (a longer one is not listed: cut short, it could still run). */
   advice: 400,
   command: 300,
   /** A presigned report link is long; cut, it would not open. */
@@ -430,13 +430,34 @@ function chatItem(item: DigestItem): string {
   const where = item.environment ? `${item.workspace} (${item.environment})` : item.workspace;
   const open = item.openDays > 0 ? `, open ${item.openDays}d` : '';
   const what = chatText(item.what, DIGEST_LIMITS.what);
-  const commands = [...item.advice.commands, ...item.commands]
-    .map((command) => chatCode(command, DIGEST_LIMITS.command))
-    .join(' · ');
+  const all = [...item.advice.commands, ...item.commands];
+  const whole = all.filter(shownWholeInChat);
+  const commands = [
+    ...whole.map((command) => chatCode(command)),
+    ...(whole.length < all.length ? [COMMAND_NOT_SHOWN] : []),
+  ].join(' · ');
   return [
     `• ${SEVERITY_ICONS[item.severity]} ${chatCode(item.resource, DIGEST_LIMITS.label)} in ${chatText(where, DIGEST_LIMITS.label)}: ${what} — _${escapeForChat(item.ruleId)}${open}_ · id ${chatCode(item.shortId)}`,
     `    ↳ ${chatText(item.advice.text, DIGEST_LIMITS.advice)}${commands ? ` ${commands}` : ''}`,
   ].join('\n');
+}
+
+/** Said in place of the commands a chat message cannot show as they are (the finding shows them whole). */
+const COMMAND_NOT_SHOWN = '(a command too long or unusual to show here: findings show prints it whole)';
+
+/**
+ * A command is listed only as the reader will paste it: within its budget (a command cut short may
+ * still run: a bare key cut before its end names another object, and `aws s3api delete-object` of
+ * a key that does not exist succeeds) and unchanged by escapeForChat except for `&`, `<` and `>`,
+ * which the client shows as those characters (a zero-width space after an `@` or a backtick
+ * written as U+02CB would be pasted into the argument).
+ */
+function shownWholeInChat(command: string): boolean {
+  const escaped = escapeForChat(command);
+  return (
+    escaped.length <= DIGEST_LIMITS.command &&
+    escaped === command.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  );
 }
 
 /** A finding's resource as inline code: escaped, and short enough to leave room for the rest of its line. */

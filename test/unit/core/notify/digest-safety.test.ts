@@ -369,6 +369,40 @@ describe('commands built from lock data', () => {
     expect(received.toString()).toBe(lockId);
   });
 
+  it('a command chat or e-mail cannot show exactly (too long, or changed by their escaping) is not listed there', () => {
+    // A chat code span was cut at DIGEST_LIMITS.command, and escapeForChat puts a zero-width space
+    // after an `@` that starts a word and writes a backtick as U+02CB: pasted, the command named
+    // another lock. A bare word cut short still runs (an S3 key cut before its end names another object).
+    const longId = `9f1c-${'a'.repeat(400)}`;
+    const findings = [
+      ...lockFindings('@9f1c3a52', 'payments.tfstate', 'blue'),
+      ...lockFindings('9f1c`3a52', 'payments.tfstate', 'blue'),
+      ...lockFindings(longId, 'payments.tfstate', 'blue'),
+      ...lockFindings(`9f1c-${'a'.repeat(1100)}`, 'payments.tfstate', 'blue'),
+    ];
+    const digest = build(findings);
+    const { chat, email, machines } = listedCommands(digest) as Record<
+      'chat' | 'email' | 'machines',
+      string[]
+    >;
+    // The machine document holds every command whole (the "more" listing too, when not all fit).
+    const more = digest.document?.more?.command;
+    const exact = new Set([...machines, ...(more ? [more] : [])]);
+    // What a reader pastes from chat: the client shows &amp; &lt; &gt; as the characters.
+    const pasted = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    for (const command of chat) expect(exact, command).toContain(pasted(command));
+    for (const command of email) expect(exact, command).toContain(command);
+    // Where a command fits whole it is listed: e-mail has the first three force-unlocks, not the fourth.
+    expect(email.filter((command) => command.startsWith('terraform force-unlock '))).toEqual([
+      'terraform force-unlock @9f1c3a52',
+      "terraform force-unlock '9f1c`3a52'",
+      `terraform force-unlock ${longId}`,
+    ]);
+    // The reader is told a command is left out, and where to find it whole.
+    expect(digest.message.content.description).toContain('findings show prints it whole');
+    expect(digest.email!.text).toContain('findings show prints it whole');
+  });
+
   it('a finding stored by an older version (a line break written as it was) lists no part of a value as a command', () => {
     const stale = finding({
       kind: 'stale-lock',
