@@ -170,12 +170,22 @@ export function clusterAdoptSnippet(finding: Finding): AdoptSnippet {
 /**
  * The document as text that a terminal cannot be turned by: a string holding a control, bidi or
  * invisible character is written double-quoted, and each such character as a `\uNNNN` escape (valid
- * inside YAML double quotes, so the value parses back unchanged).
+ * inside YAML double quotes, so the value parses back unchanged). Keys and values that could read as
+ * anything but that string are double-quoted too (see {@link plainInAnyYaml}).
  */
 function inertYaml(document: Document): string {
+  // Keys set from paths are plain JS strings: as Scalar nodes they get the same treatment as values.
+  visit(document, {
+    Pair(_key, pair) {
+      if (typeof pair.key === 'string') pair.key = new Scalar(pair.key);
+    },
+  });
   visit(document, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && inertText(node.value) !== node.value)
+      if (
+        typeof node.value === 'string' &&
+        (inertText(node.value) !== node.value || !plainInAnyYaml(node.value))
+      )
         node.type = Scalar.QUOTE_DOUBLE;
     },
   });
@@ -184,6 +194,22 @@ function inertYaml(document: Document): string {
     .split('\n')
     .map((line) => inertText(line))
     .join('\n');
+}
+
+/** YAML 1.1's booleans and nulls: go-yaml reads these plain words as true, false or null. */
+const YAML11_WORDS =
+  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/;
+
+/**
+ * True when a string can be written plain and still be that string for every reader of the
+ * manifest. The yaml package decides by YAML 1.2, where `yes`, `on`, `1_000`, `1:20` and
+ * `2026-12-05` are strings; kubectl, Argo CD, Helm and kustomize read with go-yaml, which takes them
+ * as YAML 1.1 (a boolean, numbers, a timestamp), and `<<` as a key merges a map. So a string stays
+ * plain only when it starts with a letter or `_`, holds nothing but letters, digits and `_./-`
+ * (no number, date or indicator), and is not one of YAML 1.1's words.
+ */
+function plainInAnyYaml(text: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_./-]*$/.test(text) && !YAML11_WORDS.test(text);
 }
 
 /** The element created for each list position, per sequence (positions of the manifest's list). */

@@ -442,6 +442,35 @@ describe('cluster drift: kubectl/argocd diff for revert, YAML of the live fields
     expect(text).not.toContain('\u202e');
     expect(parseYaml(text).metadata.annotations.note).toBe(hostile);
   });
+
+  it('strings read as strings by YAML 1.1 readers (kubectl, Argo CD, Helm) and 1.2 ones alike', () => {
+    // The yaml package writes YAML 1.2, where `on`, `yes`, `no`, `1_000`, `1:20` and `2026-12-05` are
+    // plain strings; the Kubernetes tools read manifests as YAML 1.1 (go-yaml), where they are a
+    // boolean, numbers and a timestamp, and `<<` as a key merges a map. An unquoted `yes` annotation
+    // is refused by kubectl (annotations are strings); a string port name `1_000` would become 1000.
+    const tricky = ['on', 'yes', 'No', 'y', 'OFF', '1_000', '1:20', '2026-12-05', '0o17', '0755', '<<', '~'];
+    const subject = storedFinding(
+      {},
+      {
+        ...service,
+        drift: {
+          action: 'update',
+          changes: tricky.map((value) => ({
+            path: `metadata.annotations["${value}"]`,
+            before: 'x',
+            after: value,
+            sensitive: false,
+          })),
+        },
+      },
+    );
+    const text = adopt(subject).text;
+    const expected = Object.fromEntries(tricky.map((value) => [value, value]));
+    for (const version of ['1.1', '1.2'] as const)
+      expect(parseYaml(text, { version, merge: version === '1.1' }).metadata.annotations, version).toEqual(
+        expected,
+      );
+  });
 });
 
 describe('locating the resource block in .tf files', () => {
