@@ -13,6 +13,7 @@ import {
   type HclLine,
   hclInline,
   hclKey,
+  hclNumber,
   inertText,
   isHclIdentifier,
   layoutHcl,
@@ -301,7 +302,29 @@ function placeChange(
     });
     return;
   }
+  const rounded = sensitive ? undefined : unsafeInteger(current);
+  if (rounded !== undefined)
+    root.entries.push({
+      kind: 'comment',
+      text: `${shownPath}: ${hclNumber(rounded)} is beyond the integers a double holds exactly (2^53): driftwatch read the plan's number rounded, so the live value may differ in its last digits. Take it from terraform state show before adopting.`,
+    });
   place(root, segments, current, declared, sensitive, path, variables);
+}
+
+/**
+ * The first integer in a value that JSON.parse may have rounded: Terraform numbers are arbitrary
+ * precision, and the plan JSON prints them whole (a random_integer, an id-like number), but a
+ * JavaScript number holds integers exactly only up to 2^53. The snippet cannot know the true digits.
+ */
+function unsafeInteger(value: JsonValue): number | undefined {
+  if (typeof value === 'number')
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? value : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const member of Array.isArray(value) ? value : Object.values(value)) {
+    const found = unsafeInteger(member);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function place(

@@ -130,6 +130,28 @@ describe('adopt: HCL with the live values of the changed attributes', () => {
       expect(snippet.text).not.toContain(hash);
   });
 
+  it('a number beyond 2^53 is written as read, with a comment that its last digits may differ', () => {
+    // The plan printed random_integer.seed's result whole; JSON.parse kept the nearest double.
+    const live = 2 ** 53 + 2;
+    const snippet = adopt(
+      finding({
+        resource: { address: 'aws_ssm_parameter.seed', type: 'aws_ssm_parameter' },
+        drift: {
+          action: 'update',
+          changes: [
+            { path: 'tier', before: 'Standard', after: 'Advanced', sensitive: false },
+            { path: 'seeds', before: [1], after: [1, live], sensitive: false },
+          ],
+        },
+      }),
+    );
+    const lines = snippet.text.split('\n');
+    expect(lines).toContain('  seeds = [1, 9007199254740994]');
+    const warned = lines.filter((line) => line.includes('beyond the integers a double holds exactly'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(/^ {2}# seeds: 9007199254740994 is beyond .* terraform state show/);
+  });
+
   it('a value inside a JSON document is explained, not written as an attribute', () => {
     const snippet = adopt(
       finding({
