@@ -1,6 +1,7 @@
 import type { DriftDetail, FindingDraft, Remediation } from '../findings/model.js';
 import { redactText } from '../redaction/secrets.js';
 import { type ClusterConfig, DEFAULT_ARGOCD_NAMESPACE, type Policies } from '../registry/model.js';
+import { shellCommand } from '../remediation/shell-quote.js';
 import { listPaths } from '../terraform/remediation.js';
 import type { PruneHold } from './argo-options.js';
 import {
@@ -130,12 +131,16 @@ export function createClusterFindingBuilder(
 const NEVER_AUTOMATIC =
   'driftwatch never syncs, applies or deletes anything: whichever path you choose goes through review.';
 
-/** Remediations of cluster findings: revert to git (a reviewed sync) or adopt into git (a reviewed merge). */
+/**
+ * Remediations of cluster findings: revert to git (a reviewed sync) or adopt into git (a reviewed merge).
+ * The application in a command is shell-quoted: it may come from an object's tracking-id annotation,
+ * which anyone who may edit the object writes.
+ */
 export const clusterRemediation = {
   drift(where: { app?: string; source?: string }, paths: readonly string[]): Remediation {
     const what = paths.length > 0 ? listPaths(paths) : 'the changed fields';
     const revert = where.app
-      ? `Revert: review the diff (\`argocd app diff ${where.app}\`) and sync the application through your usual process (\`argocd app sync ${where.app}\`), or enable selfHeal so Argo CD restores git's version of ${what}.`
+      ? `Revert: review the diff (\`${shellCommand(['argocd', 'app', 'diff', where.app])}\`) and sync the application through your usual process (\`${shellCommand(['argocd', 'app', 'sync', where.app])}\`), or enable selfHeal so Argo CD restores git's version of ${what}.`
       : `Revert: apply the manifests${where.source ? ` from ${where.source}` : ''} again through your deployment pipeline, after reviewing the diff of ${what}.`;
     return {
       summary: `The live object differs from git: ${what}. Decide whether the cluster goes back to git (revert) or git takes the live values (adopt).`,
@@ -151,7 +156,7 @@ export const clusterRemediation = {
       summary: `${object} is declared in git but does not exist in the cluster: recreate it, or remove it from git if the deletion was intended.`,
       steps: [
         where.app
-          ? `Recreate: review and sync application ${where.app} (\`argocd app sync ${where.app}\`).`
+          ? `Recreate: review and sync application ${where.app} (\`${shellCommand(['argocd', 'app', 'sync', where.app])}\`).`
           : 'Recreate: apply the manifests again through your deployment pipeline.',
         'Remove: if the deletion was intended, delete the object from the manifests in git; review and merge.',
         NEVER_AUTOMATIC,
@@ -162,7 +167,7 @@ export const clusterRemediation = {
     return {
       summary: `${object} carries application ${app}'s tracking but is no longer in git's render.`,
       steps: [
-        `Delete it: review, then prune it through your deployment pipeline (\`argocd app sync ${app} --prune\` where Argo CD applies it).`,
+        `Delete it: review, then prune it through your deployment pipeline (\`${shellCommand(['argocd', 'app', 'sync', app, '--prune'])}\` where Argo CD applies it).`,
         'Keep it: add it back to the manifests in git, or mark it `argocd.argoproj.io/compare-options: IgnoreExtraneous`; review and merge.',
         NEVER_AUTOMATIC,
       ],
@@ -182,7 +187,7 @@ export const clusterRemediation = {
     return {
       summary: `Application ${app} is ${status}: some of its resources are not working as declared.`,
       steps: [
-        `Look at the unhealthy resources and their events (\`argocd app get ${app}\`, \`kubectl describe\`).`,
+        `Look at the unhealthy resources and their events (\`${shellCommand(['argocd', 'app', 'get', app])}\`, \`kubectl describe\`).`,
         'Fix the cause in git (image, configuration, resources) and sync through review; a Missing resource usually needs a sync.',
       ],
     };
@@ -215,7 +220,7 @@ export const clusterRemediation = {
  * the deletion is confirmed (Argo CD's sync-options.md).
  */
 export function pruneStep(app: string, hold: PruneHold): string {
-  const sync = `\`argocd app sync ${app} --prune\``;
+  const sync = `\`${shellCommand(['argocd', 'app', 'sync', app, '--prune'])}\``;
   if (hold.option === 'Prune=false')
     return hold.by === 'annotation'
       ? `remove Prune=false from its argocd.argoproj.io/sync-options annotation (no sync prunes it while it is there, ${sync} included) and sync with pruning, or delete it with kubectl`
