@@ -8,6 +8,7 @@ import { bucketScope, registeredScopes } from '../../functions/core/routing/scop
 import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, openObjectStore, UsageError } from '../context.js';
 import { loadRegistryFile } from '../registry-file.js';
+import { reportUnreadObjects } from '../store-corruptions.js';
 import type { RetireOptions } from './retire.js';
 
 /** The action of `cli/commands/retire.ts` (loaded on use: main.ts registers commands without their implementations). */
@@ -31,10 +32,15 @@ export async function retireAction(
     throw new UsageError(
       `${scope} is still in ${options.registry} (a workspace, a cluster or the state bucket of one): its next scan records its findings again; remove it from the registry first, or suppress single findings`,
     );
-  const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }));
+  // Read-only, as suppress: a corrupt document (this scope's or another's) is said and left for the
+  // next scan to quarantine and report; moved away here, its findings were lost without a word.
+  const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }), {
+    readOnly: true,
+  });
   const current = await store.readCurrent(scope);
   if (!current) {
     const scopes = [...new Set((await store.openFindings()).map((finding) => finding.workspace))];
+    reportUnreadObjects(store.takeCorruptions());
     const near = closestMatch(scope, scopes);
     throw new CliError(
       `${store.location} holds no findings of ${scope}${near ? ` (did you mean ${near}?)` : ''}: give a scope as \`driftwatch findings\` lists it in WORKSPACE`,

@@ -7,6 +7,7 @@ import { shortIdLength } from '../finding-ids.js';
 import { assertFindingIdShape, resolveFindingId } from '../finding-ref.js';
 import { presentFinding, redactSuppression } from '../finding-view.js';
 import { parseUntil } from '../since.js';
+import { reportUnreadObjects } from '../store-corruptions.js';
 import type { SuppressOptions } from './suppress.js';
 
 /** The action of `cli/commands/suppress.ts` (loaded on use: main.ts registers commands without their implementations). */
@@ -36,7 +37,13 @@ export async function suppressAction(
       `--until ${options.until} is too far: suppressions last at most ${Math.round(maxDurationMs / 86_400_000)} days (until ${latest.toISOString().slice(0, 10)})`,
     );
   }
-  const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }));
+  // Read-only for every scope but the one it writes: a corrupt document of another scope is said and
+  // left for the next scan, which quarantines it and records a store.corrupt-object finding. Moved
+  // away here, nobody heard of it: listings lost that scope's findings without a word, and the next
+  // scan recorded it afresh as if it had never had any.
+  const store = createFindingsStore(openObjectStore(options.store, process.env, { mustExist: true }), {
+    readOnly: true,
+  });
   // What a person typed is free text: a credential pasted into it is redacted (DESIGN.md principle 7)
   // before it is stored (suppressions/<id>.json, the current document) or printed.
   const suppression = redactSuppression({
@@ -47,6 +54,7 @@ export async function suppressAction(
   });
   // A unique prefix is enough, as for git: the table's ID column is what people copy.
   const openIds = (await store.openFindings()).map((open) => open.id);
+  reportUnreadObjects(store.takeCorruptions());
   const id = resolveFindingId(findingId, openIds, store.location, 'open finding');
   const finding = await store.suppress(id, suppression);
   if (!finding) throw new CliError(`no open finding ${id} in ${store.location}`);
