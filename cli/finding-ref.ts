@@ -1,16 +1,21 @@
 import type { FindingsStore } from '../functions/core/findings/findings-store.js';
 import type { Finding } from '../functions/core/findings/model.js';
+import { visibleValue } from '../functions/core/text/sanitize.js';
 import { matchFindingId, shortIdLength } from './finding-ids.js';
 import { CliError, UsageError } from './usage.js';
 
 /** At most this many candidates are named in the one line an ambiguous prefix gets. */
 const MAX_CANDIDATES_SHOWN = 8;
 
-/** A usage error (64) for a text that cannot name a finding, before any store is read. */
+/**
+ * A usage error (64) for a text that cannot name a finding, before any store is read. The text is
+ * shown escaped (visibleValue): stripped of what a terminal would act on, `4f5f<ESC>[31m` read as
+ * "4f5f is not a finding id", naming a valid prefix as the culprit.
+ */
 export function assertFindingIdShape(typed: string): void {
   const match = matchFindingId(typed, []);
   if (match.kind === 'invalid')
-    throw new UsageError(`${typed} is not a finding id or prefix: ${match.reason}`);
+    throw new UsageError(`${visibleValue(typed)} is not a finding id or prefix: ${match.reason}`);
 }
 
 /**
@@ -32,7 +37,7 @@ export function resolveFindingId(
     case 'match':
       return match.id;
     case 'invalid':
-      throw new UsageError(`${typed} is not a finding id or prefix: ${match.reason}`);
+      throw new UsageError(`${visibleValue(typed)} is not a finding id or prefix: ${match.reason}`);
     case 'unknown':
       throw new CliError(
         `no ${noun} ${typed} in ${where}: list the open ones with driftwatch findings (the ID column)`,
