@@ -1,7 +1,10 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
+import {
+  createFsObjectStore,
+  listingFolder,
+} from '../../../functions/adapters/object-store/fs-object-store.js';
 import { PreconditionFailedError } from '../../../functions/core/findings/object-store.js';
 import { runNode, useTempDirs } from '../../helpers/processes.js';
 
@@ -61,5 +64,34 @@ describe('fs object store', () => {
     await store.delete('outbox/a.json', { ifMatch: etag });
     expect(await store.get('outbox/a.json')).toBeUndefined();
     await expect(store.delete('never/there.json', { ifMatch: etag })).resolves.toBeUndefined();
+  });
+
+  it("walks only the prefix's folder, and lists the same keys as a walk of the whole store", async () => {
+    // A report lists one day of history at a time: from the root, each listing walked every day.
+    expect(listingFolder('scans/dt=2026-12-05/')).toBe('scans/dt=2026-12-05/');
+    expect(listingFolder('scans/dt=2026-12-05/scan=s1/summ')).toBe('scans/dt=2026-12-05/scan=s1/');
+    expect(listingFolder('current/')).toBe('current/');
+    expect(listingFolder('cur')).toBe('');
+    expect(listingFolder('')).toBe('');
+    const dir = tempDir();
+    const store = createFsObjectStore(dir);
+    const keys = [
+      'current/billing-prod.json',
+      'current/payments-prod.json',
+      'scans/dt=2026-12-04/scan=s0/payments-prod.jsonl',
+      'scans/dt=2026-12-05/scan=s1/payments-prod.jsonl',
+      'scans/dt=2026-12-05/scan=s1/summary.json',
+    ];
+    for (const key of keys) await store.put(key, '{}');
+    const listed = async (prefix: string) => {
+      const found: string[] = [];
+      for await (const object of store.list(prefix)) found.push(object.key);
+      return found;
+    };
+    for (const prefix of ['', 'cur', 'current/', 'current/pay', 'scans/dt=2026-12-05/', 'scans/dt=2026-12-0'])
+      expect(await listed(prefix), prefix).toEqual(keys.filter((key) => key.startsWith(prefix)));
+    // A folder that is not there, or is a file, holds nothing.
+    expect(await listed('scans/dt=2026-01-01/')).toEqual([]);
+    expect(await listed('current/billing-prod.json/')).toEqual([]);
   });
 });
