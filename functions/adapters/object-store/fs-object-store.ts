@@ -108,7 +108,10 @@ export function createFsObjectStore(root: string, options: FsObjectStoreOptions 
       for (const path of walk(folder ? pathOf(folder) : base)) {
         const key = relative(base, path).split(sep).join('/');
         if (!key.startsWith(prefix) || key.endsWith('.tmp') || key.endsWith('.lock')) continue;
-        const stats = statSync(path);
+        // Deleted since its folder was read (another process quarantined it, sent an outbox digest):
+        // gone, as S3 would not have listed it, not an ENOENT that stops the listing.
+        const stats = statSync(path, { throwIfNoEntry: false });
+        if (!stats) continue;
         yield { key, size: stats.size, lastModified: stats.mtime };
       }
     },

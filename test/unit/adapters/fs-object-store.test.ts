@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -93,5 +93,18 @@ describe('fs object store', () => {
     // A folder that is not there, or is a file, holds nothing.
     expect(await listed('scans/dt=2026-01-01/')).toEqual([]);
     expect(await listed('current/billing-prod.json/')).toEqual([]);
+  });
+
+  it('a file deleted by another process while its folder is listed is not listed, and the listing goes on', async () => {
+    const dir = tempDir();
+    const store = createFsObjectStore(dir);
+    for (const name of ['a', 'b', 'c']) await store.put(`current/${name}.json`, '{}');
+    const listed: string[] = [];
+    for await (const object of store.list('current/')) {
+      listed.push(object.key);
+      // The folder was read before the first key: b goes between that and its turn.
+      if (object.key === 'current/a.json') rmSync(join(dir, 'current/b.json'));
+    }
+    expect(listed).toEqual(['current/a.json', 'current/c.json']);
   });
 });
