@@ -88,17 +88,26 @@ export function createS3ObjectStore(
 
     async put(key: string, body: string, putOptions: PutOptions = {}): Promise<{ etag: string }> {
       return conditional(key, async () => {
-        const response = await s3.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            Body: body,
-            ContentType: putOptions.contentType ?? contentTypeOf(key),
-            IfMatch: putOptions.ifMatch,
-            IfNoneMatch: putOptions.ifNoneMatch,
-            ...(options.kmsKeyId ? { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: options.kmsKeyId } : {}),
-          }),
-        );
+        const response = await s3
+          .send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: key,
+              Body: body,
+              ContentType: putOptions.contentType ?? contentTypeOf(key),
+              IfMatch: putOptions.ifMatch,
+              IfNoneMatch: putOptions.ifNoneMatch,
+              ...(options.kmsKeyId ? { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: options.kmsKeyId } : {}),
+            }),
+          )
+          .catch((error: unknown) => {
+            // If-Match on a key that is gone is 404 NoSuchKey in S3, not 412: the version read is no
+            // longer there, an unmet condition like any other (the caller reads again). Passed on raw,
+            // a compare-and-swap racing a delete (a quarantine by another run) stopped the run.
+            if (putOptions.ifMatch !== undefined && isNoSuchKey(error))
+              throw new PreconditionFailedError(key);
+            throw error;
+          });
         return { etag: response.ETag ?? '' };
       });
     },
