@@ -39,6 +39,12 @@ export async function retireAction(
   });
   const current = await store.readCurrent(scope);
   if (!current) {
+    // Its own document unreadable is why nothing is found: said as such, not as an unknown scope.
+    const own = store.takeCorruptions()[0];
+    if (own)
+      throw new CliError(
+        `${own.key} in ${store.location} is not a valid ${own.what} (${own.reason}): its findings cannot be read, so none was retired; restore a good version of it, then run retire again`,
+      );
     const scopes = [...new Set((await store.openFindings()).map((finding) => finding.workspace))];
     reportUnreadObjects(store.takeCorruptions());
     const near = closestMatch(scope, scopes);

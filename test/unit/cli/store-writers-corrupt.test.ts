@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retireAction } from '../../../cli/commands/retire-action.js';
+import { CliError } from '../../../cli/usage.js';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import { actionOutput } from '../../helpers/action-output.js';
@@ -93,6 +94,26 @@ describe('a corrupt current document of another scope', () => {
     }
     expect(stderr.text()).toMatch(
       /^driftwatch: current\/billing-prod\.json in the findings store is not a valid current document/,
+    );
+    corruptLeftInPlace();
+  });
+
+  it('retire of the corrupt scope itself says its document cannot be read, once, not that it holds no findings', async () => {
+    const registry = join(dir, 'driftwatch.yaml');
+    writeFileSync(registry, yaml(...HEADER, 'workspaces:', ...WORKSPACE));
+    const stderr = captureStderr();
+    let refused: unknown;
+    try {
+      refused = await actionOutput((run) =>
+        retireAction(run, 'billing-prod', { registry, store: storeDir }),
+      ).catch((error: unknown) => error);
+    } finally {
+      stderr.restore();
+    }
+    expect(stderr.text()).toBe('');
+    expect(refused).toBeInstanceOf(CliError);
+    expect((refused as Error).message).toMatch(
+      /^current\/billing-prod\.json in .* is not a valid current document \(not JSON .*\): its findings cannot be read, so none was retired; restore a good version of it, then run retire again$/,
     );
     corruptLeftInPlace();
   });
