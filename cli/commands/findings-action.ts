@@ -3,6 +3,7 @@ import { CURRENT_PREFIX } from '../../functions/core/findings/layout.js';
 import { FINDING_KINDS, FINDING_STATUSES, type Finding } from '../../functions/core/findings/model.js';
 import type { ObjectStore } from '../../functions/core/findings/object-store.js';
 import type { CorruptObject } from '../../functions/core/findings/quarantine.js';
+import { STORED } from '../../functions/core/findings/stored-schemas.js';
 import { matchesFilter } from '../../functions/core/query/query-findings.js';
 import { redactText } from '../../functions/core/redaction/secrets.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
@@ -52,12 +53,13 @@ export async function findingsAction(run: (code: number) => void, options: Findi
       failures: summary.failures.map((failure) => ({ ...failure, reason: redactText(failure.reason) })),
     }));
     const health = scanHealth(summaries, now, alertAfterMs);
+    const unread = store.takeCorruptions();
     process.stdout.write(
       options.format === 'json'
         ? `${jsonForTerminal({ ...health, summaries })}\n`
-        : renderHealth(summaries, health.missing, alertAfterMs),
+        : renderHealth(summaries, health.missing, alertAfterMs, unread.length),
     );
-    const corrupt = reportCorruptions(store.takeCorruptions());
+    const corrupt = reportCorruptions(unread);
     run(health.missing || corrupt ? 1 : 0);
     return;
   }
@@ -180,10 +182,15 @@ function reportCorruptions(corruptions: readonly CorruptObject[]): boolean {
       ? `${corrupt.removed ? 'moved' : 'copied'} to ${corrupt.quarantinedAs}`
       : 'left in place';
     process.stderr.write(
-      `driftwatch: ${stripForTerminal(`${corrupt.key} in the findings store is not a valid ${corrupt.what} (${corrupt.reason}), ${where}: the findings in it are not listed; restore a good version of it, or let the next scan write it again`)}\n`,
+      `driftwatch: ${stripForTerminal(`${corrupt.key} in the findings store is not a valid ${corrupt.what} (${corrupt.reason}), ${where}: ${holdsFindings(corrupt) ? 'the findings in it are not listed' : 'its scan is not counted'}; restore a good version of it, or let the next scan write it again`)}\n`,
     );
   }
   return corruptions.length > 0;
+}
+
+/** A current document or a history file holds findings; a summary (`--health`) holds a scan's counts. */
+function holdsFindings(corrupt: CorruptObject): boolean {
+  return corrupt.what === STORED.current.what || corrupt.what === STORED.history.what;
 }
 
 /**
@@ -249,7 +256,12 @@ function daysBack(since: Date, now: Date): number {
   return Math.max(1, Math.ceil((now.getTime() - since.getTime()) / DAY_MS) + 1);
 }
 
-function renderHealth(summaries: readonly ScanSummary[], missing: boolean, alertAfterMs: number): string {
+function renderHealth(
+  summaries: readonly ScanSummary[],
+  missing: boolean,
+  alertAfterMs: number,
+  unread: number,
+): string {
   const rows = summaries
     .slice(0, 10)
     .map((summary) => [
@@ -266,7 +278,10 @@ function renderHealth(summaries: readonly ScanSummary[], missing: boolean, alert
         // Scan ids are ids: never cut to fit the width.
         fixed: [0, 1],
       })
-    : 'No scans in the last 14 days.\n';
+    : // Summaries that could not be read are not "no scans": the lines on stderr say which.
+      unread > 0
+      ? `No readable scan summary in the last 14 days (${unread} could not be read).\n`
+      : 'No scans in the last 14 days.\n';
   const hours = Math.round(alertAfterMs / 3_600_000);
   const verdict = missing
     ? `SCAN MISSING: no scan completed within ${hours}h; the fallback owner is alerted.\n`
