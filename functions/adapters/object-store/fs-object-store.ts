@@ -9,7 +9,9 @@ import {
   statSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
   type ListedObject,
@@ -130,10 +132,11 @@ export function listingFolder(prefix: string): string {
 
 /**
  * Runs `work` holding `<path>.lock`. O_EXCL creation is atomic across processes; a lock older than
- * `staleMs` belonged to a process that died holding it and is broken. Waiters back off with jitter
- * so five processes hammering one key do not move in lockstep.
+ * `staleMs`, or whose holder (host and pid, written in it) is a process of this host that no longer
+ * runs, belonged to a process that died holding it and is broken. Waiters back off with jitter so
+ * five processes hammering one key do not move in lockstep. Exported for the test that kills a holder.
  */
-async function withKeyLock<T>(
+export async function withKeyLock<T>(
   path: string,
   limits: { staleMs: number; waitMs: number },
   work: () => T,
@@ -142,13 +145,20 @@ async function withKeyLock<T>(
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      closeSync(openSync(lock, 'wx', 0o600));
+      const fd = openSync(lock, 'wx', 0o600);
+      try {
+        writeSync(fd, LOCK_HOLDER);
+      } finally {
+        closeSync(fd);
+      }
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+    // A scan killed (SIGKILL, the OOM killer) while it held a lock: the next run, started at once,
+    // waited out its 20 s and failed before the 30 s age made the lock stale.
     const age = lockAge(lock);
-    if (age > limits.staleMs) {
+    if (age > limits.staleMs || holderIsGone(lock)) {
       try {
         unlinkSync(lock);
       } catch {
@@ -173,6 +183,34 @@ async function withKeyLock<T>(
     } catch {
       // broken as stale by another process: its holder is done anyway
     }
+  }
+}
+
+/** Who holds a lock this process takes: host and pid, so a waiter on the same host can tell a dead holder. */
+const LOCK_HOLDER = `${hostname()} ${process.pid}`;
+
+/**
+ * Whether the lock names a holder on this host that is not running: a pid that does not exist, or
+ * this process's own (its locks are held only during synchronous work, so a lock naming its pid was
+ * left by an earlier process with the same pid: a container's runs all start as the same pid).
+ * Another host's holder, or a lock without a holder (written before its content), is judged by age.
+ */
+function holderIsGone(lock: string): boolean {
+  let content: string;
+  try {
+    content = readFileSync(lock, 'utf8');
+  } catch {
+    return false;
+  }
+  const match = /^(.+) (\d+)$/.exec(content);
+  if (!match || match[1] !== hostname()) return false;
+  const pid = Number(match[2]);
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

@@ -1,4 +1,6 @@
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,7 +8,7 @@ import {
   listingFolder,
 } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { PreconditionFailedError } from '../../../functions/core/findings/object-store.js';
-import { runNode, useTempDirs } from '../../helpers/processes.js';
+import { runNode, useTempDirs, waitForPid } from '../../helpers/processes.js';
 
 const tempDir = useTempDirs('driftwatch-fs-store-');
 
@@ -106,5 +108,28 @@ describe('fs object store', () => {
       if (object.key === 'current/a.json') rmSync(join(dir, 'current/b.json'));
     }
     expect(listed).toEqual(['current/a.json', 'current/c.json']);
+  });
+
+  it("a writer killed while it held a key's lock does not stop the next one, started at once", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'current'), { recursive: true });
+    const ready = join(dir, 'holder.pid');
+    const holder = spawn(
+      process.execPath,
+      ['bin/run-ts.js', 'test/helpers/fs-lock-holder.ts', dir, 'current/a.json', ready],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    const pid = await waitForPid(ready);
+    expect(readFileSync(join(dir, 'current/a.json.lock'), 'utf8')).toBe(`${hostname()} ${pid}`);
+    holder.kill('SIGKILL');
+    await exited;
+    // The lock is seconds old, not stale by age: its holder is gone, which is what matters.
+    const store = createFsObjectStore(dir);
+    await expect(store.put('current/a.json', '{"after":1}', { ifNoneMatch: '*' })).resolves.toMatchObject({
+      etag: expect.any(String),
+    });
+    expect((await store.get('current/a.json'))?.body).toBe('{"after":1}');
+    expect(existsSync(join(dir, 'current/a.json.lock'))).toBe(false);
   });
 });
