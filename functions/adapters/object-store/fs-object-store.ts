@@ -5,6 +5,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -186,11 +187,26 @@ export async function withKeyLock<T>(
   }
 }
 
-/** Who holds a lock this process takes: host and pid, so a waiter on the same host can tell a dead holder. */
-const LOCK_HOLDER = `${hostname()} ${process.pid}`;
+/**
+ * Where this process's pid means something: the host and, on Linux, its pid namespace. Containers
+ * that share a store directory and a host name (host networking) each number their own processes:
+ * another container's live holder must not be judged by whether that pid runs here.
+ */
+const PID_SPACE = `${hostname()}${pidNamespace()}`;
+
+/** Who holds a lock this process takes, so a waiter in the same pid space can tell a dead holder. */
+const LOCK_HOLDER = `${PID_SPACE} ${process.pid}`;
+
+function pidNamespace(): string {
+  try {
+    return `/${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return '';
+  }
+}
 
 /**
- * Whether the lock names a holder on this host that is not running: a pid that does not exist, or
+ * Whether the lock names a holder in this pid space (host, namespace) that is not running: a pid that does not exist, or
  * this process's own (its locks are held only during synchronous work, so a lock naming its pid was
  * left by an earlier process with the same pid: a container's runs all start as the same pid).
  * Another host's holder, or a lock without a holder (written before its content), is judged by age.
@@ -203,7 +219,7 @@ function holderIsGone(lock: string): boolean {
     return false;
   }
   const match = /^(.+) (\d+)$/.exec(content);
-  if (!match || match[1] !== hostname()) return false;
+  if (!match || match[1] !== PID_SPACE) return false;
   const pid = Number(match[2]);
   if (pid === process.pid) return true;
   try {
