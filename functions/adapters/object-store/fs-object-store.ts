@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -158,13 +159,10 @@ export async function withKeyLock<T>(
     }
     // A scan killed (SIGKILL, the OOM killer) while it held a lock: the next run, started at once,
     // waited out its 20 s and failed before the 30 s age made the lock stale.
-    const age = lockAge(lock);
-    if (age > limits.staleMs || holderIsGone(lock)) {
-      try {
-        unlinkSync(lock);
-      } catch {
-        // another waiter broke it first
-      }
+    const seen = observeLock(lock);
+    if (!seen) continue; // released meanwhile: try again at once
+    if (Date.now() - seen.mtimeMs > limits.staleMs || holderIsGone(seen.content)) {
+      breakLock(lock, seen);
       continue;
     }
     if (Date.now() - started > limits.waitMs) {
@@ -211,13 +209,7 @@ function pidNamespace(): string {
  * left by an earlier process with the same pid: a container's runs all start as the same pid).
  * Another host's holder, or a lock without a holder (written before its content), is judged by age.
  */
-function holderIsGone(lock: string): boolean {
-  let content: string;
-  try {
-    content = readFileSync(lock, 'utf8');
-  } catch {
-    return false;
-  }
+function holderIsGone(content: string): boolean {
   const match = /^(.+) (\d+)$/.exec(content);
   if (!match || match[1] !== PID_SPACE) return false;
   const pid = Number(match[2]);
@@ -230,13 +222,49 @@ function holderIsGone(lock: string): boolean {
   }
 }
 
-/** Milliseconds since the lock was taken; 0 when it vanished meanwhile (try again at once). */
-function lockAge(lock: string): number {
+/** A lock as a waiter saw it (its holder and when it was taken); undefined when it is gone. */
+interface SeenLock {
+  content: string;
+  mtimeMs: number;
+}
+
+function observeLock(lock: string): SeenLock | undefined {
   try {
-    return Date.now() - statSync(lock).mtimeMs;
+    return { mtimeMs: statSync(lock).mtimeMs, content: readFileSync(lock, 'utf8') };
   } catch {
-    return 0;
+    return undefined;
   }
+}
+
+/**
+ * Removes the lock a waiter judged dead, and only that one. Several waiters judge the same dead lock;
+ * the first removes it and takes a fresh one, and a plain unlink by the next removed that live lock
+ * (two writers then compared and renamed at once: a lost update). The lock is moved aside first (one
+ * mover wins), removed if it is the one judged, else put back unless a newer one is already there.
+ * Whether it removed the judged lock.
+ */
+export function breakLock(lock: string, judged: SeenLock): boolean {
+  const aside = `${lock}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    renameSync(lock, aside);
+  } catch {
+    return false; // another waiter moved it first
+  }
+  const moved = observeLock(aside);
+  const same = moved?.mtimeMs === judged.mtimeMs && moved.content === judged.content;
+  if (!same) {
+    try {
+      linkSync(aside, lock);
+    } catch {
+      // a newer lock is already in place
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // nothing left to remove
+  }
+  return same;
 }
 
 function existsDir(dir: string): boolean {

@@ -1,9 +1,19 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  breakLock,
   createFsObjectStore,
   listingFolder,
 } from '../../../functions/adapters/object-store/fs-object-store.js';
@@ -133,5 +143,23 @@ describe('fs object store', () => {
     });
     expect((await store.get('current/a.json'))?.body).toBe('{"after":1}');
     expect(existsSync(join(dir, 'current/a.json.lock'))).toBe(false);
+  });
+
+  it('breaks only the lock it judged dead: a fresh lock taken meanwhile by another waiter stays', () => {
+    const dir = tempDir();
+    const lock = join(dir, 'a.json.lock');
+    writeFileSync(lock, 'host 1');
+    const old = new Date(Date.now() - 60 * 60_000);
+    utimesSync(lock, old, old);
+    const judged = { content: 'host 1', mtimeMs: statSync(lock).mtimeMs };
+    // Another waiter broke that stale lock and took its own before this one acted on what it saw.
+    rmSync(lock);
+    writeFileSync(lock, 'host 2');
+    expect(breakLock(lock, judged)).toBe(false);
+    expect(readFileSync(lock, 'utf8')).toBe('host 2');
+    // The one judged is broken, and nothing is left beside it.
+    utimesSync(lock, old, old);
+    expect(breakLock(lock, { content: 'host 2', mtimeMs: statSync(lock).mtimeMs })).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
