@@ -150,9 +150,13 @@ export async function withKeyLock<T>(
       const fd = openSync(lock, 'wx', 0o600);
       try {
         writeSync(fd, LOCK_HOLDER);
-      } finally {
+      } catch (error) {
+        // A disk full: not left behind as a lock nobody releases for 30 s.
         closeSync(fd);
+        unlinkSync(lock);
+        throw error;
       }
+      closeSync(fd);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -177,11 +181,10 @@ export async function withKeyLock<T>(
   try {
     return work();
   } finally {
-    try {
-      unlinkSync(lock);
-    } catch {
-      // broken as stale by another process: its holder is done anyway
-    }
+    // Only its own: a holder that outlived the stale age (a machine suspended mid-write) had its lock
+    // broken, and removing the lock another writer took since would let a third one in beside it.
+    const seen = observeLock(lock);
+    if (seen?.content === LOCK_HOLDER) breakLock(lock, seen);
   }
 }
 

@@ -16,6 +16,7 @@ import {
   breakLock,
   createFsObjectStore,
   listingFolder,
+  withKeyLock,
 } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { PreconditionFailedError } from '../../../functions/core/findings/object-store.js';
 import { runNode, useTempDirs, waitForPid } from '../../helpers/processes.js';
@@ -161,5 +162,20 @@ describe('fs object store', () => {
     utimesSync(lock, old, old);
     expect(breakLock(lock, { content: 'host 2', mtimeMs: statSync(lock).mtimeMs })).toBe(true);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("a holder whose lock was broken as stale meanwhile leaves the next holder's lock when it is done", async () => {
+    const dir = tempDir();
+    const lock = join(dir, 'a.json.lock');
+    await withKeyLock(join(dir, 'a.json'), { staleMs: 30_000, waitMs: 1_000 }, () => {
+      // Suspended past the stale age: another writer broke this lock and holds its own now.
+      rmSync(lock);
+      writeFileSync(lock, 'other-host 7');
+    });
+    expect(readFileSync(lock, 'utf8')).toBe('other-host 7');
+    // Its own lock it removes.
+    rmSync(lock);
+    await withKeyLock(join(dir, 'a.json'), { staleMs: 30_000, waitMs: 1_000 }, () => {});
+    expect(existsSync(lock)).toBe(false);
   });
 });
