@@ -80,14 +80,25 @@ describe('driftwatch demo', () => {
     child.stdout.on('data', (chunk) => {
       output += chunk;
     });
-    // Interrupt while Terraform is provisioning: moto is up and terraform processes are running.
-    await new Promise<void>((resolve) => {
+    let errors = '';
+    child.stderr.on('data', (chunk) => {
+      errors += chunk;
+    });
+    // Interrupt while Terraform is provisioning: moto is up and terraform processes are running. A
+    // demo that ends before it provisions fails the test with its output (it waited for ever).
+    await new Promise<void>((resolve, reject) => {
+      const ended = (code: number | null) => {
+        clearInterval(check);
+        reject(new Error(`the demo ended (exit ${code}) before provisioning:\n${output}${errors}`));
+      };
       const check = setInterval(() => {
         if (output.includes('==> Provisioning')) {
           clearInterval(check);
+          child.off('exit', ended);
           setTimeout(resolve, 3000);
         }
       }, 100);
+      child.once('exit', ended);
     });
     const endpoint = /http:\/\/127\.0\.0\.1:\d+/.exec(output)?.[0];
     expect(await isListening(endpoint!)).toBe(true);
