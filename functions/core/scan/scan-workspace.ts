@@ -145,15 +145,6 @@ export async function scanWorkspace(
           `Correct the entry (aws s3 ls s3://${workspace.backend.bucket}/ --recursive lists the states there), or leave the workspace out of the registry until its first apply.`,
         { stage: 'state-version' },
       );
-    // A state that holds no resources compares nothing either: a destroyed workspace left in the
-    // registry, a key naming the default CLI workspace's empty state while the real ones live under
-    // env:/, or a first apply that wrote nothing yet. "No drift" would be said about nothing read.
-    if (evaluation.plan.managedResourceCount === 0 && evaluation.findings.length === 0)
-      return fail(
-        'scan.state-empty',
-        `the state at ${describeBackend(workspace)} holds no resources, so nothing was compared: the workspace was destroyed (remove it from the registry), its registry entry names the wrong state (a root used with CLI workspaces keeps them under env:/<workspace>/: set backend.workspace), or its first apply has not written any yet.`,
-        { stage: 'state-version' },
-      );
     let confirmation: Record<string, unknown> | undefined;
 
     const confirmReason = evaluation.deletionGuard.triggered

@@ -46,25 +46,6 @@ describe('state version read errors', () => {
     expect(closes()).toEqual(['close']);
   });
 
-  it('a state that holds no resources is a failed scan naming the key, never "no drift" about nothing compared', async () => {
-    // A destroyed workspace left in the registry, or the default CLI workspace's empty state while
-    // the real states live under env:/: the plan compares nothing and finds nothing.
-    const empty = plan([], { managedResources: [] });
-    const { ports: scanPorts, calls } = fakePorts({ plans: [empty], versions: [{ versionId: 'v1' }] });
-    const result = await scanWorkspace(workspace, DEFAULT_POLICIES, scanPorts, { now });
-    expect(result.status).toBe('failed');
-    expect(result.findings.map((finding) => [finding.kind, finding.ruleId])).toEqual([
-      ['scan-failed', 'scan.state-empty'],
-    ]);
-    expect(result.findings[0]!.detail).toContain(
-      'the state at s3://tfstate/payments/terraform.tfstate (eu-west-1) holds no resources, so nothing was compared',
-    );
-    expect(calls.at(-1)).toBe('close');
-    // Resources in the state, no drift: a clean workspace, as before.
-    const clean = fakePorts({ plans: [plan()], versions: [{ versionId: 'v1' }] });
-    expect((await scanWorkspace(workspace, DEFAULT_POLICIES, clean.ports, { now })).status).toBe('ok');
-  });
-
   it('a state object that appears during the plan is planned again, not reported missing', async () => {
     const { scanPorts } = ports([undefined, { versionId: 'v1' }]);
     const result = await scanWorkspace(workspace, DEFAULT_POLICIES, scanPorts, { now });
