@@ -146,10 +146,7 @@ export function kubernetesObjectsInState(state: unknown, workspace: string): Ter
     throw new UnreadableStateError(
       "the state is encrypted (OpenTofu state encryption), so driftwatch cannot read which Kubernetes objects it manages: remove the workspace from the cluster's workspaces, or leave its state unencrypted",
     );
-  if (state.version !== 4)
-    throw new UnreadableStateError(
-      `not a Terraform state: state format version ${String(state.version)}, expected 4`,
-    );
+  if (state.version !== 4) throw new UnreadableStateError(unreadableVersion(state.version));
   const resources = Array.isArray(state.resources) ? state.resources : [];
   const objects: TerraformKubernetesObject[] = [];
   for (const entry of resources) {
@@ -165,6 +162,19 @@ export function kubernetesObjectsInState(state: unknown, workspace: string): Ter
     }
   }
   return objects;
+}
+
+/**
+ * Formats 1-3 are state too (Terraform 0.11 and older keep resources under `modules` with flattened
+ * attributes), and a later format is a newer Terraform's: each says so and how to get format 4,
+ * instead of calling the workspace's real state "not a Terraform state".
+ */
+function unreadableVersion(version: unknown): string {
+  if (version === 1 || version === 2 || version === 3)
+    return `the state is in format ${version}, written by Terraform 0.11 or older, and driftwatch reads the Kubernetes objects of format 4 states only: the workspace's next apply with Terraform 0.12 or later writes format 4`;
+  if (typeof version === 'number' && Number.isInteger(version) && version > 4)
+    return `the state is in format ${version}, newer than the format 4 driftwatch reads: update driftwatch, or leave the workspace out of the cluster's workspaces until it does`;
+  return `not a Terraform state: state format version ${typeof version === 'number' ? String(version) : version === undefined ? 'missing' : `a JSON ${version === null ? 'null' : Array.isArray(version) ? 'array' : typeof version}`}, expected 4`;
 }
 
 function instanceAddress(resource: StateResource, indexKey: unknown): string {

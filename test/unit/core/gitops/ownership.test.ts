@@ -139,8 +139,27 @@ describe('Kubernetes objects in Terraform state', () => {
   });
 
   it('rejects what is not a v4 state', () => {
-    expect(() => kubernetesObjectsInState({ version: 3 }, 'infra')).toThrow(UnreadableStateError);
     expect(() => kubernetesObjectsInState('x', 'infra')).toThrow(UnreadableStateError);
+    expect(() => kubernetesObjectsInState({ version: '4', resources: [] }, 'infra')).toThrow(
+      'not a Terraform state: state format version a JSON string, expected 4',
+    );
+    expect(() => kubernetesObjectsInState({ resources: [] }, 'infra')).toThrow(
+      'not a Terraform state: state format version missing, expected 4',
+    );
+  });
+
+  it("says a format 1-3 state is an old Terraform's state, and a later format a newer one's", () => {
+    // Terraform 0.11's layout: resources under modules, attributes flattened.
+    const legacy = { version: 3, terraform_version: '0.11.14', serial: 7, lineage: 'a1', modules: [] };
+    for (const version of [1, 2, 3])
+      expect(() => kubernetesObjectsInState({ ...legacy, version }, 'infra')).toThrow(
+        new RegExp(
+          `^the state is in format ${version}, written by Terraform 0.11 or older, .*next apply with Terraform 0.12 or later writes format 4$`,
+        ),
+      );
+    expect(() => kubernetesObjectsInState({ version: 5, resources: [] }, 'infra')).toThrow(
+      /^the state is in format 5, newer than the format 4 driftwatch reads: update driftwatch/,
+    );
   });
 
   it('says an OpenTofu-encrypted state is encrypted, not "not a Terraform state"', () => {
