@@ -1,14 +1,16 @@
 import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { bucketRegion, listStateObjects } from '../../functions/adapters/backend/state-listing.js';
 import {
-  INITIALIZED_BACKEND_FILE,
+  initializedBackendFile,
   readBackendBlock,
   readInitializedBackend,
   readSelectedWorkspace,
   type S3BackendBlock,
+  selectedWorkspaceFile,
+  terraformDataDir,
 } from '../../functions/adapters/terraform/backend-block.js';
 import { classifyReadFailure } from '../../functions/core/backend/failure-cause.js';
 import { BackendReadError, type ReadFailure } from '../../functions/core/backend/ports.js';
@@ -160,14 +162,21 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
   // A partial block (as real roots keep it) gets bucket, key and region from `terraform init
   // -backend-config`; a root initialised on this machine recorded the result, the block merged with
   // those values (which override it), so what is recorded is what Terraform uses.
+  const dataDir = terraformDataDir();
+  const recordedFile = initializedBackendFile(dataDir);
+  // A file of the root, or of an absolute TF_DATA_DIR elsewhere.
+  const shownFile = (file: string) =>
+    isAbsolute(file) ? visibleValue(file) : `${shownRoot}/${visibleValue(file)}`;
   const recorded =
-    !written.bucket || !written.key || !written.region ? await readInitializedBackend(root) : undefined;
+    !written.bucket || !written.key || !written.region
+      ? await readInitializedBackend(root, dataDir)
+      : undefined;
   const block: S3BackendBlock = { ...written, ...recorded, file: written.file };
   const fileOf = (setting: keyof S3BackendBlock) =>
-    recorded?.[setting] !== undefined ? INITIALIZED_BACKEND_FILE : written.file;
+    recorded?.[setting] !== undefined ? recordedFile : written.file;
   const missing = (setting: string) =>
     new CliError(
-      `${where} sets no ${setting} (partial configuration, given at terraform init?): add it there, run terraform init in that root first (driftwatch then reads ${INITIALIZED_BACKEND_FILE}), or use driftwatch init --bucket <state-bucket>`,
+      `${where} sets no ${setting} (partial configuration, given at terraform init?): add it there, run terraform init in that root first (driftwatch then reads ${visibleValue(recordedFile)}), or use driftwatch init --bucket <state-bucket>`,
     );
   if (!block.bucket) throw missing('bucket');
   if (!block.key) throw missing('key');
@@ -181,7 +190,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
   for (const [setting, field, findProblem] of settings) {
     const value = block[field];
     const problem = typeof value === 'string' ? findProblem(value) : undefined;
-    if (problem) throw new CliError(`${shownRoot}/${fileOf(field)}: backend "s3" ${setting}: ${problem}`);
+    if (problem) throw new CliError(`${shownFile(fileOf(field))}: backend "s3" ${setting}: ${problem}`);
   }
   const region = block.region ?? options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (region === undefined || regionProblem(region) !== undefined)
@@ -199,7 +208,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
   if (block.dynamodbTable) workspace.lockTable = block.dynamodbTable;
   // Roots used with CLI workspaces keep their states under env:/<name>/, and the default one may hold
   // nothing: the workspace selected there says so, and which state this file does not name.
-  const selected = await readSelectedWorkspace(root);
+  const selected = await readSelectedWorkspace(root, dataDir);
   const selectedState =
     selected === undefined
       ? undefined
@@ -207,7 +216,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
   const note =
     selected === undefined
       ? undefined
-      : `${shownRoot} has the CLI workspace ${visibleValue(selected)} selected (.terraform/environment), whose state is ${visibleValue(selectedState)}; this file names the default workspace's state, ${visibleValue(block.key)}: add workspace: ${visibleValue(selected)} to the backend for that one${
+      : `${shownRoot} has the CLI workspace ${visibleValue(selected)} selected (${visibleValue(selectedWorkspaceFile(dataDir))}), whose state is ${visibleValue(selectedState)}; this file names the default workspace's state, ${visibleValue(block.key)}: add workspace: ${visibleValue(selected)} to the backend for that one${
           // init --bucket knows the default prefix only.
           (block.workspaceKeyPrefix ?? DEFAULT_WORKSPACE_KEY_PREFIX) === DEFAULT_WORKSPACE_KEY_PREFIX
             ? `, or list every workspace with driftwatch init --bucket ${block.bucket} --prefix ${shellWord(block.key)}`
@@ -221,7 +230,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     origin:
       recorded === undefined
         ? `the backend block of ${shownRoot}/${written.file}`
-        : `the backend block of ${shownRoot}/${written.file} and ${shownRoot}/${INITIALIZED_BACKEND_FILE} (the last terraform init there)`,
+        : `the backend block of ${shownRoot}/${written.file} and ${shownFile(recordedFile)} (the last terraform init there)`,
   };
 }
 

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { terraformWorkspaceProblem } from '../../core/registry/formats.js';
 import { type ConfigurationFileOptions, configurationFiles, isOverrideFile } from './configuration-files.js';
 import { loadHcl, parseFile, problemOf } from './configuration-reader.js';
@@ -86,8 +86,25 @@ export async function readBackendBlock(
   return { found: 's3', block: s3Block(first.file, values ?? {}) };
 }
 
-/** Where `terraform init` records the backend it configured (with the default TF_DATA_DIR). */
-export const INITIALIZED_BACKEND_FILE = '.terraform/terraform.tfstate';
+/**
+ * The directory `terraform init` writes in a root: TF_DATA_DIR when the environment sets it (as CI
+ * images and wrappers do; relative to the root, where Terraform runs), else `.terraform`. As given,
+ * for messages; resolve it against the root to read it.
+ */
+export function terraformDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = env.TF_DATA_DIR;
+  return dir !== undefined && dir !== '' ? dir : '.terraform';
+}
+
+/** Where `terraform init` records the backend it configured, in the data directory. */
+export function initializedBackendFile(dataDir: string): string {
+  return join(dataDir, 'terraform.tfstate');
+}
+
+/** Where `terraform workspace select` records the selected CLI workspace, in the data directory. */
+export function selectedWorkspaceFile(dataDir: string): string {
+  return join(dataDir, 'environment');
+}
 
 /**
  * The S3 backend settings the last `terraform init` in a root recorded: the block merged with its
@@ -95,30 +112,34 @@ export const INITIALIZED_BACKEND_FILE = '.terraform/terraform.tfstate';
  * partial). Undefined when the root was not initialised here, with another backend, or the file
  * does not read as Terraform writes it: the caller then says what the block lacks.
  */
-export async function readInitializedBackend(rootDir: string): Promise<S3BackendBlock | undefined> {
+export async function readInitializedBackend(
+  rootDir: string,
+  dataDir: string,
+): Promise<S3BackendBlock | undefined> {
+  const file = initializedBackendFile(dataDir);
   let recorded: unknown;
   try {
-    recorded = JSON.parse(await readFile(join(rootDir, INITIALIZED_BACKEND_FILE), 'utf8'));
+    recorded = JSON.parse(await readFile(resolve(rootDir, file), 'utf8'));
   } catch {
     return undefined;
   }
   const backend = isRecord(recorded) && isRecord(recorded.backend) ? recorded.backend : undefined;
   if (backend?.type !== 's3' || !isRecord(backend.config)) return undefined;
-  const block = s3Block(INITIALIZED_BACKEND_FILE, backend.config);
+  const block = s3Block(file, backend.config);
   // Recorded values are the values Terraform used: none is an expression.
   delete block.expressions;
   return block;
 }
 
 /**
- * The CLI workspace `terraform workspace select` left selected in a root (`.terraform/environment`),
+ * The CLI workspace `terraform workspace select` left selected in a root (`<data dir>/environment`),
  * whose state lives under `<workspace_key_prefix>/<name>/`; undefined for `default`, none, or a name
  * Terraform could not have written.
  */
-export async function readSelectedWorkspace(rootDir: string): Promise<string | undefined> {
+export async function readSelectedWorkspace(rootDir: string, dataDir: string): Promise<string | undefined> {
   let name: string;
   try {
-    name = (await readFile(join(rootDir, '.terraform', 'environment'), 'utf8')).trim();
+    name = (await readFile(resolve(rootDir, selectedWorkspaceFile(dataDir)), 'utf8')).trim();
   } catch {
     return undefined;
   }

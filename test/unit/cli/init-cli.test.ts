@@ -499,6 +499,59 @@ describe('driftwatch init --root', () => {
     );
   });
 
+  it('reads what terraform init recorded from TF_DATA_DIR when the environment sets it', async () => {
+    const cwd = workdir('data-dir');
+    const root = join(cwd, 'app');
+    mkdirSync(root);
+    writeFileSync(join(root, 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
+    const recorded = (bucket: string) =>
+      JSON.stringify({
+        version: 3,
+        backend: { type: 's3', config: { bucket, key: 'app/terraform.tfstate', region: 'eu-central-1' } },
+      });
+    // An old .terraform from before the wrapper set TF_DATA_DIR: not what Terraform uses now.
+    mkdirSync(join(root, '.terraform'));
+    writeFileSync(join(root, '.terraform', 'terraform.tfstate'), recorded('stale-bucket'));
+    mkdirSync(join(root, 'tf-data'));
+    writeFileSync(join(root, 'tf-data', 'terraform.tfstate'), recorded('current-bucket'));
+    writeFileSync(join(root, 'tf-data', 'environment'), 'blue\n');
+    const relativeDir = await runCli(['init', '--root', 'app'], {
+      cwd,
+      env: { ...env, TF_DATA_DIR: 'tf-data' },
+    });
+    expect(relativeDir.code, relativeDir.stderr).toBe(0);
+    expect(relativeDir.stdout.split('\n')[0]).toBe(
+      'Wrote driftwatch.yaml: 1 workspace from the backend block of app/main.tf and app/tf-data/terraform.tfstate (the last terraform init there) (eu-central-1).',
+    );
+    expect(relativeDir.stdout).toContain('app has the CLI workspace blue selected (tf-data/environment)');
+    const text = readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8');
+    expect(parseRegistry(text).workspaces[0]?.backend.bucket).toBe('current-bucket');
+
+    // An absolute TF_DATA_DIR is read where it is, and named so.
+    const elsewhere = join(cwd, 'shared-data');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'terraform.tfstate'), recorded('absolute-bucket'));
+    const absoluteDir = await runCli(['init', '--root', 'app', '--out', 'abs.yaml'], {
+      cwd,
+      env: { ...env, TF_DATA_DIR: elsewhere },
+    });
+    expect(absoluteDir.code, absoluteDir.stderr).toBe(0);
+    expect(absoluteDir.stdout.split('\n')[0]).toContain(
+      `and ${join(elsewhere, 'terraform.tfstate')} (the last`,
+    );
+    expect(parseRegistry(readFileSync(join(cwd, 'abs.yaml'), 'utf8')).workspaces[0]?.backend.bucket).toBe(
+      'absolute-bucket',
+    );
+
+    // Nothing recorded there: the advice names the file driftwatch would read.
+    const missing = await runCli(['init', '--root', 'app', '--out', 'none.yaml'], {
+      cwd,
+      env: { ...env, TF_DATA_DIR: 'not-initialised' },
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('(driftwatch then reads not-initialised/terraform.tfstate)');
+  });
+
   it('says what is missing from a partial backend block or a root without one', async () => {
     const cwd = workdir('partial');
     mkdirSync(join(cwd, 'app'));
