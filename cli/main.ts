@@ -18,6 +18,7 @@ import { registerRetire } from './commands/retire.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
 import { registerSuppress } from './commands/suppress.js';
+import { refuseEmptyOptionValues } from './empty-options.js';
 import { packageVersion } from './package-root.js';
 import { EXIT_USAGE, HELP_EXIT_CODES_AND_ENVIRONMENT } from './usage.js';
 
@@ -69,6 +70,9 @@ const program = new Command('driftwatch')
   .configureOutput({ outputError: (text, write) => write(usageErrorLine(text)) })
   .exitOverride()
   .addHelpText('after', HELP_EXIT_CODES_AND_ENVIRONMENT);
+
+// Before any command's own checks: an empty value must never read as the option left out.
+program.hook('preAction', (_program, command) => refuseEmptyOptionValues(command));
 
 registerEvaluatePlan(program, setExitCode);
 registerScan(program, setExitCode);
