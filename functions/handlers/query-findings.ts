@@ -11,6 +11,7 @@ import type { Finding } from '../core/findings/model.js';
 import { liftExpiredSuppression, redactFindingText } from '../core/findings/present.js';
 import {
   callerScope,
+  findingOwner,
   isVisible,
   noAccessMessage,
   parseQueryAccess,
@@ -173,6 +174,9 @@ export const handler = middy<APIGatewayProxyEventV2WithIAMAuthorizer, APIGateway
       present: redactFindingText,
       sizeOf: (finding) => answerBytes(finding) + 1,
       maxBytes: PAGE_BYTES,
+      // `owner=<fallback>` selects the findings without an owner too: the fallback owner's callers
+      // see them unfiltered, and the fallback owner's digest lists them.
+      ownerOf: (finding) => findingOwner(finding, access),
     });
     return json(200, { ...page, ...unreadable });
   });

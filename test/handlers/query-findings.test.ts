@@ -272,6 +272,31 @@ describe('query-findings when the store fails', () => {
   });
 });
 
+describe('query-findings: a finding without an owner is the fallback owner’s', () => {
+  it('owner=<fallback> lists it, as the unfiltered list shows it to that owner: every finding is on exactly one owner’s page', async () => {
+    // A store.corrupt-object finding has no owner: digests send it to the fallback owner (platform).
+    const fresh = await handlerOver({
+      'current/payments-prod.json': JSON.stringify(
+        documentOf('payments-prod', [
+          { owner: 'payments' },
+          { owner: 'platform', resource: { address: 'aws_sqs_queue.q', type: 'aws_sqs_queue' } },
+          { owner: undefined, resource: { address: 'aws_sns_topic.t', type: 'aws_sns_topic' } },
+        ]),
+      ),
+    });
+    const ids = async (query?: Record<string, string>) => {
+      const response = await fresh(asAdmin({ queryStringParameters: query }), context);
+      expect(response.statusCode).toBe(200);
+      return (JSON.parse(response.body).findings as Array<{ id: string; owner?: string }>).map(
+        (finding) => finding.owner ?? '(none)',
+      );
+    };
+    expect((await ids()).sort()).toEqual(['(none)', 'payments', 'platform']);
+    expect((await ids({ owner: 'platform' })).sort()).toEqual(['(none)', 'platform']);
+    expect(await ids({ owner: 'payments' })).toEqual(['payments']);
+  });
+});
+
 describe('query-findings shows findings as the CLI does', () => {
   const CANARY = 'ghp_CANARYcanaryCANARYcanary0123456789ab';
   it('redacts credentials a stored finding holds in any text, and lifts an expired suppression', async () => {

@@ -91,9 +91,20 @@ export function callerScope(callerArn: string | undefined, access: QueryAccess):
   return owners.length > 0 ? { all: false, owners: new Set(owners) } : undefined;
 }
 
+/**
+ * Whose a finding is to the API, for who may see it and for `owner=` alike: its owner, or the
+ * fallback owner for one without (a store.corrupt-object finding), as digests route it.
+ */
+export function findingOwner(
+  finding: Pick<Finding, 'owner'>,
+  access: Pick<QueryAccess, 'fallbackOwner'>,
+): string {
+  return finding.owner ?? access.fallbackOwner;
+}
+
 /** Whether the caller may see this finding; one it may not is, to it, a finding that does not exist. */
 export function isVisible(finding: Finding, scope: QueryScope, access: QueryAccess): boolean {
-  return scope.all || scope.owners.has(finding.owner ?? access.fallbackOwner);
+  return scope.all || scope.owners.has(findingOwner(finding, access));
 }
 
 /** The one-line answer to a caller who may see nothing: who they are, and where access is granted. */

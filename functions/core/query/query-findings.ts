@@ -25,11 +25,19 @@ export interface FindingsQuery extends FindingsFilter {
   cursor?: string;
 }
 
-export function matchesFilter(finding: Finding, filter: FindingsFilter): boolean {
+/**
+ * `ownerOf` is whose a finding is to the reader: its owner by default; the findings API gives one
+ * without an owner to the fallback owner, so `owner=` selects what the owner is shown unfiltered.
+ */
+export function matchesFilter(
+  finding: Finding,
+  filter: FindingsFilter,
+  ownerOf: (finding: Finding) => string | undefined = (candidate) => candidate.owner,
+): boolean {
   const seen =
     finding.status === 'resolved' ? (finding.resolvedAt ?? finding.lastSeenAt) : finding.firstSeenAt;
   return (
-    (!filter.owner || finding.owner === filter.owner) &&
+    (!filter.owner || ownerOf(finding) === filter.owner) &&
     (!filter.workspace || finding.workspace === filter.workspace) &&
     (!filter.kind || finding.kind === filter.kind) &&
     (!filter.status || finding.status === filter.status) &&
@@ -175,6 +183,8 @@ export interface PageOptions {
   /** What one finding adds to the answer, in bytes, and how many bytes a page may hold. */
   sizeOf?: (finding: Finding) => number;
   maxBytes?: number;
+  /** Whose a finding is, for the `owner` filter (matchesFilter). */
+  ownerOf?: (finding: Finding) => string | undefined;
 }
 
 /**
@@ -189,9 +199,14 @@ export function queryFindings(
   query: FindingsQuery,
   options: PageOptions = {},
 ): FindingsPage {
-  const { present = (finding: Finding) => finding, sizeOf, maxBytes = Number.POSITIVE_INFINITY } = options;
+  const {
+    present = (finding: Finding) => finding,
+    sizeOf,
+    maxBytes = Number.POSITIVE_INFINITY,
+    ownerOf,
+  } = options;
   const matching = findings
-    .filter((finding) => matchesFilter(finding, query))
+    .filter((finding) => matchesFilter(finding, query, ownerOf))
     .sort((a, b) => compareKeys(sortKey(a), sortKey(b)));
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const start = after ? matching.findIndex((finding) => compareKeys(sortKey(finding), after) > 0) : 0;
