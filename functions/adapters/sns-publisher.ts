@@ -4,7 +4,7 @@ import {
   type PublishBatchRequestEntry,
   type SNSClient,
 } from '@aws-sdk/client-sns';
-import type { Digest } from '../core/notify/digest.js';
+import type { Digest, DigestAudience } from '../core/notify/digest.js';
 import type { DigestPublisher } from '../core/notify/notify-owners.js';
 import { escapeJsonText } from '../core/text/sanitize.js';
 
@@ -18,7 +18,7 @@ const MAX_BATCH_BYTES = 256 * 1024;
  * through the chat relay queues) or the plain-text e-mail, picked by SNS per protocol; machines
  * (HTTPS and SQS destinations) get the finding list.
  */
-export type Audience = 'people' | 'machines';
+export type Audience = DigestAudience;
 
 export interface SnsPublisherOptions {
   topicArn: string;
@@ -58,7 +58,10 @@ export function createSnsPublisher(
     async publish(digests: readonly Digest[]) {
       const accepted = new Set<Outgoing>();
       const failures = new Map<string, string>();
-      const outgoing = digests.flatMap(messagesOf);
+      // An outbox digest whose other message went out on an earlier attempt sends only this one.
+      const outgoing = digests
+        .flatMap(messagesOf)
+        .filter((message) => !message.digest.delivered?.includes(message.audience));
       let remaining = outgoing;
       for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
         if (attempt > 1) await sleep(backoffMs * 2 ** (attempt - 2));
@@ -97,17 +100,22 @@ export function createSnsPublisher(
         remaining = retry;
       }
       const sent: string[] = [];
-      const failed: Array<{ digestId: string; reason: string }> = [];
+      const failed: Awaited<ReturnType<DigestPublisher['publish']>>['failed'] = [];
       for (const digest of digests) {
-        const complete = outgoing
-          .filter((message) => message.digest === digest)
-          .every((message) => accepted.has(message));
-        if (complete) sent.push(digest.digestId);
-        else
-          failed.push({
-            digestId: digest.digestId,
-            reason: failures.get(digest.digestId) ?? 'not accepted by SNS',
-          });
+        const own = outgoing.filter((message) => message.digest === digest);
+        if (own.every((message) => accepted.has(message))) {
+          sent.push(digest.digestId);
+          continue;
+        }
+        const delivered = [
+          ...(digest.delivered ?? []),
+          ...own.filter((message) => accepted.has(message)).map((message) => message.audience),
+        ];
+        failed.push({
+          digestId: digest.digestId,
+          reason: failures.get(digest.digestId) ?? 'not accepted by SNS',
+          ...(delivered.length > 0 ? { delivered } : {}),
+        });
       }
       return { sent, failed };
     },

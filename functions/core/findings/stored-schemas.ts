@@ -161,6 +161,7 @@ const digestSchema = z.looseObject({
     digestId: nonEmpty,
   }),
   counts,
+  delivered: z.optional(z.array(z.enum(['people', 'machines']))),
 });
 
 /**

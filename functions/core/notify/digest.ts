@@ -53,6 +53,12 @@ export interface DigestAttributes {
   digestId: string;
 }
 
+/**
+ * Who a message of a digest is for: people get chat and e-mail, machines (HTTPS, SQS) the finding
+ * list. A digest is two messages, one per audience (adapters/sns-publisher.ts).
+ */
+export type DigestAudience = 'people' | 'machines';
+
 export interface Digest {
   owner: string;
   /** `<scanId>.<owner>`: a digest is sent at most once per scan and owner. */
@@ -65,6 +71,11 @@ export interface Digest {
   document?: DigestDocument;
   attributes: DigestAttributes;
   counts: DigestCounts;
+  /**
+   * Outbox digests only: the audiences whose message SNS already accepted when the other's failed.
+   * The next attempt sends only the rest: a chat channel never gets the same digest twice.
+   */
+  delivered?: DigestAudience[];
 }
 
 export interface DigestInput {

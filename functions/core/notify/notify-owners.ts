@@ -10,13 +10,18 @@ import {
 import { STORED } from '../findings/stored-schemas.js';
 import { listAtMost, MAX_REASON_CHARS } from '../scan/stage-result.js';
 import { limitText } from '../text/sanitize.js';
-import { buildDigests, type Digest, type DigestInput } from './digest.js';
+import { buildDigests, type Digest, type DigestAudience, type DigestInput } from './digest.js';
 
-/** Publishes digests; reports per digest which were accepted, after the publisher's own retries. */
+/**
+ * Publishes digests; reports per digest which were accepted, after the publisher's own retries. A
+ * failed digest names the audiences whose message was accepted all the same (`delivered`); it
+ * publishes none of a digest's `delivered` audiences again.
+ */
 export interface DigestPublisher {
-  publish(
-    digests: readonly Digest[],
-  ): Promise<{ sent: string[]; failed: Array<{ digestId: string; reason: string }> }>;
+  publish(digests: readonly Digest[]): Promise<{
+    sent: string[];
+    failed: Array<{ digestId: string; reason: string; delivered?: DigestAudience[] }>;
+  }>;
 }
 
 export interface NotifyResult {
@@ -139,15 +144,26 @@ export async function notifyOwners(
     if (digests.length === 0) return { sent: new Set<string>(), failed: [] as NotifyResult['deferred'] };
     const outcome = await ports.publisher.publish(digests.map((entry) => entry.digest));
     const sent = new Set(outcome.sent);
+    const delivered = new Map(outcome.failed.map((failure) => [failure.digestId, failure.delivered]));
     for (const { digest, etag } of digests) {
-      if (sent.has(digest.digestId)) await markSent(digest.digestId);
-      else await release(digest.digestId, etag);
+      if (sent.has(digest.digestId)) {
+        await markSent(digest.digestId);
+        continue;
+      }
+      // Half sent (chat out, the finding list not): the outbox keeps which half, before the claim
+      // goes, so the next run sends the other half only and chat does not repeat the digest.
+      const half = delivered.get(digest.digestId);
+      if (half?.length)
+        await store.put(outboxKey(digest.digestId), JSON.stringify({ ...digest, delivered: half }));
+      await release(digest.digestId, etag);
     }
-    return { sent, failed: outcome.failed };
+    return { sent, failed: outcome.failed.map(({ digestId, reason }) => ({ digestId, reason })) };
   }
 
   // Earlier failures first: they are older news.
   const waiting: Array<{ digest: Digest; etag: string }> = [];
+  /** What an earlier attempt of this scan delivered of its own digests, rebuilt below. */
+  const ownDelivered = new Map<string, DigestAudience[]>();
   for await (const object of store.list(OUTBOX_PREFIX)) {
     const stored = await store.get(object.key);
     if (!stored) continue;
@@ -158,7 +174,10 @@ export async function notifyOwners(
     }
     const digest = parsed.value as Digest;
     // This scan's own digest, left by an earlier attempt of this run: rebuilt and sent below.
-    if (digest.digestId === `${input.scanId}.${digest.owner}`) continue;
+    if (digest.digestId === `${input.scanId}.${digest.owner}`) {
+      if (digest.delivered?.length) ownDelivered.set(digest.digestId, digest.delivered);
+      continue;
+    }
     const claimed = await claim(digest.digestId);
     if (claimed.claimed) waiting.push({ digest, etag: claimed.etag });
     else if (claimed.state === 'sent') await store.delete(object.key);
@@ -179,7 +198,9 @@ export async function notifyOwners(
     findings: [...input.findings, ...storeFindings(result, input, store)],
   });
   const pending: Array<{ digest: Digest; etag: string }> = [];
-  for (const digest of digests) {
+  for (const built of digests) {
+    const delivered = ownDelivered.get(built.digestId);
+    const digest = delivered ? { ...built, delivered } : built;
     // In the outbox before it is claimed: a run killed anywhere from here to its sent marker (a
     // Lambda timeout, OOM) leaves the digest for the next run, which sends it once the claim expired.
     await store.put(outboxKey(digest.digestId), JSON.stringify(digest));

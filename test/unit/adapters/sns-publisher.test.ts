@@ -1,9 +1,15 @@
 import { PublishBatchCommand, type PublishBatchRequestEntry, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { createSnsPublisher, deliveredBodies } from '../../../functions/adapters/sns-publisher.js';
+import type { Finding } from '../../../functions/core/findings/model.js';
 import { buildDigests, type Digest } from '../../../functions/core/notify/digest.js';
+import { notifyOwners } from '../../../functions/core/notify/notify-owners.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../functions/core/registry/model.js';
 import { storedFinding } from '../../helpers/findings.js';
 
@@ -93,7 +99,10 @@ describe('SNS digest publisher', () => {
       .resolves({ Failed: [{ Id: 'm0', Code: 'InternalError', SenderFault: false }] });
     const result = await publisher().publish([digest('a'), digest('b')]);
     expect(result.sent).toEqual(['scan-1.a']);
-    expect(result.failed).toEqual([{ digestId: 'scan-1.b', reason: 'machines message: InternalError:' }]);
+    // b's chat and e-mail went out: the outbox keeps that, and the next run sends the finding list only.
+    expect(result.failed).toEqual([
+      { digestId: 'scan-1.b', reason: 'machines message: InternalError:', delivered: ['people'] },
+    ]);
     expect(sns).toHaveReceivedCommandTimes(PublishBatchCommand, 3);
     // The third request resends b's message for machines alone: b's chat and e-mail went out once.
     expect(entriesOf(2).map((entry) => entry.MessageAttributes?.audience?.StringValue)).toEqual(['machines']);
@@ -107,7 +116,7 @@ describe('SNS digest publisher', () => {
     });
     const result = await publisher().publish([digest('a', null)]);
     expect(result.failed).toEqual([
-      { digestId: 'scan-1.a', reason: 'people message: InvalidParameter: bad' },
+      { digestId: 'scan-1.a', reason: 'people message: InvalidParameter: bad', delivered: ['machines'] },
     ]);
     expect(sns).toHaveReceivedCommandTimes(PublishBatchCommand, 1);
     expect(entriesOf(0)[0]!.MessageAttributes?.environment).toBeUndefined();
@@ -120,5 +129,86 @@ describe('SNS digest publisher', () => {
     expect(result.sent).toEqual(['scan-1.a']);
     expect(entriesOf(0)).toHaveLength(1);
     expect(JSON.parse(entriesOf(0)[0]!.Message!)).toEqual({ default: JSON.stringify(older.message) });
+  });
+});
+
+describe('a digest half sent (one message accepted, the other not after every retry)', () => {
+  const audiencesOf = (owner: string) =>
+    sns
+      .commandCalls(PublishBatchCommand)
+      .flatMap((call) => call.args[0].input.PublishBatchRequestEntries ?? [])
+      .filter((entry) => entry.MessageAttributes?.owner?.StringValue === owner)
+      .map((entry) => entry.MessageAttributes?.audience?.StringValue);
+
+  it('is finished by the next run with the other message only: chat and e-mail get it once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-half-sent-'));
+    try {
+      const objects = createFsObjectStore(dir);
+      const run = (scanId: string, findings: Finding[]) =>
+        notifyOwners(
+          {
+            scanId,
+            now: new Date('2026-11-29T03:00:00Z'),
+            findings,
+            fallbackOwner: 'platform',
+            settings: DEFAULT_NOTIFICATION_SETTINGS,
+          },
+          { publisher: publisher(), store: objects },
+        );
+      // SNS takes the message for people and keeps failing the finding list (InternalError).
+      sns
+        .on(PublishBatchCommand)
+        .callsFake((input: { PublishBatchRequestEntries: PublishBatchRequestEntry[] }) => {
+          const entries = input.PublishBatchRequestEntries as Array<
+            PublishBatchRequestEntry & { Id: string }
+          >;
+          const forMachines = (entry: PublishBatchRequestEntry) =>
+            entry.MessageAttributes?.audience?.StringValue === 'machines';
+          return {
+            Successful: entries.filter((entry) => !forMachines(entry)).map((entry) => ({ Id: entry.Id })),
+            Failed: entries
+              .filter(forMachines)
+              .map((entry) => ({ Id: entry.Id, Code: 'InternalError', SenderFault: false })),
+          };
+        });
+      const first = await run('scan-1', [storedFinding({ owner: 'payments', severity: 'high' })]);
+      expect(first.deferred.map((failure) => failure.digestId)).toEqual(['scan-1.payments']);
+      expect(audiencesOf('payments')).toEqual(['people', 'machines', 'machines', 'machines']);
+
+      // The same scan's NotifyOwners again (a retried execution), then the next night, SNS healthy.
+      sns.reset();
+      sns.on(PublishBatchCommand).callsFake(acceptAll);
+      const retried = await run('scan-1', [storedFinding({ owner: 'payments', severity: 'high' })]);
+      expect(retried.sent.map((sent) => sent.digestId)).toEqual(['scan-1.payments']);
+      const next = await run('scan-2', []);
+      expect(next.resent).toEqual([]);
+      expect(audiencesOf('payments')).toEqual(['machines']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an outbox digest half sent earlier is finished by the next night, not sent whole again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'driftwatch-half-sent-'));
+    try {
+      const objects = createFsObjectStore(dir);
+      const half = { ...digest('payments'), delivered: ['people' as const] };
+      await objects.put(`notifications/outbox/${half.digestId}.json`, JSON.stringify(half));
+      sns.on(PublishBatchCommand).callsFake(acceptAll);
+      const next = await notifyOwners(
+        {
+          scanId: 'scan-2',
+          now: new Date('2026-11-30T03:00:00Z'),
+          findings: [],
+          fallbackOwner: 'platform',
+          settings: DEFAULT_NOTIFICATION_SETTINGS,
+        },
+        { publisher: publisher(), store: objects },
+      );
+      expect(next.resent).toEqual(['scan-1.payments']);
+      expect(audiencesOf('payments')).toEqual(['machines']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
