@@ -3,6 +3,7 @@ import {
   FINDING_STATUSES,
   type Finding,
   SEVERITIES,
+  type Severity,
   severityRank,
 } from '../findings/model.js';
 import { SAFE_ID } from '../registry/model.js';
@@ -15,7 +16,8 @@ export interface FindingsFilter {
   workspace?: string;
   kind?: string;
   status?: string;
-  severity?: string;
+  /** At or above this severity, as the CLI's --severity (`high`: high and critical). */
+  severity?: Severity;
   /** First seen (a resolved finding: resolved) at or after. */
   since?: Date;
 }
@@ -41,7 +43,7 @@ export function matchesFilter(
     (!filter.workspace || finding.workspace === filter.workspace) &&
     (!filter.kind || finding.kind === filter.kind) &&
     (!filter.status || finding.status === filter.status) &&
-    (!filter.severity || finding.severity === filter.severity) &&
+    (!filter.severity || severityRank(finding.severity) <= severityRank(filter.severity)) &&
     (!filter.since || Date.parse(seen) >= filter.since.getTime())
   );
 }
@@ -140,7 +142,7 @@ export function parseFindingsQuery(
   const status = oneOf('status', OPEN_STATUSES);
   if (status) query.status = status;
   const severity = oneOf('severity', SEVERITIES);
-  if (severity) query.severity = severity;
+  if (severity) query.severity = severity as Severity;
   if (parameters.since !== undefined) {
     try {
       query.since = parseSince(parameters.since, now, 'since');

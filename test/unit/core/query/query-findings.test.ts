@@ -39,6 +39,18 @@ describe('findings query', () => {
     ).toEqual(expect.arrayContaining(['ws-1']));
   });
 
+  it("severity=<level> is that level or above, as the CLI's --severity: severity=high never leaves out a critical finding", () => {
+    const levels = ['critical', 'high', 'medium', 'low', 'info'] as const;
+    const graded = levels.map((severity, index) => ({ ...findings[index]!, severity }));
+    const at = (severity: string) =>
+      queryFindings(graded, parseFindingsQuery({ severity }, NOW)).findings.map(
+        (finding) => finding.severity,
+      );
+    expect(at('high')).toEqual(['critical', 'high']);
+    expect(at('critical')).toEqual(['critical']);
+    expect(at('info')).toEqual([...levels]);
+  });
+
   it('pages with a cursor: every finding exactly once, most severe first', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
