@@ -75,8 +75,17 @@ export function renderFindingDetail(
   field('owner', finding.owner ? clean(finding.owner) : '(none: the fallback owner is told)');
   field('resource', clean(resourceDescription(finding)));
   field('first seen', `${finding.firstSeenAt} (${ago(finding.firstSeenAt, now)})`);
-  field('last seen', `${finding.lastSeenAt} in scan ${clean(finding.scanId)}`);
-  if (finding.resolvedAt) field('resolved', finding.resolvedAt);
+  // A resolved line's scan is the one that resolved it, which did not see it.
+  const resolved = finding.status === 'resolved';
+  field(
+    'last seen',
+    resolved ? finding.lastSeenAt : `${finding.lastSeenAt} in scan ${clean(finding.scanId)}`,
+  );
+  if (finding.resolvedAt)
+    field(
+      'resolved',
+      resolved ? `${finding.resolvedAt} in scan ${clean(finding.scanId)}` : finding.resolvedAt,
+    );
 
   if (finding.detail.trim()) out.push('', `  ${cleanBlock(finding.detail.trim(), '  ')}`);
 

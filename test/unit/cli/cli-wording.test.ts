@@ -38,6 +38,24 @@ describe('ages', () => {
   });
 });
 
+describe('findings show of a resolved finding', () => {
+  it('names the scan that resolved it on the resolved line, not as the scan it was last seen in', () => {
+    const resolved = storedFinding({
+      status: 'resolved',
+      scanId: 'scan-b',
+      firstSeenAt: '2026-11-27T02:10:00Z',
+      lastSeenAt: '2026-11-28T02:10:00Z',
+      resolvedAt: '2026-11-29T02:10:00Z',
+    });
+    const detail = renderFindingDetail(resolved, [], NOW);
+    expect(detail).toMatch(/last seen +2026-11-28T02:10:00Z\n/);
+    expect(detail).toMatch(/resolved +2026-11-29T02:10:00Z in scan scan-b\n/);
+    expect(detail).not.toMatch(/last seen .*scan-b/);
+    const open = storedFinding({ scanId: 'scan-c', lastSeenAt: '2026-11-29T02:10:00Z' });
+    expect(renderFindingDetail(open, [], NOW)).toMatch(/last seen +2026-11-29T02:10:00Z in scan scan-c\n/);
+  });
+});
+
 describe('WHAT CHANGED', () => {
   it('is whole in a table without a width (a pipe, no COLUMNS), and cut only to a width', () => {
     const title = `${'aws_s3_bucket.ledger changed outside Terraform: '.repeat(3)}end of title`;
