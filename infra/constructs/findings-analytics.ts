@@ -204,6 +204,7 @@ export const FINDING_COLUMNS: glue.CfnTable.ColumnProperty[] = [
   { name: 'scanid', type: 'string' },
   { name: 'firstseenat', type: 'string' },
   { name: 'lastseenat', type: 'string' },
+  { name: 'previousseenat', type: 'string' },
   { name: 'resolvedat', type: 'string' },
   { name: 'valuehash', type: 'string' },
   { name: 'suppression', type: 'struct<reason:string,by:string,until:string,at:string>' },

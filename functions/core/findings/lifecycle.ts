@@ -154,8 +154,10 @@ export function recordWorkspaceScan(
     // A first sighting recorded by a clock that was ahead is no later than this one (ages never < 0).
     const firstSeenAt = before && Date.parse(before.firstSeenAt) <= nowMs ? before.firstSeenAt : now;
     const finding = seenFinding(draft, id, valueHash, scan, firstSeenAt, now);
-    if (before)
+    if (before) {
       finding.status = sameValue(before, draft, valueHash, carried !== undefined) ? 'ongoing' : 'changed';
+      finding.previousSeenAt = before.lastSeenAt;
+    }
     if (carried) finding.evidence = { ...finding.evidence, carriedOverFrom: carried.id };
     if (resolved) {
       finding.status = 'regressed';

@@ -114,6 +114,11 @@ export interface Finding {
   scanId: string;
   firstSeenAt: string;
   lastSeenAt: string;
+  /**
+   * Set by the lifecycle on a finding seen before: the previous run of its check that saw it. A
+   * reminder is due once per period crossed since then (notify/digest.ts isReminderDue).
+   */
+  previousSeenAt?: string;
   /** Drift age: whole calendar days from firstSeenAt to lastSeenAt (set by the lifecycle). */
   ageDays?: number;
   /** Set by the lifecycle: which check produced it. */

@@ -207,12 +207,22 @@ function digestOwner(finding: Finding, input: Pick<DigestInput, 'fallbackOwner' 
   return input.teamIds === undefined || input.teamIds.has(owner) ? owner : input.fallbackOwner;
 }
 
-/** A finding is reminded on the scans where it has been open a whole number of reminder periods. */
+/**
+ * A finding is reminded once per reminder period it has been open: on the first scan that sees it
+ * open a whole number of periods more than the scan before. Counted from that scan
+ * (`previousSeenAt`), not from the day: a night without a scan (a broken registry, a failed run) moved
+ * the reminder a whole period later, and a re-scan on the day reminded the owner twice. Lines
+ * without it (an older driftwatch's) are reminded on the day the period completes.
+ */
 export function isReminderDue(finding: Finding, now: Date, remindEveryMs: number): boolean {
   if (finding.status !== 'ongoing') return false;
   const periodDays = Math.max(1, Math.round(remindEveryMs / DAY_MS));
   const days = openDays(finding.firstSeenAt, now);
-  return days >= periodDays && days % periodDays === 0;
+  if (days < periodDays) return false;
+  const before = finding.previousSeenAt === undefined ? Number.NaN : Date.parse(finding.previousSeenAt);
+  if (Number.isNaN(before)) return days % periodDays === 0;
+  const daysBefore = openDays(finding.firstSeenAt, new Date(before));
+  return Math.floor(days / periodDays) > Math.floor(daysBefore / periodDays);
 }
 
 function buildDigest(
