@@ -144,6 +144,11 @@ export function parseFindingsQuery(
   const severity = oneOf('severity', SEVERITIES);
   if (severity) query.severity = severity as Severity;
   if (parameters.since !== undefined) {
+    // `…T08:00:00+01:00` unencoded in a URL: a query string reads `+` as a space.
+    if (/T[\d:.]+ \d{2}:?\d{2}$/.test(parameters.since))
+      throw new InvalidQueryError(
+        `since: ${limitText(parameters.since, 80)} has a space where its time zone's '+' was (a query string reads '+' as a space): write it %2B (2026-11-01T08:00:00%2B01:00), or give the time in UTC with Z`,
+      );
     try {
       query.since = parseSince(parameters.since, now, 'since');
     } catch (error) {

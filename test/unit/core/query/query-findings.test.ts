@@ -127,6 +127,15 @@ describe('findings query against hostile parameters', () => {
     [{ since: '2026-02-31' }, 'since: 2026-02-31 is not a day of the calendar'],
     [{ since: '2026-04-31T00:00:00Z' }, 'since: 2026-04-31 is not a day of the calendar'],
     [{ since: '2026-11-01T00:00:00+99:00' }, 'since: 2026-11-01T00:00:00+99:00 is not a date'],
+    // An offset's '+' sent unencoded arrives as a space.
+    [
+      { since: '2026-11-01T08:00:00 01:00' },
+      "since: 2026-11-01T08:00:00 01:00 has a space where its time zone's '+' was (a query string reads '+' as a space): write it %2B (2026-11-01T08:00:00%2B01:00), or give the time in UTC with Z",
+    ],
+    [
+      { since: '2026-11-01T08:00 0100' },
+      /^since: 2026-11-01T08:00 0100 has a space where its time zone's '\+' was/,
+    ],
     [{ since: '+275760-09-14' }, /^since \+275760-09-14 is out of range/],
     [{ since: '99999999d' }, /^since 99999999d is out of range/],
     [{ severity: 'HIGH' }, /^severity must be one of critical, high/],
