@@ -49,7 +49,6 @@ describe('driftwatch scan with an invalid registry', () => {
   it.each([
     ['a typo', ['paymnets'], /'paymnets' \(did you mean payments\?\)/],
     ['a far-off id', ['nothing-like-it'], /'nothing-like-it' in .*two\.yaml/],
-    ['an empty id', [''], /'' in /],
     ['one good and one mistyped', ['network', 'netwrok'], /'netwrok' \(did you mean network\?\)/],
   ])(
     'a --workspace the registry lacks (%s) names it, the likely id and the ids there; nothing is written',
@@ -82,6 +81,18 @@ describe('driftwatch scan with an invalid registry', () => {
       expect(existsSync(store)).toBe(false);
     },
   );
+
+  it('an empty --workspace is a usage error before the registry is read; nothing is written', async () => {
+    const store = join(dir, 'empty-id-store');
+    const run = await runCli(
+      ['scan', '--registry', join(dir, 'missing.yaml'), '--store', store, '--workspace', ''],
+      { env },
+    );
+    expect(run.code).toBe(64);
+    expect(run.stderr).toBe('driftwatch: --workspace is empty: give a value, or leave --workspace out\n');
+    expect(run.stdout).toBe('');
+    expect(existsSync(store)).toBe(false);
+  });
 
   it('exits 1 when the registry file is missing', async () => {
     const run = await runCli(['scan', '--registry', join(dir, 'missing.yaml')], { env });
