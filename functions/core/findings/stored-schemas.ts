@@ -161,7 +161,8 @@ const digestSchema = z.looseObject({
     digestId: nonEmpty,
   }),
   counts,
-  delivered: z.optional(z.array(z.enum(['people', 'machines']))),
+  // Audiences already sent; strings, not an enum: a newer driftwatch's audience is read, not quarantined.
+  delivered: z.optional(z.array(text)),
 });
 
 /**
