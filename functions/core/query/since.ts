@@ -24,6 +24,7 @@ export function parseSince(text: string, now: Date, name: string): Date {
   let date: Date;
   if (/^[+-]?\d{4,}-\d{2}-\d{2}/.test(text)) {
     assertCalendarDay(text, name);
+    assertIsoForm(text, shown, name);
     date = new Date(text);
     if (Number.isNaN(date.getTime()) && !/^\d{4}-/.test(text)) throw outOfRange(shown, name);
     if (Number.isNaN(date.getTime())) throw new TimeFilterError(`${name}: ${shown} is not a date`);
@@ -48,6 +49,21 @@ function outOfRange(shown: string, name: string): TimeFilterError {
   return new TimeFilterError(
     `${name} ${shown} is out of range: use a date from 1970-01-01 to 9999-12-31 or a shorter duration`,
   );
+}
+
+/**
+ * A date or an ISO time (`2026-11-01`, `2026-11-01T08:00`, `…:00Z`, `…+01:00`; a space for the `T`),
+ * nothing after it. `new Date` also reads words after a date, and a month name among them is taken as
+ * the month: `2026-11-01 dec` was the 11th of December, listed or suppressed as that without a word.
+ */
+const ISO_FORM =
+  /^[+-]?\d{4,}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+export function assertIsoForm(text: string, shown: string, name: string): void {
+  if (!ISO_FORM.test(text))
+    throw new TimeFilterError(
+      `${name}: ${shown} is not a date: use YYYY-MM-DD or an ISO time such as 2026-11-01T08:00:00Z`,
+    );
 }
 
 /**

@@ -127,6 +127,11 @@ describe('findings query against hostile parameters', () => {
     [{ since: '2026-02-31' }, 'since: 2026-02-31 is not a day of the calendar'],
     [{ since: '2026-04-31T00:00:00Z' }, 'since: 2026-04-31 is not a day of the calendar'],
     [{ since: '2026-11-01T00:00:00+99:00' }, 'since: 2026-11-01T00:00:00+99:00 is not a date'],
+    // Words after a date: new Date read a month name among them as the month (December 11th).
+    [
+      { since: '2026-11-01 dec' },
+      'since: 2026-11-01 dec is not a date: use YYYY-MM-DD or an ISO time such as 2026-11-01T08:00:00Z',
+    ],
     // An offset's '+' sent unencoded arrives as a space.
     [
       { since: '2026-11-01T08:00:00 01:00' },
