@@ -8,6 +8,7 @@ import { matchesFilter } from '../../functions/core/query/query-findings.js';
 import { redactText } from '../../functions/core/redaction/secrets.js';
 import { scanAlertAfterMs } from '../../functions/core/registry/model.js';
 import { closestMatch } from '../../functions/core/registry/suggest.js';
+import { effectiveOwner } from '../../functions/core/routing/finding-owner.js';
 import { scanHealth } from '../../functions/core/scan/health.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import {
@@ -91,9 +92,17 @@ export async function findingsAction(run: (code: number) => void, options: Findi
     statuses?.[0] === 'resolved' ? latestResolved(await store.recentHistory(now, historyDays), open) : open
   ).map((finding) => liftExpiredSuppression(finding, now));
   const { owner, workspace, kind } = options;
+  // With a registry, --owner selects what that owner's digests list: the fallback owner also gets
+  // findings without an owner (store.corrupt-object) and of teams the registry no longer has.
+  const owners = owner ? (await loadRegistry())?.registry.owners : undefined;
+  const registryOwners = owners && {
+    fallbackOwner: owners.fallback,
+    teamIds: new Set(owners.teams.map((team) => team.id)),
+  };
+  const ownerOf = registryOwners && ((finding: Finding) => effectiveOwner(finding, registryOwners));
   const selected = findings.filter(
     (finding) =>
-      matchesFilter(finding, { owner, workspace, kind, since }) &&
+      matchesFilter(finding, { owner, workspace, kind, since }, ownerOf) &&
       (!statuses || statuses.includes(finding.status)),
   );
   // "No findings." for a mistyped --workspace would pass a CI gate: a name no scan recorded is an error.

@@ -6,7 +6,8 @@ import { shortId, shortIdLength } from '../findings/finding-ids.js';
 import type { Finding, JsonValue, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
 import { redactFindingsText } from '../findings/present.js';
-import { type NotificationSettings, type Registry, SAFE_ID } from '../registry/model.js';
+import type { NotificationSettings, Registry } from '../registry/model.js';
+import { effectiveOwner } from '../routing/finding-owner.js';
 import { chatCode, chatText, escapeForChat, limitText } from '../text/sanitize.js';
 import { adviceFor } from './advice.js';
 import {
@@ -183,28 +184,13 @@ export function buildDigests(input: DigestInput): Digest[] {
   // Shown as every reader of the store shows a finding (redacted once more): a resolved line
   // carries the text its finding was stored with, maybe by a driftwatch from before a rule existed.
   for (const finding of redactFindingsText(input.findings))
-    appendTo(byOwner, digestOwner(finding, input), finding);
+    appendTo(byOwner, effectiveOwner(finding, input), finding);
   const digests: Digest[] = [];
   for (const [owner, findings] of [...byOwner.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const digest = buildDigest(owner, findings, input, idLength);
     if (digest) digests.push(digest);
   }
   return digests;
-}
-
-/**
- * Who a finding's digest goes to: its owner when that is a team of the registry, else the fallback
- * owner (as for a finding without one). A team removed from the registry has no destination left, so
- * its findings' news would reach no one. Deployed, the owner comes from a scanner's pending record,
- * which code driftwatch does not control can write (docs/security.md); the owner becomes a key part
- * (`notifications/outbox/<scanId>.<owner>.json`, which S3 ends at 1024 bytes) and an SNS attribute
- * (SNS refuses an empty one for good), so one such owner would otherwise keep every team's digest
- * from going out, or keep a digest in the outbox for ever.
- */
-function digestOwner(finding: Finding, input: Pick<DigestInput, 'fallbackOwner' | 'teamIds'>): string {
-  const { owner } = finding;
-  if (owner === undefined || !SAFE_ID.test(owner)) return input.fallbackOwner;
-  return input.teamIds === undefined || input.teamIds.has(owner) ? owner : input.fallbackOwner;
 }
 
 /**

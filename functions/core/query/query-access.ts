@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Finding } from '../findings/model.js';
+import { effectiveOwner } from '../routing/finding-owner.js';
 
 /**
  * Who may read whose findings through the findings API. API Gateway's IAM authorization proves who
@@ -92,14 +93,14 @@ export function callerScope(callerArn: string | undefined, access: QueryAccess):
 }
 
 /**
- * Whose a finding is to the API, for who may see it and for `owner=` alike: its owner, or the
- * fallback owner for one without (a store.corrupt-object finding), as digests route it.
+ * Whose a finding is to the API, for who may see it and for `owner=` alike, as digests route it: its
+ * owner, or the fallback owner for one without (a store.corrupt-object finding) or whose owner is no id.
  */
 export function findingOwner(
   finding: Pick<Finding, 'owner'>,
   access: Pick<QueryAccess, 'fallbackOwner'>,
 ): string {
-  return finding.owner ?? access.fallbackOwner;
+  return effectiveOwner(finding, { fallbackOwner: access.fallbackOwner });
 }
 
 /** Whether the caller may see this finding; one it may not is, to it, a finding that does not exist. */
