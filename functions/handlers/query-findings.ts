@@ -5,8 +5,8 @@ import { isAwsError } from '../adapters/aws-error.js';
 import { withHttpTimeouts } from '../adapters/aws-http-timeouts.js';
 import { readFailure } from '../adapters/aws-read-failure.js';
 import { classifyReadFailure } from '../core/backend/failure-cause.js';
+import { MIN_PREFIX_LENGTH, matchFindingId } from '../core/findings/finding-ids.js';
 import { createFindingsStore } from '../core/findings/findings-store.js';
-import { FINDING_ID_PATTERN } from '../core/findings/fingerprint.js';
 import type { Finding } from '../core/findings/model.js';
 import { liftExpiredSuppression, redactFindingText } from '../core/findings/present.js';
 import {
@@ -116,6 +116,9 @@ function failureAnswer(error: unknown, requestId: string | undefined): APIGatewa
   });
 }
 
+/** The ids an ambiguous prefix's answer lists (enough to pick from; the rest need more characters anyway). */
+const MAX_CANDIDATES = 10;
+
 /** A finding by id: the whole finding, or why it cannot be one answer. */
 function findingAnswer(finding: Finding): APIGatewayProxyStructuredResultV2 {
   const bytes = answerBytes(finding);
@@ -127,7 +130,7 @@ function findingAnswer(finding: Finding): APIGatewayProxyStructuredResultV2 {
 
 /**
  * The findings API (HTTP API, IAM auth): `GET /findings?owner=&workspace=&kind=&status=&severity=&since=&limit=&cursor=`,
- * `GET /findings/{id}`. Each caller sees only the owners queryAccess gives it (admins: all); a finding
+ * `GET /findings/{id}` (the id, or a unique prefix of it such as the short id digests show). Each caller sees only the owners queryAccess gives it (admins: all); a finding
  * of another owner is answered exactly as one that does not exist. Findings are shown as the CLI
  * shows them: as of now (an expired suppression no longer hides one) and with their text redacted.
  */
@@ -164,8 +167,23 @@ export const handler = middy<APIGatewayProxyEventV2WithIAMAuthorizer, APIGateway
     if (id !== undefined) {
       if (Object.keys(parameters).length > 0)
         throw new InvalidQueryError('GET /findings/{id} takes no query parameters: leave them out');
-      if (!FINDING_ID_PATTERN.test(id)) return json(400, { message: 'a finding id is 64 hex characters' });
-      const finding = visible.find((candidate) => candidate.id === id);
+      // The short id digests and tables show (12 characters) is enough, as in the CLI; a prefix is
+      // matched among the caller's findings only, so it says nothing of other owners' ids.
+      const match = matchFindingId(
+        id,
+        visible.map((candidate) => candidate.id),
+      );
+      if (match.kind === 'invalid')
+        return json(400, {
+          message: `${match.reason}: give the finding's id or its first ${MIN_PREFIX_LENGTH} or more characters`,
+        });
+      if (match.kind === 'ambiguous')
+        return json(400, {
+          message: `${id} is the start of ${match.candidates.length} findings' ids: give more characters`,
+          candidates: match.candidates.slice(0, MAX_CANDIDATES),
+        });
+      const finding =
+        match.kind === 'match' ? visible.find((candidate) => candidate.id === match.id) : undefined;
       if (finding) return findingAnswer(redactFindingText(finding));
       const why = unreadableScopes > 0 ? ` (${unreadableScopes} scope(s) could not be read)` : '';
       return json(404, { message: `no open finding ${id}${why}`, ...unreadable });

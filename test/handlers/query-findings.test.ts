@@ -112,6 +112,31 @@ describe('query-findings scopes each caller to its owners', () => {
     expect(await owners(as(ADMIN))).toEqual(['payments', 'platform']);
   });
 
+  it("finds a finding by a unique prefix of its id (the short id digests show), among the caller's only", async () => {
+    const [first, second] = current.findings.map((finding) => finding.id) as [string, string];
+    const byPrefix = async (caller: string, prefix: string) => {
+      const response = await as(caller, { id: prefix });
+      return { status: response.statusCode, body: JSON.parse(response.body) };
+    };
+    expect(await byPrefix(ADMIN, first.slice(0, 12))).toMatchObject({ status: 200, body: { id: first } });
+    expect(await byPrefix(ADMIN, first.slice(0, 4).toUpperCase())).toMatchObject({
+      status: 200,
+      body: { id: first },
+    });
+    // Another owner's finding is unknown by prefix too: 404, as by its whole id.
+    const hidden = platformFinding().id;
+    expect(await byPrefix(PAYMENTS_READER, hidden.slice(0, 12))).toMatchObject({
+      status: 404,
+      body: { message: `no open finding ${hidden.slice(0, 12)}` },
+    });
+    expect(await byPrefix(ADMIN, 'abc')).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/^give at least 4 characters of the id/) },
+    });
+    expect(await byPrefix(ADMIN, 'f'.repeat(65))).toMatchObject({ status: 400 });
+    expect(second).not.toBe(first);
+  });
+
   it('answers another owner’s finding by id exactly as an unknown one (404), not 403', async () => {
     const hidden = platformFinding().id;
     const other = await as(PAYMENTS_READER, { id: hidden });
@@ -201,13 +226,41 @@ describe('query-findings against hostile requests', () => {
     [
       'an id with a path in it',
       { pathParameters: { id: '../current/payments-prod.json' } },
-      'a finding id is 64 hex characters',
+      'a finding id is hexadecimal',
     ],
   ])('answers %s with a one-line 400', async (_, request, message) => {
     const response = await handler(asAdmin(request), context);
     expect(response.statusCode).toBe(400);
     expect(JSON.parse(response.body)).toEqual({ message: expect.stringContaining(message) });
     expect(response.body).not.toMatch(/\n|at .*\.ts/);
+  });
+
+  it("answers a prefix several of the caller's ids start with by naming them (400)", async () => {
+    // Two stored findings whose ids share their first 12 characters, as two of 100,000 may.
+    const twins = ['a', 'b'].map((last) => `0123456789ab${last.repeat(52)}`);
+    const document = {
+      ...current,
+      findings: current.findings.map((finding, index) => ({ ...finding, id: twins[index]! })),
+    };
+    const fresh = await handlerOver({ 'current/payments-prod.json': JSON.stringify(document) });
+    const ambiguous = await fresh(asAdmin({ pathParameters: { id: '0123456789AB' } }), context);
+    expect(ambiguous.statusCode).toBe(400);
+    expect(JSON.parse(ambiguous.body)).toEqual({
+      message: "0123456789ab is the start of 2 findings' ids: give more characters",
+      candidates: twins,
+    });
+    const one = await fresh(asAdmin({ pathParameters: { id: '0123456789abb' } }), context);
+    expect(one.statusCode).toBe(200);
+    expect(JSON.parse(one.body).id).toBe(twins[1]);
+    // The payments reader sees one of the two: the prefix names it alone, and never the other.
+    const asPayments = asAdmin({ pathParameters: { id: '0123456789ab' } });
+    asPayments.requestContext = {
+      ...asPayments.requestContext,
+      authorizer: { iam: { ...sample.requestContext.authorizer.iam, userArn: PAYMENTS_READER } },
+    };
+    const scoped = await fresh(asPayments, context);
+    expect(scoped.statusCode).toBe(200);
+    expect(JSON.parse(scoped.body)).toMatchObject({ id: twins[0], owner: 'payments' });
   });
 
   it('finds an id given in upper case', async () => {
