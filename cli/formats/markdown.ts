@@ -16,12 +16,13 @@ export function renderMarkdown(findings: readonly Finding[], options: { minimum?
       : 'No findings.\n';
   const idLength = shortIdLength(findings.map((finding) => finding.id));
   const header =
-    '| ID | Severity | Workspace | Rule | Resource | What changed |\n| --- | --- | --- | --- | --- | --- |';
+    '| ID | Severity | Status | Workspace | Rule | Resource | What changed |\n| --- | --- | --- | --- | --- | --- | --- |';
   const rows = findings.map(
     (finding) =>
       `| ${[
         code(finding.id.slice(0, idLength)),
         finding.severity,
+        finding.status,
         escapeMarkdownCell(finding.workspace),
         code(finding.ruleId),
         code(resourceLabel(finding)),
@@ -31,15 +32,29 @@ export function renderMarkdown(findings: readonly Finding[], options: { minimum?
   return `${markdownSummary(findings)}\n\n${header}\n${rows.join('\n')}\n`;
 }
 
-/** "3 findings: 1 critical, 2 medium" (severities most severe first, only those present). */
-export function markdownSummary(findings: readonly Pick<Finding, 'severity'>[]): string {
+/**
+ * "3 findings: 1 critical, 2 medium" (severities most severe first, only those present). Resolved and
+ * suppressed findings (`--status resolved`, `--status all`) are counted apart, after the open ones:
+ * "3 findings: 1 critical; 1 resolved, 1 suppressed", so a comment never calls them open problems.
+ */
+export function markdownSummary(findings: readonly Pick<Finding, 'severity' | 'status'>[]): string {
   const counts = new Map<Severity, number>();
-  for (const finding of findings) counts.set(finding.severity, (counts.get(finding.severity) ?? 0) + 1);
-  const parts = [...counts]
+  let resolved = 0;
+  let suppressed = 0;
+  for (const finding of findings) {
+    if (finding.status === 'resolved') resolved++;
+    else if (finding.status === 'suppressed') suppressed++;
+    else counts.set(finding.severity, (counts.get(finding.severity) ?? 0) + 1);
+  }
+  const open = [...counts]
     .sort(([a], [b]) => severityRank(a) - severityRank(b))
     .map(([severity, count]) => `${count} ${severity}`);
+  const closed = [
+    ...(resolved > 0 ? [`${resolved} resolved`] : []),
+    ...(suppressed > 0 ? [`${suppressed} suppressed`] : []),
+  ];
   const noun = findings.length === 1 ? 'finding' : 'findings';
-  return `${findings.length} ${noun}: ${parts.join(', ')}`;
+  return `${findings.length} ${noun}: ${[open.join(', '), closed.join(', ')].filter(Boolean).join('; ')}`;
 }
 
 /**

@@ -56,7 +56,7 @@ describe('evaluate-plan --format markdown|sarif, --severity, --fail-on', () => {
     });
     expect(run.code).toBe(2);
     expect(run.stdout).toMatch(
-      /^1 finding: 1 \w+\n\n\| ID \| Severity \| Workspace \| Rule \| Resource \| What changed \|\n/,
+      /^1 finding: 1 \w+\n\n\| ID \| Severity \| Status \| Workspace \| Rule \| Resource \| What changed \|\n/,
     );
     expect(run.stdout).toContain('`aws_security_group.db`');
     expect(run.stdout).toContain('db\\|\\`changed\\`');

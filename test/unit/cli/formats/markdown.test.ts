@@ -31,14 +31,23 @@ describe('markdown format', () => {
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toBe('3 findings: 1 critical, 2 medium');
     expect(lines[1]).toBe('');
-    expect(cells(lines[2]!)).toEqual(['ID', 'Severity', 'Workspace', 'Rule', 'Resource', 'What changed']);
+    expect(cells(lines[2]!)).toEqual([
+      'ID',
+      'Severity',
+      'Status',
+      'Workspace',
+      'Rule',
+      'Resource',
+      'What changed',
+    ]);
     expect(lines[3]).toMatch(/^\| --- \|/);
     const rows = lines.slice(4).map(cells);
     expect(rows.map((row) => row[1])).toEqual(['critical', 'medium', 'medium']);
-    expect(rows.map((row) => row[2])).toEqual(['core-prod', 'app-prod', 'payments-prod']);
-    expect(rows[0]![3]).toBe('`drift.update`');
-    expect(rows[0]![4]).toBe('`aws_s3_bucket.ledger`');
-    expect(rows[0]![5]).toBe('tags.Owner: payments → finance');
+    expect(rows.map((row) => row[2])).toEqual(['new', 'new', 'new']);
+    expect(rows.map((row) => row[3])).toEqual(['core-prod', 'app-prod', 'payments-prod']);
+    expect(rows[0]![4]).toBe('`drift.update`');
+    expect(rows[0]![5]).toBe('`aws_s3_bucket.ledger`');
+    expect(rows[0]![6]).toBe('tags.Owner: payments → finance');
   });
 
   it('escapes data so it cannot end a cell, a row or a code span, or form HTML, links or mentions', () => {
@@ -58,18 +67,18 @@ describe('markdown format', () => {
     // One summary, a blank line, header, separator, and exactly one row: the newline did not split it.
     expect(lines).toHaveLength(5);
     const row = cells(lines[4]!);
-    expect(row).toHaveLength(6);
-    expect(row[2]).toBe('w\\|1');
+    expect(row).toHaveLength(7);
+    expect(row[3]).toBe('w\\|1');
     // The address is a code span fenced by more backticks than it holds, its pipe escaped.
-    expect(row[4]).toBe('``aws_s3_bucket.x["a\\|`b`"]``');
-    expect(row[5]).not.toMatch(/<img/);
-    expect(row[5]).toContain('&lt;img');
-    expect(row[5]).toContain('\\[l\\](https://e.x)');
-    expect(row[5]).toContain('\\@team');
-    expect(row[5]).toContain('\\#12');
-    expect(row[5]).toContain('\\*b\\*');
-    expect(row[5]).toContain('\\`x\\`');
-    expect(row[5]).toContain('next\\|row');
+    expect(row[5]).toBe('``aws_s3_bucket.x["a\\|`b`"]``');
+    expect(row[6]).not.toMatch(/<img/);
+    expect(row[6]).toContain('&lt;img');
+    expect(row[6]).toContain('\\[l\\](https://e.x)');
+    expect(row[6]).toContain('\\@team');
+    expect(row[6]).toContain('\\#12');
+    expect(row[6]).toContain('\\*b\\*');
+    expect(row[6]).toContain('\\`x\\`');
+    expect(row[6]).toContain('next\\|row');
   });
 
   it('escapeMarkdownCell and code keep one line and drop terminal controls', () => {
@@ -86,6 +95,25 @@ describe('markdown format', () => {
     expect(renderFindings([low], 'markdown', NOW, PLAIN, { severity: 'high' })).toBe(
       'No findings at high or above.\n',
     );
+  });
+
+  it("shows each finding's status and counts resolved and suppressed ones apart from the open ones", () => {
+    const open = storedFinding({}, driftDraft({ severity: 'high' }));
+    const resolved = storedFinding(
+      { status: 'resolved' },
+      driftDraft({ severity: 'critical', workspace: 'a' }),
+    );
+    const suppressed = storedFinding(
+      { status: 'suppressed' },
+      driftDraft({ severity: 'medium', workspace: 'b' }),
+    );
+    const text = renderMarkdown([open, resolved, suppressed]);
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe('3 findings: 1 high; 1 resolved, 1 suppressed');
+    expect(lines.slice(4).map((row) => cells(row)[2])).toEqual(['new', 'resolved', 'suppressed']);
+    // `findings --status resolved --format markdown`: nothing open is claimed.
+    expect(markdownSummary([resolved])).toBe('1 finding: 1 resolved');
+    expect(markdownSummary([resolved, suppressed])).toBe('2 findings: 1 resolved, 1 suppressed');
   });
 
   it('counts a single finding in the singular', () => {
