@@ -27,7 +27,7 @@ import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../
 import { assertFindingIdShape, findOpenOrRecent } from '../finding-ref.js';
 import { presentFinding } from '../finding-view.js';
 import type { LoadedRegistry } from '../registry-file.js';
-import { EXIT_USAGE } from '../usage.js';
+import { EXIT_RUNTIME_ERROR, EXIT_USAGE } from '../usage.js';
 import { SHOW_HISTORY_DAYS } from './findings-show-action.js';
 import type { RemediateOptions } from './remediate.js';
 
@@ -43,7 +43,7 @@ export async function remediateAction(
   const mode = modeOf(options);
   assertFindingIdShape(typed);
   if (options.config !== undefined) assertDirectory(options.config, '--config');
-  const finding = await findFinding(typed, options.store);
+  const { finding, unread } = await findFinding(typed, options.store);
   const context =
     finding.kind === 'terraform-drift' || finding.kind === 'pending-change'
       ? await terraformContext(finding, options, mode)
@@ -66,7 +66,9 @@ export async function remediateAction(
       ? `${jsonForTerminal(jsonOf(finding, result, context))}\n`
       : resultText(finding, result, context),
   );
-  run(0);
+  // As `findings show`: what was printed stands, but the store was not read whole (the id was
+  // judged among fewer findings than it holds), which a script must not take for a clean read.
+  run(unread > 0 ? EXIT_RUNTIME_ERROR : 0);
 }
 
 function modeOf(options: RemediateOptions): RemediationMode {
@@ -92,18 +94,25 @@ function assertDirectory(dir: string, option: string): void {
     throw new CliError(`${option} ${dir} is a file: give the Terraform root module directory`);
 }
 
-/** As `findings show` finds it: among open findings and those of the last 30 days of history. */
-async function findFinding(typed: string, location: string | undefined): Promise<Finding> {
+/**
+ * As `findings show` finds it: among open findings and those of the last 30 days of history; with
+ * how many store objects could not be read (each said on stderr).
+ */
+async function findFinding(
+  typed: string,
+  location: string | undefined,
+): Promise<{ finding: Finding; unread: number }> {
   const store = createFindingsStore(openObjectStore(location, process.env, { mustExist: true }), {
     readOnly: true,
   });
   const { finding } = await findOpenOrRecent(store, typed, new Date(), SHOW_HISTORY_DAYS);
-  for (const object of store.takeCorruptions())
+  const corrupt = store.takeCorruptions();
+  for (const object of corrupt)
     process.stderr.write(
       `driftwatch: ${stripForTerminal(`${object.key} in the findings store is not a valid ${object.what} (${object.reason}): what it holds is not read`)}\n`,
     );
   // Shown as every reader of the store shows it: its texts and values redacted once more.
-  return presentFinding(finding, new Date());
+  return { finding: presentFinding(finding, new Date()), unread: corrupt.length };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -319,6 +319,24 @@ describe('driftwatch remediate', () => {
       "terraform plan -input=false -target='aws_s3_bucket.data' -out=driftwatch-revert.tfplan",
     );
     expect(run.stdout).toContain('The root module directory is not known');
+  });
+
+  it('prints the plan but exits 1 when part of the store could not be read, as findings show does', async () => {
+    // Another scope's current document, cut short: the id was judged among fewer findings than stored.
+    const partial = join(dir, 'partial-store');
+    cpSync(storeDir, partial, { recursive: true });
+    writeFileSync(join(partial, 'current', 'other-prod.json'), '{"workspace":');
+    for (const command of [
+      ['remediate', ids['aws_s3_bucket.data']!, '--revert'],
+      ['findings', 'show', ids['aws_s3_bucket.data']!],
+    ]) {
+      const run = await runCli([...command, '--store', partial]);
+      expect(run.code, command.join(' ')).toBe(1);
+      expect(run.stdout, command.join(' ')).toContain('aws_s3_bucket.data');
+      expect(run.stderr).toMatch(
+        /^driftwatch: current\/other-prod\.json in the findings store is not a valid /,
+      );
+    }
   });
 
   it('--help says it never applies', async () => {
