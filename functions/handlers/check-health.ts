@@ -10,7 +10,7 @@ import { recordWorkspaceScan } from '../core/findings/lifecycle.js';
 import { digestInput } from '../core/notify/digest.js';
 import { DigestsNotSentError, notifyOwners } from '../core/notify/notify-owners.js';
 import { scanAlertAfterMs } from '../core/registry/model.js';
-import { scanHealth, scanMissingFinding } from '../core/scan/health.js';
+import { scanHealth, scanMissingAlertId, scanMissingFinding } from '../core/scan/health.js';
 import { scanEventShape } from '../core/scan/scan-event.js';
 import { findingsObjectStore, handlerLogger } from './common.js';
 import { requireEnv } from './env.js';
@@ -30,7 +30,7 @@ const logger = handlerLogger('check-health');
 
 /**
  * Runs on its own schedule, outside the state machine: a nightly scan that never started or never
- * finished is an alert to the fallback owner (once per missed run, keyed by the last good scan).
+ * finished is an alert to the fallback owner, again every alertAfter period it lasts (scanMissingAlertId).
  */
 export const handler = middy<CheckHealthEvent>()
   .use(validateEvent(checkHealthEvent))
@@ -41,7 +41,7 @@ export const handler = middy<CheckHealthEvent>()
     const alertAfterMs = scanAlertAfterMs(registry);
     const health = scanHealth(await store.recentSummaries(now), now, alertAfterMs);
     if (!health.missing) return { missing: false, lastScanId: health.lastCompleted?.scanId };
-    const alertId = `missing-after-${health.lastCompleted?.scanId ?? 'none'}`;
+    const alertId = scanMissingAlertId(health, alertAfterMs);
     const draft = scanMissingFinding(health, registry.owners.fallback, alertAfterMs);
     const [finding] = recordWorkspaceScan(undefined, [draft], {
       workspace: draft.workspace,

@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
+import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import { runCli } from '../helpers/integration.js';
 
 /** The state machine's own stages, run through `driftwatch invoke` with their sample events. */
@@ -114,6 +116,34 @@ describe('notify-owners (after record-findings of the same store)', () => {
       '20261129T020000Z-sample.payments.json',
       '20261129T020000Z-sample.platform.json',
     ]);
+  });
+
+  it('check-health alerts again under a new id for every alertAfter period a scanner stays down', async () => {
+    const down = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-down-'));
+    try {
+      // The last nightly scan finished 80 hours ago: three 26-hour periods of alertAfter, begun.
+      const startedAt = new Date(Date.now() - 80 * 3_600_000);
+      await createFindingsStore(createFsObjectStore(down)).writeSummary(
+        { scanId: 'nightly-1', startedAt },
+        {
+          scanId: 'nightly-1',
+          startedAt: startedAt.toISOString(),
+          finishedAt: startedAt.toISOString(),
+          workspaces: { total: 1, scanned: 1, failed: 0, busy: 0, skipped: 0 },
+          durationsMs: { total: 1000, workspaces: {} },
+          findings: { total: 0, bySeverity: {}, byKind: {} },
+          noiseRemoved: {},
+          failures: [],
+        },
+      );
+      const result = await runCli(['invoke', 'check-health', '--event', 'events/check-health.json'], {
+        env: { ...env, ...refusingSns, DRIFTWATCH_STORE: down },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('1 digest not accepted by SNS: missing-after-nightly-1-3.platform (');
+    } finally {
+      rmSync(down, { recursive: true, force: true });
+    }
   });
 
   it('check-health fails when its scan-missing alert cannot be sent', async () => {

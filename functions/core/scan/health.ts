@@ -22,6 +22,18 @@ export function scanHealth(summaries: readonly ScanSummary[], now: Date, alertAf
   return { lastCompleted, missing: sinceMs > alertAfterMs, sinceMs };
 }
 
+/**
+ * The key a scan-missing alert is sent under (its digest id: each is sent once). One per alertAfter
+ * period the outage has lasted, so a scanner down for a week is said again every period, not once
+ * on its first hour and never after: `missing-after-<last scan>`, then `…-2`, `…-3`. With no scan
+ * ever completed there is no start to count from: once.
+ */
+export function scanMissingAlertId(health: ScanHealth, alertAfterMs: number): string {
+  const base = `missing-after-${health.lastCompleted?.scanId ?? 'none'}`;
+  const periods = health.sinceMs === undefined ? 1 : Math.floor(health.sinceMs / alertAfterMs);
+  return periods > 1 ? `${base}-${periods}` : base;
+}
+
 /** The scope the scan-missing alert is recorded under (it belongs to no workspace). */
 export const HEALTH_SCOPE = 'driftwatch';
 
@@ -40,7 +52,7 @@ export function scanMissingFinding(
     owner: fallbackOwner,
     title: `No driftwatch scan completed within ${hours}h`,
     detail: last
-      ? `The last completed scan is ${last.scanId}, finished at ${last.finishedAt}. Drift, locks and backends are not being checked.`
+      ? `The last completed scan is ${last.scanId}, finished at ${last.finishedAt}${health.sinceMs === undefined ? '' : ` (${Math.floor(health.sinceMs / 3_600_000)}h ago)`}. Drift, locks and backends are not being checked.`
       : 'No scan has ever completed in this findings store. Drift, locks and backends are not being checked.',
     evidence: { lastScanId: last?.scanId, lastFinishedAt: last?.finishedAt, alertAfterMs },
     remediation: {

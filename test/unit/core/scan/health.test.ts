@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanSummary } from '../../../../functions/core/findings/findings-store.js';
-import { scanHealth, scanMissingFinding } from '../../../../functions/core/scan/health.js';
+import {
+  scanHealth,
+  scanMissingAlertId,
+  scanMissingFinding,
+} from '../../../../functions/core/scan/health.js';
 
 const summary = (scanId: string, finishedAt: string) =>
   ({ scanId, startedAt: finishedAt, finishedAt }) as ScanSummary;
@@ -20,6 +24,25 @@ describe('scan health', () => {
     expect(scanHealth([summary('a', '2026-11-28T02:30:00Z')], now, 26 * HOUR).missing).toBe(true);
     expect(scanHealth([], now, 26 * HOUR)).toEqual({ missing: true });
   });
+  it('alerts again every alertAfter period the outage lasts, once when no scan ever completed', () => {
+    const lastNight = [summary('20261128T020000Z', '2026-11-28T02:30:00Z')];
+    const idAt = (at: string) => {
+      const health = scanHealth(lastNight, new Date(at), 26 * HOUR);
+      expect(health.missing).toBe(true);
+      return scanMissingAlertId(health, 26 * HOUR);
+    };
+    // The hourly check: the same id through the first period, a new one as each period completes.
+    expect(idAt('2026-11-29T05:00:00Z')).toBe('missing-after-20261128T020000Z');
+    expect(idAt('2026-11-30T04:29:00Z')).toBe('missing-after-20261128T020000Z');
+    expect(idAt('2026-11-30T06:30:00Z')).toBe('missing-after-20261128T020000Z-2');
+    expect(idAt('2026-12-05T12:00:00Z')).toBe('missing-after-20261128T020000Z-6');
+    expect(scanMissingAlertId(scanHealth([], now, 26 * HOUR), 26 * HOUR)).toBe('missing-after-none');
+    const week = scanHealth(lastNight, new Date('2026-12-05T12:00:00Z'), 26 * HOUR);
+    expect(scanMissingFinding(week, 'platform', 26 * HOUR).detail).toContain(
+      'finished at 2026-11-28T02:30:00Z (177h ago)',
+    );
+  });
+
   it('alerts the fallback owner with a stable title', () => {
     const finding = scanMissingFinding(scanHealth([], now, 26 * HOUR), 'platform', 26 * HOUR);
     expect(finding).toMatchObject({
