@@ -11,6 +11,7 @@ import {
   CopyObjectCommand,
   DeleteBucketCommand,
   GetObjectCommand,
+  PutBucketPolicyCommand,
   PutBucketTaggingCommand,
 } from '@aws-sdk/client-s3';
 import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
@@ -169,6 +170,33 @@ describe('drift scenarios with real terraform and moto', () => {
       }),
     );
 
+    // A public statement put first, the rest as AWS stores a policy (one-element lists unwrapped).
+    const publicRead = {
+      Sid: 'PublicRead',
+      Effect: 'Allow',
+      Principal: '*',
+      Action: 's3:GetObject',
+      Resource: 'arn:aws:s3:::scenario-shared/*',
+    };
+    await aws.s3.send(
+      new PutBucketPolicyCommand({
+        Bucket: 'scenario-shared',
+        Policy: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [
+            publicRead,
+            {
+              Sid: 'Reader',
+              Effect: 'Allow',
+              Principal: { AWS: 'arn:aws:iam::123456789012:role/reader' },
+              Action: 's3:GetObject',
+              Resource: 'arn:aws:s3:::scenario-shared/*',
+            },
+          ],
+        }),
+      }),
+    );
+
     const storeDir = join(temp.path, 'cli-store');
     const run = await runCli(['scan', '--registry', registryPath, '--store', storeDir, '--format', 'json'], {
       env: { DRIFTWATCH_HASH_SALT: SALT },
@@ -215,6 +243,13 @@ describe('drift scenarios with real terraform and moto', () => {
     });
     expect(deleted?.remediation.steps.join(' ')).toMatch(/removed|state rm/);
 
+    // One added statement, public: not edits of the statement it displaced.
+    const opened = findingFor(findings, 'aws_s3_bucket_policy.shared');
+    expect(opened?.severity).toBe('critical');
+    expect(opened?.drift?.changes).toEqual([
+      { path: 'policy.Statement[0]', before: null, after: publicRead, sensitive: false },
+    ]);
+
     const ignored = findingFor(findings, 'aws_s3_bucket.archive');
     expect(ignored).toMatchObject({ ruleId: 'drift.ignored-changes', severity: 'info' });
     expect(ignored?.drift?.changes.map((change) => change.path)).toEqual(['tags.Owner']);
@@ -226,7 +261,7 @@ describe('drift scenarios with real terraform and moto', () => {
     }
     expect(
       findings.filter((finding) => finding.status !== 'resolved' && finding.check === 'terraform'),
-    ).toHaveLength(6);
+    ).toHaveLength(7);
 
     // No secret anywhere: stdout, stderr (the logs), or any object in the store.
     const everything = [run.stdout, run.stderr, allFileText(storeDir), logLines.join('\n')].join('\n');

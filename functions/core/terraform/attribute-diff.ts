@@ -5,7 +5,7 @@ import {
   secretCommandMembers,
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
-import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
+import { iamKey, isIamPolicyDocument, jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
 import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
 import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './plan-model.js';
 import {
@@ -24,7 +24,8 @@ import {
  * Objects are diffed by key. Lists first match deep-equal elements (Terraform serialises sets as
  * lists, so one new element shifts the rest), then pair the leftovers in order; an element on one side
  * only is one change holding the whole element. Strings holding JSON documents are diffed inside the
- * document (`policy.Statement[0].Action`). Masks (`before_sensitive`, `after_sensitive`,
+ * document (`policy.Statement[0].Action`), and inside IAM policy documents the way IAM reads them (see
+ * diffJsonStrings). Masks (`before_sensitive`, `after_sensitive`,
  * `after_unknown`) are walked alongside the values, never materialised per path.
  */
 
@@ -47,6 +48,8 @@ interface DiffState {
   readonly options: DiffOptions;
   readonly path: PathSegment[];
   readonly out: CompactAttributeChange[];
+  /** Inside two IAM policy documents: values IAM reads the same are no change (iamKey). */
+  iam: boolean;
 }
 
 /** Lists whose unmatched middle is larger than this (before × after) are matched by canonical key. */
@@ -58,7 +61,7 @@ export function diffAttributes(
   masks: ValueMasks,
   options: DiffOptions,
 ): CompactAttributeChange[] {
-  const state: DiffState = { options, path: [], out: [] };
+  const state: DiffState = { options, path: [], out: [], iam: false };
   diffNode(
     state,
     before ?? null,
@@ -81,7 +84,7 @@ export function createdAttributes(
   options: DiffOptions,
 ): CompactAttributeChange[] {
   if (!isPlainObject(after)) return diffAttributes(null, after, masks, options);
-  const state: DiffState = { options, path: [], out: [] };
+  const state: DiffState = { options, path: [], out: [], iam: false };
   for (const key in after) {
     const value = after[key];
     if (value === null || isEmptyValue(value) || childMask(masks.afterUnknown, key) === true) continue;
@@ -111,6 +114,16 @@ function diffNode(
     return;
   }
   if (before === after) return;
+  if (state.iam) {
+    if (iamKey(before) === iamKey(after)) return;
+    // A single value is a one-element list to IAM: `"s3:GetObject"` → `["s3:GetObject", "s3:PutObject"]`
+    // adds one action (Action[1]), it does not replace a string by a list.
+    if (before !== null && after !== null && Array.isArray(before) !== Array.isArray(after)) {
+      const list = (value: unknown) => (Array.isArray(value) ? value : [value]);
+      diffLists(state, list(before), list(after), beforeMask, afterMask, unknownMask);
+      return;
+    }
+  }
   if (sensitive || beforeMask === true || afterMask === true) {
     if (!deepEqual(before, after)) emitChange(state, before, after, true, undefined, undefined);
     return;
@@ -236,12 +249,17 @@ function diffLists(
   let start = 0;
   let beforeEnd = before.length;
   let afterEnd = after.length;
+  // In IAM documents, elements are the same when IAM reads them so (keys computed once per element).
+  const beforeKeys = state.iam ? before.map(iamKey) : undefined;
+  const afterKeys = state.iam ? after.map(iamKey) : undefined;
+  const same = (i: number, j: number) =>
+    beforeKeys && afterKeys ? beforeKeys[i] === afterKeys[j] : deepEqual(before[i], after[j]);
   // Unchanged prefix and suffix first: the common case, and it keeps the matching below small.
   while (
     start < beforeEnd &&
     start < afterEnd &&
     childMask(unknownMask, start) !== true &&
-    deepEqual(before[start], after[start])
+    same(start, start)
   ) {
     start++;
   }
@@ -249,7 +267,7 @@ function diffLists(
     beforeEnd > start &&
     afterEnd > start &&
     childMask(unknownMask, afterEnd - 1) !== true &&
-    deepEqual(before[beforeEnd - 1], after[afterEnd - 1])
+    same(beforeEnd - 1, afterEnd - 1)
   ) {
     beforeEnd--;
     afterEnd--;
@@ -263,6 +281,7 @@ function diffLists(
     beforeEnd,
     afterEnd,
     unknownMask,
+    beforeKeys && afterKeys ? { beforeKeys, afterKeys } : undefined,
   );
   const paired = Math.min(unmatchedBefore.length, unmatchedAfter.length);
   for (let k = 0; k < unmatchedBefore.length; k++) {
@@ -296,7 +315,10 @@ function diffLists(
   }
 }
 
-/** Pairs deep-equal elements of the unmatched middle; unknown (after_unknown) elements never match. */
+/**
+ * Pairs deep-equal elements of the unmatched middle (elements of equal keys, when given: IAM
+ * documents); unknown (after_unknown) elements never match.
+ */
 function matchEqualElements(
   before: readonly unknown[],
   after: readonly unknown[],
@@ -304,17 +326,18 @@ function matchEqualElements(
   beforeEnd: number,
   afterEnd: number,
   unknownMask: unknown,
+  keys?: { beforeKeys: readonly string[]; afterKeys: readonly string[] },
 ): { unmatchedBefore: number[]; unmatchedAfter: number[] } {
   const matched = new Uint8Array(afterEnd - start);
   for (let j = start; j < afterEnd; j++) if (childMask(unknownMask, j) === true) matched[j - start] = 2;
   const unmatchedBefore: number[] = [];
   const keyed =
-    (beforeEnd - start) * (afterEnd - start) > QUADRATIC_MATCH_LIMIT
-      ? keyedMatcher(after, start, afterEnd, matched)
+    keys || (beforeEnd - start) * (afterEnd - start) > QUADRATIC_MATCH_LIMIT
+      ? keyedMatcher((j) => keys?.afterKeys[j] ?? canonicalJson(after[j]), start, afterEnd, matched)
       : undefined;
   for (let i = start; i < beforeEnd; i++) {
     let found = -1;
-    if (keyed) found = keyed(before[i]);
+    if (keyed) found = keyed(keys?.beforeKeys[i] ?? canonicalJson(before[i]));
     else {
       for (let j = start; j < afterEnd; j++) {
         if (matched[j - start] === 0 && deepEqual(before[i], after[j])) {
@@ -331,28 +354,31 @@ function matchEqualElements(
   return { unmatchedBefore, unmatchedAfter };
 }
 
-/** For long lists: index the after side by canonical JSON, each index handed out once. */
+/** For long lists: index the after side by key (canonical JSON), each index handed out once. */
 function keyedMatcher(
-  after: readonly unknown[],
+  afterKey: (index: number) => string,
   start: number,
   afterEnd: number,
   matched: Uint8Array,
-): (value: unknown) => number {
+): (key: string) => number {
   const byKey = new Map<string, number[]>();
   for (let j = start; j < afterEnd; j++) {
     if (matched[j - start] !== 0) continue;
-    const key = canonicalJson(after[j]);
+    const key = afterKey(j);
     const indexes = byKey.get(key);
     if (indexes) indexes.push(j);
     else byKey.set(key, [j]);
   }
-  return (value) => byKey.get(canonicalJson(value))?.shift() ?? -1;
+  return (key) => byKey.get(key)?.shift() ?? -1;
 }
 
 /**
  * Both sides hold JSON documents: equivalent documents stay one change with the original strings
  * (the `equivalent-json` noise rule decides whether to report it); different documents are diffed
- * inside, with paths continuing into the document.
+ * inside, with paths continuing into the document. Two IAM policy documents are diffed the way IAM
+ * reads them: AWS hands a changed policy back re-serialised (one-element lists unwrapped, statements
+ * in its own order), and compared as plain JSON every statement it rewrote would pair with another
+ * statement, so a public statement added first read as edits of the statement it displaced.
  */
 function diffJsonStrings(state: DiffState, before: string, after: string): boolean {
   const beforeDocument = parseJsonDocument(before);
@@ -367,7 +393,10 @@ function diffJsonStrings(state: DiffState, before: string, after: string): boole
     const change = pushChange(state, before, after, redact || pathIsSensitive(state));
     EQUIVALENT_JSON_CHANGES.add(change);
   } else {
+    const outer = state.iam;
+    state.iam = isIamPolicyDocument(beforeDocument) && isIamPolicyDocument(afterDocument);
     diffNode(state, beforeDocument, afterDocument, undefined, undefined, undefined, false);
+    state.iam = outer;
   }
   return true;
 }

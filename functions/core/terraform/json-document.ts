@@ -35,38 +35,28 @@ function isJsonWhitespace(code: number): boolean {
  * how AWS re-serialises policies it stores.
  */
 export function jsonDocumentsEquivalent(a: JsonDocument, b: JsonDocument): boolean {
-  if (isIamPolicyDocument(a) && isIamPolicyDocument(b)) return iamEqual(a, b);
+  if (isIamPolicyDocument(a) && isIamPolicyDocument(b)) return iamKey(a) === iamKey(b);
   return deepEqual(a, b);
 }
 
-function isIamPolicyDocument(document: JsonDocument): boolean {
+export function isIamPolicyDocument(document: unknown): boolean {
   return isPlainObject(document) && Object.hasOwn(document, 'Statement');
 }
 
-function iamEqual(a: unknown, b: unknown): boolean {
-  const left = unwrapSingleton(a);
-  const right = unwrapSingleton(b);
-  if (left === right) return true;
-  if (Array.isArray(left) && Array.isArray(right)) return sameMultiset(left, right);
-  if (isPlainObject(left) && isPlainObject(right)) {
-    const keys = Object.keys(left);
-    if (keys.length !== Object.keys(right).length) return false;
-    return keys.every((key) => Object.hasOwn(right, key) && iamEqual(left[key], right[key]));
+/**
+ * A text that two parts of IAM policy documents share exactly when IAM reads them the same: one-element
+ * lists are their element, lists are multisets (sorted by their elements' keys), object keys sorted.
+ * Keys, not a pairwise comparison, so that matching the statements or actions of two long lists is a
+ * sort, never a search of one list per element of the other.
+ */
+export function iamKey(value: unknown): string {
+  if (Array.isArray(value)) {
+    if (value.length === 1) return iamKey(value[0]);
+    return `[${value.map(iamKey).sort().join(',')}]`;
   }
-  return false;
-}
-
-function unwrapSingleton(value: unknown): unknown {
-  return Array.isArray(value) && value.length === 1 ? value[0] : value;
-}
-
-function sameMultiset(left: readonly unknown[], right: readonly unknown[]): boolean {
-  if (left.length !== right.length) return false;
-  const used = new Uint8Array(right.length);
-  return left.every((item) => {
-    const match = right.findIndex((candidate, index) => used[index] === 0 && iamEqual(item, candidate));
-    if (match < 0) return false;
-    used[match] = 1;
-    return true;
-  });
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${iamKey(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

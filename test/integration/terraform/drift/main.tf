@@ -83,3 +83,23 @@ resource "aws_iam_role_policy" "app" {
     Statement = [{ Effect = "Allow", Action = ["s3:GetObject"], Resource = "${aws_s3_bucket.data.arn}/*" }]
   })
 }
+
+# A bucket policy written with one-element lists, as configurations do: AWS hands a changed policy
+# back re-serialised (singletons unwrapped), and the test prepends a public statement out of band.
+resource "aws_s3_bucket" "shared" {
+  bucket = "scenario-shared"
+}
+
+resource "aws_s3_bucket_policy" "shared" {
+  bucket = aws_s3_bucket.shared.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid       = "Reader"
+      Effect    = "Allow"
+      Principal = { AWS = ["arn:aws:iam::123456789012:role/reader"] }
+      Action    = ["s3:GetObject"]
+      Resource  = ["${aws_s3_bucket.shared.arn}/*"]
+    }]
+  })
+}

@@ -147,6 +147,65 @@ describe('diffAttributes: JSON documents in strings', () => {
     ).toEqual([['policy.Statement[0].Condition', null, { Bool: { 'aws:SecureTransport': 'true' } }]]);
   });
 
+  // AWS stores a changed policy re-serialised: one-element lists unwrapped, statements in its order.
+  it('diffs IAM policy documents the way IAM reads them: only what IAM reads differently is a change', () => {
+    const document = (...statements: unknown[]) =>
+      JSON.stringify({ Version: '2012-10-17', Statement: statements });
+    const reader = {
+      Sid: 'Reader',
+      Effect: 'Allow',
+      Principal: { AWS: ['arn:aws:iam::111111111111:role/reader'] },
+      Action: ['s3:GetObject'],
+      Resource: ['arn:aws:s3:::b/*'],
+    };
+    const readerAsStored = {
+      Action: 's3:GetObject',
+      Effect: 'Allow',
+      Principal: { AWS: 'arn:aws:iam::111111111111:role/reader' },
+      Resource: 'arn:aws:s3:::b/*',
+      Sid: 'Reader',
+    };
+    const everyone = {
+      Sid: 'Public',
+      Effect: 'Allow',
+      Principal: '*',
+      Action: 's3:GetObject',
+      Resource: 'arn:aws:s3:::b/*',
+    };
+    // A statement added first is one added statement, not edits of the one it displaced.
+    expect(diff({ policy: document(reader) }, { policy: document(everyone, readerAsStored) })).toEqual([
+      ['policy.Statement[0]', null, everyone],
+    ]);
+    // A single value that becomes a list gains elements; a list that becomes its single value is no change.
+    expect(
+      diff(
+        { policy: document({ ...reader, Action: 's3:GetObject' }) },
+        { policy: document({ ...readerAsStored, Action: ['s3:GetObject', 's3:PutObject'] }) },
+      ),
+    ).toEqual([['policy.Statement[0].Action[1]', null, 's3:PutObject']]);
+    // A Statement that is one object, and becomes a list of two.
+    expect(
+      diff(
+        { policy: JSON.stringify({ Version: '2012-10-17', Statement: reader }) },
+        { policy: document(readerAsStored, everyone) },
+      ),
+    ).toEqual([['policy.Statement[1]', null, everyone]]);
+    // Statements reordered, and one action removed from one of them.
+    expect(
+      diff(
+        { policy: document(reader, { ...everyone, Action: ['s3:GetObject', 's3:ListBucket'] }) },
+        { policy: document(everyone, readerAsStored) },
+      ),
+    ).toEqual([['policy.Statement[1].Action[1]', 's3:ListBucket', null]]);
+  });
+
+  it('keeps plain JSON semantics for documents that are not IAM policies', () => {
+    const definitions = (command: unknown) => JSON.stringify([{ name: 'app', command }]);
+    expect(diff({ c: definitions(['serve']) }, { c: definitions('serve') })).toEqual([
+      ['c[0].command', ['serve'], 'serve'],
+    ]);
+  });
+
   it('does not parse ordinary strings or a document on one side only', () => {
     expect(diff({ policy: '' }, { policy: policy('s3:*') })).toEqual([['policy', '', policy('s3:*')]]);
     expect(diff({ name: '{not json' }, { name: '{still not' })).toEqual([

@@ -78,6 +78,22 @@ describe('policy statements that allow everyone', () => {
     ).toBe('critical');
   });
 
+  it('a public statement added before the others of a policy AWS re-serialised is critical', () => {
+    // As S3 hands the policy back after a console edit: singletons unwrapped, the new statement first.
+    const ownerAsStored = {
+      ...owner,
+      Action: ['s3:*'],
+      Principal: { AWS: ['arn:aws:iam::111111111111:root'] },
+    };
+    expect(
+      severityOf(
+        'aws_s3_bucket_policy.data',
+        bucketPolicy(policy(ownerAsStored)),
+        bucketPolicy(policy(publicRead, owner)),
+      ),
+    ).toBe('critical');
+  });
+
   it('a policy set on a bucket that had none (aws_s3_bucket.policy "" → document) is critical', () => {
     expect(
       severityOf('aws_s3_bucket.data', bucketValues(), bucketValues({ policy: policy(publicRead) })),
