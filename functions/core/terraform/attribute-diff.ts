@@ -283,10 +283,10 @@ function diffLists(
     unknownMask,
     beforeKeys && afterKeys ? { beforeKeys, afterKeys } : undefined,
   );
-  const paired = Math.min(unmatchedBefore.length, unmatchedAfter.length);
+  const partners = pairLeftovers(state, before, after, unmatchedBefore, unmatchedAfter);
   for (let k = 0; k < unmatchedBefore.length; k++) {
     const beforeIndex = unmatchedBefore[k]!;
-    const afterIndex = k < paired ? unmatchedAfter[k]! : -1;
+    const afterIndex = partners[k]!;
     state.path.push(beforeIndex);
     diffNode(
       state,
@@ -299,8 +299,9 @@ function diffLists(
     );
     state.path.pop();
   }
-  for (let k = paired; k < unmatchedAfter.length; k++) {
-    const afterIndex = unmatchedAfter[k]!;
+  const paired = new Set(partners);
+  for (const afterIndex of unmatchedAfter) {
+    if (paired.has(afterIndex)) continue;
     state.path.push(afterIndex);
     diffNode(
       state,
@@ -313,6 +314,58 @@ function diffLists(
     );
     state.path.pop();
   }
+}
+
+/**
+ * The after-side partner of each leftover before-side element (-1: removed). Objects pair with the
+ * object that shares the most members with them, most shared first: Terraform serialises a set of
+ * blocks (security group rules, statements) in its own order, and when two rules changed, pairing
+ * by position made "the description of the port 80 rule changed" read as "the https rule's ports
+ * changed from 443 to 80". Whatever shares nothing pairs in order, as before; longer leftovers than
+ * the quadratic limit pair in order too.
+ */
+function pairLeftovers(
+  state: DiffState,
+  before: readonly unknown[],
+  after: readonly unknown[],
+  unmatchedBefore: readonly number[],
+  unmatchedAfter: readonly number[],
+): number[] {
+  const partners = unmatchedBefore.map(() => -1);
+  const taken = new Set<number>();
+  if (unmatchedBefore.length * unmatchedAfter.length <= QUADRATIC_MATCH_LIMIT) {
+    const candidates: { k: number; afterIndex: number; shared: number }[] = [];
+    unmatchedBefore.forEach((beforeIndex, k) => {
+      for (const afterIndex of unmatchedAfter) {
+        const shared = sharedMembers(state, before[beforeIndex], after[afterIndex]);
+        if (shared > 0) candidates.push({ k, afterIndex, shared });
+      }
+    });
+    // Most shared first; ties in list order (the sort is stable).
+    candidates.sort((a, b) => b.shared - a.shared);
+    for (const { k, afterIndex } of candidates) {
+      if (partners[k] !== -1 || taken.has(afterIndex)) continue;
+      partners[k] = afterIndex;
+      taken.add(afterIndex);
+    }
+  }
+  const rest = unmatchedAfter.filter((afterIndex) => !taken.has(afterIndex));
+  let next = 0;
+  for (let k = 0; k < partners.length && next < rest.length; k++) {
+    if (partners[k] === -1) partners[k] = rest[next++]!;
+  }
+  return partners;
+}
+
+/** How many members two objects have equal (IAM's equality inside policy documents); 0 for anything else. */
+function sharedMembers(state: DiffState, before: unknown, after: unknown): number {
+  if (!isPlainObject(before) || !isPlainObject(after)) return 0;
+  let shared = 0;
+  for (const key in before) {
+    if (!Object.hasOwn(after, key)) continue;
+    if (state.iam ? iamKey(before[key]) === iamKey(after[key]) : deepEqual(before[key], after[key])) shared++;
+  }
+  return shared;
 }
 
 /**

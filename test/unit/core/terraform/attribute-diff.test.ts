@@ -99,6 +99,28 @@ describe('diffAttributes: lists and sets', () => {
     expect(diff({ s: before }, { s: after })).toEqual([['s[1].cidr', '172.16.0.0/12', '0.0.0.0/0']]);
   });
 
+  it('pairs changed set elements by what they share, not by where Terraform sorted them', () => {
+    // A refresh-only plan of AWS provider 5.100.0 after two rules of one group changed out of band:
+    // 192.168.0.0/16 revoked from the https rule, the description of the port 80 rule edited.
+    const rule = (port: number, cidrs: string[], description: string) => ({
+      cidr_blocks: cidrs,
+      description,
+      from_port: port,
+      ipv6_cidr_blocks: [],
+      prefix_list_ids: [],
+      protocol: 'tcp',
+      security_groups: [],
+      self: false,
+      to_port: port,
+    });
+    const before = [rule(443, ['10.0.0.0/8', '192.168.0.0/16'], 'https'), rule(80, ['10.0.0.0/8'], '')];
+    const after = [rule(80, ['10.0.0.0/8'], 'changed'), rule(443, ['10.0.0.0/8'], 'https')];
+    expect(diff({ ingress: before }, { ingress: after })).toEqual([
+      ['ingress[0].cidr_blocks[1]', '192.168.0.0/16', null],
+      ['ingress[1].description', '', 'changed'],
+    ]);
+  });
+
   it('reports duplicates once each', () => {
     expect(diff({ l: ['a', 'a'] }, { l: ['a'] })).toEqual([['l[1]', 'a', null]]);
   });
