@@ -5,7 +5,13 @@ import {
   secretCommandMembers,
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
-import { iamKey, isIamPolicyDocument, jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
+import {
+  iamKey,
+  isIamPolicyDocument,
+  isPrincipalKey,
+  jsonDocumentsEquivalent,
+  parseJsonDocument,
+} from './json-document.js';
 import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
 import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './plan-model.js';
 import {
@@ -48,8 +54,11 @@ interface DiffState {
   readonly options: DiffOptions;
   readonly path: PathSegment[];
   readonly out: CompactAttributeChange[];
-  /** Inside two IAM policy documents: values IAM reads the same are no change (iamKey). */
-  iam: boolean;
+  /**
+   * Inside two IAM policy documents, the path length at the documents' root: values IAM reads the
+   * same are no change (iamKey). Undefined elsewhere.
+   */
+  iam: number | undefined;
 }
 
 /** Lists whose unmatched middle is larger than this (before × after) are matched by canonical key. */
@@ -61,7 +70,7 @@ export function diffAttributes(
   masks: ValueMasks,
   options: DiffOptions,
 ): CompactAttributeChange[] {
-  const state: DiffState = { options, path: [], out: [], iam: false };
+  const state: DiffState = { options, path: [], out: [], iam: undefined };
   diffNode(
     state,
     before ?? null,
@@ -84,7 +93,7 @@ export function createdAttributes(
   options: DiffOptions,
 ): CompactAttributeChange[] {
   if (!isPlainObject(after)) return diffAttributes(null, after, masks, options);
-  const state: DiffState = { options, path: [], out: [], iam: false };
+  const state: DiffState = { options, path: [], out: [], iam: undefined };
   for (const key in after) {
     const value = after[key];
     if (value === null || isEmptyValue(value) || childMask(masks.afterUnknown, key) === true) continue;
@@ -114,8 +123,8 @@ function diffNode(
     return;
   }
   if (before === after) return;
-  if (state.iam) {
-    if (iamKey(before) === iamKey(after)) return;
+  if (state.iam !== undefined) {
+    if (iamKeyHere(state, before) === iamKeyHere(state, after)) return;
     // A single value is a one-element list to IAM: `"s3:GetObject"` → `["s3:GetObject", "s3:PutObject"]`
     // adds one action (Action[1]), it does not replace a string by a list.
     if (before !== null && after !== null && Array.isArray(before) !== Array.isArray(after)) {
@@ -250,8 +259,8 @@ function diffLists(
   let beforeEnd = before.length;
   let afterEnd = after.length;
   // In IAM documents, elements are the same when IAM reads them so (keys computed once per element).
-  const beforeKeys = state.iam ? before.map(iamKey) : undefined;
-  const afterKeys = state.iam ? after.map(iamKey) : undefined;
+  const beforeKeys = state.iam === undefined ? undefined : before.map((value) => iamKeyHere(state, value));
+  const afterKeys = state.iam === undefined ? undefined : after.map((value) => iamKeyHere(state, value));
   const same = (i: number, j: number) =>
     beforeKeys && afterKeys ? beforeKeys[i] === afterKeys[j] : deepEqual(before[i], after[j]);
   // Unchanged prefix and suffix first: the common case, and it keeps the matching below small.
@@ -363,7 +372,13 @@ function sharedMembers(state: DiffState, before: unknown, after: unknown): numbe
   let shared = 0;
   for (const key in before) {
     if (!Object.hasOwn(after, key)) continue;
-    if (state.iam ? iamKey(before[key]) === iamKey(after[key]) : deepEqual(before[key], after[key])) shared++;
+    if (
+      state.iam === undefined
+        ? deepEqual(before[key], after[key])
+        : iamKey(before[key], inPrincipal(state) || isPrincipalKey(key)) ===
+          iamKey(after[key], inPrincipal(state) || isPrincipalKey(key))
+    )
+      shared++;
   }
   return shared;
 }
@@ -447,11 +462,28 @@ function diffJsonStrings(state: DiffState, before: string, after: string): boole
     EQUIVALENT_JSON_CHANGES.add(change);
   } else {
     const outer = state.iam;
-    state.iam = isIamPolicyDocument(beforeDocument) && isIamPolicyDocument(afterDocument);
+    state.iam =
+      isIamPolicyDocument(beforeDocument) && isIamPolicyDocument(afterDocument)
+        ? state.path.length
+        : undefined;
     diffNode(state, beforeDocument, afterDocument, undefined, undefined, undefined, false);
     state.iam = outer;
   }
   return true;
+}
+
+/** The IAM key of a value at the current path (a principal's account reads as its id). */
+function iamKeyHere(state: DiffState, value: unknown): string {
+  return iamKey(value, inPrincipal(state));
+}
+
+/** Whether the current path is under a Principal or NotPrincipal of the IAM document. */
+function inPrincipal(state: DiffState): boolean {
+  for (let index = state.iam ?? state.path.length; index < state.path.length; index++) {
+    const segment = state.path[index];
+    if (typeof segment === 'string' && isPrincipalKey(segment)) return true;
+  }
+  return false;
 }
 
 /**

@@ -45,18 +45,32 @@ export function isIamPolicyDocument(document: unknown): boolean {
 
 /**
  * A text that two parts of IAM policy documents share exactly when IAM reads them the same: one-element
- * lists are their element, lists are multisets (sorted by their elements' keys), object keys sorted.
- * Keys, not a pairwise comparison, so that matching the statements or actions of two long lists is a
- * sort, never a search of one list per element of the other.
+ * lists are their element, lists are multisets (sorted by their elements' keys), object keys sorted,
+ * and an account in a principal is its id whether written `123456789012` or, as AWS stores it,
+ * `arn:aws:iam::123456789012:root`. Keys, not a pairwise comparison, so that matching the statements
+ * or actions of two long lists is a sort, never a search of one list per element of the other.
  */
-export function iamKey(value: unknown): string {
+export function iamKey(value: unknown, principal = false): string {
   if (Array.isArray(value)) {
-    if (value.length === 1) return iamKey(value[0]);
-    return `[${value.map(iamKey).sort().join(',')}]`;
+    if (value.length === 1) return iamKey(value[0], principal);
+    return `[${value
+      .map((item) => iamKey(item, principal))
+      .sort()
+      .join(',')}]`;
   }
   if (isPlainObject(value)) {
     const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${iamKey(value[key])}`).join(',')}}`;
+    return `{${keys
+      .map((key) => `${JSON.stringify(key)}:${iamKey(value[key], principal || isPrincipalKey(key))}`)
+      .join(',')}}`;
   }
+  if (principal && typeof value === 'string') return JSON.stringify(ACCOUNT_ROOT.exec(value)?.[1] ?? value);
   return JSON.stringify(value) ?? 'null';
 }
+
+export function isPrincipalKey(key: string): boolean {
+  return key === 'Principal' || key === 'NotPrincipal';
+}
+
+/** The account's root ARN in any partition, which AWS writes for an account id in a principal. */
+const ACCOUNT_ROOT = /^arn:aws[a-z-]*:iam::(\d{12}):root$/;

@@ -221,6 +221,37 @@ describe('diffAttributes: JSON documents in strings', () => {
     ).toEqual([['policy.Statement[1].Action[1]', 's3:ListBucket', null]]);
   });
 
+  it('reads an account in a principal as its id, as AWS stores it (arn:…:root) or as written', () => {
+    const trust = (account: unknown, action: unknown) =>
+      JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Principal: { AWS: account }, Action: action }],
+      });
+    expect(
+      diff(
+        { assume_role_policy: trust(['111111111111', '222222222222'], 'sts:AssumeRole') },
+        {
+          assume_role_policy: trust(
+            ['arn:aws:iam::222222222222:root', 'arn:aws:iam::111111111111:root'],
+            ['sts:AssumeRole', 'sts:TagSession'],
+          ),
+        },
+      ),
+    ).toEqual([['assume_role_policy.Statement[0].Action[1]', null, 'sts:TagSession']]);
+    // Outside a principal an account id is just a string (a condition on aws:SourceAccount).
+    expect(
+      diff(
+        { policy: trust('111111111111', ['s3:GetObject']).replace('"Principal"', '"Resource"') },
+        {
+          policy: trust('arn:aws:iam::111111111111:root', ['s3:GetObject']).replace(
+            '"Principal"',
+            '"Resource"',
+          ),
+        },
+      ),
+    ).toEqual([['policy.Statement[0].Resource.AWS', '111111111111', 'arn:aws:iam::111111111111:root']]);
+  });
+
   it('keeps plain JSON semantics for documents that are not IAM policies', () => {
     const definitions = (command: unknown) => JSON.stringify([{ name: 'app', command }]);
     expect(diff({ c: definitions(['serve']) }, { c: definitions('serve') })).toEqual([

@@ -298,6 +298,34 @@ describe('equivalent-json', () => {
     ]);
   });
 
+  it('drops a trust policy whose account AWS rewrote as its root ARN', () => {
+    const trust = (account: string) =>
+      JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Principal: { AWS: account }, Action: 'sts:AssumeRole' }],
+      });
+    const rewritten = plan({
+      drift: [
+        entry('aws_iam_role.r', {
+          before: { assume_role_policy: trust('111111111111'), name: 'r' },
+          after: { assume_role_policy: trust('arn:aws-us-gov:iam::111111111111:root'), name: 'r' },
+        }),
+      ],
+    });
+    expect(evaluate(rewritten).findings).toEqual([]);
+    const otherAccount = plan({
+      drift: [
+        entry('aws_iam_role.r', {
+          before: { assume_role_policy: trust('111111111111'), name: 'r' },
+          after: { assume_role_policy: trust('arn:aws:iam::999999999999:root'), name: 'r' },
+        }),
+      ],
+    });
+    expect(changedPaths(evaluate(otherAccount))).toEqual([
+      ['aws_iam_role.r', ['assume_role_policy.Statement[0].Principal.AWS']],
+    ]);
+  });
+
   it('reports them when switched off', () => {
     const result = evaluate(raw, withNoise({ equivalentJson: false }));
     expect(result.findings[0]?.drift?.changes).toEqual([{ path: 'policy', before, after, sensitive: false }]);
