@@ -114,6 +114,8 @@ describe('drift scenarios with real terraform and moto', () => {
       companions.filter((removal) => removal.address === address).flatMap((removal) => removal.paths);
     expect(pathsOf('aws_s3_bucket.data').some((path) => path.startsWith('versioning'))).toBe(true);
     expect(pathsOf('aws_iam_role.app').some((path) => path.startsWith('inline_policy'))).toBe(true);
+    // The rule of an aws_vpc_security_group_ingress_rule, as the provider lists it in its group.
+    expect(pathsOf('aws_security_group.web').some((path) => path.startsWith('ingress'))).toBe(true);
   });
 
   it('a clean refresh-only plan yields no findings although Terraform exits 2', async () => {
@@ -170,6 +172,14 @@ describe('drift scenarios with real terraform and moto', () => {
       }),
     );
 
+    // A rule added by hand to a group whose other rule is its own resource.
+    const web = await ec2.send(new DescribeSecurityGroupsCommand({ GroupNames: ['scenario-web'] }));
+    await ec2.send(
+      new AuthorizeSecurityGroupIngressCommand({
+        GroupId: web.SecurityGroups?.[0]?.GroupId,
+        IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22, IpRanges: [{ CidrIp: '0.0.0.0/0' }] }],
+      }),
+    );
     // A public statement put first, the rest as AWS stores a policy (one-element lists unwrapped).
     const publicRead = {
       Sid: 'PublicRead',
@@ -250,6 +260,13 @@ describe('drift scenarios with real terraform and moto', () => {
       { path: 'policy.Statement[0]', before: null, after: publicRead, sensitive: false },
     ]);
 
+    // The hand-made rule is drift; the companion's rule beside it is not.
+    const handMade = findingFor(findings, 'aws_security_group.web');
+    expect(handMade?.severity).toBe('critical');
+    expect(handMade?.drift?.changes.map((change) => [change.path, JSON.stringify(change.after)])).toEqual([
+      ['ingress[0]', expect.stringContaining('"cidr_blocks":["0.0.0.0/0"]')],
+    ]);
+
     const ignored = findingFor(findings, 'aws_s3_bucket.archive');
     expect(ignored).toMatchObject({ ruleId: 'drift.ignored-changes', severity: 'info' });
     expect(ignored?.drift?.changes.map((change) => change.path)).toEqual(['tags.Owner']);
@@ -261,7 +278,7 @@ describe('drift scenarios with real terraform and moto', () => {
     }
     expect(
       findings.filter((finding) => finding.status !== 'resolved' && finding.check === 'terraform'),
-    ).toHaveLength(7);
+    ).toHaveLength(8);
 
     // No secret anywhere: stdout, stderr (the logs), or any object in the store.
     const everything = [run.stdout, run.stderr, allFileText(storeDir), logLines.join('\n')].join('\n');

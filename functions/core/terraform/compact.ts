@@ -7,6 +7,7 @@ import {
   type SensitiveHasher,
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
+import { companionElementKeys } from './companion-elements.js';
 import { checkFormatVersion } from './format-version.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
 import { describeJson, jsonParseReason, PlanFormatError } from './plan-error.js';
@@ -548,7 +549,10 @@ class PriorStateResources {
       // `sensitive_values: true` masks every attribute, as a mask `true` covers all below it.
       kept[key] = childMask(rawMask, key) === true ? this.hash(value) : value;
     }
-    this.byAddress.set(safe, { address: safe, type: this.intern(type), values: kept });
+    const resource: ManagedResource = { address: safe, type: this.intern(type), values: kept };
+    const companionKeys = values === undefined ? [] : companionElementKeys(type, values);
+    if (companionKeys.length > 0) resource.companionKeys = companionKeys;
+    this.byAddress.set(safe, resource);
   }
 
   /** By address: the same list whichever section a plan lists first, and whichever was read whole. */

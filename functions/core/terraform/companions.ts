@@ -1,4 +1,5 @@
 import { appendTo } from '../collections.js';
+import { isCollectionAttribute } from './companion-elements.js';
 import type { CompactChange, ManagedResource } from './plan-model.js';
 
 /**
@@ -99,11 +100,17 @@ export const COMPANION_LINKS: readonly CompanionLink[] = [
 ];
 
 export interface CompanionIndex {
-  /** The top-level attributes of `change` that a companion resource in this plan manages. */
-  managedAttributes(change: Pick<CompactChange, 'address' | 'type' | 'identity'>): ReadonlySet<string>;
+  /**
+   * The top-level attributes of `change` that a companion resource in this plan manages: whole
+   * (undefined), or element by element with the keys of the elements companions declare (a
+   * security group's `ingress`, a role's `managed_policy_arns`: companion-elements.ts).
+   */
+  managedAttributes(
+    change: Pick<CompactChange, 'address' | 'type' | 'identity'>,
+  ): ReadonlyMap<string, ReadonlySet<string> | undefined>;
 }
 
-const NONE: ReadonlySet<string> = new Set();
+const NONE: ReadonlyMap<string, ReadonlySet<string> | undefined> = new Map();
 
 export function createCompanionIndex(resources: readonly ManagedResource[]): CompanionIndex {
   const linksByCompanion = new Map<string, CompanionLink[]>();
@@ -112,8 +119,8 @@ export function createCompanionIndex(resources: readonly ManagedResource[]): Com
     appendTo(linksByCompanion, link.companionType, link);
     parentKeysByType.set(link.parentType, link.parentKeys);
   }
-  // parent type → link value → attributes managed by companions
-  const managed = new Map<string, Map<string, Set<string>>>();
+  // parent type → link value → attributes managed by companions (→ keys of the elements they declare)
+  const managed = new Map<string, Map<string, Map<string, Set<string> | undefined>>>();
   for (const resource of resources) {
     const links = linksByCompanion.get(resource.type);
     if (links === undefined) continue;
@@ -121,11 +128,19 @@ export function createCompanionIndex(resources: readonly ManagedResource[]): Com
       const value = resource.values[link.companionKey];
       if (value === undefined) continue;
       const attributes = typeof link.attributes === 'function' ? link.attributes(resource) : link.attributes;
-      const byValue = managed.get(link.parentType) ?? new Map<string, Set<string>>();
+      const byValue = managed.get(link.parentType) ?? new Map<string, Map<string, Set<string> | undefined>>();
       managed.set(link.parentType, byValue);
-      const set = byValue.get(value) ?? new Set<string>();
-      byValue.set(value, set);
-      for (const attribute of attributes) set.add(attribute);
+      const byAttribute = byValue.get(value) ?? new Map<string, Set<string> | undefined>();
+      byValue.set(value, byAttribute);
+      for (const attribute of attributes) {
+        if (!isCollectionAttribute(link.parentType, attribute)) {
+          byAttribute.set(attribute, undefined);
+          continue;
+        }
+        const keys = byAttribute.get(attribute) ?? new Set<string>();
+        for (const key of resource.companionKeys ?? []) keys.add(key);
+        byAttribute.set(attribute, keys);
+      }
     }
   }
 
@@ -146,14 +161,29 @@ export function createCompanionIndex(resources: readonly ManagedResource[]): Com
       const parentKeys = parentKeysByType.get(change.type) ?? [];
       // The change carries the parent's identity; prior_state is the fallback for trimmed entries.
       const known = change.identity ?? stateValuesOf(change.address);
-      let found: ReadonlySet<string> = NONE;
+      let found: ReadonlyMap<string, ReadonlySet<string> | undefined> = NONE;
       for (const key of parentKeys) {
         const value = known?.[key];
         const attributes = value === undefined ? undefined : byValue.get(value);
         if (attributes === undefined || attributes === found) continue;
-        found = found.size === 0 ? attributes : new Set([...found, ...attributes]);
+        found = found.size === 0 ? attributes : mergeManaged(found, attributes);
       }
       return found;
     },
   };
+}
+
+/** Two links' attributes for one parent (its bucket and its id name it): keys together, whole wins. */
+function mergeManaged(
+  a: ReadonlyMap<string, ReadonlySet<string> | undefined>,
+  b: ReadonlyMap<string, ReadonlySet<string> | undefined>,
+): Map<string, ReadonlySet<string> | undefined> {
+  const merged = new Map(a);
+  for (const [attribute, keys] of b) {
+    const other = merged.get(attribute);
+    if (!merged.has(attribute)) merged.set(attribute, keys);
+    else if (other !== undefined && keys !== undefined) merged.set(attribute, new Set([...other, ...keys]));
+    else merged.set(attribute, undefined);
+  }
+  return merged;
 }

@@ -212,7 +212,11 @@ const companionAttributes: NoiseRule = {
     if (managed.size === 0) return changes;
     return removeWhere('companion-attributes', changes, removed, (change) => {
       const top = change.segments[0];
-      return typeof top === 'string' && managed.has(top);
+      if (typeof top !== 'string' || !managed.has(top)) return false;
+      const declared = managed.get(top);
+      // Managed whole (a bucket's versioning), or element by element: noise only when every element
+      // the change touches is one a companion declares (a rule added by hand is drift).
+      return declared === undefined || (change.elementKeys?.every((key) => declared.has(key)) ?? false);
     });
   },
 };

@@ -18,6 +18,11 @@ export interface CompactAttributeChange {
   before: JsonValue;
   after: JsonValue;
   sensitive: boolean;
+  /**
+   * For a change of a collection whose elements companion resources declare one by one (a security
+   * group's `ingress`): the keys of the elements it touches (companion-elements.ts). Never shown.
+   */
+  elementKeys?: readonly string[];
 }
 
 export type ResourceMode = 'managed' | 'data';
@@ -79,6 +84,8 @@ export interface ManagedResource {
   address: string;
   type: string;
   values: Partial<Record<IdentityAttribute, string>>;
+  /** What a companion declares in its parent's collections (companion-elements.ts). */
+  companionKeys?: readonly string[];
 }
 
 export interface CompactPlan {

@@ -1,6 +1,7 @@
 import { containsCredential, redactText, type SensitiveHasher } from '../redaction/secrets.js';
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
+import { changedElementKeys, isCollectionAttribute } from './companion-elements.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
 import { describeJson, PlanFormatError, shownAddress, shownToken } from './plan-error.js';
 import {
@@ -85,6 +86,12 @@ export function compactResourceEntry(
     : isCreate
       ? createdAttributes(after, masks, options)
       : diffAttributes(before, after, masks, options);
+  for (const attributeChange of changes) {
+    const top = attributeChange.segments[0];
+    if (typeof top !== 'string' || !isCollectionAttribute(type, top)) continue;
+    const keys = changedElementKeys(type, attributeChange, before);
+    if (keys !== undefined) attributeChange.elementKeys = keys;
+  }
 
   // The applied side names the resource as the team declared it; fall back to the planned side.
   const described = before ?? after;

@@ -103,3 +103,18 @@ resource "aws_s3_bucket_policy" "shared" {
     }]
   })
 }
+
+# A group whose rules are their own resources: after apply, the group lists the companion's rule
+# (noise); the test then adds one by hand, which is drift.
+resource "aws_security_group" "web" {
+  name        = "scenario-web"
+  description = "web"
+}
+
+resource "aws_vpc_security_group_ingress_rule" "web_https" {
+  security_group_id = aws_security_group.web.id
+  cidr_ipv4         = "10.0.0.0/8"
+  from_port         = 443
+  to_port           = 443
+  ip_protocol       = "tcp"
+}

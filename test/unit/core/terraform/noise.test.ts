@@ -348,6 +348,16 @@ describe('equivalent-json', () => {
 });
 
 describe('companion-attributes', () => {
+  // aws_vpc_security_group_ingress_rule / _egress_rule of provider 5.100.0: one source, ports, protocol.
+  const vpcRule = (id: string) => ({
+    id,
+    security_group_id: 'sg-1',
+    cidr_ipv4: '10.0.0.0/8',
+    from_port: 443,
+    to_port: 443,
+    ip_protocol: 'tcp',
+  });
+
   function parentAndCompanion(
     parent: string,
     parentValues: Record<string, unknown>,
@@ -381,7 +391,11 @@ describe('companion-attributes', () => {
           role: 'app-role',
           name: 'inline',
         }),
-        stateResource('aws_iam_role_policy_attachment.ro', { id: 'x', role: 'app-role' }),
+        stateResource('aws_iam_role_policy_attachment.ro', {
+          id: 'x',
+          role: 'app-role',
+          policy_arn: 'arn:aws:iam::aws:policy/ReadOnlyAccess',
+        }),
       ],
     );
     const result = evaluate(raw);
@@ -397,8 +411,8 @@ describe('companion-attributes', () => {
       { name: 'app-role', id: 'app-role' },
       { inline_policy: [[], [{ name: 'inline' }]], managed_policy_arns: [[], ['arn:x']] },
       [
-        stateResource('aws_iam_role_policy.inline', { role: 'app-role' }),
-        stateResource('aws_iam_role_policy_attachment.other', { role: 'another-role' }),
+        stateResource('aws_iam_role_policy.inline', { role: 'app-role', name: 'inline' }),
+        stateResource('aws_iam_role_policy_attachment.other', { role: 'another-role', policy_arn: 'arn:x' }),
       ],
     );
     expect(changedPaths(evaluate(raw))).toEqual([['aws_iam_role.app', ['managed_policy_arns[0]']]]);
@@ -415,6 +429,10 @@ describe('companion-attributes', () => {
           id: 'sgrule-1',
           security_group_id: 'sg-1',
           type: 'ingress',
+          cidr_blocks: ['10.0.0.0/8'],
+          from_port: 443,
+          to_port: 443,
+          protocol: '6',
         }),
       ],
     );
@@ -425,8 +443,8 @@ describe('companion-attributes', () => {
       { id: 'sg-1' },
       { ingress: [[], [rule]], egress: [[], [rule]] },
       [
-        stateResource('aws_vpc_security_group_ingress_rule.in', { id: 'sgr-1', security_group_id: 'sg-1' }),
-        stateResource('aws_vpc_security_group_egress_rule.out', { id: 'sgr-2', security_group_id: 'sg-1' }),
+        stateResource('aws_vpc_security_group_ingress_rule.in', vpcRule('sgr-1')),
+        stateResource('aws_vpc_security_group_egress_rule.out', vpcRule('sgr-2')),
       ],
     );
     expect(evaluate(vpcRules).findings).toEqual([]);
@@ -437,16 +455,122 @@ describe('companion-attributes', () => {
       'aws_route_table.private',
       { id: 'rtb-1' },
       { route: [[], [{ cidr_block: '0.0.0.0/0', nat_gateway_id: 'nat-1' }]] },
-      [stateResource('aws_route.default', { id: 'r-1', route_table_id: 'rtb-1' })],
+      [
+        stateResource('aws_route.default', {
+          id: 'r-1',
+          route_table_id: 'rtb-1',
+          destination_cidr_block: '0.0.0.0/0',
+        }),
+      ],
     );
     expect(evaluate(routes).findings).toEqual([]);
     const acl = parentAndCompanion(
       'aws_network_acl.main',
       { id: 'acl-1' },
       { ingress: [[], [{ rule_no: 100 }]], egress: [[], [{ rule_no: 100 }]] },
-      [stateResource('aws_network_acl_rule.in', { id: 'nacl-1', network_acl_id: 'acl-1' })],
+      [
+        stateResource('aws_network_acl_rule.in', {
+          id: 'nacl-1',
+          network_acl_id: 'acl-1',
+          rule_number: 100,
+          egress: false,
+        }),
+        stateResource('aws_network_acl_rule.out', {
+          id: 'nacl-2',
+          network_acl_id: 'acl-1',
+          rule_number: 100,
+          egress: true,
+        }),
+      ],
     );
     expect(evaluate(acl).findings).toEqual([]);
+  });
+
+  // What the parent lists beyond its companions was added by hand: drift, however many companions it has.
+  it('reports the elements no companion declares: a rule, an attachment, an inline policy, a route added by hand', () => {
+    const rule = (port: number, cidr: string) => ({
+      cidr_blocks: [cidr],
+      description: '',
+      from_port: port,
+      ipv6_cidr_blocks: [],
+      prefix_list_ids: [],
+      protocol: 'tcp',
+      security_groups: [],
+      self: false,
+      to_port: port,
+    });
+    const group = parentAndCompanion(
+      'aws_security_group.web',
+      { id: 'sg-1' },
+      { ingress: [[rule(443, '10.0.0.0/8')], [rule(22, '0.0.0.0/0'), rule(443, '10.0.0.0/8')]] },
+      [stateResource('aws_vpc_security_group_ingress_rule.in', vpcRule('sgr-1'))],
+    );
+    const opened = evaluate(group).findings[0];
+    expect(opened?.drift?.changes.map((change) => change.path)).toEqual(['ingress[0]']);
+    expect(opened?.severity).toBe('critical');
+    // A source added to a rule the companion declares, merged into its element by AWS.
+    const widened = parentAndCompanion(
+      'aws_security_group.web',
+      { id: 'sg-1', ingress: [rule(443, '10.0.0.0/8')] },
+      {
+        ingress: [
+          [rule(443, '10.0.0.0/8')],
+          [{ ...rule(443, '10.0.0.0/8'), cidr_blocks: ['10.0.0.0/8', '0.0.0.0/0'] }],
+        ],
+      },
+      [stateResource('aws_vpc_security_group_ingress_rule.in', vpcRule('sgr-1'))],
+    );
+    expect(changedPaths(evaluate(widened))).toEqual([
+      ['aws_security_group.web', ['ingress[0].cidr_blocks[1]']],
+    ]);
+
+    const role = parentAndCompanion(
+      'aws_iam_role.app',
+      { name: 'app-role', id: 'app-role' },
+      {
+        managed_policy_arns: [
+          [],
+          ['arn:aws:iam::111111111111:policy/admin', 'arn:aws:iam::111111111111:policy/read'],
+        ],
+        inline_policy: [
+          [],
+          [
+            { name: 'backdoor', policy: '{}' },
+            { name: 'read', policy: '{}' },
+          ],
+        ],
+      },
+      [
+        stateResource('aws_iam_role_policy_attachment.read', {
+          role: 'app-role',
+          policy_arn: 'arn:aws:iam::111111111111:policy/read',
+        }),
+        stateResource('aws_iam_role_policy.read', { role: 'app-role', name: 'read' }),
+      ],
+    );
+    const escalated = evaluate(role);
+    expect(changedPaths(escalated)).toEqual([
+      ['aws_iam_role.app', ['managed_policy_arns[0]', 'inline_policy[0]']],
+    ]);
+    expect(escalated.findings[0]?.evidence.noiseRemoved).toEqual([
+      { rule: 'companion-attributes', paths: ['managed_policy_arns[1]', 'inline_policy[1]'] },
+    ]);
+
+    const routes = parentAndCompanion(
+      'aws_route_table.private',
+      { id: 'rtb-1' },
+      {
+        route: [
+          [],
+          [
+            { cidr_block: '10.9.0.0/16', vpc_peering_connection_id: 'pcx-1' },
+            { cidr_block: '0.0.0.0/0', nat_gateway_id: 'nat-1' },
+          ],
+        ],
+      },
+      [stateResource('aws_route.default', { route_table_id: 'rtb-1', destination_cidr_block: '0.0.0.0/0' })],
+    );
+    expect(changedPaths(evaluate(routes))).toEqual([['aws_route_table.private', ['route[0]']]]);
   });
 
   it('can be switched off', () => {
