@@ -136,7 +136,9 @@ const foldTagsAll: NoiseRule = {
  * whenever someone launches it, Glue stamps a partition when it is read, EKS moves clusters to new
  * platform versions, engines take minor versions and patches in their maintenance windows
  * (`engine_version_actual`; the configured `engine_version` is still compared), ACM renews its
- * certificates and Route 53 its domains, scheduled pipelines and queries run, a CloudFront
+ * certificates and Route 53 its domains, scheduled pipelines and queries run, an IAM policy counts
+ * the roles, users and groups it is attached to (an attachment made in the same apply as the policy
+ * shows at the next refresh), a CloudFront
  * distribution applied without waiting becomes `Deployed`. Every refresh-only plan shows them
  * changed (`lifecycle.ignore_changes` cannot hide them: Terraform warns that it has no effect on
  * attributes the provider alone decides), and there is nothing to revert or adopt. Each is a
@@ -166,6 +168,7 @@ export const VOLATILE_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = new
     aws_ami_copy: ['last_launched_time'],
     aws_ami_from_instance: ['last_launched_time'],
     aws_glue_partition: ['last_accessed_time', 'last_analyzed_time'],
+    aws_iam_policy: ['attachment_count'],
   }).map(([type, attributes]) => [type, new Set(attributes)]),
 );
 

@@ -79,6 +79,36 @@ describe('volatile-attributes', () => {
     });
   });
 
+  // `terraform plan -refresh-only` right after the apply of an aws_iam_policy and the
+  // aws_iam_role_policy_attachment that attaches it (Terraform 1.11.4, AWS provider 5.100.0, moto):
+  // the policy was read with 0 attachments before the attachment was made. Attaching it anywhere
+  // else moves the count the same way; the policy document itself is still compared.
+  it('drops the attachment count of an IAM policy, which moves with every attachment made anywhere', () => {
+    const policy = (count: number, document: string) => ({
+      arn: 'arn:aws:iam::123456789012:policy/read4',
+      attachment_count: count,
+      name: 'read4',
+      policy: document,
+    });
+    const read =
+      '{"Statement":[{"Action":"s3:GetObject","Effect":"Allow","Resource":"*"}],"Version":"2012-10-17"}';
+    const attached = plan({
+      drift: [entry('aws_iam_policy.read', { before: policy(0, read), after: policy(1, read) })],
+    });
+    expect(evaluate(attached).findings).toEqual([]);
+    const widened = plan({
+      drift: [
+        entry('aws_iam_policy.read', {
+          before: policy(1, read),
+          after: policy(2, read.replace('s3:GetObject', 's3:*')),
+        }),
+      ],
+    });
+    expect(changedPaths(evaluate(widened))).toEqual([
+      ['aws_iam_policy.read', ['policy.Statement[0].Action']],
+    ]);
+  });
+
   it('keeps a real change next to it, and the attribute on other types', () => {
     const raw = refreshAfterApply('db.m5.large');
     (raw.resource_drift as unknown[]).push(
