@@ -98,7 +98,10 @@ function filterRule(
   };
 }
 
-/** `tags_all.K` repeats `tags.K` (or carries a provider default tag): report it once, as `tags.K`. */
+/**
+ * `tags_all.K` repeats `tags.K` (or carries a provider default tag, or shows a default tag that was
+ * set by hand leave its default): report it once, as `tags.K`.
+ */
 const foldTagsAll: NoiseRule = {
   name: 'fold-tags-all',
   enabled: (policies) => policies.noise.foldTagsAll,
@@ -107,6 +110,9 @@ const foldTagsAll: NoiseRule = {
     const byPath = new Map(changes.map((change) => [change.path, change]));
     const kept: CompactAttributeChange[] = [];
     const folded: string[] = [];
+    // A provider default tag set by hand: `tags` gains the key (null → new) while `tags_all` shows it
+    // leave the default (default → new). One change, from the default, as `tags.K`.
+    const fromDefault = new Map<CompactAttributeChange, CompactAttributeChange>();
     for (const change of changes) {
       if (change.segments[0] !== 'tags_all') {
         kept.push(change);
@@ -119,14 +125,22 @@ const foldTagsAll: NoiseRule = {
         kept.push({ ...change, path, segments });
         byPath.set(path, change);
         folded.push(change.path);
-      } else if (deepEqual(twin.before, change.before) && deepEqual(twin.after, change.after)) {
+      } else if (deepEqual(twin.after, change.after) && deepEqual(twin.before, change.before)) {
+        folded.push(change.path);
+      } else if (
+        deepEqual(twin.after, change.after) &&
+        isNullish(twin.before) &&
+        twin.segments.length > 1 &&
+        twin.sensitive === change.sensitive
+      ) {
+        fromDefault.set(twin, { ...twin, before: change.before });
         folded.push(change.path);
       } else {
         kept.push(change);
       }
     }
     if (folded.length > 0) removed.push({ rule: 'fold-tags-all', paths: folded });
-    return kept;
+    return fromDefault.size === 0 ? kept : kept.map((change) => fromDefault.get(change) ?? change);
   },
 };
 

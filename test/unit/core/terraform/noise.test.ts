@@ -295,6 +295,32 @@ describe('fold-tags-all', () => {
   });
 });
 
+describe('fold-tags-all: a provider default tag set by hand', () => {
+  // Refresh-only plan of an aws_dynamodb_table (Terraform 1.11.4, AWS provider 5.100.0, moto) with
+  // default_tags { ManagedBy = "terraform" }, after `aws dynamodb tag-resource … ManagedBy=hand`.
+  it('is one change of tags.K from the default value, not a new tag and a tags_all change', () => {
+    const raw = plan({
+      drift: [
+        entry('aws_dynamodb_table.t', {
+          before: { name: 'items', tags: { Env: 'prod' }, tags_all: { Env: 'prod', ManagedBy: 'terraform' } },
+          after: {
+            name: 'items',
+            tags: { Env: 'prod', ManagedBy: 'hand' },
+            tags_all: { Env: 'prod', ManagedBy: 'hand' },
+          },
+        }),
+      ],
+    });
+    const result = evaluate(raw);
+    expect(result.findings[0]?.drift?.changes).toEqual([
+      { path: 'tags.ManagedBy', before: 'terraform', after: 'hand', sensitive: false },
+    ]);
+    expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
+      { rule: 'fold-tags-all', paths: ['tags_all.ManagedBy'] },
+    ]);
+  });
+});
+
 describe('equivalent-json', () => {
   const before = JSON.stringify({
     Version: '2012-10-17',
