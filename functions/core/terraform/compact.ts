@@ -7,7 +7,7 @@ import {
   type SensitiveHasher,
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
-import { companionElementKeys } from './companion-elements.js';
+import { companionElementKeys, companionParents } from './companion-elements.js';
 import { checkFormatVersion } from './format-version.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
 import { describeJson, jsonParseReason, PlanFormatError } from './plan-error.js';
@@ -552,6 +552,8 @@ class PriorStateResources {
     const resource: ManagedResource = { address: safe, type: this.intern(type), values: kept };
     const companionKeys = values === undefined ? [] : companionElementKeys(type, values);
     if (companionKeys.length > 0) resource.companionKeys = companionKeys;
+    const linkedParents = values === undefined ? [] : companionParents(type, values);
+    if (linkedParents.length > 0) resource.linkedParents = linkedParents;
     this.byAddress.set(safe, resource);
   }
 

@@ -107,6 +107,7 @@ export function companionElementKeys(type: string, values: Record<string, unknow
       return ruleKeys(side, values.protocol, values.from_port, values.to_port, sources);
     }
     case 'aws_iam_role_policy_attachment':
+    case 'aws_iam_policy_attachment':
       return typeof values.policy_arn === 'string' ? [`arn|${values.policy_arn}`] : [];
     case 'aws_iam_role_policy':
       return typeof values.name === 'string' ? [`name|${values.name}`] : [];
@@ -121,6 +122,12 @@ export function companionElementKeys(type: string, values: Record<string, unknow
     default:
       return [];
   }
+}
+
+/** The parents a companion names in a list: the roles of an `aws_iam_policy_attachment`. */
+export function companionParents(type: string, values: Record<string, unknown>): string[] {
+  if (type !== 'aws_iam_policy_attachment') return [];
+  return listOf(values.roles).filter((role): role is string => typeof role === 'string' && role !== '');
 }
 
 const SELF = '(self)';

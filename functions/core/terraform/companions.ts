@@ -13,7 +13,8 @@ interface CompanionLink {
   /** Parent identity attributes tried in order for the link value. */
   parentKeys: readonly ('bucket' | 'id' | 'name')[];
   companionType: string;
-  companionKey: 'bucket' | 'role' | 'security_group_id' | 'route_table_id' | 'network_acl_id';
+  /** A list (`roles` of aws_iam_policy_attachment) links the companion to each parent it names. */
+  companionKey: 'bucket' | 'role' | 'roles' | 'security_group_id' | 'route_table_id' | 'network_acl_id';
   attributes: readonly string[] | ((companion: ManagedResource) => readonly string[]);
 }
 
@@ -60,6 +61,13 @@ export const COMPANION_LINKS: readonly CompanionLink[] = [
     parentKeys: ['name', 'id'],
     companionType: 'aws_iam_role_policy_attachment',
     companionKey: 'role',
+    attributes: ['managed_policy_arns'],
+  },
+  {
+    parentType: 'aws_iam_role',
+    parentKeys: ['name', 'id'],
+    companionType: 'aws_iam_policy_attachment',
+    companionKey: 'roles',
     attributes: ['managed_policy_arns'],
   },
   {
@@ -125,21 +133,26 @@ export function createCompanionIndex(resources: readonly ManagedResource[]): Com
     const links = linksByCompanion.get(resource.type);
     if (links === undefined) continue;
     for (const link of links) {
-      const value = resource.values[link.companionKey];
-      if (value === undefined) continue;
-      const attributes = typeof link.attributes === 'function' ? link.attributes(resource) : link.attributes;
-      const byValue = managed.get(link.parentType) ?? new Map<string, Map<string, Set<string> | undefined>>();
-      managed.set(link.parentType, byValue);
-      const byAttribute = byValue.get(value) ?? new Map<string, Set<string> | undefined>();
-      byValue.set(value, byAttribute);
-      for (const attribute of attributes) {
-        if (!isCollectionAttribute(link.parentType, attribute)) {
-          byAttribute.set(attribute, undefined);
-          continue;
+      const linked =
+        link.companionKey === 'roles' ? (resource.linkedParents ?? []) : [resource.values[link.companionKey]];
+      for (const value of linked) {
+        if (value === undefined) continue;
+        const attributes =
+          typeof link.attributes === 'function' ? link.attributes(resource) : link.attributes;
+        const byValue =
+          managed.get(link.parentType) ?? new Map<string, Map<string, Set<string> | undefined>>();
+        managed.set(link.parentType, byValue);
+        const byAttribute = byValue.get(value) ?? new Map<string, Set<string> | undefined>();
+        byValue.set(value, byAttribute);
+        for (const attribute of attributes) {
+          if (!isCollectionAttribute(link.parentType, attribute)) {
+            byAttribute.set(attribute, undefined);
+            continue;
+          }
+          const keys = byAttribute.get(attribute) ?? new Set<string>();
+          for (const key of resource.companionKeys ?? []) keys.add(key);
+          byAttribute.set(attribute, keys);
         }
-        const keys = byAttribute.get(attribute) ?? new Set<string>();
-        for (const key of resource.companionKeys ?? []) keys.add(key);
-        byAttribute.set(attribute, keys);
       }
     }
   }

@@ -86,6 +86,8 @@ export interface ManagedResource {
   values: Partial<Record<IdentityAttribute, string>>;
   /** What a companion declares in its parent's collections (companion-elements.ts). */
   companionKeys?: readonly string[];
+  /** The parents a companion names in a list (`roles` of aws_iam_policy_attachment). */
+  linkedParents?: readonly string[];
 }
 
 export interface CompactPlan {

@@ -461,6 +461,28 @@ describe('companion-attributes', () => {
     ]);
   });
 
+  it('IAM role: managed_policy_arns with an aws_iam_policy_attachment that lists the role among its roles', () => {
+    const raw = parentAndCompanion(
+      'aws_iam_role.app',
+      { name: 'app-role', id: 'app-role' },
+      {
+        managed_policy_arns: [
+          [],
+          ['arn:aws:iam::111111111111:policy/logs', 'arn:aws:iam::111111111111:policy/admin'],
+        ],
+      },
+      [
+        stateResource('aws_iam_policy_attachment.logs', {
+          id: 'logs',
+          name: 'logs',
+          roles: ['ci-role', 'app-role'],
+          policy_arn: 'arn:aws:iam::111111111111:policy/logs',
+        }),
+      ],
+    );
+    expect(changedPaths(evaluate(raw))).toEqual([['aws_iam_role.app', ['managed_policy_arns[1]']]]);
+  });
+
   it('only mutes the attribute its own companion manages, and only for the linked parent', () => {
     const raw = parentAndCompanion(
       'aws_iam_role.app',
