@@ -37,7 +37,7 @@ import {
   useTempDir,
   writeRegistry,
 } from '../helpers/integration.js';
-import { terraformIn } from '../helpers/terraform-locks.js';
+import { nextSecond, terraformIn } from '../helpers/terraform-locks.js';
 
 /**
  * Backend policy and state rules against real buckets in moto, state history made with real
@@ -244,6 +244,19 @@ describe('state history with real terraform state push', () => {
       state.lineage = randomUUID();
       state.serial = (state.serial as number) + 1;
     });
+    // A short-lived CLI workspace deleted and created again under its name (its state holds nothing):
+    // the S3 backend deletes the object, then writes a new state, of a new lineage, at the same key.
+    for (const args of [
+      ['workspace', 'new', 'pr-7'],
+      ['workspace', 'select', 'default'],
+      ['workspace', 'delete', 'pr-7'],
+      ['workspace', 'new', 'pr-7'],
+      ['workspace', 'select', 'default'],
+    ]) {
+      await terraformIn(lineage, args);
+      // S3 keeps times to the second: the versions and the delete marker in distinct seconds.
+      if (args[1] !== 'select') await nextSecond();
+    }
     await aws.s3.send(
       new PutObjectCommand({
         Bucket: STATE_BUCKET,
@@ -304,6 +317,29 @@ describe('state history with real terraform state push', () => {
     });
     // The canary sits in the state of `serial` and in the garbage object: it is nowhere else.
     for (const text of [run.stdout, run.stderr, allFileText(store)]) expect(text).not.toContain(secret);
+  });
+
+  it('a CLI workspace deleted and created again is a new state, not a lineage change (the state it replaced held no resources)', async () => {
+    const key = 'env:/pr-7/lineage/terraform.tfstate';
+    const page = await aws.s3.send(new ListObjectVersionsCommand({ Bucket: STATE_BUCKET, Prefix: key }));
+    // The premise: two versions of two lineages with the workspace's delete marker between them.
+    expect(page.Versions?.filter((version) => version.Key === key)).toHaveLength(2);
+    expect(page.DeleteMarkers?.filter((marker) => marker.Key === key)).toHaveLength(1);
+    const run = await runCli([
+      'check-backend',
+      '--bucket',
+      STATE_BUCKET,
+      '--key',
+      key,
+      '--store',
+      join(temp.path, 'recreated-store'),
+      '--format',
+      'json',
+    ]);
+    const state = findingsOf(run.stdout).filter(
+      (finding) => finding.resource && 'key' in finding.resource && finding.resource.key === key,
+    );
+    expect(state.map((finding) => finding.ruleId)).toEqual([]);
   });
 });
 

@@ -158,6 +158,12 @@ async function readStateHistory(
 ): Promise<StateSubject | undefined> {
   const refs = await reader.recentVersions(bucket, key, RECENT_STATE_VERSIONS);
   const versions = refs.filter((ref) => !ref.deleteMarker).slice(0, RECENT_STATE_VERSIONS);
+  // `terraform workspace delete` deletes the state object; `workspace new` of the name writes another.
+  const recreated = new Set(
+    refs
+      .filter((ref, index) => !ref.deleteMarker && refs[index + 1]?.deleteMarker)
+      .map((ref) => ref.versionId),
+  );
   const facts: StateVersionFacts[] = [];
   if (!listed) {
     // A delete marker on top: the state was deleted, and its earlier versions can be restored.
@@ -175,6 +181,7 @@ async function readStateHistory(
     const fact = await readStateVersion(reader, bucket, key, version.versionId, index === 0 && listed);
     if (fact === undefined) continue;
     if (version.versionId !== undefined) fact.versionId = version.versionId;
+    if (version.versionId !== undefined && recreated.has(version.versionId)) fact.recreated = true;
     if (version.lastModified !== undefined) fact.lastModified = version.lastModified.toISOString();
     facts.push(fact);
   }

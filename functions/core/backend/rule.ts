@@ -94,6 +94,8 @@ export interface StateVersionFacts {
   unreadable?: string;
   /** A delete marker: the state object was deleted (`unreadable` says so too). */
   deleted?: true;
+  /** Written right after a delete marker: the state object was deleted, then written anew. */
+  recreated?: true;
   /**
    * Why this version's header was not read, though it may be valid state: its fields are beyond the
    * bytes driftwatch reads of a state (members in another order than Terraform's).

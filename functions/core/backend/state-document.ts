@@ -13,6 +13,11 @@ export interface StateHeader {
   serial: number;
   lineage: string;
   terraformVersion?: string;
+  /**
+   * How many resources the state holds, when it was read whole (a small state; never for one read in
+   * part): a workspace deleted and created again replaces a state that holds none.
+   */
+  resources?: number;
 }
 
 const LINEAGE = /^[A-Za-z0-9-]{1,64}$/;
@@ -45,6 +50,8 @@ export function parseStateHeader(body: string): ParsedState {
   // Formats 1-3 keep their resources under `modules`, each module's in a map.
   if (state.version === 4 && !Array.isArray(state.resources))
     return { ok: false, reason: 'resources is not a list' };
+  if (header.ok && 'header' in header && Array.isArray(state.resources))
+    header.header.resources = state.resources.length;
   return header;
 }
 

@@ -1,5 +1,11 @@
 import type { StateRule } from '../rule.js';
-import { recentWrites, restoreRemediation, versionEvidence, versionLabel } from './state-history.js';
+import {
+  type ReadableVersion,
+  recentWrites,
+  restoreRemediation,
+  versionEvidence,
+  versionLabel,
+} from './state-history.js';
 
 export const stateLineageChangedRule: StateRule = {
   id: 'state.lineage-changed',
@@ -13,7 +19,7 @@ export const stateLineageChangedRule: StateRule = {
   iamActions: ['s3:ListBucketVersions', 's3:GetObjectVersion'],
   evaluate(subject) {
     const change = recentWrites(subject).find(
-      ([older, newer]) => older.header.lineage !== newer.header.lineage,
+      ([older, newer]) => older.header.lineage !== newer.header.lineage && !replacedEmptyState(older, newer),
     );
     if (!change) return [];
     const [older, newer] = change;
@@ -34,3 +40,12 @@ export const stateLineageChangedRule: StateRule = {
     ];
   },
 };
+
+/**
+ * The state was deleted while it held no resources, and written anew: `terraform workspace delete`
+ * (which refuses a workspace whose state holds resources, unless forced) and `terraform workspace
+ * new` of the same name, as short-lived environments do. A new lineage is what a new state has.
+ */
+function replacedEmptyState(older: ReadableVersion, newer: ReadableVersion): boolean {
+  return newer.recreated === true && older.header.resources === 0;
+}

@@ -11,7 +11,7 @@ import { stateBody } from '../../../helpers/backend.js';
 const SECRET = 'CANARY-state-secret-7f3a91';
 
 describe('parseStateHeader', () => {
-  it('keeps only version, serial, lineage and Terraform version', () => {
+  it('keeps only version, serial, lineage, Terraform version and how many resources it holds', () => {
     const parsed = parseStateHeader(stateBody({ outputs: { db: { value: SECRET, sensitive: true } } }));
     expect(parsed).toEqual({
       ok: true,
@@ -20,6 +20,7 @@ describe('parseStateHeader', () => {
         serial: 3,
         lineage: '5e0c1c2d-7a0b-4a37-9d7e-0c8a1d1f0001',
         terraformVersion: '1.11.4',
+        resources: 0,
       },
     });
     expect(JSON.stringify(parsed)).not.toContain(SECRET);
@@ -150,6 +151,23 @@ describe('state.lineage-changed and state.serial-regressed', () => {
     );
     expect(violation?.evidence).toMatchObject({ before: { versionId: 'v3' }, after: { versionId: 'v4' } });
     expect(violation?.remediation.steps.join('\n')).toContain('terraform state push -force good.tfstate');
+  });
+
+  // `terraform workspace delete` then `terraform workspace new` of the name (short-lived environments).
+  it('take a state written after a deletion of a state that held no resources for a new state', () => {
+    const deleted = (resources: number) => ({
+      ...version('v2', 3),
+      header: { ...version('v2', 3).header!, resources },
+    });
+    const recreated = { ...version('v3', 0, 'lineage-b'), recreated: true as const };
+    expect(stateLineageChangedRule.evaluate(subject(recreated, deleted(0), version('v1', 2)))).toEqual([]);
+    // Resources in the deleted state (a forced delete, a state removed by hand): they are now unmanaged.
+    expect(stateLineageChangedRule.evaluate(subject(recreated, deleted(2), version('v1', 2)))).toHaveLength(
+      1,
+    );
+    // Another lineage pushed over an empty state, with no deletion between: still a lineage change.
+    const pushed = version('v3', 0, 'lineage-b');
+    expect(stateLineageChangedRule.evaluate(subject(pushed, deleted(0), version('v1', 2)))).toHaveLength(1);
   });
 
   it('compare across an unreadable version', () => {
