@@ -182,6 +182,15 @@ describe('bucket rules on real buckets', () => {
         },
       }),
     );
+    // Written for logs, over the whole bucket: it would delete states left alone for 90 days.
+    await aws.s3.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: 'suspended',
+        LifecycleConfiguration: {
+          Rules: [{ ID: 'expire-all-90d', Status: 'Enabled', Filter: {}, Expiration: { Days: 90 } }],
+        },
+      }),
+    );
     await new DynamoDBClient({}).send(
       new CreateTableCommand({
         TableName: 'legacy-locks',
@@ -216,6 +225,10 @@ describe('bucket rules on real buckets', () => {
     expect(drafts.find((draft) => draft.ruleId === 'backend.encryption')).toMatchObject({
       severity: 'medium',
       evidence: { algorithm: 'AES256', kmsRequired: true },
+    });
+    expect(drafts.find((draft) => draft.ruleId === 'backend.lifecycle-removes-state')).toMatchObject({
+      severity: 'high',
+      evidence: { rules: ['rule "expire-all-90d" expires current versions after 90 days'] },
     });
     // The public-read ACL as S3 reports it (moto does not compute a policy status: no claim from it).
     expect(drafts.find((draft) => draft.ruleId === 'backend.public-access')).toMatchObject({

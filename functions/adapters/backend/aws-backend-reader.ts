@@ -10,6 +10,7 @@ import {
   GetObjectCommand,
   type GetObjectCommandOutput,
   GetPublicAccessBlockCommand,
+  type LifecycleRule as LifecycleRuleOutput,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
   type S3Client,
@@ -194,6 +195,7 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
                   rule.Filter?.ObjectSizeGreaterThan ?? rule.Filter?.And?.ObjectSizeGreaterThan,
                   rule.Filter?.ObjectSizeLessThan ?? rule.Filter?.And?.ObjectSizeLessThan,
                 ),
+                ...currentVersionRemoval(rule),
                 ...(rule.NoncurrentVersionExpiration
                   ? {
                       noncurrentVersionExpiration: {
@@ -378,6 +380,33 @@ async function readAtMost(body: unknown, limit: number): Promise<Buffer> {
 
 function lifecyclePrefix(prefix: string | undefined): { prefix?: string } {
   return prefix ? { prefix } : {};
+}
+
+/** Storage classes whose objects GetObject refuses (InvalidObjectState) until restored. */
+const ARCHIVE_CLASSES: ReadonlySet<string> = new Set(['GLACIER', 'DEEP_ARCHIVE']);
+
+/**
+ * What a rule does to current versions: an `Expiration` by age or date (one with only
+ * `ExpiredObjectDeleteMarker` removes orphaned delete markers and nothing else), and transitions to
+ * an archive class (GLACIER_IR and the infrequent-access classes stay readable).
+ */
+function currentVersionRemoval(
+  rule: LifecycleRuleOutput,
+): Pick<LifecycleRule, 'currentExpiration' | 'archivingTransitions'> {
+  const day = (date: Date | undefined) => (date ? { date: date.toISOString().slice(0, 10) } : {});
+  const { Days, Date: on } = rule.Expiration ?? {};
+  const archiving = (rule.Transitions ?? [])
+    .filter((transition) => ARCHIVE_CLASSES.has(transition.StorageClass ?? ''))
+    .map((transition) => ({
+      storageClass: transition.StorageClass as string,
+      ...(transition.Days !== undefined ? { days: transition.Days } : day(transition.Date)),
+    }));
+  return {
+    ...(Days !== undefined || on !== undefined
+      ? { currentExpiration: Days !== undefined ? { days: Days } : day(on) }
+      : {}),
+    ...(archiving.length > 0 ? { archivingTransitions: archiving } : {}),
+  };
 }
 
 function lifecycleSizes(

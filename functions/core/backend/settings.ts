@@ -58,6 +58,13 @@ export interface LifecycleRule {
    */
   objectSize?: { greaterThan?: number; lessThan?: number };
   noncurrentVersionExpiration?: { days?: number; newerVersions?: number };
+  /**
+   * `Expiration` of current versions after `days` or on `date` (YYYY-MM-DD). Not an
+   * `ExpiredObjectDeleteMarker` alone, which removes only delete markers left without versions.
+   */
+  currentExpiration?: { days?: number; date?: string };
+  /** `Transitions` of current versions to a class GetObject cannot read until restored (GLACIER, DEEP_ARCHIVE). */
+  archivingTransitions?: Array<{ storageClass: string; days?: number; date?: string }>;
 }
 
 /** The IAM action that reads each setting (named in a failure when the read is denied). */

@@ -151,6 +151,46 @@ describe('AWS backend reader', () => {
     });
   });
 
+  it('reads what a lifecycle rule does to current versions: expiration by age or date, archive transitions only', async () => {
+    s3Mock.on(GetBucketLifecycleConfigurationCommand).resolves({
+      Rules: [
+        { ID: 'age', Status: 'Enabled', Filter: {}, Expiration: { Days: 90 } },
+        { ID: 'date', Status: 'Enabled', Filter: {}, Expiration: { Date: new Date('2027-01-01T00:00:00Z') } },
+        // Removes only delete markers left without versions: not an expiration of state.
+        { ID: 'markers', Status: 'Enabled', Filter: {}, Expiration: { ExpiredObjectDeleteMarker: true } },
+        {
+          ID: 'tiers',
+          Status: 'Enabled',
+          Filter: {},
+          Transitions: [
+            { Days: 30, StorageClass: 'STANDARD_IA' },
+            { Days: 60, StorageClass: 'GLACIER_IR' },
+            { Days: 180, StorageClass: 'GLACIER' },
+            { Date: new Date('2028-06-01T00:00:00Z'), StorageClass: 'DEEP_ARCHIVE' },
+          ],
+        },
+      ],
+    });
+    const { lifecycle } = await reader.bucketSettings('tfstate');
+    expect(lifecycle).toEqual({
+      ok: true,
+      value: [
+        { id: 'age', enabled: true, tagFiltered: false, currentExpiration: { days: 90 } },
+        { id: 'date', enabled: true, tagFiltered: false, currentExpiration: { date: '2027-01-01' } },
+        { id: 'markers', enabled: true, tagFiltered: false },
+        {
+          id: 'tiers',
+          enabled: true,
+          tagFiltered: false,
+          archivingTransitions: [
+            { storageClass: 'GLACIER', days: 180 },
+            { storageClass: 'DEEP_ARCHIVE', date: '2028-06-01' },
+          ],
+        },
+      ],
+    });
+  });
+
   it("reads S3's policy status and the ACL's public grants (everyone, any AWS account), nothing else of the ACL", async () => {
     const owner = { ID: 'a1b2', Type: 'CanonicalUser' as const };
     s3Mock.on(GetBucketPolicyStatusCommand).resolves({ PolicyStatus: { IsPublic: true } });

@@ -1,6 +1,7 @@
 import type { BackendRule, BucketRule, LockRule, StateRule } from '../rule.js';
 import { dynamodbLockingDeprecatedRule } from './dynamodb-locking-deprecated.js';
 import { encryptionRule } from './encryption.js';
+import { lifecycleRemovesStateRule } from './lifecycle-removes-state.js';
 import { lockLiveWriterRule } from './lock-live-writer.js';
 import { lockOrphanedRule } from './lock-orphaned.js';
 import { lockStaleRule } from './lock-stale.js';
@@ -24,6 +25,7 @@ export const BACKEND_RULES: readonly BackendRule[] = [
   tlsOnlyRule,
   objectOwnershipRule,
   noncurrentVersionRetentionRule,
+  lifecycleRemovesStateRule,
   dynamodbLockingDeprecatedRule,
   stateUnreadableRule,
   stateLineageChangedRule,

@@ -1,6 +1,6 @@
 import { readable } from '../ports.js';
 import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
-import type { LifecycleRule } from '../settings.js';
+import { lifecycleRuleCovers } from './lifecycle-coverage.js';
 
 /** Keys listed in a finding; the rest are counted. */
 const SHOWN_KEYS = 10;
@@ -22,7 +22,7 @@ export const noncurrentVersionRetentionRule: BucketRule = {
     if (versioning === undefined || versioning === 'Disabled' || lifecycle === undefined) return [];
     const expiring = lifecycle.filter((rule) => rule.enabled && rule.noncurrentVersionExpiration);
     const uncovered = stateKeys.filter(
-      (key) => !expiring.some((rule) => covers(rule, key, stateObjectSizes?.get(key))),
+      (key) => !expiring.some((rule) => lifecycleRuleCovers(rule, key, stateObjectSizes?.get(key))),
     );
     const noRuleAtAll = stateKeys.length === 0 && expiring.every((rule) => rule.tagFiltered);
     if (uncovered.length === 0 && !noRuleAtAll) return [];
@@ -65,20 +65,3 @@ export const noncurrentVersionRetentionRule: BucketRule = {
     ];
   },
 };
-
-/**
- * Terraform does not tag state objects, so a tag-filtered rule never applies to them. A rule with
- * object size bounds ("noncurrent versions over 1 MiB") applies to a state whose current size is
- * within them (earlier versions of a state are of similar size); one whose size is unknown is not
- * assumed to match.
- */
-function covers(rule: LifecycleRule, key: string, size: number | undefined): boolean {
-  if (rule.tagFiltered || (rule.prefix !== undefined && !key.startsWith(rule.prefix))) return false;
-  const { greaterThan, lessThan } = rule.objectSize ?? {};
-  if (greaterThan === undefined && lessThan === undefined) return true;
-  return (
-    size !== undefined &&
-    (greaterThan === undefined || size > greaterThan) &&
-    (lessThan === undefined || size < lessThan)
-  );
-}

@@ -3,6 +3,7 @@ import type { BucketSubject } from '../../../../functions/core/backend/rule.js';
 import { dynamodbLockingDeprecatedRule } from '../../../../functions/core/backend/rules/dynamodb-locking-deprecated.js';
 import { encryptionRule } from '../../../../functions/core/backend/rules/encryption.js';
 import { BUCKET_RULES } from '../../../../functions/core/backend/rules/index.js';
+import { lifecycleRemovesStateRule } from '../../../../functions/core/backend/rules/lifecycle-removes-state.js';
 import { noncurrentVersionRetentionRule } from '../../../../functions/core/backend/rules/noncurrent-version-retention.js';
 import { objectOwnershipRule } from '../../../../functions/core/backend/rules/object-ownership.js';
 import { publicAccessRule } from '../../../../functions/core/backend/rules/public-access.js';
@@ -694,5 +695,86 @@ describe('backend.dynamodb-locking-deprecated', () => {
       ),
     );
     expect(found.map((draft) => draft.resource)).toEqual([{ bucket: 'tfstate', lockTable: 'tf-locks' }]);
+  });
+});
+
+describe('backend.lifecycle-removes-state', () => {
+  const noncurrentOnly = {
+    enabled: true,
+    tagFiltered: false,
+    noncurrentVersionExpiration: { days: 90, newerVersions: 10 },
+  };
+
+  it('flags a bucket-wide rule that expires or archives current versions, naming each rule', () => {
+    const lifecycle = ok([
+      noncurrentOnly,
+      { id: 'logs-90d', enabled: true, tagFiltered: false, currentExpiration: { days: 90 } },
+      {
+        id: 'cold',
+        enabled: true,
+        tagFiltered: false,
+        archivingTransitions: [{ storageClass: 'DEEP_ARCHIVE', days: 180 }],
+      },
+    ]);
+    const [violation, ...more] = lifecycleRemovesStateRule.evaluate(subject({ lifecycle }));
+    expect(more).toEqual([]);
+    expect(violation?.title).toBe('A lifecycle rule of state bucket tfstate deletes or archives live state');
+    expect(violation?.evidence).toEqual({
+      rules: [
+        'rule "logs-90d" expires current versions after 90 days',
+        'rule "cold" moves current versions to DEEP_ARCHIVE after 180 days',
+      ],
+      coveredStateObjects: 2,
+      coveredExamples: ['env:/blue/payments/terraform.tfstate', 'payments/terraform.tfstate'],
+    });
+    expect(violation?.remediation.summary).toMatch(/^Narrow rule "logs-90d", rule "cold" of tfstate /);
+  });
+
+  it('leaves alone rules that cannot reach a state: other prefixes, tag filters, disabled, sizes outside', () => {
+    const lifecycle = ok([
+      noncurrentOnly,
+      { id: 'logs', enabled: true, prefix: 'logs/', tagFiltered: false, currentExpiration: { days: 1 } },
+      { id: 'tagged', enabled: true, tagFiltered: true, currentExpiration: { days: 1 } },
+      { id: 'off', enabled: false, tagFiltered: false, currentExpiration: { date: '2027-01-01' } },
+      {
+        id: 'huge',
+        enabled: true,
+        tagFiltered: false,
+        objectSize: { greaterThan: 1024 ** 3 },
+        archivingTransitions: [{ storageClass: 'GLACIER', days: 30 }],
+      },
+    ]);
+    const stateObjectSizes = new Map([
+      ['payments/terraform.tfstate', 40_000],
+      ['env:/blue/payments/terraform.tfstate', 12_000],
+    ]);
+    expect(lifecycleRemovesStateRule.evaluate(subject({ lifecycle }, { stateObjectSizes }))).toEqual([]);
+  });
+
+  it('in a bucket with no state yet, flags a rule over every object, not one limited to a prefix', () => {
+    const everything = ok([
+      { id: 'all', enabled: true, tagFiltered: false, currentExpiration: { days: 30 } },
+    ]);
+    const [violation] = lifecycleRemovesStateRule.evaluate(
+      subject({ lifecycle: everything }, { stateKeys: [] }),
+    );
+    expect(violation?.detail).toContain('applies to every object, the states to come included');
+    const logsOnly = ok([
+      { id: 'logs', enabled: true, prefix: 'logs/', tagFiltered: false, currentExpiration: { days: 30 } },
+    ]);
+    expect(lifecycleRemovesStateRule.evaluate(subject({ lifecycle: logsOnly }, { stateKeys: [] }))).toEqual(
+      [],
+    );
+  });
+
+  it('names a rule by its place when it has no ID, and an expiration on a date by the date', () => {
+    const lifecycle = ok([
+      { enabled: true, prefix: 'env:/', tagFiltered: false, currentExpiration: { date: '2027-01-01' } },
+    ]);
+    const [violation] = lifecycleRemovesStateRule.evaluate(subject({ lifecycle }));
+    expect(violation?.evidence).toMatchObject({
+      rules: ['a rule without an ID expires current versions on 2027-01-01'],
+      coveredExamples: ['env:/blue/payments/terraform.tfstate'],
+    });
   });
 });

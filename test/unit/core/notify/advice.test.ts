@@ -33,6 +33,7 @@ const KIND_ADVICE: Readonly<Record<string, FindingKind>> = {
   'backend.tls-only': 'backend-policy',
   'backend.object-ownership': 'backend-policy',
   'backend.noncurrent-version-retention': 'backend-policy',
+  'backend.lifecycle-removes-state': 'backend-policy',
   'backend.dynamodb-locking-deprecated': 'backend-policy',
   'state.unreadable': 'state-integrity',
   'state.lineage-changed': 'state-integrity',

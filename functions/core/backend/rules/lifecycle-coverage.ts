@@ -1,0 +1,18 @@
+import type { LifecycleRule } from '../settings.js';
+
+/**
+ * Whether a lifecycle rule applies to a state object. Terraform does not tag state objects, so a
+ * tag-filtered rule never applies to them. A rule with object size bounds ("objects over 1 MiB")
+ * applies to a state whose current size is within them (earlier versions of a state are of similar
+ * size); one whose size is unknown is not assumed to match.
+ */
+export function lifecycleRuleCovers(rule: LifecycleRule, key: string, size: number | undefined): boolean {
+  if (rule.tagFiltered || (rule.prefix !== undefined && !key.startsWith(rule.prefix))) return false;
+  const { greaterThan, lessThan } = rule.objectSize ?? {};
+  if (greaterThan === undefined && lessThan === undefined) return true;
+  return (
+    size !== undefined &&
+    (greaterThan === undefined || size > greaterThan) &&
+    (lessThan === undefined || size < lessThan)
+  );
+}
