@@ -230,6 +230,14 @@ describe('drift scenarios with real terraform and moto', () => {
       { path: 'max_session_duration', before: 3600, after: 7200, sensitive: false },
     ]);
     expect(role?.severity).toBe('medium');
+    // The check block on the role's session duration fails, in Terraform's words (a warning only).
+    const check = findingFor(findings, 'check.app_session_duration');
+    expect(check).toMatchObject({
+      ruleId: 'drift.check-failed',
+      severity: 'medium',
+      title: 'Check check.app_session_duration fails',
+      evidence: { messages: ['scenario-app allows sessions of 7200 seconds, not 3600'] },
+    });
 
     const group2 = findingFor(findings, 'aws_security_group.db');
     expect(group2?.severity).toBe('critical');
@@ -278,7 +286,7 @@ describe('drift scenarios with real terraform and moto', () => {
     }
     expect(
       findings.filter((finding) => finding.status !== 'resolved' && finding.check === 'terraform'),
-    ).toHaveLength(8);
+    ).toHaveLength(9);
 
     // No secret anywhere: stdout, stderr (the logs), or any object in the store.
     const everything = [run.stdout, run.stderr, allFileText(storeDir), logLines.join('\n')].join('\n');

@@ -125,6 +125,7 @@ export const ADVICE_BY_RULE: Readonly<Record<string, AdviceBuilder>> = {
   'drift.moved': (finding) => only(summary(finding)),
   'drift.ignored-changes': (finding) => only(summary(finding)),
   'drift.output': (finding) => only(summary(finding)),
+  'drift.check-failed': (finding) => only(summary(finding)),
   'pending.import': (finding) => only(summary(finding)),
   'lock.stale': (finding) => {
     const lockId = lockIdOf(finding);

@@ -36,6 +36,8 @@ export function notApplicableReason(finding: Finding, mode: RemediationMode): st
       const resource = finding.resource;
       if (!resource || !('address' in resource))
         return `${flag} needs a Terraform resource, and this ${finding.kind} finding names none`;
+      if (finding.ruleId === 'drift.check-failed')
+        return `${flag} does not apply to a failed check: it is an assertion about the live infrastructure, not a changed value (the workspace's drift findings have their own)`;
       if (finding.ruleId === 'drift.moved')
         return `${flag} does not apply to a refactor: a moved block renamed the resource and no value changed`;
       if (finding.ruleId === 'drift.ignored-changes')

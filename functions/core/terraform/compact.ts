@@ -4,6 +4,7 @@ import {
   encodedForms,
   MIN_LITERAL_SECRET,
   percentForms,
+  redactedExcerpt,
   type SensitiveHasher,
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
@@ -17,8 +18,10 @@ import {
   type CompactOutputChange,
   type CompactPlan,
   type DeferredChanges,
+  type FailedCheck,
   IDENTITY_ATTRIBUTES,
   type IdentityAttribute,
+  MAX_CHECK_MESSAGES,
   MAX_DEFERRED_ADDRESSES,
   type ManagedResource,
   type PathSegment,
@@ -98,6 +101,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
   const changes: CompactChange[] = [];
   const outputChanges: CompactOutputChange[] = [];
   let deferred: DeferredChanges | undefined;
+  const failedChecks: FailedCheck[] = [];
   const resources = new PriorStateResources(options.hashSensitive, tools.intern, tools.isSensitiveKey);
   const secrets = new SensitiveValues(tools.isSensitiveKey);
 
@@ -152,6 +156,12 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
             acceptDeferredChange(deferred, value);
           }
           return;
+        case 'checks':
+          if (path.length === 2 && typeof path[1] === 'number') {
+            const failed = failedCheckOf(value);
+            if (failed) failedChecks.push(failed);
+          }
+          return;
         case 'output_changes':
           if (path.length === 2 && typeof path[1] === 'string') {
             resources.acceptOutputChange(value);
@@ -197,7 +207,13 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
         for (const output of outputChanges) redact.changes(output.changes);
         for (const resource of managedResources) resource.address = redact.address(resource.address);
         if (deferred !== undefined) deferred.addresses = deferred.addresses.map(redact.address);
+        for (const check of failedChecks) check.address = redact.address(check.address);
       }
+      // An assertion's message interpolates live values: the secrets the plan names and any credential go.
+      for (const check of failedChecks)
+        check.messages = [
+          ...new Set(check.messages.map((message) => redactedExcerpt(message, MAX_CHECK_MESSAGE, literals))),
+        ];
       const plan: CompactPlan = {
         formatVersion: checkFormatVersion(formatVersion),
         errored,
@@ -209,6 +225,7 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
       };
       if (terraformVersion !== undefined) plan.terraformVersion = terraformVersion;
       if (deferred !== undefined) plan.deferred = { ...deferred, reasons: deferred.reasons.sort() };
+      if (failedChecks.length > 0) plan.failedChecks = failedChecks;
       if (literals.length > 0) SECRET_LITERALS.set(plan, literals);
       return plan;
     },
@@ -228,6 +245,35 @@ export function createPlanCompactor(options: CompactOptions): PlanCompactor {
     const compact = compactResourceEntry(value, section, index, tools);
     if (compact) into.push(compact);
   }
+}
+
+/** A failing assertion's message as kept (redacted first, then cut). */
+const MAX_CHECK_MESSAGE = 500;
+/** Terraform's kinds of checkable objects (jsonchecks): anything else is not quoted. */
+const CHECK_KINDS: ReadonlySet<string> = new Set(['check', 'resource', 'output_value', 'var']);
+
+/**
+ * One element of `checks` (`{address: {kind, to_display}, status, instances: [{status, problems:
+ * [{message}]}]}`), kept when its status is `fail`: its address, kind, how many instances failed and
+ * their distinct messages (raw here: finish() redacts them once the plan's secrets are known).
+ */
+function failedCheckOf(value: unknown): FailedCheck | undefined {
+  if (!isPlainObject(value) || value.status !== 'fail' || !isPlainObject(value.address)) return undefined;
+  const shown = value.address.to_display;
+  if (typeof shown !== 'string' || shown === '') return undefined;
+  const kind =
+    typeof value.address.kind === 'string' && CHECK_KINDS.has(value.address.kind)
+      ? value.address.kind
+      : 'check';
+  const failing = (Array.isArray(value.instances) ? value.instances : []).filter(
+    (instance) => isPlainObject(instance) && instance.status === 'fail',
+  ) as Record<string, unknown>[];
+  const messages = new Set<string>();
+  for (const instance of failing)
+    for (const problem of Array.isArray(instance.problems) ? instance.problems : [])
+      if (isPlainObject(problem) && typeof problem.message === 'string' && problem.message !== '')
+        if (messages.size < MAX_CHECK_MESSAGES) messages.add(problem.message);
+  return { address: safeAddress(shown), kind, messages: [...messages], failedInstances: failing.length };
 }
 
 /** Terraform's deferral reasons are short snake_case words (jsonplan.DeferredReason*); anything else is not quoted. */

@@ -21,6 +21,7 @@ import type {
   CompactChange,
   CompactOutputChange,
   CompactPlan,
+  FailedCheck,
 } from './plan-model.js';
 import { createRemediations, type Remediations } from './remediation.js';
 import { scanFailedFinding } from './scan-failed.js';
@@ -67,6 +68,7 @@ export function evaluateCompactPlan(plan: CompactPlan, context: EvaluationContex
     for (const change of plan.changes) evaluation.pending(change, driftByAddress.get(change.address));
   }
   for (const output of plan.outputChanges) evaluation.output(output);
+  for (const check of plan.failedChecks ?? []) evaluation.check(check);
 
   return {
     findings: sortFindings(evaluation.findings),
@@ -446,6 +448,50 @@ class Evaluation {
     );
   }
 
+  /**
+   * A check block (or a condition a refresh-only plan reports as a warning) that fails against the
+   * live infrastructure: an assertion the team wrote about it no longer holds. Terraform only warns,
+   * and the plan may show no drift at all (a check on a data source: a certificate about to expire,
+   * an endpoint that stopped answering).
+   */
+  check(check: FailedCheck): void {
+    const type =
+      check.kind === 'check'
+        ? 'check'
+        : check.kind === 'resource'
+          ? resourceTypeOf(check.address)
+          : check.kind;
+    const resource = { address: check.address, type };
+    const severity = this.decideSeverity({
+      base: 'drift.check-failed',
+      ruleId: 'drift.check-failed',
+      resource,
+      deleted: false,
+      changes: [],
+    });
+    const what = check.kind === 'check' ? `Check ${check.address}` : `A condition of ${check.address}`;
+    const instances = check.failedInstances > 1 ? ` (${check.failedInstances} instances)` : '';
+    const evidence: Record<string, unknown> = {
+      checkKind: check.kind,
+      failedInstances: check.failedInstances,
+      messages: check.messages,
+    };
+    this.addVersions(evidence);
+    evidence.severityReasons = severity.reasons;
+    this.findings.push(
+      this.draft({
+        kind: 'terraform-drift',
+        ruleId: 'drift.check-failed',
+        severity: severity.severity,
+        resource,
+        title: `${what} fails`,
+        detail: `${what} fails against the live infrastructure of ${this.context.workspace}${instances}${check.messages.length > 0 ? `: ${check.messages.join(' | ')}` : ''}. Terraform reports it as a warning; the plan's other findings show any drift of what it reads.`,
+        evidence,
+        remediation: this.remediations.check(check.address),
+      }),
+    );
+  }
+
   private add(spec: FindingSpec): void {
     const { change, changes, noise } = spec;
     const severity = this.decideSeverity({
@@ -697,4 +743,14 @@ function isSorted<T>(items: readonly T[], compare: (a: T, b: T) => number): bool
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `module.app.aws_sqs_queue.jobs["a.b"]` → `aws_sqs_queue`: the type of a resource address. */
+function resourceTypeOf(address: string): string {
+  const bare = address.replace(/\[[^\]]*\]/g, '');
+  const parts = bare.split('.');
+  const start = parts[0] === 'data' ? 1 : 0;
+  for (let index = parts.length - 2; index >= start; index--)
+    if (parts[index] !== 'module') return parts[index] ?? 'resource';
+  return 'resource';
 }

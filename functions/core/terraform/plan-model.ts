@@ -107,7 +107,25 @@ export interface CompactPlan {
    * what they depend on is unknown. Such a plan is incomplete; these say which and why.
    */
   deferred?: DeferredChanges;
+  /**
+   * `checks` whose status is `fail`: check blocks, and the conditions a refresh-only plan reports as
+   * warnings. Their messages are redacted and cut (they interpolate live values).
+   */
+  failedChecks?: FailedCheck[];
 }
+
+export interface FailedCheck {
+  /** `check.<name>`, or the resource, output or variable whose condition failed. */
+  address: string;
+  /** What kind of checkable object (`check`, `resource`, `output_value`, `var`). */
+  kind: string;
+  /** The distinct messages of its failing instances (at most MAX_CHECK_MESSAGES). */
+  messages: string[];
+  /** How many of its instances failed. */
+  failedInstances: number;
+}
+
+export const MAX_CHECK_MESSAGES = 5;
 
 export interface DeferredChanges {
   count: number;

@@ -31,6 +31,11 @@ export function selectPlanPath(path: readonly PathSegment[]): SelectDecision {
     if (depth === 1) return 'descend';
     return depth === 2 && typeof path[1] === 'number' ? 'capture' : 'skip';
   }
+  // Checkable objects (check blocks, conditions, validations) and their status, each taken whole.
+  if (top === 'checks') {
+    if (depth === 1) return 'descend';
+    return depth === 2 && typeof path[1] === 'number' ? 'capture' : 'skip';
+  }
   if (top === 'output_changes') {
     if (depth === 1) return 'descend';
     return depth === 2 && typeof path[1] === 'string' ? 'capture' : 'skip';
@@ -102,6 +107,7 @@ const ROOT_KEYS: readonly string[] = [
   'resource_changes',
   'deferred_changes',
   'output_changes',
+  'checks',
   'prior_state',
   'variables',
   'planned_values',

@@ -34,6 +34,7 @@ export interface Remediations {
   imported(address: string, paths: readonly string[]): Remediation;
   pending(action: PendingAction, paths: readonly string[]): Remediation;
   output(name: string): Remediation;
+  check(address: string): Remediation;
 }
 
 const NEVER_AUTOMATIC = 'driftwatch never applies anything: whichever path you choose goes through review.';
@@ -121,6 +122,16 @@ export function createRemediations(context: RemediationContext): Remediations {
           ],
         };
       });
+    },
+    check(address) {
+      return {
+        summary: `${address} no longer holds for the live infrastructure of ${context.workspace}: find out what changed, then fix the infrastructure or the condition through review.`,
+        steps: [
+          'Read the failing message (the finding names it) and the other findings of this workspace: drift of the resources the condition reads is reported on its own.',
+          `Fix the infrastructure through the team's pipeline (a reviewed plan and apply of ${workspace}), or change the condition in a reviewed change if it no longer says what the team expects.`,
+          NEVER_AUTOMATIC,
+        ],
+      };
     },
     output(name) {
       return {

@@ -18,6 +18,7 @@ export type SeverityBase =
   | 'drift.moved'
   | 'drift.ignored-changes'
   | 'drift.output'
+  | 'drift.check-failed'
   | 'pending.import'
   | 'pending.create'
   | 'pending.update'
@@ -33,6 +34,8 @@ export const BASE_SEVERITY: Readonly<Record<SeverityBase, Severity>> = {
   // Terraform leaves these attributes alone by configuration: nothing to decide.
   'drift.ignored-changes': 'info',
   'drift.output': 'info',
+  // An assertion the team wrote about the live infrastructure no longer holds.
+  'drift.check-failed': 'medium',
   // An import adopts an existing object (an import that replaces it is pending.replace).
   'pending.import': 'info',
   'pending.create': 'low',

@@ -118,3 +118,12 @@ resource "aws_vpc_security_group_ingress_rule" "web_https" {
   to_port           = 443
   ip_protocol       = "tcp"
 }
+
+# An assertion the team wrote about the live role: a refresh-only plan evaluates it against what AWS
+# reports, and Terraform only warns when it fails (drift.check-failed).
+check "app_session_duration" {
+  assert {
+    condition     = aws_iam_role.app.max_session_duration == 3600
+    error_message = "scenario-app allows sessions of ${aws_iam_role.app.max_session_duration} seconds, not 3600"
+  }
+}
