@@ -16,3 +16,23 @@ export function lifecycleRuleCovers(rule: LifecycleRule, key: string, size: numb
     (lessThan === undefined || size < lessThan)
   );
 }
+
+/**
+ * The lifecycle rule the backend rules propose for state (HCL lines, inside an
+ * `aws_s3_bucket_lifecycle_configuration`): old versions expire, kept long enough to restore from,
+ * the newest few always; current versions never do.
+ */
+export const STATE_LIFECYCLE_RULE_HCL: readonly string[] = [
+  '  rule {',
+  '    id     = "state-noncurrent-versions"',
+  '    status = "Enabled"',
+  '    filter {}',
+  '    noncurrent_version_expiration {',
+  '      noncurrent_days           = 90',
+  '      newer_noncurrent_versions = 10',
+  '    }',
+  '    expiration {',
+  '      expired_object_delete_marker = true',
+  '    }',
+  '  }',
+];

@@ -2,7 +2,7 @@ import { limitText, visibleValue } from '../../text/sanitize.js';
 import { readable } from '../ports.js';
 import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
 import type { LifecycleRule } from '../settings.js';
-import { lifecycleRuleCovers } from './lifecycle-coverage.js';
+import { lifecycleRuleCovers, STATE_LIFECYCLE_RULE_HCL } from './lifecycle-coverage.js';
 
 /** Keys listed in a finding; the rest are counted. */
 const SHOWN_KEYS = 10;
@@ -59,15 +59,7 @@ export const lifecycleRemovesStateRule: BucketRule = {
             `  bucket = ${hcl(bucket)}`,
             '  # No rule with expiration { days/date } or transition { storage_class = "GLACIER" | "DEEP_ARCHIVE" }',
             '  # that reaches the state keys; expire old state versions only:',
-            '  rule {',
-            '    id     = "state-noncurrent-versions"',
-            '    status = "Enabled"',
-            '    filter {}',
-            '    noncurrent_version_expiration {',
-            '      noncurrent_days           = 90',
-            '      newer_noncurrent_versions = 10',
-            '    }',
-            '  }',
+            ...STATE_LIFECYCLE_RULE_HCL,
             '}',
           ].join('\n'),
           [

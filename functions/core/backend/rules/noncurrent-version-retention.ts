@@ -1,6 +1,6 @@
 import { readable } from '../ports.js';
 import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
-import { lifecycleRuleCovers } from './lifecycle-coverage.js';
+import { lifecycleRuleCovers, STATE_LIFECYCLE_RULE_HCL } from './lifecycle-coverage.js';
 
 /** Keys listed in a finding; the rest are counted. */
 const SHOWN_KEYS = 10;
@@ -45,18 +45,7 @@ export const noncurrentVersionRetentionRule: BucketRule = {
           [
             `resource "aws_s3_bucket_lifecycle_configuration" "state" {`,
             `  bucket = ${hcl(bucket)}`,
-            '  rule {',
-            '    id     = "state-noncurrent-versions"',
-            '    status = "Enabled"',
-            '    filter {}',
-            '    noncurrent_version_expiration {',
-            '      noncurrent_days           = 90',
-            '      newer_noncurrent_versions = 10',
-            '    }',
-            '    expiration {',
-            '      expired_object_delete_marker = true',
-            '    }',
-            '  }',
+            ...STATE_LIFECYCLE_RULE_HCL,
             '}',
           ].join('\n'),
           `aws s3api put-bucket-lifecycle-configuration --bucket ${shellWord(bucket)} --lifecycle-configuration '{"Rules":[{"ID":"state-noncurrent-versions","Status":"Enabled","Filter":{},"NoncurrentVersionExpiration":{"NoncurrentDays":90,"NewerNoncurrentVersions":10},"Expiration":{"ExpiredObjectDeleteMarker":true}}]}'`,
