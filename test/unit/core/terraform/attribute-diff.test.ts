@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffAttributes } from '../../../../functions/core/terraform/attribute-diff.js';
 import { formatPath } from '../../../../functions/core/terraform/index.js';
 import { createSensitiveKeyTest } from '../../../../functions/core/terraform/sensitivity.js';
-import { hashSensitive } from '../../../helpers/plan-builders.js';
+import { hashSensitive, ingressRule } from '../../../helpers/plan-builders.js';
 
 function diff(before: unknown, after: unknown, masks = {}) {
   return diffAttributes(before, after, masks, {
@@ -103,15 +103,9 @@ describe('diffAttributes: lists and sets', () => {
     // A refresh-only plan of AWS provider 5.100.0 after two rules of one group changed out of band:
     // 192.168.0.0/16 revoked from the https rule, the description of the port 80 rule edited.
     const rule = (port: number, cidrs: string[], description: string) => ({
+      ...ingressRule(cidrs[0]!, port),
       cidr_blocks: cidrs,
       description,
-      from_port: port,
-      ipv6_cidr_blocks: [],
-      prefix_list_ids: [],
-      protocol: 'tcp',
-      security_groups: [],
-      self: false,
-      to_port: port,
     });
     const before = [rule(443, ['10.0.0.0/8', '192.168.0.0/16'], 'https'), rule(80, ['10.0.0.0/8'], '')];
     const after = [rule(80, ['10.0.0.0/8'], 'changed'), rule(443, ['10.0.0.0/8'], 'https')];

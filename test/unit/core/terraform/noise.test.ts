@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICIES, type Policies } from '../../../../functions/core/registry/model.js';
 import { evaluatePlan, NOISE_RULES } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, plan, stateResource } from '../../../helpers/plan-builders.js';
+import {
+  context,
+  entry,
+  hashSensitive,
+  ingressRule,
+  plan,
+  stateResource,
+} from '../../../helpers/plan-builders.js';
 
 function evaluate(raw: unknown, policies: Policies = DEFAULT_POLICIES, now?: Date) {
   return evaluatePlan(raw, { ...context({ policies, ...(now ? { now } : {}) }), hashSensitive });
@@ -566,17 +573,7 @@ describe('companion-attributes', () => {
 
   // What the parent lists beyond its companions was added by hand: drift, however many companions it has.
   it('reports the elements no companion declares: a rule, an attachment, an inline policy, a route added by hand', () => {
-    const rule = (port: number, cidr: string) => ({
-      cidr_blocks: [cidr],
-      description: '',
-      from_port: port,
-      ipv6_cidr_blocks: [],
-      prefix_list_ids: [],
-      protocol: 'tcp',
-      security_groups: [],
-      self: false,
-      to_port: port,
-    });
+    const rule = (port: number, cidr: string) => ingressRule(cidr, port);
     const group = parentAndCompanion(
       'aws_security_group.web',
       { id: 'sg-1' },
