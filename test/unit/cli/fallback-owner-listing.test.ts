@@ -6,7 +6,7 @@ import { createFsObjectStore } from '../../../functions/adapters/object-store/fs
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../../functions/core/findings/model.js';
 import { driftDraft } from '../../helpers/findings.js';
-import { runCli } from '../../helpers/integration.js';
+import { runCli, TEST_REGISTRY_OWNERS } from '../../helpers/integration.js';
 
 /**
  * Digests send the fallback owner the findings without an owner (a store.corrupt-object finding) and
@@ -34,12 +34,7 @@ beforeAll(async () => {
   writeFileSync(
     registry,
     [
-      'version: 1',
-      'owners:',
-      '  fallback: platform',
-      '  teams:',
-      '    - { id: platform, destinations: [{ type: email, address: platform@example.com }] }',
-      '    - { id: payments, destinations: [{ type: email, address: payments@example.com }] }',
+      ...TEST_REGISTRY_OWNERS,
       'workspaces:',
       '  - id: payments-prod',
       '    owner: payments',
