@@ -77,7 +77,7 @@ function addressOf(finding: Finding): string {
 }
 
 describe('a Terraform 1.11 plan with secrets in its unusual places', () => {
-  it('the first refresh after apply: write-only arguments and ephemeral values are no drift', async () => {
+  it('the first refresh after apply: write-only arguments and ephemeral values are no drift; the failing check is said, its token redacted', async () => {
     const file = await refreshOnlyPlan('first');
     const plan = readFileSync(file, 'utf8');
     // The token is in the plan (addresses, variables, the check's message): the test can fail.
@@ -86,8 +86,14 @@ describe('a Terraform 1.11 plan with secrets in its unusual places', () => {
     expect(plan).not.toContain(ephemeralPassword);
     const run = await evaluate(file, 'json');
     expect(run.stderr).not.toContain(tenantToken);
-    expect(JSON.parse(run.stdout)).toEqual([]);
-    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain(tenantToken);
+    // No drift: the one finding is the check block that fails on purpose (its message names the token).
+    const findings = JSON.parse(run.stdout) as Finding[];
+    expect(findings.map((finding) => [finding.ruleId, finding.resource])).toEqual([
+      ['drift.check-failed', { address: 'check.token_length', type: 'check' }],
+    ]);
+    expect(findings[0]?.evidence.messages).toEqual(['token too long: (redacted)']);
+    expect(run.code).toBe(2);
   }, 120_000);
 
   it('out-of-band changes are found in every format, with no secret in stdout or stderr', async () => {
