@@ -745,12 +745,8 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** `module.app.aws_sqs_queue.jobs["a.b"]` → `aws_sqs_queue`: the type of a resource address. */
+/** `module.app.aws_sqs_queue.jobs["a.b"]` → `aws_sqs_queue`: the type, second to last once keys are gone. */
 function resourceTypeOf(address: string): string {
-  const bare = address.replace(/\[[^\]]*\]/g, '');
-  const parts = bare.split('.');
-  const start = parts[0] === 'data' ? 1 : 0;
-  for (let index = parts.length - 2; index >= start; index--)
-    if (parts[index] !== 'module') return parts[index] ?? 'resource';
-  return 'resource';
+  const parts = address.replace(/\[[^\]]*\]/g, '').split('.');
+  return parts.length >= 2 ? parts[parts.length - 2]! : 'resource';
 }

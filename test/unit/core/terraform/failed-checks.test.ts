@@ -49,7 +49,7 @@ function checksPlan() {
           mode: 'managed',
           type: 'aws_s3_bucket',
           name: 'logs',
-          to_display: 'aws_s3_bucket.logs',
+          to_display: 'module.cdn.aws_s3_bucket.logs',
         },
         status: 'fail',
         instances: [
@@ -86,7 +86,12 @@ describe('failed checks of a refresh-only plan', () => {
         messages: [expect.stringMatching(/^visibility is 90, expected 30 \(key .+, password .+\)$/)],
         failedInstances: 1,
       },
-      { address: 'aws_s3_bucket.logs', kind: 'resource', messages: ['not versioned'], failedInstances: 2 },
+      {
+        address: 'module.cdn.aws_s3_bucket.logs',
+        kind: 'resource',
+        messages: ['not versioned'],
+        failedInstances: 2,
+      },
     ]);
     const text = JSON.stringify(compact.failedChecks);
     expect(text).not.toContain(DB_PASSWORD);
@@ -102,20 +107,20 @@ describe('failed checks of a refresh-only plan', () => {
     const findings = evaluateCompactPlan(compactPlan(checksPlan(), { hashSensitive }), context()).findings;
     const failed = findings.filter((finding) => finding.ruleId === 'drift.check-failed');
     expect(failed.map((finding) => [finding.title, finding.severity, finding.resource])).toEqual([
-      [
-        'A condition of aws_s3_bucket.logs fails',
-        'medium',
-        { address: 'aws_s3_bucket.logs', type: 'aws_s3_bucket' },
-      ],
       ['Check check.queue_visibility fails', 'medium', { address: 'check.queue_visibility', type: 'check' }],
+      [
+        'A condition of module.cdn.aws_s3_bucket.logs fails',
+        'medium',
+        { address: 'module.cdn.aws_s3_bucket.logs', type: 'aws_s3_bucket' },
+      ],
     ]);
-    expect(failed[0]?.detail).toBe(
-      "A condition of aws_s3_bucket.logs fails against the live infrastructure of payments-prod (2 instances): not versioned. Terraform reports it as a warning; the plan's other findings show any drift of what it reads.",
+    expect(failed[1]?.detail).toBe(
+      "A condition of module.cdn.aws_s3_bucket.logs fails against the live infrastructure of payments-prod (2 instances): not versioned. Terraform reports it as a warning; the plan's other findings show any drift of what it reads.",
     );
-    expect(failed[1]?.evidence).toMatchObject({ checkKind: 'check', failedInstances: 1 });
+    expect(failed[0]?.evidence).toMatchObject({ checkKind: 'check', failedInstances: 1 });
     expect(JSON.stringify(findings)).not.toMatch(new RegExp(`${DB_PASSWORD}|${ACCESS_KEY}`));
     for (const mode of ['revert', 'adopt'] as const)
-      expect(prepareRemediation(storedFinding({}, failed[1]!), mode, {})).toMatchObject({
+      expect(prepareRemediation(storedFinding({}, failed[0]!), mode, {})).toMatchObject({
         notApplicable: expect.stringMatching(/does not apply to a failed check/),
       });
   });
