@@ -24,12 +24,12 @@ function visibleLabel(label: string): string {
 
 /** `tags.Owner: payments → finance; ingress[0]: null → {...}` for the first changes, else the title. */
 export function changeSummary(
-  finding: Pick<Finding, 'drift' | 'title'>,
+  finding: Pick<Finding, 'drift' | 'title'> & Partial<Pick<Finding, 'ruleId' | 'evidence'>>,
   maxChanges = 2,
   valueLength = 28,
 ): string {
   const changes = finding.drift?.changes ?? [];
-  if (changes.length === 0) return finding.title;
+  if (changes.length === 0) return failedCheckMessage(finding) ?? finding.title;
   const shown = changes
     .slice(0, maxChanges)
     .map(
@@ -39,6 +39,18 @@ export function changeSummary(
     )
     .join('; ');
   return changes.length > maxChanges ? `${shown}; +${changes.length - maxChanges} more` : shown;
+}
+
+/**
+ * What a failed check says (its first message, redacted when the plan was read): what a table or a
+ * digest line shows of it, the title being only which check failed. Display only: the finding's value
+ * hash leaves it out, so a message that names a live value does not make the finding "changed".
+ */
+function failedCheckMessage(finding: Partial<Pick<Finding, 'ruleId' | 'evidence'>>): string | undefined {
+  if (finding.ruleId !== 'drift.check-failed') return undefined;
+  const messages = finding.evidence?.messages;
+  const first = Array.isArray(messages) ? messages[0] : undefined;
+  return typeof first === 'string' && first !== '' ? first : undefined;
 }
 
 /** A value in at most `max` characters, on one line, invisible characters made visible (visibleValue). */

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readPlanStream } from '../../../../functions/adapters/plan-file.js';
+import { changeSummary } from '../../../../functions/core/findings/describe.js';
+import { valueHashOf } from '../../../../functions/core/findings/lifecycle.js';
 import { prepareRemediation } from '../../../../functions/core/remediation/prepare.js';
 import { compactPlan, evaluateCompactPlan } from '../../../../functions/core/terraform/index.js';
 import { storedFinding } from '../../../helpers/findings.js';
@@ -123,6 +125,21 @@ describe('failed checks of a refresh-only plan', () => {
       expect(prepareRemediation(storedFinding({}, failed[0]!), mode, {})).toMatchObject({
         notApplicable: expect.stringMatching(/does not apply to a failed check/),
       });
+  });
+
+  it("tables and digests show a failed check's message; its value hash does not depend on it", () => {
+    const [failed] = evaluateCompactPlan(
+      compactPlan(checksPlan(), { hashSensitive }),
+      context(),
+    ).findings.filter((finding) => finding.ruleId === 'drift.check-failed');
+    expect(changeSummary(failed!)).toMatch(/^visibility is 90, expected 30 \(key /);
+    // Tomorrow's message names another live value: the finding is the same, not "changed".
+    const tomorrow = {
+      ...failed!,
+      evidence: { ...failed!.evidence, messages: ['visibility is 120, expected 30'] },
+    };
+    expect(valueHashOf(tomorrow)).toBe(valueHashOf(failed!));
+    expect(changeSummary(tomorrow)).toBe('visibility is 120, expected 30');
   });
 
   it('a plan whose checks all pass, or that has none, adds nothing', () => {
