@@ -6,10 +6,12 @@ import {
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import {
+  type IamKeyCache,
   iamKey,
   isIamPolicyDocument,
   isPrincipalKey,
   jsonDocumentsEquivalent,
+  newIamKeyCache,
   parseJsonDocument,
 } from './json-document.js';
 import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
@@ -59,6 +61,8 @@ interface DiffState {
    * same are no change (iamKey). Undefined elsewhere.
    */
   iam: number | undefined;
+  /** The keys of the IAM documents being diffed, each computed once (json-document.ts). */
+  iamKeys: IamKeyCache | undefined;
 }
 
 /** Lists whose unmatched middle is larger than this (before × after) are matched by canonical key. */
@@ -70,7 +74,7 @@ export function diffAttributes(
   masks: ValueMasks,
   options: DiffOptions,
 ): CompactAttributeChange[] {
-  const state: DiffState = { options, path: [], out: [], iam: undefined };
+  const state: DiffState = { options, path: [], out: [], iam: undefined, iamKeys: undefined };
   diffNode(
     state,
     before ?? null,
@@ -93,7 +97,7 @@ export function createdAttributes(
   options: DiffOptions,
 ): CompactAttributeChange[] {
   if (!isPlainObject(after)) return diffAttributes(null, after, masks, options);
-  const state: DiffState = { options, path: [], out: [], iam: undefined };
+  const state: DiffState = { options, path: [], out: [], iam: undefined, iamKeys: undefined };
   for (const key in after) {
     const value = after[key];
     if (value === null || isEmptyValue(value) || childMask(masks.afterUnknown, key) === true) continue;
@@ -375,8 +379,8 @@ function sharedMembers(state: DiffState, before: unknown, after: unknown): numbe
     if (
       state.iam === undefined
         ? deepEqual(before[key], after[key])
-        : iamKey(before[key], inPrincipal(state) || isPrincipalKey(key)) ===
-          iamKey(after[key], inPrincipal(state) || isPrincipalKey(key))
+        : iamKey(before[key], inPrincipal(state) || isPrincipalKey(key), state.iamKeys) ===
+          iamKey(after[key], inPrincipal(state) || isPrincipalKey(key), state.iamKeys)
     )
       shared++;
   }
@@ -453,7 +457,9 @@ function diffJsonStrings(state: DiffState, before: string, after: string): boole
   if (beforeDocument === undefined) return false;
   const afterDocument = parseJsonDocument(after);
   if (afterDocument === undefined) return false;
-  if (jsonDocumentsEquivalent(beforeDocument, afterDocument)) {
+  // Keyed once here and reused by the diff inside (IAM documents only; dropped with the documents).
+  const keys = newIamKeyCache();
+  if (jsonDocumentsEquivalent(beforeDocument, afterDocument, keys)) {
     const { isSensitiveKey } = state.options;
     const redact =
       hasSensitiveContent(beforeDocument, undefined, isSensitiveKey) ||
@@ -461,20 +467,20 @@ function diffJsonStrings(state: DiffState, before: string, after: string): boole
     const change = pushChange(state, before, after, redact || pathIsSensitive(state));
     EQUIVALENT_JSON_CHANGES.add(change);
   } else {
-    const outer = state.iam;
-    state.iam =
-      isIamPolicyDocument(beforeDocument) && isIamPolicyDocument(afterDocument)
-        ? state.path.length
-        : undefined;
+    const { iam: outer, iamKeys: outerKeys } = state;
+    const iam = isIamPolicyDocument(beforeDocument) && isIamPolicyDocument(afterDocument);
+    state.iam = iam ? state.path.length : undefined;
+    state.iamKeys = iam ? keys : undefined;
     diffNode(state, beforeDocument, afterDocument, undefined, undefined, undefined, false);
     state.iam = outer;
+    state.iamKeys = outerKeys;
   }
   return true;
 }
 
 /** The IAM key of a value at the current path (a principal's account reads as its id). */
 function iamKeyHere(state: DiffState, value: unknown): string {
-  return iamKey(value, inPrincipal(state));
+  return iamKey(value, inPrincipal(state), state.iamKeys);
 }
 
 /** Whether the current path is under a Principal or NotPrincipal of the IAM document. */

@@ -34,8 +34,13 @@ function isJsonWhitespace(code: number): boolean {
  * single value equals a one-element list (`"Action": "s3:GetObject"` ≡ `["s3:GetObject"]`), which is
  * how AWS re-serialises policies it stores.
  */
-export function jsonDocumentsEquivalent(a: JsonDocument, b: JsonDocument): boolean {
-  if (isIamPolicyDocument(a) && isIamPolicyDocument(b)) return iamKey(a) === iamKey(b);
+export function jsonDocumentsEquivalent(
+  a: JsonDocument,
+  b: JsonDocument,
+  keys: IamKeyCache = newIamKeyCache(),
+): boolean {
+  if (isIamPolicyDocument(a) && isIamPolicyDocument(b))
+    return iamKey(a, false, keys) === iamKey(b, false, keys);
   return deepEqual(a, b);
 }
 
@@ -50,22 +55,47 @@ export function isIamPolicyDocument(document: unknown): boolean {
  * `arn:aws:iam::123456789012:root`. Keys, not a pairwise comparison, so that matching the statements
  * or actions of two long lists is a sort, never a search of one list per element of the other.
  */
-export function iamKey(value: unknown, principal = false): string {
-  if (Array.isArray(value)) {
-    if (value.length === 1) return iamKey(value[0], principal);
-    return `[${value
-      .map((item) => iamKey(item, principal))
+export function iamKey(value: unknown, principal = false, cache?: IamKeyCache): string {
+  if (typeof value !== 'object' || value === null) {
+    if (principal && typeof value === 'string') return JSON.stringify(ACCOUNT_ROOT.exec(value)?.[1] ?? value);
+    return JSON.stringify(value) ?? 'null';
+  }
+  const known = cache?.[principal ? 'principal' : 'plain'].get(value);
+  if (known !== undefined) return known;
+  let key: string;
+  if (Array.isArray(value))
+    key =
+      value.length === 1
+        ? iamKey(value[0], principal, cache)
+        : `[${value
+            .map((item) => iamKey(item, principal, cache))
+            .sort()
+            .join(',')}]`;
+  else if (isPlainObject(value))
+    key = `{${Object.keys(value)
       .sort()
-      .join(',')}]`;
-  }
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys
-      .map((key) => `${JSON.stringify(key)}:${iamKey(value[key], principal || isPrincipalKey(key))}`)
+      .map(
+        (name) => `${JSON.stringify(name)}:${iamKey(value[name], principal || isPrincipalKey(name), cache)}`,
+      )
       .join(',')}}`;
-  }
-  if (principal && typeof value === 'string') return JSON.stringify(ACCOUNT_ROOT.exec(value)?.[1] ?? value);
-  return JSON.stringify(value) ?? 'null';
+  else key = JSON.stringify(value) ?? 'null';
+  cache?.[principal ? 'principal' : 'plain'].set(value, key);
+  return key;
+}
+
+/**
+ * The keys of the objects and lists of two documents being compared, by whether they sit in a
+ * principal: the diff asks for the key of every level of a document (the whole, each statement, each
+ * value), and each level's key is its members' keys, so each is computed once. One cache per pair of
+ * freshly parsed documents, which nothing changes while they are compared.
+ */
+export interface IamKeyCache {
+  plain: WeakMap<object, string>;
+  principal: WeakMap<object, string>;
+}
+
+export function newIamKeyCache(): IamKeyCache {
+  return { plain: new WeakMap(), principal: new WeakMap() };
 }
 
 export function isPrincipalKey(key: string): boolean {
