@@ -1,4 +1,5 @@
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type { DigestAudience } from '../functions/core/notify/digest.js';
 import type { Destination, Registry, Team } from '../functions/core/registry/model.js';
 
 /**
@@ -17,7 +18,7 @@ export function destinationFilterPolicy(team: Team, destination: Destination): R
 }
 
 /** Chat channels and mailboxes are read by people; HTTPS endpoints and SQS queues by programs. */
-export function destinationAudience(destination: Destination): 'people' | 'machines' {
+export function destinationAudience(destination: Destination): DigestAudience {
   switch (destination.type) {
     case 'chatbot-slack':
     case 'email':

@@ -12,14 +12,6 @@ import { escapeJsonText } from '../core/text/sanitize.js';
 const MAX_BATCH_ENTRIES = 10;
 const MAX_BATCH_BYTES = 256 * 1024;
 
-/**
- * Who a message of a digest is for, as the `audience` message attribute subscriptions filter on
- * (infra/subscription-filters.ts, docs/notifications.md): people get the chat payload (Chatbot,
- * through the chat relay queues) or the plain-text e-mail, picked by SNS per protocol; machines
- * (HTTPS and SQS destinations) get the finding list.
- */
-export type Audience = DigestAudience;
-
 export interface SnsPublisherOptions {
   topicArn: string;
   /** Attempts per message, on top of the SDK's own retries of throttled requests. */
@@ -32,7 +24,7 @@ export interface SnsPublisherOptions {
 /** One SNS message of a digest. */
 export interface Outgoing {
   digest: Digest;
-  audience: Audience;
+  audience: DigestAudience;
   entry: Omit<PublishBatchRequestEntry, 'Id'>;
 }
 
@@ -164,7 +156,7 @@ export function deliveredBodies(digest: Digest): { chat: string; email: string; 
   };
 }
 
-function attributesOf(digest: Digest, audience: Audience): Record<string, MessageAttributeValue> {
+function attributesOf(digest: Digest, audience: DigestAudience): Record<string, MessageAttributeValue> {
   const attributes: Record<string, MessageAttributeValue> = {
     audience: { DataType: 'String', StringValue: audience },
     owner: { DataType: 'String', StringValue: digest.attributes.owner },

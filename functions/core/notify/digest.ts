@@ -55,8 +55,11 @@ export interface DigestAttributes {
 }
 
 /**
- * Who a message of a digest is for: people get chat and e-mail, machines (HTTPS, SQS) the finding
- * list. A digest is two messages, one per audience (adapters/sns-publisher.ts).
+ * Who a message of a digest is for, as the `audience` message attribute subscriptions filter on
+ * (infra/subscription-filters.ts, docs/notifications.md): people get the chat payload (Chatbot,
+ * through the chat relay queues) or the plain-text e-mail, picked by SNS per protocol; machines
+ * (HTTPS and SQS destinations) get the finding list. A digest is two messages, one per audience
+ * (adapters/sns-publisher.ts).
  */
 export type DigestAudience = 'people' | 'machines';
 

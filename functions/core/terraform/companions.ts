@@ -135,10 +135,9 @@ export function createCompanionIndex(resources: readonly ManagedResource[]): Com
     for (const link of links) {
       const linked =
         link.companionKey === 'roles' ? (resource.linkedParents ?? []) : [resource.values[link.companionKey]];
+      const attributes = typeof link.attributes === 'function' ? link.attributes(resource) : link.attributes;
       for (const value of linked) {
         if (value === undefined) continue;
-        const attributes =
-          typeof link.attributes === 'function' ? link.attributes(resource) : link.attributes;
         const byValue =
           managed.get(link.parentType) ?? new Map<string, Map<string, Set<string> | undefined>>();
         managed.set(link.parentType, byValue);
