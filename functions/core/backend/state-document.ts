@@ -61,18 +61,28 @@ export function parseStateHeader(body: string): ParsedState {
  * not a broken object whose last good version should be restored.
  */
 const LEGACY_VERSIONS: ReadonlySet<unknown> = new Set([1, 2, 3]);
+
+export function isLegacyStateVersion(version: unknown): version is 1 | 2 | 3 {
+  return LEGACY_VERSIONS.has(version);
+}
+
+/** A JSON value named by its type (`null`, `array`, `string`…), never quoted: state holds secrets. */
+export function jsonTypeName(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
 const LEGACY_NOTE =
   'written by Terraform 0.11 or older; Terraform 0.12 and later read it and write format 4 at their next apply';
 
 /** The header fields, judged one by one: the format version first, so an old state says so. */
 function headerOf(state: Record<string, unknown>): ParsedState {
-  const legacy = LEGACY_VERSIONS.has(state.version);
+  const legacy = isLegacyStateVersion(state.version);
   if (state.version !== 4 && !legacy) {
     if (state.version !== undefined && typeof state.version !== 'number') {
       // Named by its JSON type, never quoted (state holds secrets): `"4"` is not the number 4.
-      const type =
-        state.version === null ? 'null' : Array.isArray(state.version) ? 'array' : typeof state.version;
-      return { ok: false, reason: `state format version is a JSON ${type}, expected the number 4` };
+      return {
+        ok: false,
+        reason: `state format version is a JSON ${jsonTypeName(state.version)}, expected the number 4`,
+      };
     }
     const version = state.version === undefined ? 'missing' : String(state.version);
     return { ok: false, reason: `state format version ${version}, expected 4` };
@@ -133,7 +143,7 @@ export function parseStatePrefix(prefix: string, totalBytes: number, complete: b
   // `encryption_version` past the end of any prefix.
   if (scan.encryptedData) return { ok: true, encrypted: true };
   // A wrong version is its own reason at once; formats 1-3 have lineage and serial where 4 has them.
-  if ('version' in fields && fields.version !== 4 && !LEGACY_VERSIONS.has(fields.version))
+  if ('version' in fields && fields.version !== 4 && !isLegacyStateVersion(fields.version))
     return headerOf(fields);
   const missing = REQUIRED_FIELDS.filter((field) => !(field in fields));
   if (missing.length === 0) {
@@ -143,7 +153,7 @@ export function parseStatePrefix(prefix: string, totalBytes: number, complete: b
       return { ok: false, reason: 'resources is not a list' };
     return header;
   }
-  if (scan.ended || (LEGACY_VERSIONS.has(fields.version) && 'modules' in fields))
+  if (scan.ended || (isLegacyStateVersion(fields.version) && 'modules' in fields))
     // The whole object was scanned (it fits in the prefix after all), or an old format's header was
     // passed: the fields are absent.
     return headerOf(fields);

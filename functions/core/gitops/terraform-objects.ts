@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { isEncryptedState } from '../backend/state-document.js';
+import { isEncryptedState, isLegacyStateVersion, jsonTypeName } from '../backend/state-document.js';
 import { nonEmptyString } from '../terraform/json-values.js';
 import { groupOf, identityOf, isPlainObject, type KubeObject, type ObjectIdentity } from './kube-object.js';
 
@@ -170,11 +170,17 @@ export function kubernetesObjectsInState(state: unknown, workspace: string): Ter
  * instead of calling the workspace's real state "not a Terraform state".
  */
 function unreadableVersion(version: unknown): string {
-  if (version === 1 || version === 2 || version === 3)
+  if (isLegacyStateVersion(version))
     return `the state is in format ${version}, written by Terraform 0.11 or older, and driftwatch reads the Kubernetes objects of format 4 states only: the workspace's next apply with Terraform 0.12 or later writes format 4`;
   if (typeof version === 'number' && Number.isInteger(version) && version > 4)
     return `the state is in format ${version}, newer than the format 4 driftwatch reads: update driftwatch, or leave the workspace out of the cluster's workspaces until it does`;
-  return `not a Terraform state: state format version ${typeof version === 'number' ? String(version) : version === undefined ? 'missing' : `a JSON ${version === null ? 'null' : Array.isArray(version) ? 'array' : typeof version}`}, expected 4`;
+  const shown =
+    typeof version === 'number'
+      ? String(version)
+      : version === undefined
+        ? 'missing'
+        : `a JSON ${jsonTypeName(version)}`;
+  return `not a Terraform state: state format version ${shown}, expected 4`;
 }
 
 function instanceAddress(resource: StateResource, indexKey: unknown): string {
