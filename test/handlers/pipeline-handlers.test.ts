@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
+import { scanSummary } from '../helpers/findings.js';
 import { runCli } from '../helpers/integration.js';
 
 /** The state machine's own stages, run through `driftwatch invoke` with their sample events. */
@@ -118,45 +119,35 @@ describe('notify-owners (after record-findings of the same store)', () => {
     ]);
   });
 
-  it('check-health alerts again under a new id for every alertAfter period a scanner stays down', async () => {
-    const down = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-down-'));
+  /** check-health over a directory store prepared by `prepare`, with an SNS that accepts nothing. */
+  async function checkHealthOver(prepare: (store: string) => Promise<void> = async () => {}) {
+    const store = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-health-'));
     try {
-      // The last nightly scan finished 80 hours ago: three 26-hour periods of alertAfter, begun.
-      const startedAt = new Date(Date.now() - 80 * 3_600_000);
-      await createFindingsStore(createFsObjectStore(down)).writeSummary(
-        { scanId: 'nightly-1', startedAt },
-        {
-          scanId: 'nightly-1',
-          startedAt: startedAt.toISOString(),
-          finishedAt: startedAt.toISOString(),
-          workspaces: { total: 1, scanned: 1, failed: 0, busy: 0, skipped: 0 },
-          durationsMs: { total: 1000, workspaces: {} },
-          findings: { total: 0, bySeverity: {}, byKind: {} },
-          noiseRemoved: {},
-          failures: [],
-        },
-      );
-      const result = await runCli(['invoke', 'check-health', '--event', 'events/check-health.json'], {
-        env: { ...env, ...refusingSns, DRIFTWATCH_STORE: down },
+      await prepare(store);
+      return await runCli(['invoke', 'check-health', '--event', 'events/check-health.json'], {
+        env: { ...env, ...refusingSns, DRIFTWATCH_STORE: store },
       });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain('1 digest not accepted by SNS: missing-after-nightly-1-3.platform (');
     } finally {
-      rmSync(down, { recursive: true, force: true });
+      rmSync(store, { recursive: true, force: true });
     }
+  }
+
+  it('check-health alerts again under a new id for every alertAfter period a scanner stays down', async () => {
+    // The last nightly scan finished 80 hours ago: three 26-hour periods of alertAfter, begun.
+    const startedAt = new Date(Date.now() - 80 * 3_600_000);
+    const result = await checkHealthOver((store) =>
+      createFindingsStore(createFsObjectStore(store))
+        .writeSummary({ scanId: 'nightly-1', startedAt }, scanSummary('nightly-1', startedAt))
+        .then(() => undefined),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('1 digest not accepted by SNS: missing-after-nightly-1-3.platform (');
   });
 
   it('check-health fails when its scan-missing alert cannot be sent', async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'driftwatch-pipeline-health-'));
-    try {
-      const result = await runCli(['invoke', 'check-health', '--event', 'events/check-health.json'], {
-        env: { ...env, ...refusingSns, DRIFTWATCH_STORE: empty },
-      });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain('1 digest not accepted by SNS: missing-after-none.platform (');
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+    const result = await checkHealthOver();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('1 digest not accepted by SNS: missing-after-none.platform (');
   });
 });
 

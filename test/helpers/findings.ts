@@ -1,3 +1,4 @@
+import type { ScanSummary } from '../../functions/core/findings/findings-store.js';
 import type { Finding, FindingDraft } from '../../functions/core/findings/model.js';
 
 /** A terraform-drift draft with sensible defaults; override what the test is about. */
@@ -51,6 +52,21 @@ export function storedFinding(overrides: Partial<Finding> = {}, draft: FindingDr
     scanId: 'scan-1',
     firstSeenAt: '2026-11-29T02:10:00Z',
     lastSeenAt: '2026-11-29T02:10:00Z',
+    ...overrides,
+  };
+}
+
+/** The summary of a nightly scan that finished at `at`, one workspace scanned and nothing found. */
+export function scanSummary(scanId: string, at: Date, overrides: Partial<ScanSummary> = {}): ScanSummary {
+  return {
+    scanId,
+    startedAt: at.toISOString(),
+    finishedAt: at.toISOString(),
+    workspaces: { total: 1, scanned: 1, failed: 0, busy: 0, skipped: 0 },
+    durationsMs: { total: 1000, workspaces: {} },
+    findings: { total: 0, bySeverity: {}, byKind: {} },
+    noiseRemoved: {},
+    failures: [],
     ...overrides,
   };
 }
