@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
-import { createFindingsStore, type ScanSummary } from '../../../functions/core/findings/findings-store.js';
+import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import type { Finding } from '../../../functions/core/findings/model.js';
-import { driftDraft, scanFailedDraft } from '../../helpers/findings.js';
+import { driftDraft, scanFailedDraft, scanSummary } from '../../helpers/findings.js';
 import { runCli } from '../../helpers/integration.js';
 
 /** `findings`, `suppress` and `routes` against a store and registries built here. */
@@ -29,16 +29,13 @@ beforeAll(async () => {
     { workspace: 'platform-prod', check: 'terraform', outcome: 'failed' },
     [scanFailedDraft({ workspace: 'platform-prod', owner: 'platform' })],
   );
-  await store.writeSummary({ scanId: 'recent-scan', startedAt: recent }, {
-    scanId: 'recent-scan',
-    startedAt: recent.toISOString(),
-    finishedAt: recent.toISOString(),
-    workspaces: { total: 2, scanned: 1, failed: 1, busy: 0, skipped: 0 },
-    durationsMs: { total: 1000, workspaces: {} },
-    findings: { total: 2, bySeverity: {}, byKind: {} },
-    noiseRemoved: {},
-    failures: [],
-  } satisfies ScanSummary);
+  await store.writeSummary(
+    { scanId: 'recent-scan', startedAt: recent },
+    scanSummary('recent-scan', recent, {
+      workspaces: { total: 2, scanned: 1, failed: 1, busy: 0, skipped: 0 },
+      findings: { total: 2, bySeverity: {}, byKind: {} },
+    }),
+  );
 });
 
 const json = async (args: string[]) => {

@@ -7,13 +7,12 @@ import { presentFinding } from '../../../cli/finding-view.js';
 import { type ListingFormat, renderFindings } from '../../../cli/output.js';
 import { PLAIN } from '../../../cli/terminal.js';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
-import type { ScanSummary } from '../../../functions/core/findings/findings-store.js';
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import type { FindingDraft } from '../../../functions/core/findings/model.js';
 import { renderReport } from '../../../functions/core/report/render-report.js';
 import { loadReportData } from '../../../functions/core/report/report-data.js';
 import { newCore, VALUE_CATEGORIES } from '../../helpers/canary-generator.js';
-import { driftDraft, storedFinding } from '../../helpers/findings.js';
+import { driftDraft, scanSummary, storedFinding } from '../../helpers/findings.js';
 import { runCli } from '../../helpers/integration.js';
 
 /**
@@ -199,18 +198,19 @@ describe('every command that shows a stored finding: no canary of any field', ()
   beforeAll(async () => {
     const at = new Date(Date.now() - 60_000);
     const findings = createFindingsStore(createFsObjectStore(store));
-    await findings.writeSummary({ scanId: 'scan-1', startedAt: at }, {
-      scanId: 'scan-1',
-      startedAt: at.toISOString(),
-      finishedAt: at.toISOString(),
-      workspaces: { total: 2, scanned: 1, failed: 1, busy: 0, skipped: 0 },
-      durationsMs: { total: 1000, workspaces: {} },
-      findings: { total: 1, bySeverity: {}, byKind: {} },
-      noiseRemoved: {},
-      failures: [
-        { workspace: 'orders-prod', reason: `init failed: ${CATEGORIES[0]!(plantedCore('summary-reason'))}` },
-      ],
-    } satisfies ScanSummary);
+    await findings.writeSummary(
+      { scanId: 'scan-1', startedAt: at },
+      scanSummary('scan-1', at, {
+        workspaces: { total: 2, scanned: 1, failed: 1, busy: 0, skipped: 0 },
+        findings: { total: 1, bySeverity: {}, byKind: {} },
+        failures: [
+          {
+            workspace: 'orders-prod',
+            reason: `init failed: ${CATEGORIES[0]!(plantedCore('summary-reason'))}`,
+          },
+        ],
+      }),
+    );
     const recorded = await findings.recordWorkspace(
       { scanId: 'scan-1', startedAt: at, now: at },
       { workspace: 'payments-prod', check: 'terraform', outcome: 'ok' },
