@@ -5,10 +5,12 @@
 import { run as backendRequests } from './backend-requests.js';
 import { run as cli } from './cli.js';
 import { run as evaluatePlan } from './evaluate-plan.js';
+import { run as iamDiff } from './iam-diff.js';
 import { run as notifications } from './notifications.js';
 import { run as scanOverhead } from './scan-overhead.js';
 
 await evaluatePlan();
+await iamDiff();
 await cli();
 await scanOverhead();
 await backendRequests();
