@@ -4,12 +4,23 @@ import { stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { shortIdLength } from '../finding-ids.js';
 
 /**
+ * GitHub refuses a comment body over 65,536 characters ("Body is too long"), so a CI step posting
+ * the output of a large plan failed and the pull request got no comment at all. The table stops
+ * below the limit, with room left for a heading or footer the pipeline adds around it.
+ */
+export const MARKDOWN_MAX_CHARS = 60_000;
+
+/**
  * Findings as GitHub-flavoured Markdown for a pull-request comment: a one-line summary, then a table.
  * Every cell is data (addresses, titles, values from plans and clusters): it is escaped so that it
  * cannot end its cell, its row or the table, open a code span, form a link, an image, a mention or
- * HTML. The caller passes findings already sorted (output.ts sortFindings) and filtered.
+ * HTML. The caller passes findings already sorted (output.ts sortFindings) and filtered, so when the
+ * table must stop at `maxChars` the rows left out are the least severe; a last line counts them.
  */
-export function renderMarkdown(findings: readonly Finding[], options: { minimum?: Severity } = {}): string {
+export function renderMarkdown(
+  findings: readonly Finding[],
+  options: { minimum?: Severity; maxChars?: number } = {},
+): string {
   if (findings.length === 0)
     return options.minimum && options.minimum !== 'info'
       ? `No findings at ${options.minimum} or above.\n`
@@ -29,7 +40,27 @@ export function renderMarkdown(findings: readonly Finding[], options: { minimum?
         escapeMarkdownCell(truncate(changeSummary(finding), 120)),
       ].join(' | ')} |`,
   );
-  return `${markdownSummary(findings)}\n\n${header}\n${rows.join('\n')}\n`;
+  const head = `${markdownSummary(findings)}\n\n${header}\n`;
+  const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
+  let length = head.length;
+  let shown = 0;
+  for (const row of rows) {
+    // Room is kept for the note that counts the rows left out, whatever it will say.
+    if (length + row.length + 1 + OMITTED_NOTE_ROOM > maxChars) break;
+    length += row.length + 1;
+    shown++;
+  }
+  const table = `${head}${rows.slice(0, shown).join('\n')}\n`;
+  if (shown === rows.length) return table;
+  return `${table}\n${omittedNote(findings.slice(shown))}\n`;
+}
+
+/** The longest omittedNote can be: seven counts of up to seven digits each, and its fixed text. */
+const OMITTED_NOTE_ROOM = 400;
+
+function omittedNote(omitted: readonly Pick<Finding, 'severity' | 'status'>[]): string {
+  const noun = omitted.length === 1 ? 'finding' : 'findings';
+  return `_…and ${omitted.length} more ${noun} not shown (${countsByStatus(omitted)}): a GitHub comment holds at most 65,536 characters. \`--format json\` or \`--format sarif\` lists them all; \`--severity <level>\` shortens this table._`;
 }
 
 /**
@@ -38,6 +69,12 @@ export function renderMarkdown(findings: readonly Finding[], options: { minimum?
  * "3 findings: 1 critical; 1 resolved, 1 suppressed", so a comment never calls them open problems.
  */
 export function markdownSummary(findings: readonly Pick<Finding, 'severity' | 'status'>[]): string {
+  const noun = findings.length === 1 ? 'finding' : 'findings';
+  return `${findings.length} ${noun}: ${countsByStatus(findings)}`;
+}
+
+/** "1 critical, 2 medium; 1 resolved": open findings by severity, then resolved and suppressed ones. */
+function countsByStatus(findings: readonly Pick<Finding, 'severity' | 'status'>[]): string {
   const counts = new Map<Severity, number>();
   let resolved = 0;
   let suppressed = 0;
@@ -53,8 +90,7 @@ export function markdownSummary(findings: readonly Pick<Finding, 'severity' | 's
     ...(resolved > 0 ? [`${resolved} resolved`] : []),
     ...(suppressed > 0 ? [`${suppressed} suppressed`] : []),
   ];
-  const noun = findings.length === 1 ? 'finding' : 'findings';
-  return `${findings.length} ${noun}: ${[open.join(', '), closed.join(', ')].filter(Boolean).join('; ')}`;
+  return [open.join(', '), closed.join(', ')].filter(Boolean).join('; ');
 }
 
 /**

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   code,
   escapeMarkdownCell,
+  MARKDOWN_MAX_CHARS,
   markdownSummary,
   renderMarkdown,
 } from '../../../../cli/formats/markdown.js';
 import { renderFindings } from '../../../../cli/output.js';
+import { type Severity, severityRank } from '../../../../functions/core/findings/model.js';
 import { driftDraft, scanFailedDraft, storedFinding } from '../../../helpers/findings.js';
 
 const PLAIN = { colour: false, width: 200 };
@@ -118,5 +120,59 @@ describe('markdown format', () => {
 
   it('counts a single finding in the singular', () => {
     expect(markdownSummary([storedFinding({}, scanFailedDraft())])).toBe('1 finding: 1 high');
+  });
+
+  it('stays under the size of a GitHub comment: the least severe rows go, and a last line counts them', () => {
+    // 600 findings of ~200-character rows: about twice what a GitHub comment holds (65,536).
+    const severities = ['critical', 'high', 'medium', 'low'] as const;
+    const findings = Array.from({ length: 600 }, (_, i) =>
+      storedFinding(
+        {},
+        driftDraft({
+          severity: severities[Math.floor((i * severities.length) / 600)]!,
+          workspace: `workspace-${i}`,
+          resource: {
+            address: `aws_security_group.service_${'x'.repeat(40)}_${i}`,
+            type: 'aws_security_group',
+          },
+        }),
+      ),
+    );
+    const text = renderFindings(findings, 'markdown', NOW, PLAIN);
+    expect(text.length).toBeLessThanOrEqual(MARKDOWN_MAX_CHARS);
+    const lines = text.trimEnd().split('\n');
+    // The summary still counts every finding.
+    expect(lines[0]).toBe('600 findings: 150 critical, 150 high, 150 medium, 150 low');
+    const rows = lines.slice(4).filter((line) => line.startsWith('|'));
+    expect(rows.length).toBeGreaterThan(150);
+    expect(rows.length).toBeLessThan(600);
+    // The most severe are the ones shown: no finding left out ranks above one shown.
+    const shown = new Set(rows.map((row) => cells(row)[3]));
+    const omitted = findings.filter((finding) => !shown.has(finding.workspace));
+    expect(omitted.length + rows.length).toBe(600);
+    const worstShown = Math.max(...rows.map((row) => severityRank(cells(row)[1] as Severity)));
+    expect(omitted.every((finding) => severityRank(finding.severity) >= worstShown)).toBe(true);
+    const note = lines.at(-1)!;
+    expect(note).toBe(
+      `_…and ${omitted.length} more findings not shown (${markdownSummary(omitted).replace(/^\d+ findings: /, '')}): a GitHub comment holds at most 65,536 characters. \`--format json\` or \`--format sarif\` lists them all; \`--severity <level>\` shortens this table._`,
+    );
+    expect(note).toMatch(/\d+ low\)/);
+  });
+
+  it('cuts at any limit without breaking a row, and shows the whole table when it fits exactly', () => {
+    const findings = Array.from({ length: 30 }, (_, i) =>
+      storedFinding({}, driftDraft({ severity: 'high', workspace: `w-${i}` })),
+    );
+    const whole = renderMarkdown(findings, { maxChars: Number.MAX_SAFE_INTEGER });
+    expect(whole).not.toContain('not shown');
+    for (const maxChars of [1_000, 2_500, 4_000]) {
+      const text = renderMarkdown(findings, { maxChars });
+      expect(text.length).toBeLessThanOrEqual(maxChars);
+      // Every table line is a whole row of seven cells.
+      const tableLines = text.split('\n').filter((line) => line.startsWith('|'));
+      expect(tableLines.every((line) => cells(line).length === 7)).toBe(true);
+      expect(text).toMatch(/_…and \d+ more findings? not shown \(\d+ high\)/);
+    }
+    expect(renderMarkdown(findings, { maxChars: whole.length + 400 })).toBe(whole);
   });
 });
