@@ -26,7 +26,23 @@ export function readFailure(
   const status = (error as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata
     ?.httpStatusCode;
   if (typeof status === 'number') failure.httpStatus = status;
+  const storageClass = archiveStorageClass(error);
+  if (storageClass) failure.storageClass = storageClass;
   return failure;
+}
+
+/**
+ * S3's InvalidObjectState error names the storage class (and, for Intelligent-Tiering, the access
+ * tier) of an object it will not serve until restored; the SDK puts them on the error.
+ */
+function archiveStorageClass(error: unknown): string | undefined {
+  const { StorageClass, AccessTier } = (error ?? {}) as { StorageClass?: unknown; AccessTier?: unknown };
+  const word = (value: unknown) =>
+    typeof value === 'string' && /^[A-Z_]{1,40}$/.test(value) ? value : undefined;
+  const storageClass = word(StorageClass);
+  if (storageClass === undefined) return undefined;
+  const tier = word(AccessTier);
+  return tier ? `${storageClass} (${tier})` : storageClass;
 }
 
 /** `127.0.0.1:4566` for a refused or timed-out connection, the host name for a failed DNS lookup. */

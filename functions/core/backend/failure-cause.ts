@@ -19,6 +19,8 @@ export type FailureCauseKind =
   | 'access-denied'
   | 'not-bucket-owner'
   | 'kms-key'
+  | 'customer-key'
+  | 'archived'
   | 'throttled'
   | 'other';
 
@@ -131,6 +133,8 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
   }
   const kms = kmsCause(failure);
   if (kms) return kms;
+  const unservable = objectNotServedCause(failure);
+  if (unservable) return unservable;
   if (code === 'NoSuchBucket')
     return {
       kind: 'no-such-bucket',
@@ -249,6 +253,35 @@ function kmsCause(failure: ReadFailure): FailureCause | undefined {
       : `${code} on ${action} of an SSE-KMS object: ${action} or kms:Decrypt on its key`,
     advice: `Allow kms:Decrypt on ${keyName} to the role driftwatch reads with (its IAM policy, and the key policy for a key in another account), and ${action} on ${resourceName(failure.resource, action)}${certain}.`,
   };
+}
+
+/**
+ * An object S3 keeps but will not serve to a plain GET, whoever asks and however often: one written
+ * with a customer-provided key (SSE-C: the S3 backend's `sse_customer_key`), which S3 answers 400
+ * InvalidRequest without the key, or one in an archive storage class (a lifecycle transition to
+ * GLACIER or DEEP_ARCHIVE, an Intelligent-Tiering archive tier), which S3 answers 403
+ * InvalidObjectState until it is restored. Neither is a permission to add or a fault the next scan
+ * gets past ("an unexpected error … tries again" sent people to wait for a scan that never passes).
+ */
+function objectNotServedCause(failure: ReadFailure): FailureCause | undefined {
+  const { code, action, resource, message } = failure;
+  if (!action.startsWith('s3:GetObject')) return undefined;
+  const where = resourceName(resource, action);
+  if (code === 'InvalidRequest' && /stored using a form of Server Side Encryption/i.test(message))
+    return {
+      kind: 'customer-key',
+      summary: `${code} on ${action}: the object is encrypted with a customer-provided key (SSE-C)`,
+      advice: `${where} was written with a customer-provided key (SSE-C: the S3 backend's sse_customer_key, or AWS_SSE_CUSTOMER_KEY), and S3 returns such an object only to a request that carries the key; driftwatch holds no customer key, so no IAM permission or retry lets it read the object, and the checks that need its content cannot run. To have it checked, move the backend to SSE-KMS (kms_key_id instead of sse_customer_key): \`terraform state pull\` with the current settings, \`terraform init -reconfigure\` with the new ones, then \`terraform state push\`, after review.`,
+    };
+  if (code === 'InvalidObjectState') {
+    const storageClass = failure.storageClass ?? 'an archive storage class';
+    return {
+      kind: 'archived',
+      summary: `${code} on ${action}: the object is archived (${storageClass}) and must be restored before anyone can read it`,
+      advice: `${where} is in ${storageClass}, where S3 serves no GET until the object is restored (Terraform cannot read it either): restore it (aws s3api restore-object; for GLACIER and DEEP_ARCHIVE with --restore-request Days=7,GlacierJobParameters={Tier=Standard}), copy it onto itself with --storage-class STANDARD once restored, and stop whatever put it there (a lifecycle rule, which backend.lifecycle-removes-state names, or an upload with --storage-class).`,
+    };
+  }
+  return undefined;
 }
 
 /** Log fields for a bucket whose preflight failed (the cause, one line), or none. */

@@ -102,6 +102,11 @@ export interface ReadFailure {
    */
   kmsKeyId?: string;
   /**
+   * The storage class S3 names when it refuses to serve an archived object (InvalidObjectState):
+   * `GLACIER`, `DEEP_ARCHIVE`, or `INTELLIGENT_TIERING (ARCHIVE_ACCESS)` with its access tier.
+   */
+  storageClass?: string;
+  /**
    * The AWS_PROFILE the SDK read when no credentials came: it looks at that profile alone, so the
    * profile (a typo, an SSO session that ended) is where to look, not the whole chain.
    */

@@ -407,6 +407,47 @@ describe('AWS backend reader', () => {
     expect(classifyReadFailure({ ...denied, kmsKeyId: ARN }).advice).toContain(`Allow kms:Decrypt on ${ARN}`);
   });
 
+  it('an archived state (InvalidObjectState) keeps the storage class S3 names; an SSE-C one its InvalidRequest', async () => {
+    s3Mock.on(GetObjectCommand, { Key: 'archived.tfstate' }).rejects(
+      Object.assign(s3ServiceError('InvalidObjectState', 403), {
+        message: "The operation is not valid for the object's storage class",
+        StorageClass: 'DEEP_ARCHIVE',
+      }),
+    );
+    s3Mock.on(GetObjectCommand, { Key: 'tiered.tfstate' }).rejects(
+      Object.assign(s3ServiceError('InvalidObjectState', 403), {
+        StorageClass: 'INTELLIGENT_TIERING',
+        AccessTier: 'DEEP_ARCHIVE_ACCESS',
+      }),
+    );
+    s3Mock.on(GetObjectCommand, { Key: 'ssec.tfstate' }).rejects(
+      Object.assign(s3ServiceError('InvalidRequest', 400), {
+        message:
+          'The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.',
+      }),
+    );
+    const failureOf = async (key: string) =>
+      (
+        (await reader
+          .readObjectStart('tfstate', key, undefined, 65536)
+          .catch((thrown) => thrown)) as BackendReadError
+      ).failure;
+    const archived = await failureOf('archived.tfstate');
+    expect(archived).toMatchObject({
+      code: 'InvalidObjectState',
+      storageClass: 'DEEP_ARCHIVE',
+      httpStatus: 403,
+    });
+    expect(classifyReadFailure(archived).kind).toBe('archived');
+    expect((await failureOf('tiered.tfstate')).storageClass).toBe(
+      'INTELLIGENT_TIERING (DEEP_ARCHIVE_ACCESS)',
+    );
+    const ssec = await failureOf('ssec.tfstate');
+    expect(ssec).toMatchObject({ code: 'InvalidRequest', httpStatus: 400 });
+    expect(ssec.storageClass).toBeUndefined();
+    expect(classifyReadFailure(ssec).kind).toBe('customer-key');
+  });
+
   it('a lock body longer than its Content-Length said is read no further than the limit', async () => {
     const { endless, pulled } = endlessBody();
     s3Mock.on(GetObjectCommand).resolves({ Body: endless as never });

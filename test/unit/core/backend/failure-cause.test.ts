@@ -234,3 +234,65 @@ describe('classifyReadFailure: SSE-KMS keys', () => {
     expect(classifyReadFailure(stateRead({})).advice).toMatch(/SSE-KMS.*kms:Decrypt/);
   });
 });
+
+describe('classifyReadFailure: objects S3 keeps but will not serve to a plain GET', () => {
+  const objectRead = (fields: Partial<ReadFailure>): ReadFailure => ({
+    resource: 's3://tfstate/pay/terraform.tfstate',
+    action: 's3:GetObjectVersion',
+    code: 'InvalidRequest',
+    message: 'no message',
+    httpStatus: 400,
+    ...fields,
+  });
+
+  it('a state written with sse_customer_key (SSE-C) names the customer key, never "the next scan tries again"', () => {
+    const cause = classifyReadFailure(
+      objectRead({
+        message:
+          'The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.',
+      }),
+    );
+    expect(cause).toMatchObject({
+      kind: 'customer-key',
+      summary:
+        'InvalidRequest on s3:GetObjectVersion: the object is encrypted with a customer-provided key (SSE-C)',
+    });
+    expect(cause.advice).toContain('arn:aws:s3:::tfstate/pay/terraform.tfstate');
+    expect(cause.advice).toContain('sse_customer_key');
+    expect(cause.advice).not.toMatch(/tries again/);
+    // Another InvalidRequest is not SSE-C.
+    expect(classifyReadFailure(objectRead({ message: 'Invalid version id specified' })).kind).toBe('other');
+  });
+
+  it('an archived object (InvalidObjectState) names its storage class and the restore, never "the next scan tries again"', () => {
+    const glacier = classifyReadFailure(
+      objectRead({
+        code: 'InvalidObjectState',
+        httpStatus: 403,
+        message: "The operation is not valid for the object's storage class",
+        storageClass: 'GLACIER',
+      }),
+    );
+    expect(glacier).toMatchObject({
+      kind: 'archived',
+      summary:
+        'InvalidObjectState on s3:GetObjectVersion: the object is archived (GLACIER) and must be restored before anyone can read it',
+    });
+    expect(glacier.advice).toMatch(/aws s3api restore-object/);
+    expect(glacier.advice).not.toMatch(/tries again|Allow /);
+    const tiering = classifyReadFailure(
+      objectRead({
+        code: 'InvalidObjectState',
+        httpStatus: 403,
+        storageClass: 'INTELLIGENT_TIERING (ARCHIVE_ACCESS)',
+      }),
+    );
+    expect(tiering.summary).toContain('(INTELLIGENT_TIERING (ARCHIVE_ACCESS))');
+    // Not an object read: whatever it is, it is not an archived object.
+    expect(
+      classifyReadFailure(
+        objectRead({ code: 'InvalidObjectState', action: 's3:ListBucket', resource: 's3://tfstate/' }),
+      ).kind,
+    ).toBe('other');
+  });
+});
