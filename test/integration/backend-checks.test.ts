@@ -507,13 +507,14 @@ describe('hostile objects under real S3 semantics (Range, encoding-type, empty o
     'bell\u0007/terraform.tfstate',
   ];
   // ContentLength given: the SDK warns on stderr about a body whose length it does not work out (the empty one).
-  const put = (Key: string, Body: string | Uint8Array) =>
+  const put = (Key: string, Body: string | Uint8Array, StorageClass?: 'GLACIER' | 'DEEP_ARCHIVE') =>
     aws.s3.send(
       new PutObjectCommand({
         Bucket: BUCKET,
         Key,
         Body,
         ContentLength: typeof Body === 'string' ? Buffer.byteLength(Body) : Body.length,
+        ...(StorageClass ? { StorageClass } : {}),
       }),
     );
   const reader = () => createAwsBackendReader({ s3: new S3Client({}), dynamodb: new DynamoDBClient({}) });
@@ -546,6 +547,32 @@ describe('hostile objects under real S3 semantics (Range, encoding-type, empty o
     // Applied, then deleted: a delete marker on top of the versions.
     await put('deleted/terraform.tfstate', bigState(3, 1024));
     await aws.s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'deleted/terraform.tfstate' }));
+    // History in GLACIER (what a noncurrent-version transition leaves), then a readable current state
+    // with a lower serial; and a live state a bucket-wide rule moved to DEEP_ARCHIVE.
+    await put('history-archived/terraform.tfstate', bigState(8, 1024), 'GLACIER');
+    await put('history-archived/terraform.tfstate', bigState(7, 1024));
+    await put('archived/terraform.tfstate', bigState(5, 1024), 'DEEP_ARCHIVE');
+  });
+
+  it('archived versions: S3 refuses them (InvalidObjectState); history there is passed over, a live state there is state.unreadable', async () => {
+    const result = await checkBackend(
+      reader(),
+      adhocTarget({
+        bucket: BUCKET,
+        keys: ['history-archived/terraform.tfstate', 'archived/terraform.tfstate'],
+      }),
+    );
+    const drafts = result.runs
+      .flatMap((run) => run.drafts)
+      .filter((draft) => draft.kind !== 'backend-policy');
+    expect(drafts.map((draft) => [draft.ruleId, draft.title])).toEqual([
+      [
+        'state.unreadable',
+        `State s3://${BUCKET}/archived/terraform.tfstate is archived (DEEP_ARCHIVE): Terraform cannot read it`,
+      ],
+    ]);
+    expect(result.runs.map((run) => run.outcome)).toEqual(['ok']);
+    expect(JSON.stringify(drafts)).not.toContain(secret);
   });
 
   it('a state deleted under versioning is named as deleted, not as a key never applied', async () => {

@@ -198,7 +198,14 @@ async function readStateVersion(
   let parsed: ParsedStatePrefix | undefined;
   let whole = false;
   for (const bytes of [STATE_HEAD_BYTES, STATE_HEAD_MAX_BYTES]) {
-    const start = await reader.readObjectStart(bucket, key, versionId, bytes);
+    let start: Awaited<ReturnType<BackendReader['readObjectStart']>>;
+    try {
+      start = await reader.readObjectStart(bucket, key, versionId, bytes);
+    } catch (error) {
+      const archived = archivedVersion(error, current);
+      if (archived) return archived;
+      throw error;
+    }
     if (start === undefined) return undefined;
     parsed = parseStatePrefix(start.text, start.totalBytes, start.complete);
     whole = start.complete;
@@ -220,6 +227,22 @@ async function readStateVersion(
       };
   }
   return { header: parsed.header };
+}
+
+/**
+ * A version S3 will not serve until it is restored (403 InvalidObjectState: GLACIER, DEEP_ARCHIVE,
+ * an Intelligent-Tiering archive tier). Older versions moved there by a noncurrent-version
+ * transition (a usual way to keep history cheaply) are history Terraform never reads: they are
+ * passed over like unreadable ones, and the versions around them still compared; they failed the
+ * whole state check. A current version there is state Terraform cannot read: state.unreadable.
+ */
+function archivedVersion(error: unknown, current: boolean): StateVersionFacts | undefined {
+  if (!(error instanceof BackendReadError) || error.failure.code !== 'InvalidObjectState') return undefined;
+  const storageClass = error.failure.storageClass ?? 'an archive storage class';
+  return {
+    archived: storageClass,
+    unreadable: `the ${current ? 'current ' : ''}version is archived in ${storageClass}: S3 serves it to no one, Terraform included, until it is restored`,
+  };
 }
 
 async function readLockTables(reader: BackendReader, target: BackendTarget): Promise<LockTableFacts[]> {

@@ -92,6 +92,11 @@ export interface StateVersionFacts {
   encrypted?: true;
   /** Why this version is not valid state v4 JSON (never its content). */
   unreadable?: string;
+  /**
+   * The storage class of a version S3 will not serve until restored (`GLACIER`, `DEEP_ARCHIVE`…):
+   * `unreadable` says so too.
+   */
+  archived?: string;
   /** A delete marker: the state object was deleted (`unreadable` says so too). */
   deleted?: true;
   /** Written right after a delete marker: the state object was deleted, then written anew. */

@@ -1,4 +1,5 @@
 import type { StateRule, StateSubject, StateVersionFacts, Violation } from '../rule.js';
+import { shellWord } from '../rule.js';
 import { restoreRemediation, versionEvidence } from './state-history.js';
 
 export const stateUnreadableRule: StateRule = {
@@ -16,6 +17,7 @@ export const stateUnreadableRule: StateRule = {
     const current = subject.versions[0];
     if (current?.headerUnknown !== undefined) return [headerNotRead(subject, current)];
     if (current?.unreadable === undefined) return [];
+    if (current.archived !== undefined) return [archivedState(subject, current, current.archived)];
     const good = subject.versions.find((version) => version.header !== undefined);
     return [
       {
@@ -43,6 +45,41 @@ export const stateUnreadableRule: StateRule = {
     ];
   },
 };
+
+/**
+ * The current version is in an archive storage class (a lifecycle transition that reached live state,
+ * an upload with --storage-class): valid state, perhaps, but S3 serves it to nobody until it is
+ * restored, so every plan and apply of the workspace fails. The fix is a restore, not a push of an
+ * older version, and nobody wrote anything wrong.
+ */
+function archivedState(subject: StateSubject, current: StateVersionFacts, storageClass: string): Violation {
+  const where = `s3://${subject.bucket}/${subject.key}`;
+  const bucket = shellWord(subject.bucket);
+  const key = shellWord(subject.key);
+  const version =
+    current.versionId && current.versionId !== 'null' ? ` --version-id ${shellWord(current.versionId)}` : '';
+  const glacier = /^(GLACIER|DEEP_ARCHIVE)$/.test(storageClass);
+  const object = shellWord(`s3://${subject.bucket}/${subject.key}`);
+  return {
+    resource: { bucket: subject.bucket, key: subject.key },
+    title: `State ${where} is archived (${storageClass}): Terraform cannot read it`,
+    detail: `${where}: ${current.unreadable}.`,
+    evidence: { reason: current.unreadable, storageClass, current: versionEvidence(current) },
+    explanation:
+      'Every plan and apply of the workspace fails until the state is restored (S3 answers InvalidObjectState), and a lifecycle rule that archived it will archive the next quiet state too.',
+    remediation: {
+      summary: `Restore ${where}, make it a readable object again, and stop what archived it.`,
+      steps: [
+        `Restore it (hours for ${storageClass}; Expedited is faster for GLACIER):\naws s3api restore-object --bucket ${bucket} --key ${key}${version} --restore-request ${glacier ? "'Days=7,GlacierJobParameters={Tier=Standard}'" : "'{}'"}`,
+        glacier
+          ? `Once restored (aws s3api head-object shows Restore: ongoing-request="false"), copy it onto itself in a readable class, which keeps its content:\naws s3 cp ${object} ${object} --storage-class STANDARD`
+          : 'Once restored, Intelligent-Tiering serves it again from its Frequent Access tier.',
+        'Narrow the lifecycle rule that moved it (backend.lifecycle-removes-state names it), or find who uploaded it with --storage-class.',
+        'driftwatch never writes state: the restore is yours to decide and run.',
+      ],
+    },
+  };
+}
 
 /**
  * The current version's header was not read though it may be valid state: its members are further

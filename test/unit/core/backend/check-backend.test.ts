@@ -4,7 +4,7 @@ import {
   STATE_HEAD_BYTES,
   STATE_HEAD_MAX_BYTES,
 } from '../../../../functions/core/backend/check-backend.js';
-import type { ReadFailure } from '../../../../functions/core/backend/ports.js';
+import { BackendReadError, type ReadFailure } from '../../../../functions/core/backend/ports.js';
 import { checkAndRecordBackend } from '../../../../functions/core/backend/stages.js';
 import { adhocTarget } from '../../../../functions/core/backend/target.js';
 import { createFindingsStore } from '../../../../functions/core/findings/findings-store.js';
@@ -408,6 +408,72 @@ describe('checkBackend', () => {
     expect(pay.drafts[0]!.remediation!.steps[0]).toMatch(/^Find out who deleted the state \(delete marker /);
     // A deletion, not a corrupt write: the detail does not guess a truncated or foreign object.
     expect(pay.drafts[0]!.detail).not.toMatch(/truncated|foreign object|failed write/);
+  });
+
+  it('archived versions (InvalidObjectState): older ones are passed over and the rest compared, a current one is state.unreadable with the restore', async () => {
+    const archivedFailure = (key: string, storageClass: string): ReadFailure => ({
+      resource: `s3://tfstate/${key}`,
+      action: 's3:GetObjectVersion',
+      code: 'InvalidObjectState',
+      message: "The operation is not valid for the object's storage class",
+      httpStatus: 403,
+      storageClass,
+    });
+    const backend = fakeBackend({
+      objects: {
+        // A noncurrent-version transition to GLACIER (history kept cheaply): v1 is archived.
+        'pay/terraform.tfstate': {
+          body: stateBody({ serial: 5 }),
+          history: [
+            { versionId: 'v0', body: stateBody({ serial: 4 }) },
+            { versionId: 'v1', body: stateBody({ serial: 7 }) },
+            { versionId: 'v2', body: stateBody({ serial: 6 }) },
+          ],
+        },
+        // A bucket-wide expiration rule's sibling: the live state moved to DEEP_ARCHIVE.
+        'net/terraform.tfstate': versioned([3, 2]),
+      },
+    });
+    const { readObjectStart } = backend.reader;
+    const reader = {
+      ...backend.reader,
+      async readObjectStart(...args: Parameters<typeof readObjectStart>) {
+        const [, key, versionId] = args;
+        if (key === 'pay/terraform.tfstate' && versionId === 'v1')
+          throw new BackendReadError(archivedFailure(key, 'GLACIER'));
+        if (key === 'net/terraform.tfstate' && versionId === `${key}@current`)
+          throw new BackendReadError(archivedFailure(key, 'DEEP_ARCHIVE'));
+        return readObjectStart(...args);
+      },
+    };
+    const result = await checkBackend(reader, target());
+    const pay = result.runs.find((run) => run.placement.workspace === 'pay-prod')!;
+    expect(pay.outcome).toBe('ok');
+    // Oldest first: v2 (6), v1 (archived), v0 (4), current (5): compared across the archived v1,
+    // the regression from 6 to 4 is still seen.
+    expect(pay.drafts.map((draft) => [draft.ruleId, draft.evidence.before, draft.evidence.after])).toEqual([
+      [
+        'state.serial-regressed',
+        expect.objectContaining({ versionId: 'v2', serial: 6 }),
+        expect.objectContaining({ versionId: 'v0', serial: 4 }),
+      ],
+    ]);
+    const net = result.runs.find((run) => run.placement.workspace === 'net-prod')!;
+    expect(net.outcome).toBe('ok');
+    expect(net.drafts.map((draft) => [draft.ruleId, draft.severity, draft.title])).toEqual([
+      [
+        'state.unreadable',
+        'high',
+        'State s3://tfstate/net/terraform.tfstate is archived (DEEP_ARCHIVE): Terraform cannot read it',
+      ],
+    ]);
+    const [archived] = net.drafts;
+    expect(archived!.evidence).toMatchObject({ storageClass: 'DEEP_ARCHIVE' });
+    const steps = archived!.remediation!.steps.join('\n');
+    expect(steps).toContain(
+      "aws s3api restore-object --bucket tfstate --key net/terraform.tfstate --version-id net/terraform.tfstate@current --restore-request 'Days=7,GlacierJobParameters={Tier=Standard}'",
+    );
+    expect(steps).not.toMatch(/state push/);
   });
 
   it('OpenTofu-encrypted state is no unreadable state; the versions around it are still compared', async () => {
