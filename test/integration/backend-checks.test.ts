@@ -215,6 +215,41 @@ describe('bucket rules on real buckets', () => {
     expect(compliant).toEqual(['backend.tls-only']);
   });
 
+  it("a bucket-wide transition to GLACIER under S3's 128 KiB transition minimum reaches only the larger states", async () => {
+    await createBucket('cold-logs');
+    // Written for logs; S3 applies all_storage_classes_128K to it (its default since September 2024).
+    await aws.s3.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: 'cold-logs',
+        LifecycleConfiguration: {
+          Rules: [
+            {
+              ID: 'logs-to-glacier',
+              Status: 'Enabled',
+              Filter: {},
+              Transitions: [{ Days: 90, StorageClass: 'GLACIER' }],
+            },
+          ],
+        },
+      }),
+    );
+    const state = (bytes: number) =>
+      `{"version":4,"serial":1,"lineage":"l","resources":[],"pad":"${'x'.repeat(bytes)}"}`;
+    for (const [Key, Body] of [
+      ['small/terraform.tfstate', state(1024)],
+      ['large/terraform.tfstate', state(200 * 1024)],
+    ] as const)
+      await aws.s3.send(new PutObjectCommand({ Bucket: 'cold-logs', Key, Body }));
+    const drafts = (await checkBackend(reader(), adhocTarget({ bucket: 'cold-logs' }))).runs.flatMap(
+      (run) => run.drafts,
+    );
+    expect(drafts.find((draft) => draft.ruleId === 'backend.lifecycle-removes-state')?.evidence).toEqual({
+      rules: ['rule "logs-to-glacier" moves current versions of 128 KiB or more to GLACIER after 90 days'],
+      coveredStateObjects: 1,
+      coveredExamples: ['large/terraform.tfstate'],
+    });
+  });
+
   it('suspended versioning, and SSE-S3 where KMS is required', async () => {
     const target = adhocTarget({ bucket: 'suspended' });
     target.expectKms = true;

@@ -185,6 +185,11 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
           ['NoSuchLifecycleConfiguration'],
           async () => {
             const response = await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }));
+            // Without the field (an endpoint that predates it), small objects are assumed to move.
+            const transitionMinimum =
+              response.TransitionDefaultMinimumObjectSize === 'all_storage_classes_128K'
+                ? TRANSITION_DEFAULT_MINIMUM_BYTES
+                : undefined;
             return (response.Rules ?? []).map(
               (rule): LifecycleRule => ({
                 ...(rule.ID ? { id: rule.ID } : {}),
@@ -195,7 +200,7 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
                   rule.Filter?.ObjectSizeGreaterThan ?? rule.Filter?.And?.ObjectSizeGreaterThan,
                   rule.Filter?.ObjectSizeLessThan ?? rule.Filter?.And?.ObjectSizeLessThan,
                 ),
-                ...currentVersionRemoval(rule),
+                ...currentVersionRemoval(rule, transitionMinimum),
                 ...(rule.NoncurrentVersionExpiration
                   ? {
                       noncurrentVersionExpiration: {
@@ -392,7 +397,8 @@ const ARCHIVE_CLASSES: ReadonlySet<string> = new Set(['GLACIER', 'DEEP_ARCHIVE']
  */
 function currentVersionRemoval(
   rule: LifecycleRuleOutput,
-): Pick<LifecycleRule, 'currentExpiration' | 'archivingTransitions'> {
+  transitionMinimum: number | undefined,
+): Pick<LifecycleRule, 'currentExpiration' | 'archivingTransitions' | 'transitionsFromBytes'> {
   const day = (date: Date | undefined) => (date ? { date: date.toISOString().slice(0, 10) } : {});
   const { Days, Date: on } = rule.Expiration ?? {};
   const archiving = (rule.Transitions ?? [])
@@ -406,7 +412,26 @@ function currentVersionRemoval(
       ? { currentExpiration: Days !== undefined ? { days: Days } : day(on) }
       : {}),
     ...(archiving.length > 0 ? { archivingTransitions: archiving } : {}),
+    ...(archiving.length > 0 && transitionMinimum !== undefined && !hasSizeFilter(rule)
+      ? { transitionsFromBytes: transitionMinimum }
+      : {}),
   };
+}
+
+/**
+ * `all_storage_classes_128K`: "objects smaller than 128 KB will not transition to any storage class"
+ * (128 KiB), unless the rule filters on object size itself.
+ */
+const TRANSITION_DEFAULT_MINIMUM_BYTES = 128 * 1024;
+
+function hasSizeFilter(rule: LifecycleRuleOutput): boolean {
+  const { Filter } = rule;
+  return [
+    Filter?.ObjectSizeGreaterThan,
+    Filter?.ObjectSizeLessThan,
+    Filter?.And?.ObjectSizeGreaterThan,
+    Filter?.And?.ObjectSizeLessThan,
+  ].some((bound) => bound !== undefined);
 }
 
 function lifecycleSizes(

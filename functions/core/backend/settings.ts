@@ -65,6 +65,13 @@ export interface LifecycleRule {
   currentExpiration?: { days?: number; date?: string };
   /** `Transitions` of current versions to a class GetObject cannot read until restored (GLACIER, DEEP_ARCHIVE). */
   archivingTransitions?: Array<{ storageClass: string; days?: number; date?: string }>;
+  /**
+   * The transitions move only objects of at least this many bytes: the configuration's
+   * `TransitionDefaultMinimumObjectSize` is `all_storage_classes_128K` (S3's default since September
+   * 2024), which keeps smaller objects where they are, and the rule has no size filter of its own
+   * (which would take precedence). Expirations are not bounded by it.
+   */
+  transitionsFromBytes?: number;
 }
 
 /** The IAM action that reads each setting (named in a failure when the read is denied). */

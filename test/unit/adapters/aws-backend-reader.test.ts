@@ -10,6 +10,7 @@ import {
   GetBucketVersioningCommand,
   GetObjectCommand,
   GetPublicAccessBlockCommand,
+  type LifecycleRule,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
   NoSuchKey,
@@ -189,6 +190,43 @@ describe('AWS backend reader', () => {
         },
       ],
     });
+  });
+
+  it("reads S3's transition minimum (all_storage_classes_128K) onto the archiving rules without a size filter of their own", async () => {
+    const rules: LifecycleRule[] = [
+      {
+        ID: 'cold',
+        Status: 'Enabled',
+        Filter: {},
+        Transitions: [{ Days: 90, StorageClass: 'GLACIER' }],
+      },
+      {
+        ID: 'sized',
+        Status: 'Enabled',
+        Filter: { ObjectSizeGreaterThan: 1 },
+        Transitions: [{ Days: 90, StorageClass: 'DEEP_ARCHIVE' }],
+      },
+      { ID: 'expire', Status: 'Enabled', Filter: {}, Expiration: { Days: 30 } },
+    ];
+    const read = async (minimum?: 'all_storage_classes_128K' | 'varies_by_storage_class') => {
+      s3Mock.on(GetBucketLifecycleConfigurationCommand).resolves({
+        Rules: rules,
+        ...(minimum ? { TransitionDefaultMinimumObjectSize: minimum } : {}),
+      });
+      const { lifecycle } = await reader.bucketSettings('tfstate');
+      return lifecycle.ok ? lifecycle.value.map((rule) => [rule.id, rule.transitionsFromBytes]) : lifecycle;
+    };
+    expect(await read('all_storage_classes_128K')).toEqual([
+      ['cold', 131072],
+      ['sized', undefined],
+      ['expire', undefined],
+    ]);
+    for (const minimum of ['varies_by_storage_class', undefined] as const)
+      expect(await read(minimum)).toEqual([
+        ['cold', undefined],
+        ['sized', undefined],
+        ['expire', undefined],
+      ]);
   });
 
   it("reads S3's policy status and the ACL's public grants (everyone, any AWS account), nothing else of the ACL", async () => {

@@ -1,3 +1,4 @@
+import { byteSize } from '../../text/byte-size.js';
 import { limitText, visibleValue } from '../../text/sanitize.js';
 import { readable } from '../ports.js';
 import { type BucketRule, bootstrapRemediation, hcl, shellWord } from '../rule.js';
@@ -34,7 +35,7 @@ export const lifecycleRemovesStateRule: BucketRule = {
       .filter((rule) => rule.enabled && (rule.currentExpiration || rule.archivingTransitions?.length))
       .map((rule) => ({
         rule,
-        keys: stateKeys.filter((key) => lifecycleRuleCovers(rule, key, stateObjectSizes?.get(key))),
+        keys: stateKeys.filter((key) => removesState(rule, key, stateObjectSizes?.get(key))),
       }))
       // With no state found yet (a new bucket), a rule over every object will reach the first one.
       .filter(({ rule, keys }) => keys.length > 0 || (stateKeys.length === 0 && appliesToEveryObject(rule)));
@@ -72,8 +73,23 @@ export const lifecycleRemovesStateRule: BucketRule = {
   },
 };
 
+/**
+ * Whether the rule expires or archives this state's current version: it covers the key and size, and
+ * expires it, or archives it and the state is not below the configuration's transition minimum.
+ */
+function removesState(rule: LifecycleRule, key: string, size: number | undefined): boolean {
+  if (!lifecycleRuleCovers(rule, key, size)) return false;
+  if (rule.currentExpiration) return true;
+  return rule.transitionsFromBytes === undefined || (size !== undefined && size >= rule.transitionsFromBytes);
+}
+
 function appliesToEveryObject(rule: LifecycleRule): boolean {
-  return !rule.tagFiltered && !rule.prefix && rule.objectSize === undefined;
+  return (
+    !rule.tagFiltered &&
+    !rule.prefix &&
+    rule.objectSize === undefined &&
+    (rule.currentExpiration !== undefined || rule.transitionsFromBytes === undefined)
+  );
 }
 
 /** A rule as people find it in the console: by its ID, quoted and cut, or by its place when it has none. */
@@ -88,7 +104,9 @@ function whatItDoes(rule: LifecycleRule): string {
     at.days !== undefined ? `after ${at.days} days` : at.date !== undefined ? `on ${at.date}` : '';
   const parts: string[] = [];
   if (rule.currentExpiration) parts.push(`expires current versions ${when(rule.currentExpiration)}`.trim());
+  const sized =
+    rule.transitionsFromBytes === undefined ? '' : ` of ${byteSize(rule.transitionsFromBytes)} or more`;
   for (const transition of rule.archivingTransitions ?? [])
-    parts.push(`moves current versions to ${transition.storageClass} ${when(transition)}`.trim());
+    parts.push(`moves current versions${sized} to ${transition.storageClass} ${when(transition)}`.trim());
   return parts.join(' and ');
 }

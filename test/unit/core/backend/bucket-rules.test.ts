@@ -767,6 +767,45 @@ describe('backend.lifecycle-removes-state', () => {
     );
   });
 
+  it("archive transitions under S3's 128 KiB transition minimum reach only states of that size or more", () => {
+    // TransitionDefaultMinimumObjectSize all_storage_classes_128K: smaller objects never move.
+    const cold = {
+      id: 'cold',
+      enabled: true,
+      tagFiltered: false,
+      archivingTransitions: [{ storageClass: 'GLACIER', days: 90 }],
+      transitionsFromBytes: 128 * 1024,
+    };
+    const small = new Map([
+      ['payments/terraform.tfstate', 40_000],
+      ['env:/blue/payments/terraform.tfstate', 131_071],
+    ]);
+    expect(
+      lifecycleRemovesStateRule.evaluate(subject({ lifecycle: ok([cold]) }, { stateObjectSizes: small })),
+    ).toEqual([]);
+    const [violation] = lifecycleRemovesStateRule.evaluate(
+      subject(
+        { lifecycle: ok([cold]) },
+        { stateObjectSizes: new Map([...small, ['payments/terraform.tfstate', 131_072]]) },
+      ),
+    );
+    expect(violation?.evidence).toEqual({
+      rules: ['rule "cold" moves current versions of 128 KiB or more to GLACIER after 90 days'],
+      coveredStateObjects: 1,
+      coveredExamples: ['payments/terraform.tfstate'],
+    });
+    // An expiration has no size minimum; a bucket with no state yet is not warned of a sized transition.
+    const alsoExpires = { ...cold, currentExpiration: { days: 365 } };
+    expect(
+      lifecycleRemovesStateRule.evaluate(
+        subject({ lifecycle: ok([alsoExpires]) }, { stateObjectSizes: small }),
+      ),
+    ).toHaveLength(1);
+    expect(lifecycleRemovesStateRule.evaluate(subject({ lifecycle: ok([cold]) }, { stateKeys: [] }))).toEqual(
+      [],
+    );
+  });
+
   it('names a rule by its place when it has no ID, and an expiration on a date by the date', () => {
     const lifecycle = ok([
       { enabled: true, prefix: 'env:/', tagFiltered: false, currentExpiration: { date: '2027-01-01' } },
