@@ -37,13 +37,13 @@ export function describeAwsError(error: unknown, context: AwsErrorContext = {}):
   const env = context.env ?? {};
   const failure = readFailure('the AWS resource', 'this request', error, env);
   let cause = classifyReadFailure(failure);
-  // A timeout carries no address: it is the endpoint the SDK was configured to talk to.
-  if (cause.kind === 'unreachable' && failure.endpoint === undefined)
+  // A timeout carries no address, nor does an answer: it is the endpoint the SDK was configured to talk to.
+  if ((cause.kind === 'unreachable' || cause.kind === 'not-aws') && failure.endpoint === undefined)
     cause = classifyReadFailure({ ...failure, endpoint: configuredEndpoint(env) });
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  // A network failure names its host in the summary; an answer came from the configured endpoint.
-  const answered =
-    cause.kind !== 'unreachable' && cause.kind !== 'no-credentials' && cause.kind !== 'no-region';
+  // A network failure, or an answer not from AWS, names its host in the summary; any other answer
+  // came from the configured endpoint.
+  const answered = !['unreachable', 'no-credentials', 'no-region', 'not-aws'].includes(cause.kind);
   const where = answered ? ` (${status ? `HTTP ${status} ` : ''}from ${configuredEndpoint(env)})` : '';
   // The SDK's own name for it (ECONNREFUSED, NoSuchBucket), so it can be searched for.
   const generic = /^(Error|UnknownError)$/.test(failure.code);

@@ -26,6 +26,7 @@ export function readFailure(
   const status = (error as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata
     ?.httpStatusCode;
   if (typeof status === 'number') failure.httpStatus = status;
+  if (typeof status === 'number' && isBareStatus(error)) failure.bareStatus = true;
   const storageClass = archiveStorageClass(error);
   if (storageClass) failure.storageClass = storageClass;
   return failure;
@@ -43,6 +44,24 @@ function archiveStorageClass(error: unknown): string | undefined {
   if (storageClass === undefined) return undefined;
   const tier = word(AccessTier);
   return tier ? `${storageClass} (${tier})` : storageClass;
+}
+
+/**
+ * An answer with neither an error code of its own (an S3 error body's Code; HEAD answers have no
+ * body, so the SDK names them after the status) nor the request id every AWS answer carries
+ * (x-amz-request-id, x-amzn-RequestId; moto, MinIO and LocalStack send one too).
+ */
+function isBareStatus(error: unknown): boolean {
+  const { Code, name, $metadata, $response } = (error ?? {}) as {
+    Code?: unknown;
+    name?: unknown;
+    $metadata?: { requestId?: unknown };
+    $response?: { headers?: Record<string, unknown> };
+  };
+  const namedByStatus = typeof name !== 'string' || name === 'NotFound' || GENERIC_CODE.test(name);
+  // Any x-amz header (x-amz-bucket-region on a redirect, x-amz-id-2) is S3 speaking too.
+  const awsHeaders = Object.keys($response?.headers ?? {}).some((header) => /^x-amzn?-/i.test(header));
+  return Code === undefined && namedByStatus && !$metadata?.requestId && !awsHeaders;
 }
 
 /** `127.0.0.1:4566` for a refused or timed-out connection, the host name for a failed DNS lookup. */

@@ -276,7 +276,8 @@ export function s3ServiceError(name: string, status: number): S3ServiceException
   return new S3ServiceException({
     name,
     $fault: 'client',
-    $metadata: { httpStatusCode: status },
+    // Every answer of S3 carries a request id; one without is not from AWS (failure-cause.ts).
+    $metadata: { httpStatusCode: status, requestId: 'R3QU35T1D' },
     message: `${name}!`,
   });
 }

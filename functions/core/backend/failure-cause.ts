@@ -22,6 +22,7 @@ export type FailureCauseKind =
   | 'customer-key'
   | 'archived'
   | 'throttled'
+  | 'not-aws'
   | 'other';
 
 export interface FailureCause {
@@ -96,6 +97,22 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
         ? profileAdvice(failure.profile)
         : "Give driftwatch credentials through the AWS SDK's own chain: AWS_PROFILE (after `aws sso login`), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the Lambda or instance role; a registry workspace's roleArn is assumed with them.",
     };
+  // An answer that did not come from AWS: a proxy's HTML page, another service at that address, a
+  // bare status without a request id. Its 404 says nothing about the bucket (it was "does not
+  // exist: fix the registry" when AWS_ENDPOINT_URL pointed at a web server).
+  if (
+    failure.httpStatus !== undefined &&
+    (failure.bareStatus ||
+      /^(Unknown|UnknownError|Error)$/.test(code) ||
+      /XML parse error|Deserialization error/i.test(failure.message))
+  ) {
+    const service = action.startsWith('s3:') ? 'S3' : 'AWS';
+    return {
+      kind: 'not-aws',
+      summary: `HTTP ${failure.httpStatus} from ${where} on ${action}, not an answer ${service} gives`,
+      advice: `Check what answers at ${where} (a proxy, a captive portal, another service on that port, AWS_ENDPOINT_URL): the answer had no ${service} error code${failure.bareStatus ? ' and no AWS request id' : ''} in it.${failure.httpStatus >= 500 ? ' A server error may pass: the next scan tries again.' : ''}`,
+    };
+  }
   if (is(REJECTED_CREDENTIALS))
     return {
       kind: 'rejected-credentials',
@@ -174,19 +191,6 @@ export function classifyReadFailure(failure: ReadFailure): FailureCause {
       advice:
         'AWS throttled the reads: the next scan tries again; if it keeps happening, scan fewer buckets at once.',
     };
-  // An answer without an S3 error in it: a proxy's HTML page, another service at that address.
-  if (
-    failure.httpStatus !== undefined &&
-    (/^(Unknown|UnknownError|Error)$/.test(code) ||
-      /XML parse error|Deserialization error/i.test(failure.message))
-  ) {
-    const where = failure.endpoint ?? 'the AWS endpoint';
-    return {
-      kind: 'other',
-      summary: `HTTP ${failure.httpStatus} from ${where} on ${action}, not an answer S3 gives`,
-      advice: `Check what answers at ${where} (a proxy, a captive portal, another service on that port, AWS_ENDPOINT_URL): the answer had no S3 error code in it.${failure.httpStatus >= 500 ? ' A server error may pass: the next scan tries again.' : ''}`,
-    };
-  }
   return {
     kind: 'other',
     summary: /^(Error|UnknownError)$/.test(code)

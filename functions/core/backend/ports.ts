@@ -96,6 +96,12 @@ export interface ReadFailure {
   /** The HTTP status of an answer that came (absent when nothing answered). */
   httpStatus?: number;
   /**
+   * The answer was a bare HTTP status: no error code in it and no AWS request id, which every answer
+   * of AWS (and of moto, MinIO, LocalStack) carries. Something else answered: a proxy, another
+   * server at AWS_ENDPOINT_URL. Its 404 says nothing about the bucket.
+   */
+  bareStatus?: true;
+  /**
    * The SSE-KMS key the bucket encrypts new objects with (GetBucketEncryption's KMSMasterKeyID:
    * an ARN, a key id or an alias; empty for the AWS managed key aws/s3), for an object read that
    * failed: S3 answers a missing kms:Decrypt with the same AccessDenied as a missing s3:GetObject.
