@@ -85,9 +85,21 @@ export async function findOpenOrRecent(
     'finding',
     (candidate) => (openById.has(candidate) ? 'open' : 'resolved'),
   );
-  const finding =
-    openById.get(id) ??
-    recent.filter((line) => line.id === id).sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))[0];
+  const finding = openById.get(id) ?? latestLine(recent.filter((line) => line.id === id));
   if (!finding) throw new Error('a resolved finding id has no finding');
   return { finding, recent };
+}
+
+/**
+ * The history line that says where a finding stands now: the one of the latest event. A resolved
+ * line keeps the lastSeenAt of the scan that last saw the finding, the same as the line of that
+ * scan, so lastSeenAt alone ties them and picked the older `new` line: the event of a resolved line
+ * is its resolvedAt. Lines come in history order (oldest scan first), so a tie goes to the later.
+ */
+function latestLine(lines: readonly Finding[]): Finding | undefined {
+  const at = (line: Finding) =>
+    line.status === 'resolved' ? (line.resolvedAt ?? line.lastSeenAt) : line.lastSeenAt;
+  let latest: Finding | undefined;
+  for (const line of lines) if (latest === undefined || at(line) >= at(latest)) latest = line;
+  return latest;
 }

@@ -312,8 +312,12 @@ function header(finding: Finding, mode: RemediationMode): string[] {
     `${mode === 'revert' ? 'Revert' : 'Adopt'} ${subjectOf(finding)} (workspace ${finding.workspace}, finding ${finding.id.slice(0, 12)}, ${finding.kind} ${finding.ruleId}, ${finding.severity})`,
     finding.title,
   ];
-  if (finding.status === 'resolved' || finding.status === 'suppressed')
-    lines.push(`The finding is ${finding.status}: check that there is still something to do.`);
+  if (finding.status === 'resolved')
+    lines.push(
+      `The finding is resolved${finding.resolvedAt ? ` (the scan of ${finding.resolvedAt} no longer saw it)` : ''}: check that there is still something to do.`,
+    );
+  else if (finding.status === 'suppressed')
+    lines.push('The finding is suppressed: check that there is still something to do.');
   return lines.map((line) => stripForTerminal(line));
 }
 
