@@ -49,7 +49,7 @@ export async function clusterDiffAction(
   } catch (error) {
     throw new CliError(`${(error as Error).message} (or unset ${CLUSTER_TIMEOUT_ENV} for 30s)`);
   }
-  const objects = openObjectStore(options.store);
+  const objects = openObjectStore(options.store, process.env, { writable: true });
   // Checked before the first request to the cluster: a slow scan must not end on the store.
   await checkFindingsStore(objects, { scope: cluster.id, storeOption: options.store });
   const store = createFindingsStore(objects);

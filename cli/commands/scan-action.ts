@@ -23,7 +23,8 @@ export async function scanAction(run: (code: number) => void, options: ScanOptio
     throw new CliError(
       `nothing to scan: ${loaded.path} lists no workspaces and no clusters; add the Terraform roots whose state to scan (driftwatch init --bucket <state bucket> writes one entry per state it finds)`,
     );
-  const store = openObjectStore(options.store);
+  // A file where the store belongs is said as such now, not as ENOTDIR once the preflight reads it.
+  const store = openObjectStore(options.store, process.env, { writable: true });
   // The store is checked before the first terraform init: a scan of minutes must not end on it.
   await checkFindingsStore(store, {
     scope:
