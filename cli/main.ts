@@ -19,6 +19,7 @@ import { registerRoutes } from './commands/routes.js';
 import { registerScan } from './commands/scan.js';
 import { registerSuppress } from './commands/suppress.js';
 import { refuseEmptyOptionValues } from './empty-options.js';
+import { excessArgumentsLine } from './excess-arguments.js';
 import { packageVersion } from './package-root.js';
 import { EXIT_USAGE, HELP_EXIT_CODES_AND_ENVIRONMENT } from './usage.js';
 
@@ -137,6 +138,32 @@ function addExitCodes(command: Command, path: string): void {
   if (exitCodes) command.addHelpText('after', `\n${exitCodes}\n${ERRORS_LINE}`);
 }
 markRequiredOptions(program);
+for (const command of program.commands) {
+  explainExcessArguments(command);
+  for (const sub of command.commands) explainExcessArguments(sub);
+}
+
+/**
+ * More arguments than a command takes names the word in excess and its likely cause (a mistyped
+ * subcommand, a value in two words) instead of commander's "Expected 0 arguments but got 2".
+ */
+function explainExcessArguments(command: Command): void {
+  const error = command.error.bind(command);
+  command.error = ((message, errorOptions) => {
+    if (errorOptions?.code !== 'commander.excessArguments') return error(message, errorOptions);
+    const path = command.parent?.parent ? `${command.parent.name()} ${command.name()}` : command.name();
+    const line = excessArgumentsLine(
+      {
+        path,
+        expected: command.registeredArguments.map((argument) => argument.name()),
+        subcommands: command.commands.map((sub) => sub.name()),
+      },
+      command.args,
+      process.argv.slice(2),
+    );
+    return error(`error: ${line}`, errorOptions);
+  }) as Command['error'];
+}
 
 /** Help marks the options a command cannot run without (commander lists them like the others). */
 function markRequiredOptions(command: Command): void {
