@@ -24,6 +24,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { loadRegistryFile } from '../registry-file.js';
 import { createOwnerInboxes, renderDigest, renderDocument, renderEmail } from './chat-inbox.js';
 import { motoEnvironment, startMoto } from './moto.js';
+import { demoNextSteps } from './next-steps.js';
 import {
   createStateBucket,
   hardenStateBucketExceptTls,
@@ -172,17 +173,14 @@ export async function runDemo(options: {
           ),
         );
     }
-    print(
-      `\nLook closer: npx driftwatch findings --store ${options.storeDir}   (add --format json, --owner, --health)`,
-    );
     // WriteReports wrote the night's HTML reports into the store, as the deployed stack does.
-    if (result.reports)
-      print(
-        `The night's report (one HTML file, opens offline): ${join(options.storeDir, result.reports.everyone)}`,
-      );
-    print(
-      `Prepare a reviewed fix: npx driftwatch remediate <id> --revert (or --adopt) --store ${options.storeDir}`,
-    );
+    for (const line of demoNextSteps({
+      storeDir: options.storeDir,
+      ...(result.reports ? { everyoneReport: result.reports.everyone } : {}),
+      registryFile: loaded.path,
+      cwd: process.cwd(),
+    }))
+      print(line);
     if (!asPlanned) print('\nThe demo did not find exactly the staged changes: see the table above.');
     return { findings: result.findings, asPlanned, storeLocation: store.location };
   } finally {
