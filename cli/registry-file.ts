@@ -26,9 +26,12 @@ export function loadRegistryFile(path: string): LoadedRegistry {
         : code === 'EISDIR'
           ? 'it is a directory'
           : (code ?? (error as Error).message);
-    throw new CliError(
-      `cannot read registry ${path}: ${why} (pass --registry with the path of driftwatch.yaml)`,
-    );
+    // No registry at all is where a newcomer starts: the command that writes one is the fix.
+    const fix =
+      code === 'ENOENT'
+        ? 'pass --registry with the path of your registry, or write one from your state bucket: driftwatch init --bucket <your-state-bucket>'
+        : 'pass --registry with the path of driftwatch.yaml';
+    throw new CliError(`cannot read registry ${path}: ${why} (${fix})`);
   }
   return { registry: parseRegistry(text, { fileName: path }), dir: dirname(absolute), path: absolute };
 }

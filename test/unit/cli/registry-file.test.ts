@@ -37,8 +37,9 @@ function endlessPipe(name: string, bytes: number): string {
 
 describe('loadRegistryFile', () => {
   it('names a missing file, a directory, a non-UTF-8 file and an oversized one', () => {
-    expect(reasonOf(join(dir, 'missing.yaml'))).toMatch(
-      /^cannot read registry \S+missing\.yaml: no such file \(pass --registry/,
+    // Where a newcomer starts (scan or routes with no driftwatch.yaml here): the command that writes one.
+    expect(reasonOf(join(dir, 'missing.yaml'))).toBe(
+      `cannot read registry ${join(dir, 'missing.yaml')}: no such file (pass --registry with the path of your registry, or write one from your state bucket: driftwatch init --bucket <your-state-bucket>)`,
     );
     mkdirSync(join(dir, 'folder'));
     expect(reasonOf(join(dir, 'folder'))).toMatch(/: it is a directory \(pass --registry/);
