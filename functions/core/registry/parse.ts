@@ -64,7 +64,8 @@ function readDocument(
   source: YamlSource,
 ): { value: Record<string, unknown> } | { problems: RegistryProblem[] } {
   const syntaxErrors = source.syntaxErrors();
-  if (syntaxErrors.length > 0) return { problems: syntaxErrors.map((error) => syntaxProblem(error, source)) };
+  if (syntaxErrors.length > 0)
+    return { problems: withoutTabEchoes(syntaxErrors).map((error) => syntaxProblem(error, source)) };
   const structure = source.structureProblems();
   if (structure.length > 0)
     return {
@@ -99,6 +100,18 @@ function readDocument(
     return { problems: [{ path: '', ...position, message }] };
   }
   return { value: value as Record<string, unknown> };
+}
+
+/**
+ * After a tab used as indentation the parser reads what follows at another depth, and reports that
+ * (`All mapping items must start at the same column`, `Implicit map keys need to be followed by map
+ * values`…: five more lines for one tab in a workspace entry), burying the one line that says what to
+ * fix. Errors after the first tab are left out, except other tabs; what remains shows on the next run.
+ */
+function withoutTabEchoes(errors: readonly YAMLError[]): readonly YAMLError[] {
+  const tab = errors.find((error) => error.code === 'TAB_AS_INDENT');
+  if (tab === undefined) return errors;
+  return errors.filter((error) => error.code === 'TAB_AS_INDENT' || error.pos[0] < tab.pos[0]);
 }
 
 function syntaxProblem(error: YAMLError, source: YamlSource): RegistryProblem {

@@ -595,6 +595,31 @@ describe('parseRegistry: YAML syntax errors', () => {
     });
   });
 
+  it('reports a tab in a workspace entry once, without the errors the parser makes of the lines after it', () => {
+    // One tab before `environment:` made six lines: the tab, then "All mapping items must start at
+    // the same column" (twice), "A block sequence may not be used as an implicit map key"…
+    const text = registryWithWorkspace().replace('    environment: prod', '\tenvironment: prod');
+    const problems = problemsOf(text);
+    expect(problems).toStrictEqual([
+      {
+        path: '',
+        line: 10,
+        column: 1,
+        message: 'YAML syntax: Tabs are not allowed as indentation; indent with spaces',
+      },
+    ]);
+  });
+
+  it('reports every tab used as indentation', () => {
+    const text = registryWithWorkspace()
+      .replace('    environment: prod', '\tenvironment: prod')
+      .replace('    owner: platform', '\towner: platform');
+    expect(problemsOf(text).map((problem) => [problem.line, problem.message])).toStrictEqual([
+      [9, 'YAML syntax: Tabs are not allowed as indentation; indent with spaces'],
+      [10, 'YAML syntax: Tabs are not allowed as indentation; indent with spaces'],
+    ]);
+  });
+
   it('reports a duplicate mapping key with its path and the line of the first occurrence', () => {
     const problems = problemsOf(registryWithWorkspace('    environment: staging'));
     expect(problems).toStrictEqual([
