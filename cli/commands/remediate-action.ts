@@ -4,6 +4,7 @@ import {
   type ConfigurationFileOptions,
   configurationFiles,
 } from '../../functions/adapters/terraform/configuration-files.js';
+import { shellWord } from '../../functions/core/backend/rule.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import type { Finding, JsonValue } from '../../functions/core/findings/model.js';
 import type { WorkspaceConfig } from '../../functions/core/registry/model.js';
@@ -21,7 +22,7 @@ import type {
   RemediationResult,
   TerraformContext,
 } from '../../functions/core/remediation/model.js';
-import { prepareRemediation } from '../../functions/core/remediation/prepare.js';
+import { notApplicableReason, prepareRemediation } from '../../functions/core/remediation/prepare.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../context.js';
 import { assertFindingIdShape, findOpenOrRecent } from '../finding-ref.js';
@@ -40,7 +41,7 @@ export async function remediateAction(
   typed: string,
   options: RemediateOptions,
 ): Promise<void> {
-  const mode = modeOf(options);
+  const mode = modeOf(options, typed);
   assertFindingIdShape(typed);
   if (options.config !== undefined) assertDirectory(options.config, '--config');
   const { finding, unread } = await findFinding(typed, options.store);
@@ -64,23 +65,50 @@ export async function remediateAction(
   process.stdout.write(
     options.format === 'json'
       ? `${jsonForTerminal(jsonOf(finding, result, context))}\n`
-      : resultText(finding, result, context),
+      : `${resultText(finding, result, context)}${alternativeLine(finding, mode, options)}`,
   );
   // As `findings show`: what was printed stands, but the store was not read whole (the id was
   // judged among fewer findings than it holds), which a script must not take for a clean read.
   run(unread > 0 ? EXIT_RUNTIME_ERROR : 0);
 }
 
-function modeOf(options: RemediateOptions): RemediationMode {
+function modeOf(options: RemediateOptions, typed: string): RemediationMode {
   if (options.revert && options.adopt)
     throw new UsageError(
       'give one of --revert and --adopt, not both: they are the two alternatives to review',
     );
   if (options.revert) return 'revert';
   if (options.adopt) return 'adopt';
+  const command = (flag: string) => stripForTerminal(remediateCommand(typed, flag, options));
   throw new UsageError(
-    'give --revert (the plan that puts the declared configuration back) or --adopt (the configuration that takes the live values)',
+    `give --revert (the plan that puts the declared configuration back: ${command('--revert')}) or --adopt (the configuration that takes the live values: ${command('--adopt')})`,
   );
+}
+
+/** The remediate command line for an id and mode, with the store, registry and root it was given. */
+function remediateCommand(id: string, flag: string, options: RemediateOptions): string {
+  const given = (option: string, value: string | undefined) => (value ? [option, shellWord(value)] : []);
+  return [
+    'driftwatch',
+    'remediate',
+    shellWord(id),
+    flag,
+    ...given('--store', options.store),
+    ...given('--registry', options.registry),
+    ...given('--config', options.config),
+  ].join(' ');
+}
+
+/**
+ * The other mode, when it applies too: a digest proposes the revert, and adopting the live values
+ * (a change that was meant) is the alternative the owner may choose instead, after review.
+ */
+function alternativeLine(finding: Finding, mode: RemediationMode, options: RemediateOptions): string {
+  const other: RemediationMode = mode === 'revert' ? 'adopt' : 'revert';
+  if (notApplicableReason(finding, other) !== undefined) return '';
+  const what =
+    other === 'adopt' ? 'adopt the live values in the configuration' : 'revert to the configuration';
+  return `\nTo ${what} instead: ${stripForTerminal(remediateCommand(finding.id.slice(0, 12), `--${other}`, options))}\n`;
 }
 
 function assertDirectory(dir: string, option: string): void {

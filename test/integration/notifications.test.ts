@@ -254,7 +254,7 @@ describe('owner digests over nightly scans (SNS → SQS per owner, findings in S
     const id = edge.id.slice(0, 12);
     // The store the team's CLI reads (the findings bucket), in every command.
     const show = `driftwatch findings show ${id} --store s3://findings`;
-    const remediate = `driftwatch remediate ${id} --store s3://findings`;
+    const remediate = `driftwatch remediate ${id} --revert --store s3://findings`;
 
     // A security group open to the world: close it now, and who opened it (CloudTrail in the workspace's region).
     const chat = nightOne.platform!.chat;

@@ -27,7 +27,7 @@ export interface DigestDocumentItem {
   whatInWords: string;
   openDays: number;
   advice: Advice;
-  /** Shell commands, complete: `driftwatch findings show <id> --store …`, `driftwatch remediate <id> --store …`. */
+  /** Shell commands, complete: `driftwatch findings show <id> --store …`, `driftwatch remediate <id> --revert --store …`. */
   commands: string[];
 }
 

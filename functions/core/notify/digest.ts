@@ -7,6 +7,7 @@ import type { Finding, JsonValue, Severity } from '../findings/model.js';
 import { maxSeverity, severityRank } from '../findings/model.js';
 import { redactFindingsText } from '../findings/present.js';
 import type { NotificationSettings, Registry } from '../registry/model.js';
+import { notApplicableReason } from '../remediation/prepare.js';
 import { effectiveOwner } from '../routing/finding-owner.js';
 import { chatCode, chatText, escapeForChat, limitText } from '../text/sanitize.js';
 import { adviceFor } from './advice.js';
@@ -129,13 +130,6 @@ export function digestInput(
 }
 
 export type { DigestContent, DigestCounts, DigestItem } from './digest-content.js';
-
-/** Kinds `driftwatch remediate` prepares a revert or adopt for (Terraform and cluster drift). */
-const REMEDIABLE_KINDS: ReadonlySet<Finding['kind']> = new Set([
-  'terraform-drift',
-  'pending-change',
-  'cluster-drift',
-]);
 
 /** A command line on one line: words that need no quoting as they are, the others as shellWord quotes them. */
 export function shellCommand(words: readonly string[]): string {
@@ -374,8 +368,10 @@ function digestItem(
     advice: adviceFor(finding, { region: input.regions?.[finding.workspace] }),
     commands: [
       shellCommand(['driftwatch', 'findings', 'show', id, ...store]),
-      ...(REMEDIABLE_KINDS.has(finding.kind)
-        ? [shellCommand(['driftwatch', 'remediate', id, ...store])]
+      // The command as it runs: `remediate` needs a mode (exit 64 without one). Revert, putting the
+      // declared configuration back, is the one a digest proposes; its output names the adopt command.
+      ...(notApplicableReason(finding, 'revert') === undefined
+        ? [shellCommand(['driftwatch', 'remediate', id, '--revert', ...store])]
         : []),
     ],
   };

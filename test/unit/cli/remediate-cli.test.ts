@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../../functions/adapters/object-store/fs-object-store.js';
 import { createFindingsStore } from '../../../functions/core/findings/findings-store.js';
 import type { FindingDraft } from '../../../functions/core/findings/model.js';
+import { buildDigests } from '../../../functions/core/notify/digest.js';
+import { DEFAULT_NOTIFICATION_SETTINGS } from '../../../functions/core/registry/model.js';
 import { evaluatePlan } from '../../../functions/core/terraform/evaluate.js';
 import { runCli } from '../../helpers/integration.js';
 import {
@@ -148,6 +150,39 @@ describe('driftwatch remediate', () => {
       'module.db.aws_sqs_queue.jobs',
       'module.vpc.aws_vpc.main',
     ]);
+  });
+
+  it('the remediate command a digest prints runs as printed; its output names the adopt command', async () => {
+    const store = createFindingsStore(createFsObjectStore(storeDir));
+    const [digest] = buildDigests({
+      scanId: 'scan-1',
+      now: new Date(),
+      findings: await store.openFindings(),
+      fallbackOwner: 'payments',
+      settings: DEFAULT_NOTIFICATION_SETTINGS,
+      store: storeDir,
+    });
+    const commands = (digest!.document?.items ?? []).flatMap((item) => item.commands);
+    const remediations = commands.filter((command) => command.startsWith('driftwatch remediate '));
+    // Every Terraform drift finding gets one; the backend finding, which neither mode fits, none.
+    expect(remediations).toHaveLength(5);
+    for (const command of remediations) {
+      const [, , id, ...rest] = command.split(' ');
+      expect(rest).toEqual(['--revert', '--store', storeDir]);
+      const run = await runCli(['remediate', id!, ...rest]);
+      expect(run.code, `${command}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain(
+        `To adopt the live values in the configuration instead: driftwatch remediate ${id} --adopt --store ${storeDir}\n`,
+      );
+    }
+  });
+
+  it('without --revert or --adopt: exit 64, naming both commands for the id as given', async () => {
+    const id = ids['aws_s3_bucket.data']!;
+    const run = await remediate([id]);
+    expect(run.code).toBe(64);
+    expect(run.stderr).toContain(`driftwatch remediate ${id} --revert --store ${storeDir}`);
+    expect(run.stderr).toContain(`driftwatch remediate ${id} --adopt --store ${storeDir}`);
   });
 
   it('--revert prints the targeted plan, run in the registry’s source dir with its vars and backend', async () => {

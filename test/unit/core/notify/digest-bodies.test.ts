@@ -138,7 +138,7 @@ describe('the bodies of one digest, per destination', () => {
     expect(description).toContain('id `aaaaaaaaaaaa`');
     expect(description).toContain('↳ Close it now: aws_security_group.edge lets the whole internet in');
     expect(description).toContain(
-      '`aws cloudtrail lookup-events --region eu-west-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=GROUP_ID` · `driftwatch findings show aaaaaaaaaaaa --store s3://driftwatch-findings-1234` · `driftwatch remediate aaaaaaaaaaaa --store s3://driftwatch-findings-1234`',
+      '`aws cloudtrail lookup-events --region eu-west-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=GROUP_ID` · `driftwatch findings show aaaaaaaaaaaa --store s3://driftwatch-findings-1234` · `driftwatch remediate aaaaaaaaaaaa --revert --store s3://driftwatch-findings-1234`',
     );
     expect(description).toContain('↳ At the next change: only tags changed on aws_s3_bucket.ledger');
     expect(description).toContain(
@@ -166,7 +166,7 @@ describe('the bodies of one digest, per destination', () => {
         '    aws cloudtrail lookup-events --region eu-west-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=GROUP_ID',
         '  Go further:',
         '    driftwatch findings show aaaaaaaaaaaa --store s3://driftwatch-findings-1234',
-        '    driftwatch remediate aaaaaaaaaaaa --store s3://driftwatch-findings-1234',
+        '    driftwatch remediate aaaaaaaaaaaa --revert --store s3://driftwatch-findings-1234',
       ].join('\n'),
     );
     expect(text).toContain('    terraform force-unlock 5f7c-11ee');
@@ -366,5 +366,32 @@ describe('the bodies of one digest, per destination', () => {
     if (reported <= 6) expect(document.items).toHaveLength(reported);
     const emailed = email.match(/^\[[A-Z]+\] /gm)?.length ?? 0;
     if (emailed < reported) expect(email).toContain(`${reported - emailed} more not listed here`);
+  });
+});
+
+describe('the remediate command of a digest item', () => {
+  it('is proposed with --revert, and only where a revert applies (not to a failed check or a refactor)', () => {
+    const applies = storedFinding({ id: id('1'), severity: 'high' }, driftDraft());
+    const check = storedFinding(
+      { id: id('2'), severity: 'medium' },
+      driftDraft({ ruleId: 'drift.check-failed', resource: { address: 'check.cert', type: 'check' } }),
+    );
+    const moved = storedFinding(
+      { id: id('3'), severity: 'low' },
+      driftDraft({
+        ruleId: 'drift.moved',
+        resource: { address: 'aws_s3_bucket.new', type: 'aws_s3_bucket' },
+      }),
+    );
+    const items = digestOf([applies, check, moved]).document!.items;
+    const remediations = (digit: string) =>
+      items
+        .find((item) => item.id === id(digit))!
+        .commands.filter((command) => command.startsWith('driftwatch remediate'));
+    expect(remediations('1')).toEqual([
+      'driftwatch remediate 111111111111 --revert --store s3://driftwatch-findings-1234',
+    ]);
+    expect(remediations('2')).toEqual([]);
+    expect(remediations('3')).toEqual([]);
   });
 });
