@@ -208,9 +208,21 @@ export function networkReason(error: unknown, server: string, withCertificateAut
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if ((error as Error).name === 'TimeoutError') return `no answer from ${server} in time`;
   const code = cause?.code ?? (error as { code?: string }).code;
+  // The fetch standard blocks ports of other protocols (9, 22, 25, 6000, 10080…) as browsers do:
+  // nothing was tried, and "bad port" alone read as a fault of the server or the network.
+  if (cause?.message === 'bad port')
+    return `cannot reach ${server}: Node's fetch refuses port ${portOf(server)} (the fetch standard blocks the ports of other protocols, as browsers do): give the port Argo CD serves on (443 by default)`;
   const reason = `cannot reach ${server}${code ? ` (${code})` : ''}: ${cause?.message ?? (error as Error).message}`;
   if (!isUntrustedCertificate(code)) return reason;
   return `${reason}${withCertificateAuthority ? WRONG_CA_FIX : UNTRUSTED_FIX}`;
+}
+
+function portOf(server: string): string {
+  try {
+    return new URL(server).port || 'this';
+  } catch {
+    return 'this';
+  }
 }
 
 const UNTRUSTED_FIX =
