@@ -25,6 +25,7 @@ import {
 import { parseRegistry } from '../../functions/core/registry/parse.js';
 import {
   guessEnvironment,
+  isPlaceholder,
   readStarterListing,
   renderStarterRegistry,
   type StarterInput,
@@ -72,7 +73,7 @@ export async function initAction(run: (code: number) => void, options: InitOptio
       `Wrote ${shown}: ${count} workspace${count === 1 ? '' : 's'} from ${input.origin} (${input.region})` +
         (locked > 0 ? `, ${locked} locking with use_lockfile.` : '.'),
       ...(input.note ? [`Note: ${input.note}.`] : []),
-      'Replace its TODOs (owners, destinations, source.dir, environment); this lists the ones left:',
+      `Replace its TODOs (${placeholdersLeft(input).join(', ')}); this lists the ones left:`,
       `  npx driftwatch routes --check --registry ${word}`,
       'Then scan:',
       `  npx driftwatch scan --registry ${word}`,
@@ -80,6 +81,16 @@ export async function initAction(run: (code: number) => void, options: InitOptio
     ].join('\n'),
   );
   run(0);
+}
+
+/** What the starter leaves to fill in: owners and destinations always, the rest where init could not tell. */
+function placeholdersLeft(input: StarterInput): string[] {
+  return [
+    'owners',
+    'destinations',
+    ...(input.workspaces.some((workspace) => workspace.sourceDir === undefined) ? ['source.dir'] : []),
+    ...(input.workspaces.some((workspace) => isPlaceholder(workspace.environment)) ? ['environment'] : []),
+  ];
 }
 
 async function fromBucket(bucket: string, options: InitOptions): Promise<StarterInput> {

@@ -321,6 +321,8 @@ describe('driftwatch init --root', () => {
     mkdirSync(join(cwd, 'config'));
     const run = await init(['--root', 'infra/payments', '--out', 'config/driftwatch.yaml'], cwd);
     expect(run.code, run.stderr).toBe(0);
+    // source.dir is filled in: only what is left to do is named.
+    expect(run.stdout).toMatch(/^Replace its TODOs \(owners, destinations(, environment)?\); this lists/m);
     const [workspace] = parseRegistry(
       readFileSync(join(cwd, 'config', 'driftwatch.yaml'), 'utf8'),
     ).workspaces;
