@@ -62,10 +62,11 @@ FROM aged
 GROUP BY 1
 ORDER BY 1;`,
   },
+  // Nights are partition days: a re-run or manual scan the same day (another scan id) is no second night.
   'top-drifting-resources': {
     description: 'Resources that drifted on the most nights in the last 90 days',
     sql: `SELECT workspace, coalesce(resource.address, resource.kind || '/' || resource.name) AS resource,
-  count(DISTINCT scanid) AS nights_drifted, max(dt) AS last_drifted
+  count(DISTINCT dt) AS nights_drifted, max(dt) AS last_drifted
 FROM ${FINDINGS_TABLE}
 WHERE ${FINDING_ROWS}
   AND kind IN ('terraform-drift', 'cluster-drift')

@@ -231,6 +231,8 @@ describe('Athena', () => {
     for (const name of Object.keys(NAMED_QUERIES))
       synthesized.template.hasResourceProperties('AWS::Athena::NamedQuery', { Name: `driftwatch-${name}` });
     expect(NAMED_QUERIES['mean-time-to-resolve']?.sql).toMatch(/status = 'resolved'.*resolvedat/s);
+    // Nights drifted are distinct scan days: two scans of one night (a retry, a manual run) are one.
+    expect(NAMED_QUERIES['top-drifting-resources']?.sql).toMatch(/count\(DISTINCT dt\) AS nights_drifted/);
   });
 });
 
