@@ -9,6 +9,7 @@ import {
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { companionElementKeys, companionParents } from './companion-elements.js';
+import { keepsIdentityAttribute } from './companions.js';
 import { checkFormatVersion } from './format-version.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
 import { describeJson, jsonParseReason, PlanFormatError } from './plan-error.js';
@@ -592,6 +593,7 @@ class PriorStateResources {
     for (const key of IDENTITY_ATTRIBUTES) {
       const value = identity[key];
       if (value === undefined || value === '' || containsCredential(value)) continue;
+      if (!keepsIdentityAttribute(type, key)) continue;
       // `sensitive_values: true` masks every attribute, as a mask `true` covers all below it.
       kept[key] = childMask(rawMask, key) === true ? this.hash(value) : value;
     }
@@ -627,6 +629,9 @@ function readIdentityValues(values: Record<string, unknown>): Partial<Record<Ide
   keepIdentity(found, 'type', values.type);
   keepIdentity(found, 'cidr_ipv4', values.cidr_ipv4);
   keepIdentity(found, 'cidr_ipv6', values.cidr_ipv6);
+  keepIdentity(found, 'arn', values.arn);
+  keepIdentity(found, 'queue_url', values.queue_url);
+  keepIdentity(found, 'key_id', values.key_id);
   return found;
 }
 

@@ -11,10 +11,19 @@ import type { CompactChange, ManagedResource } from './plan-model.js';
 interface CompanionLink {
   parentType: string;
   /** Parent identity attributes tried in order for the link value. */
-  parentKeys: readonly ('bucket' | 'id' | 'name')[];
+  parentKeys: readonly ('bucket' | 'id' | 'name' | 'arn' | 'key_id')[];
   companionType: string;
   /** A list (`roles` of aws_iam_policy_attachment) links the companion to each parent it names. */
-  companionKey: 'bucket' | 'role' | 'roles' | 'security_group_id' | 'route_table_id' | 'network_acl_id';
+  companionKey:
+    | 'bucket'
+    | 'role'
+    | 'roles'
+    | 'security_group_id'
+    | 'route_table_id'
+    | 'network_acl_id'
+    | 'queue_url'
+    | 'arn'
+    | 'key_id';
   attributes: readonly string[] | ((companion: ManagedResource) => readonly string[]);
 }
 
@@ -36,6 +45,21 @@ function securityGroupRuleSides(companion: ManagedResource): readonly string[] {
   return side === 'ingress' || side === 'egress' ? [side] : ['ingress', 'egress'];
 }
 
+/**
+ * An SQS queue's access, redrive and redrive-allow policies, each its own resource naming the queue by
+ * URL (the queue's id). The queue reads every one of them back into its own attribute.
+ */
+function sqs(companionType: string, attribute: string): CompanionLink {
+  return {
+    parentType: 'aws_sqs_queue',
+    // A queue's id is its URL.
+    parentKeys: ['id'],
+    companionType,
+    companionKey: 'queue_url',
+    attributes: [attribute],
+  };
+}
+
 export const COMPANION_LINKS: readonly CompanionLink[] = [
   s3('aws_s3_bucket_versioning', 'versioning'),
   s3('aws_s3_bucket_server_side_encryption_configuration', 'server_side_encryption_configuration'),
@@ -49,6 +73,25 @@ export const COMPANION_LINKS: readonly CompanionLink[] = [
   s3('aws_s3_bucket_object_lock_configuration', 'object_lock_configuration'),
   s3('aws_s3_bucket_accelerate_configuration', 'acceleration_status'),
   s3('aws_s3_bucket_request_payment_configuration', 'request_payer'),
+  sqs('aws_sqs_queue_policy', 'policy'),
+  sqs('aws_sqs_queue_redrive_policy', 'redrive_policy'),
+  sqs('aws_sqs_queue_redrive_allow_policy', 'redrive_allow_policy'),
+  {
+    parentType: 'aws_sns_topic',
+    // A topic's id is its ARN.
+    parentKeys: ['id'],
+    companionType: 'aws_sns_topic_policy',
+    companionKey: 'arn',
+    attributes: ['policy'],
+  },
+  {
+    // key_id takes the key's id or ARN.
+    parentType: 'aws_kms_key',
+    parentKeys: ['key_id', 'arn', 'id'],
+    companionType: 'aws_kms_key_policy',
+    companionKey: 'key_id',
+    attributes: ['policy'],
+  },
   {
     parentType: 'aws_iam_role',
     parentKeys: ['name', 'id'],
@@ -106,6 +149,30 @@ export const COMPANION_LINKS: readonly CompanionLink[] = [
     attributes: ['ingress', 'egress'],
   },
 ];
+
+/**
+ * Identity attributes that only links need (an ARN or key id kept for every resource of a large plan
+ * would be dead weight): kept for the parent and companion types whose links name them.
+ */
+const LINK_ONLY_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = (() => {
+  const types = new Map<string, Set<string>>();
+  const add = (attribute: string, type: string) => {
+    const set = types.get(attribute) ?? new Set<string>();
+    set.add(type);
+    types.set(attribute, set);
+  };
+  for (const name of ['arn', 'key_id', 'queue_url']) types.set(name, new Set());
+  for (const link of COMPANION_LINKS) {
+    for (const key of link.parentKeys) if (types.has(key)) add(key, link.parentType);
+    if (types.has(link.companionKey)) add(link.companionKey, link.companionType);
+  }
+  return types;
+})();
+
+/** Whether the identity of a resource of `type` keeps `attribute` (every type keeps the general ones). */
+export function keepsIdentityAttribute(type: string, attribute: string): boolean {
+  return LINK_ONLY_ATTRIBUTES.get(attribute)?.has(type) ?? true;
+}
 
 export interface CompanionIndex {
   /**

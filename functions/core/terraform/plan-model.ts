@@ -77,6 +77,10 @@ export const IDENTITY_ATTRIBUTES = [
   'type',
   'cidr_ipv4',
   'cidr_ipv6',
+  // Kept only for the types that link by them (companions.ts, keepsIdentityAttribute).
+  'arn',
+  'queue_url',
+  'key_id',
 ] as const;
 export type IdentityAttribute = (typeof IDENTITY_ATTRIBUTES)[number];
 

@@ -2,6 +2,7 @@ import { containsCredential, redactText, type SensitiveHasher } from '../redacti
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
 import { changedElementKeys, isCollectionAttribute } from './companion-elements.js';
+import { keepsIdentityAttribute } from './companions.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
 import { describeJson, PlanFormatError, shownAddress, shownToken } from './plan-error.js';
 import {
@@ -115,7 +116,7 @@ export function compactResourceEntry(
     // Kept for the plan's sensitive literals, known only once the whole plan is read (compact.ts).
     REPLACE_PATH_SEGMENTS.set(compact, replacePaths);
   }
-  const identity = extractIdentity(described, describedMask, tools);
+  const identity = extractIdentity(type, described, describedMask, tools);
   if (identity !== undefined) compact.identity = identity;
   const deposed = nonEmptyString(entry.deposed);
   if (deposed !== undefined) compact.deposed = deposed;
@@ -300,6 +301,7 @@ function extractTags(
 }
 
 function extractIdentity(
+  type: string,
   values: unknown,
   mask: unknown,
   tools: CompactionTools,
@@ -310,6 +312,7 @@ function extractIdentity(
   for (const key of IDENTITY_ATTRIBUTES) {
     const value = values[key];
     if (typeof value !== 'string' || value === '' || containsCredential(value)) continue;
+    if (!keepsIdentityAttribute(type, key)) continue;
     identity[key] = childMask(mask, key) === true ? tools.hashSensitive(value) : value;
     count++;
   }
