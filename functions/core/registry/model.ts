@@ -152,6 +152,8 @@ export interface NoiseSettings {
   companionAttributes: boolean;
   /** Strings that hold the same JSON document (policies re-serialised by AWS). */
   equivalentJson: boolean;
+  /** A rule's protocol as a name versus its number (`tcp` ≡ `6`): network ACLs read back numbers. */
+  equivalentProtocols: boolean;
   /** `tags_all` changes are reported once, as `tags`. */
   foldTagsAll: boolean;
   /** Attributes AWS moves on by itself (`latest_restorable_time`): never a decision to revert or adopt. */
@@ -237,6 +239,7 @@ export const DEFAULT_POLICIES: Policies = {
     equivalentJson: true,
     foldTagsAll: true,
     volatileAttributes: true,
+    equivalentProtocols: true,
   },
   ignore: [],
   severity: { production: ['prod', 'production'], overrides: [] },

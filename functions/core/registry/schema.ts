@@ -476,6 +476,7 @@ const policiesSchema = z.pipe(
         equivalentJson: z.optional(z.boolean()),
         foldTagsAll: z.optional(z.boolean()),
         volatileAttributes: z.optional(z.boolean()),
+        equivalentProtocols: z.optional(z.boolean()),
       }),
     ),
     ignore: z.optional(z.array(ignoreRuleSchema)),

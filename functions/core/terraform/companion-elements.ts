@@ -153,6 +153,19 @@ const PROTOCOL_NAMES: Readonly<Record<string, string>> = {
   all: '-1',
 };
 
+/**
+ * Two protocol values a rule reads the same: `tcp` and `6`, `all` and `-1`, any case. The network ACL
+ * API speaks only numbers, so the provider records `6` for a configured `tcp` at the first refresh.
+ */
+export function sameProtocol(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'string' || typeof b !== 'string') return false;
+  const normalise = (value: string) => {
+    const name = value.toLowerCase();
+    return PROTOCOL_NAMES[name] ?? name;
+  };
+  return normalise(a) === normalise(b);
+}
+
 /** One key per source of a rule: side, protocol, ports (any, for all protocols) and the source. */
 function ruleKeys(side: string, protocol: unknown, from: unknown, to: unknown, sources: unknown[]): string[] {
   const name = String(protocol ?? '').toLowerCase();

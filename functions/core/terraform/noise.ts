@@ -1,6 +1,7 @@
 import type { IgnoreRule, Policies } from '../registry/model.js';
 import { EQUIVALENT_JSON_CHANGES } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
+import { sameProtocol } from './companion-elements.js';
 import { type CompanionIndex, createCompanionIndex } from './companions.js';
 import { createGlobMatcher } from './glob.js';
 import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
@@ -17,6 +18,7 @@ export type NoiseRuleName =
   | 'fold-tags-all'
   | 'null-versus-empty'
   | 'equivalent-json'
+  | 'equivalent-protocol'
   | 'companion-attributes'
   | 'volatile-attributes'
   | 'ignore';
@@ -221,6 +223,31 @@ const equivalentJson = filterRule(
   },
 );
 
+/** Attributes that hold a rule's IP protocol, by name or by number. */
+const PROTOCOL_ATTRIBUTES: ReadonlySet<string> = new Set(['protocol', 'ip_protocol']);
+
+/**
+ * A rule's protocol written as a name and read back as its number, or the reverse: `tcp` → `6`,
+ * `all` → `-1`. The network ACL API speaks only numbers, so an `aws_network_acl` rule (or an
+ * `aws_network_acl_rule`) configured with `protocol = "tcp"` shows `tcp → 6` at the first refresh
+ * after every apply (the provider matches them by number, so no plan proposes a change). A protocol
+ * that did change (`6` → `17`, `tcp` → `-1`) is kept.
+ */
+const equivalentProtocol = filterRule(
+  'equivalent-protocol',
+  (policies) => policies.noise.equivalentProtocols,
+  (change) => {
+    const last = change.segments.at(-1);
+    return (
+      typeof last === 'string' &&
+      PROTOCOL_ATTRIBUTES.has(last) &&
+      !change.sensitive &&
+      change.before !== change.after &&
+      sameProtocol(change.before, change.after)
+    );
+  },
+);
+
 const companionAttributes: NoiseRule = {
   name: 'companion-attributes',
   enabled: (policies) => policies.noise.companionAttributes,
@@ -271,6 +298,7 @@ export const NOISE_RULES: readonly NoiseRule[] = [
   foldTagsAll,
   nullVersusEmpty,
   equivalentJson,
+  equivalentProtocol,
   companionAttributes,
   volatileAttributes,
   ignore,

@@ -133,6 +133,7 @@ describe('parseRegistry: a valid registry', () => {
           equivalentJson: true,
           foldTagsAll: true,
           volatileAttributes: true,
+          equivalentProtocols: true,
         },
         ignore: [
           {

@@ -30,6 +30,7 @@ describe('the noise normaliser', () => {
       'fold-tags-all',
       'null-versus-empty',
       'equivalent-json',
+      'equivalent-protocol',
       'companion-attributes',
       'volatile-attributes',
       'ignore',
@@ -765,5 +766,56 @@ describe('moved resources and noise', () => {
       'aws_sqs_queue.new changed outside Terraform: visibility_timeout_seconds',
     ]);
     expect(finding?.resource).toMatchObject({ address: 'aws_sqs_queue.new', movedFrom: 'aws_sqs_queue.old' });
+  });
+});
+
+describe('equivalent-protocol', () => {
+  // aws_network_acl of provider 5.100.0 with `protocol = "tcp"` in its ingress block: the apply stores
+  // the name, the first refresh-only plan after it reads the number AWS speaks (Terraform 1.11.4, moto).
+  const rule = (protocol: string, ruleNo = 100) => ({
+    action: 'allow',
+    cidr_block: '10.0.0.0/8',
+    from_port: 443,
+    icmp_code: 0,
+    icmp_type: 0,
+    ipv6_cidr_block: '',
+    protocol,
+    rule_no: ruleNo,
+    to_port: 443,
+  });
+  const acl = (ingress: unknown[]) => ({
+    id: 'acl-1',
+    vpc_id: 'vpc-1',
+    ingress,
+    egress: [{ ...rule('-1'), from_port: 0, to_port: 0 }],
+  });
+  const refresh = (before: unknown[], after: unknown[]) =>
+    plan({
+      drift: [entry('aws_network_acl.a', { before: acl(before), after: acl(after) })],
+      prior: [stateResource('aws_network_acl.a', acl(before))],
+    });
+
+  it('a protocol name read back as its number is noise: tcp → 6', () => {
+    const result = evaluate(refresh([rule('tcp')], [rule('6')]));
+    expect(result.findings).toEqual([]);
+    expect(result.noiseRemoved).toEqual([
+      { address: 'aws_network_acl.a', rule: 'equivalent-protocol', paths: ['ingress[0].protocol'] },
+    ]);
+  });
+
+  it('a protocol that changed is drift (tcp → 17), and a rule added by hand is reported whole', () => {
+    expect(changedPaths(evaluate(refresh([rule('tcp')], [rule('17')])))).toEqual([
+      ['aws_network_acl.a', ['ingress[0].protocol']],
+    ]);
+    const added = { ...rule('-1', 90), cidr_block: '0.0.0.0/0', from_port: 0, to_port: 0 };
+    expect(changedPaths(evaluate(refresh([rule('tcp')], [added, rule('6')])))).toEqual([
+      ['aws_network_acl.a', ['ingress[0]']],
+    ]);
+  });
+
+  it('policies.noise.equivalentProtocols: false reports tcp → 6', () => {
+    expect(
+      changedPaths(evaluate(refresh([rule('tcp')], [rule('6')]), withNoise({ equivalentProtocols: false }))),
+    ).toEqual([['aws_network_acl.a', ['ingress[0].protocol']]]);
   });
 });
