@@ -154,6 +154,20 @@ function diffNode(
       return;
     }
     if (!beforeIsList && !Array.isArray(after)) {
+      // `"Statement": {…}`, one statement written without a list.
+      if (isStatementPath(state, state.path.length)) {
+        const first = state.out.length;
+        diffObjects(
+          state,
+          before as Record<string, unknown>,
+          after as Record<string, unknown>,
+          beforeMask,
+          afterMask,
+          unknownMask,
+        );
+        noteStatement(state, first, before, after);
+        return;
+      }
       diffObjects(
         state,
         before as Record<string, unknown>,
@@ -297,19 +311,24 @@ function diffLists(
     beforeKeys && afterKeys ? { beforeKeys, afterKeys } : undefined,
   );
   const partners = pairLeftovers(state, before, after, unmatchedBefore, unmatchedAfter);
+  const statementList = isStatementPath(state, state.path.length);
   for (let k = 0; k < unmatchedBefore.length; k++) {
     const beforeIndex = unmatchedBefore[k]!;
     const afterIndex = partners[k]!;
     state.path.push(beforeIndex);
+    const first = state.out.length;
+    const beforeElement = before[beforeIndex] ?? null;
+    const afterElement = afterIndex < 0 ? null : (after[afterIndex] ?? null);
     diffNode(
       state,
-      before[beforeIndex] ?? null,
-      afterIndex < 0 ? null : (after[afterIndex] ?? null),
+      beforeElement,
+      afterElement,
       childMask(beforeMask, beforeIndex),
       afterIndex < 0 ? undefined : childMask(afterMask, afterIndex),
       afterIndex < 0 ? undefined : childMask(unknownMask, afterIndex),
       false,
     );
+    if (statementList) noteStatement(state, first, beforeElement, afterElement);
     state.path.pop();
   }
   const paired = new Set(partners);
@@ -476,6 +495,27 @@ function diffJsonStrings(state: DiffState, before: string, after: string): boole
     state.iamKeys = outerKeys;
   }
   return true;
+}
+
+/**
+ * Whether the first `length` segments of the current path end at the `Statement` member of an IAM
+ * policy document's root.
+ */
+function isStatementPath(state: DiffState, length: number): boolean {
+  return state.iam !== undefined && length === state.iam + 1 && state.path[state.iam] === 'Statement';
+}
+
+/**
+ * Gives the changes emitted since `first`, each inside one statement that was edited in place (not
+ * added, removed or redacted), that statement whole before and after (CompactAttributeChange.statement).
+ */
+function noteStatement(state: DiffState, first: number, before: unknown, after: unknown): void {
+  if (!isPlainObject(before) || !isPlainObject(after)) return;
+  const depth = state.path.length;
+  for (let index = first; index < state.out.length; index++) {
+    const change = state.out[index]!;
+    if (!change.sensitive && change.segments.length > depth) change.statement = { before, after };
+  }
 }
 
 /** The IAM key of a value at the current path (a principal's account reads as its id). */

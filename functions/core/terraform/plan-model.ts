@@ -23,6 +23,12 @@ export interface CompactAttributeChange {
    * group's `ingress`): the keys of the elements it touches (companion-elements.ts). Never shown.
    */
   elementKeys?: readonly string[];
+  /**
+   * For a change inside one statement of an IAM policy document (`policy.Statement[0].Principal`): that
+   * statement whole, before and after, so severity can judge what the statement now allows (an edit
+   * of its Principal alone does not show its Effect or Condition). Never shown.
+   */
+  statement?: { before: unknown; after: unknown };
 }
 
 export type ResourceMode = 'managed' | 'data';

@@ -253,6 +253,15 @@ function grantsPublicAccess(subject: SeveritySubject): boolean {
     // A function URL with authorization NONE can be invoked by anyone on the internet.
     if (type === 'aws_lambda_function_url' && last === 'authorization_type' && after === 'NONE') return true;
     if (isPolicyDocumentChange(change) && grantsToEveryone(after)) return true;
+    // A statement edited in place into one that allows everyone (its Principal set to "*", its
+    // Condition removed): the edit alone does not show Effect or Condition, the statement does.
+    if (
+      isPolicyDocumentChange(change) &&
+      change.statement !== undefined &&
+      isPublicAllowStatement(change.statement.after) &&
+      !isPublicAllowStatement(change.statement.before)
+    )
+      return true;
     return containsEntry(after, isPublicSetting);
   });
 }
@@ -284,8 +293,8 @@ function isPolicyDocumentChange(change: CompactAttributeChange): boolean {
  * `"*"` or `{"AWS": "*"}`, and no Condition (a Condition such as aws:SourceArn or aws:PrincipalOrgID
  * narrows `"*"` to a known caller, and a Deny with `"*"` is the usual TLS-only guard). It sees a
  * statement when the change holds it whole (a statement added, a policy set where there was none);
- * an edit of one member (`Statement[0].Principal` alone) does not show Effect or Condition, and stays
- * with the iam-policy rule.
+ * an edit of its members (`Statement[0].Principal` alone) is judged on the statement it sits in
+ * (CompactAttributeChange.statement): one that did not allow everyone and now does.
  */
 function grantsToEveryone(after: unknown): boolean {
   const document = typeof after === 'string' ? parseJsonDocument(after) : after;

@@ -164,6 +164,65 @@ describe('policy statements that allow everyone', () => {
     ).toBe('high');
   });
 
+  // A statement edited in place (SetQueueAttributes with the topic's statement rewritten, as in the
+  // console's policy editor): the refresh shows member edits only, `Statement[0].Principal` and
+  // `Statement[0].Condition`, never the statement's Effect.
+  const fromTopic = {
+    Sid: 'FromTopic',
+    Effect: 'Allow',
+    Principal: { Service: 'sns.amazonaws.com' },
+    Action: 'sqs:SendMessage',
+    Resource: 'arn:aws:sqs:eu-west-1:111111111111:payments-events',
+    Condition: { ArnEquals: { 'aws:SourceArn': 'arn:aws:sns:eu-west-1:111111111111:payments' } },
+  };
+  const { Condition: _condition, ...withoutCondition } = fromTopic;
+
+  it('a statement edited in place to allow "*" with its Condition removed is critical', () => {
+    expect(
+      severityOf(
+        'aws_sqs_queue_policy.events',
+        queuePolicy(policy(fromTopic)),
+        queuePolicy(policy({ ...withoutCondition, Sid: 'Anyone', Principal: '*' })),
+      ),
+    ).toBe('critical');
+    // The same, written as one statement without a list, and with the principal {"AWS": "*"}.
+    const single = (statement: unknown) => JSON.stringify({ Version: '2012-10-17', Statement: statement });
+    expect(
+      severityOf(
+        'aws_sqs_queue_policy.events',
+        queuePolicy(single(fromTopic)),
+        queuePolicy(single({ ...withoutCondition, Principal: { AWS: '*' } })),
+      ),
+    ).toBe('critical');
+  });
+
+  it('a statement edited in place keeps its judgement: "*" still narrowed by its Condition, or a Deny, stays high', () => {
+    expect(
+      severityOf(
+        'aws_sqs_queue_policy.events',
+        queuePolicy(policy(fromTopic)),
+        queuePolicy(policy({ ...fromTopic, Principal: '*' })),
+      ),
+    ).toBe('high');
+    expect(
+      severityOf(
+        'aws_sqs_queue_policy.events',
+        queuePolicy(policy(withoutCondition)),
+        queuePolicy(policy({ ...withoutCondition, Effect: 'Deny', Principal: '*' })),
+      ),
+    ).toBe('high');
+  });
+
+  it('an edit of a statement that already allowed everyone (its Sid) stays high', () => {
+    expect(
+      severityOf(
+        'aws_s3_bucket_policy.site',
+        bucketPolicy(policy(publicRead)),
+        bucketPolicy(policy({ ...publicRead, Sid: 'Website' })),
+      ),
+    ).toBe('high');
+  });
+
   it('a bucket that is public by design gaining an unrelated statement stays high', () => {
     expect(
       severityOf(
