@@ -5,7 +5,7 @@ import { sameProtocol } from './companion-elements.js';
 import { type CompanionIndex, createCompanionIndex } from './companions.js';
 import { createGlobMatcher } from './glob.js';
 import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
-import { deepEqual, isNullish, isZeroValue } from './json-values.js';
+import { deepEqual, isNullish, isPlainObject, isZeroValue } from './json-values.js';
 import type { CompactAttributeChange, CompactChange, CompactPlan } from './plan-model.js';
 
 /**
@@ -141,10 +141,40 @@ const foldTagsAll: NoiseRule = {
         kept.push(change);
       }
     }
+    const whole = wholeTagsCoveredByKeys(kept);
+    if (whole !== undefined) folded.push(whole.path);
     if (folded.length > 0) removed.push({ rule: 'fold-tags-all', paths: folded });
-    return fromDefault.size === 0 ? kept : kept.map((change) => fromDefault.get(change) ?? change);
+    const result = whole === undefined ? kept : kept.filter((change) => change !== whole);
+    return fromDefault.size === 0 ? result : result.map((change) => fromDefault.get(change) ?? change);
   },
 };
+
+/**
+ * A resource applied without tags holds `tags = null` in its state: a first tag added by hand is then
+ * `tags: null → {K: v}` whole, beside `tags_all.K: null → v` per key (its `tags_all` was `{}`), which
+ * folds to `tags.K`. The same tag twice: the whole change is dropped when the per-key changes say
+ * exactly what it says (every key, with its value, from or to nothing), as for a resource with tags.
+ */
+function wholeTagsCoveredByKeys(kept: readonly CompactAttributeChange[]): CompactAttributeChange | undefined {
+  const whole = kept.find((change) => change.path === 'tags' && change.segments.length === 1);
+  if (whole === undefined || whole.sensitive) return undefined;
+  const added = isNullish(whole.before) && isPlainObject(whole.after);
+  const dropped = isPlainObject(whole.before) && isNullish(whole.after);
+  if (!added && !dropped) return undefined;
+  const tags = (added ? whole.after : whole.before) as Record<string, unknown>;
+  const keys = Object.keys(tags);
+  if (keys.length === 0) return undefined;
+  const perKey = kept.filter((change) => change.segments[0] === 'tags' && change.segments.length === 2);
+  if (perKey.length !== keys.length) return undefined;
+  const covered = keys.every((key) => {
+    const change = perKey.find((candidate) => candidate.segments[1] === key);
+    if (change === undefined || change.sensitive) return false;
+    const [from, to] = added ? [change.before, change.after] : [change.after, change.before];
+    return isNullish(from) && deepEqual(to, tags[key]);
+  });
+  // The per-key changes can only be folded tags_all ones: the diff never gives `tags` whole and by key.
+  return covered ? whole : undefined;
+}
 
 /**
  * Attributes that only the provider sets and that AWS moves on by itself, with nobody changing the

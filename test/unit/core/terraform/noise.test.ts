@@ -303,6 +303,54 @@ describe('fold-tags-all', () => {
   });
 });
 
+describe('fold-tags-all: the first tag of a resource applied without tags', () => {
+  // aws_sns_topic applied with no tags (state: tags null, tags_all {}), then tagged by hand
+  // (TagResource Team=x): the refresh-only plan (Terraform 1.11.4, provider 5.100.0, moto) shows
+  // `tags` whole, null → {Team: x}, and tags_all by key.
+  const topic = (tags: Record<string, string> | null, tagsAll: Record<string, string>) => ({
+    arn: 'arn:aws:sns:eu-west-1:123456789012:sweep-events',
+    id: 'arn:aws:sns:eu-west-1:123456789012:sweep-events',
+    name: 'sweep-events',
+    tags,
+    tags_all: tagsAll,
+  });
+  const tagged = (before: [Record<string, string> | null, Record<string, string>], after: typeof before) =>
+    plan({
+      drift: [entry('aws_sns_topic.events', { before: topic(...before), after: topic(...after) })],
+      prior: [stateResource('aws_sns_topic.events', topic(...before))],
+    });
+
+  it('is one change per tag, tags.K, not the whole tags beside the same tag again', () => {
+    const result = evaluate(
+      tagged(
+        [null, {}],
+        [
+          { Team: 'x', Env: 'prod' },
+          { Team: 'x', Env: 'prod' },
+        ],
+      ),
+    );
+    expect(result.findings[0]?.drift?.changes).toEqual([
+      { path: 'tags.Team', before: null, after: 'x', sensitive: false },
+      { path: 'tags.Env', before: null, after: 'prod', sensitive: false },
+    ]);
+    expect(result.findings[0]?.severity).toBe('low');
+    expect(result.findings[0]?.evidence.noiseRemoved).toEqual([
+      { rule: 'fold-tags-all', paths: ['tags_all.Team', 'tags_all.Env', 'tags'] },
+    ]);
+  });
+
+  it('the last tags removed (tags → null) likewise; whole and per-key changes that disagree are both kept', () => {
+    expect(changedPaths(evaluate(tagged([{ Team: 'x' }, { Team: 'x' }], [null, {}])))).toEqual([
+      ['aws_sns_topic.events', ['tags.Team']],
+    ]);
+    // A default tag in tags_all that tags does not hold: not the same change, nothing dropped.
+    expect(
+      changedPaths(evaluate(tagged([null, {}], [{ Team: 'x' }, { Team: 'x', ManagedBy: 'tf' }]))),
+    ).toEqual([['aws_sns_topic.events', ['tags', 'tags.Team', 'tags.ManagedBy']]]);
+  });
+});
+
 describe('fold-tags-all: a provider default tag set by hand', () => {
   // Refresh-only plan of an aws_dynamodb_table (Terraform 1.11.4, AWS provider 5.100.0, moto) with
   // default_tags { ManagedBy = "terraform" }, after `aws dynamodb tag-resource … ManagedBy=hand`.
