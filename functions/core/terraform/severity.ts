@@ -1,7 +1,7 @@
 import { maxSeverity, type Severity, shiftSeverity } from '../findings/model.js';
 import { isProductionEnvironment, type Policies, type SeverityOverride } from '../registry/model.js';
 import { createGlobMatcher } from './glob.js';
-import { parseJsonDocument } from './json-document.js';
+import { isIamPolicyDocument, parseJsonDocument } from './json-document.js';
 import { isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange } from './plan-model.js';
 
@@ -148,7 +148,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
       subject.changes.some((change) => {
         const top = change.segments[0];
         return (
-          top === 'policy' ||
+          (top === 'policy' && !holdsOtherDocument(change)) ||
           (subject.resource.type.startsWith('aws_iam_') &&
             typeof top === 'string' &&
             IAM_POLICY_ATTRIBUTES.has(top))
@@ -174,6 +174,30 @@ export const CONTENT_RULES: readonly ContentRule[] = [
         subject.changes.some((change) => !isTagPath(change) && change.segments.some(isEncryptionSegment))),
   },
 ];
+
+/** The members of an IAM policy document's root. */
+const IAM_DOCUMENT_MEMBERS: ReadonlySet<string> = new Set(['Version', 'Id', 'Statement']);
+
+/**
+ * A `policy` attribute that holds a document other than an IAM policy: an ECR lifecycle policy
+ * (`{"rules": [...]}`) decides which images expire, not who may do what. Seen by content: a change
+ * inside the document names its root member (`policy.rules[0].selection`); a whole change has a side
+ * that parses as a document without `Statement` and none that parses as one with it. Anything else
+ * (hashed, not JSON) is taken for an IAM policy, as before.
+ */
+function holdsOtherDocument(change: CompactAttributeChange): boolean {
+  if (change.sensitive) return false;
+  const member = change.segments[1];
+  if (member !== undefined) return typeof member === 'string' && !IAM_DOCUMENT_MEMBERS.has(member);
+  let other = false;
+  for (const side of [change.before, change.after]) {
+    const document = typeof side === 'string' ? parseJsonDocument(side) : undefined;
+    if (document === undefined) continue;
+    if (isIamPolicyDocument(document)) return false;
+    other = true;
+  }
+  return other;
+}
 
 function opensIngressToTheWorld(subject: SeveritySubject): boolean {
   const { type, identity } = subject.resource;

@@ -246,6 +246,53 @@ describe('content rules', () => {
   });
 });
 
+describe('iam-policy: a policy attribute that holds another kind of document', () => {
+  // aws_ecr_lifecycle_policy.policy changed by hand (PutLifecyclePolicy, keep 3 images instead of 10),
+  // as the refresh-only plan shows it (Terraform 1.11.4, provider 5.100.0, moto): diffed inside.
+  const lifecycle = (count: number) =>
+    JSON.stringify({
+      rules: [
+        {
+          rulePriority: 1,
+          description: `keep ${count}`,
+          selection: { tagStatus: 'any', countType: 'imageCountMoreThan', countNumber: count },
+          action: { type: 'expire' },
+        },
+      ],
+    });
+  const iam = JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [{ Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::111111111111:root' }, Action: 'ecr:*' }],
+  });
+
+  it.each<[string, CompactAttributeChange[], Severity]>([
+    [
+      'a change inside an ECR lifecycle policy is an ordinary update',
+      [change(['policy', 'rules', 0, 'selection', 'countNumber'], 10, 3)],
+      'medium',
+    ],
+    ['a lifecycle policy set or replaced whole', [change(['policy'], lifecycle(10), lifecycle(3))], 'medium'],
+    ['a lifecycle policy set where there was none', [change(['policy'], '', lifecycle(3))], 'medium'],
+    [
+      'a change inside an IAM document is high',
+      [change(['policy', 'Statement', 0, 'Action'], 'ecr:Get*', 'ecr:*')],
+      'high',
+    ],
+    ['an IAM document set whole is high', [change(['policy'], '', iam)], 'high'],
+    ['a policy that is not JSON is taken for IAM (high)', [change(['policy'], 'a', 'b')], 'high'],
+  ])('%s', (_name, changes, expected) => {
+    expect(severityOf(subject('aws_ecr_lifecycle_policy', changes))).toBe(expected);
+  });
+
+  it('an aws_iam_* policy stays high whatever it holds', () => {
+    expect(
+      severityOf(
+        subject('aws_iam_policy', [change(['policy', 'rules', 0, 'selection', 'countNumber'], 10, 3)]),
+      ),
+    ).toBe('high');
+  });
+});
+
 describe('environment and overrides', () => {
   const update = subject('aws_sqs_queue', [change(['delay_seconds'], 0, 5)]);
 
