@@ -159,7 +159,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     id: 'protection-off',
     severity: 'high',
     description:
-      'protection turned off (deletion or termination protection, S3 versioning suspended, CloudTrail logging stopped, GuardDuty disabled)',
+      'protection turned off (deletion or termination protection, S3 versioning suspended, DynamoDB point-in-time recovery off, CloudTrail logging stopped, GuardDuty disabled)',
     matches: turnsProtectionOff,
   },
   {
@@ -358,6 +358,9 @@ function turnsProtectionOff(subject: SeveritySubject): boolean {
       if (type === 'aws_guardduty_detector' && last === 'enable') return true;
       // aws_s3_bucket's own versioning block (no aws_s3_bucket_versioning companion).
       if (type === 'aws_s3_bucket' && segments[0] === 'versioning' && last === 'enabled') return true;
+      // UpdateContinuousBackups off: the table can no longer be restored to before a bad write or delete.
+      if (type === 'aws_dynamodb_table' && segments[0] === 'point_in_time_recovery' && last === 'enabled')
+        return true;
     }
     if (type === 'aws_s3_bucket_versioning' && last === 'status')
       return before === 'Enabled' && after === 'Suspended';

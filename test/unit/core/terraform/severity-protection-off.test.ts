@@ -97,6 +97,22 @@ describe('protection turned off', () => {
     ).toBe('high');
   });
 
+  it('DynamoDB point-in-time recovery turned off is high', () => {
+    // aws_dynamodb_table of provider 5.100.0 after UpdateContinuousBackups (enabled: false), as the
+    // refresh-only plan shows it against moto: the recovery window goes to 0 with it.
+    const table = (enabled: boolean): Values => ({
+      arn: 'arn:aws:dynamodb:eu-west-1:123456789012:table/orders',
+      billing_mode: 'PAY_PER_REQUEST',
+      deletion_protection_enabled: false,
+      hash_key: 'pk',
+      id: 'orders',
+      name: 'orders',
+      point_in_time_recovery: [{ enabled, recovery_period_in_days: enabled ? 35 : 0 }],
+    });
+    expect(severityOf('aws_dynamodb_table.orders', table(true), table(false))).toBe('high');
+    expect(severityOf('aws_dynamodb_table.orders', table(false), table(true))).toBe('medium');
+  });
+
   it('deletion protection removed from a database is high', () => {
     expect(severityOf('aws_db_instance.payments', database(true), database(false))).toBe('high');
   });
@@ -116,7 +132,7 @@ describe('protection turned off', () => {
     const result = evaluatePlan(raw, { ...context({ environment: 'dev' }), hashSensitive });
     expect(result.findings[0]?.severity).toBe('medium');
     expect(result.findings[0]?.evidence.severityReasons).toContain(
-      'protection-off: protection turned off (deletion or termination protection, S3 versioning suspended, CloudTrail logging stopped, GuardDuty disabled): high',
+      'protection-off: protection turned off (deletion or termination protection, S3 versioning suspended, DynamoDB point-in-time recovery off, CloudTrail logging stopped, GuardDuty disabled): high',
     );
   });
 });
