@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, UpdateContinuousBackupsCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateNetworkAclEntryCommand,
@@ -20,7 +20,7 @@ import {
   TagUserCommand,
 } from '@aws-sdk/client-iam';
 import { DeletePublicAccessBlockCommand } from '@aws-sdk/client-s3';
-import { SetTopicAttributesCommand, SNSClient } from '@aws-sdk/client-sns';
+import { SetTopicAttributesCommand, SNSClient, TagResourceCommand } from '@aws-sdk/client-sns';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
@@ -239,9 +239,35 @@ async function changeByHand(): Promise<void> {
     }),
   );
 
-  await new DynamoDBClient({}).send(
+  // The first tag of a topic applied without tags (its state holds tags = null).
+  await new SNSClient({}).send(
+    new TagResourceCommand({ ResourceArn: topicArn, Tags: [{ Key: 'Team', Value: 'ledger' }] }),
+  );
+
+  const dynamodb = new DynamoDBClient({});
+  await dynamodb.send(
     new UpdateTableCommand({ TableName: 'sweep-orders', DeletionProtectionEnabled: false }),
   );
+  await dynamodb.send(
+    new UpdateContinuousBackupsCommand({
+      TableName: 'sweep-events',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: false },
+    }),
+  );
+  // Keep 3 images instead of 10: a retention setting, not a permission.
+  await awsJsonCall('ecr', 'AmazonEC2ContainerRegistry_V20150921.PutLifecyclePolicy', {
+    repositoryName: 'sweep-app',
+    lifecyclePolicyText: JSON.stringify({
+      rules: [
+        {
+          rulePriority: 1,
+          description: 'keep 10',
+          selection: { tagStatus: 'any', countType: 'imageCountMoreThan', countNumber: 3 },
+          action: { type: 'expire' },
+        },
+      ],
+    }),
+  });
   await awsJsonCall('ecr', 'AmazonEC2ContainerRegistry_V20150921.PutImageTagMutability', {
     repositoryName: 'sweep-app',
     imageTagMutability: 'MUTABLE',
@@ -318,6 +344,9 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_network_acl.a': 'medium',
       'aws_sns_topic_policy.events': 'critical',
       'aws_dynamodb_table.orders': 'high',
+      'aws_dynamodb_table.events': 'high',
+      'aws_sns_topic.events': 'low',
+      'aws_ecr_lifecycle_policy.app': 'medium',
       'aws_ecr_repository.app': 'medium',
       'aws_s3_bucket_public_access_block.assets': 'critical',
       'aws_lambda_function.fn': 'medium',
@@ -376,7 +405,20 @@ describe('common AWS resource types with real terraform and moto', () => {
     expect(topicPolicy?.evidence.severityReasons).toEqual(
       expect.arrayContaining([expect.stringMatching(/^public-access:/)]),
     );
-    expect(findingFor(findings, 'aws_sns_topic.events')).toBeUndefined();
+    // The topic's own finding holds its new tag, once, and nothing of the policy its companion reports.
+    expect(findingFor(findings, 'aws_sns_topic.events')?.drift?.changes).toEqual([
+      { path: 'tags.Team', before: null, after: 'ledger', sensitive: false },
+    ]);
+    expect(findingFor(findings, 'aws_dynamodb_table.events')?.evidence.severityReasons).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^protection-off:/)]),
+    );
+    const lifecycle = findingFor(findings, 'aws_ecr_lifecycle_policy.app');
+    expect(lifecycle?.drift?.changes).toEqual([
+      { path: 'policy.rules[0].selection.countNumber', before: 10, after: 3, sensitive: false },
+    ]);
+    expect(lifecycle?.evidence.severityReasons).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^iam-policy:/)]),
+    );
     expect(findingFor(findings, 'aws_kms_key.shared')).toBeUndefined();
     expect(pathsOf(findingFor(findings, 'aws_dynamodb_table.orders'))).toEqual([
       'deletion_protection_enabled',

@@ -265,6 +265,20 @@ resource "aws_dynamodb_table" "orders" {
   tags                        = { Team = "orders" }
 }
 
+# Point-in-time recovery alone: the test turns it off by hand.
+resource "aws_dynamodb_table" "events" {
+  name         = "sweep-events"
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "pk"
+  attribute {
+    name = "pk"
+    type = "S"
+  }
+  point_in_time_recovery {
+    enabled = true
+  }
+}
+
 # --- ECR ---------------------------------------------------------------------------------
 resource "aws_ecr_repository" "app" {
   name                 = "sweep-app"
