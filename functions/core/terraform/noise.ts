@@ -151,9 +151,9 @@ const foldTagsAll: NoiseRule = {
 
 /**
  * A resource applied without tags holds `tags = null` in its state: a first tag added by hand is then
- * `tags: null → {K: v}` whole, beside `tags_all.K: null → v` per key (its `tags_all` was `{}`), which
- * folds to `tags.K`. The same tag twice: the whole change is dropped when the per-key changes say
- * exactly what it says (every key, with its value, from or to nothing), as for a resource with tags.
+ * `tags: null → {K: v}` whole, beside `tags_all.K: null → v` per key (its `tags_all` was `{}`, or held a
+ * provider default tag K), which folds to `tags.K`. The same tag twice: the whole change is dropped when
+ * the per-key changes cover exactly its keys with its values, as for a resource with tags.
  */
 function wholeTagsCoveredByKeys(kept: readonly CompactAttributeChange[]): CompactAttributeChange | undefined {
   const whole = kept.find((change) => change.path === 'tags' && change.segments.length === 1);
@@ -166,11 +166,12 @@ function wholeTagsCoveredByKeys(kept: readonly CompactAttributeChange[]): Compac
   if (keys.length === 0) return undefined;
   const perKey = kept.filter((change) => change.segments[0] === 'tags' && change.segments.length === 2);
   if (perKey.length !== keys.length) return undefined;
+  // Each key's per-key change ends (or, removed, starts) at the value the whole change shows; it may
+  // start from a provider default tag's value (`tags_all` held the default) rather than from nothing.
   const covered = keys.every((key) => {
     const change = perKey.find((candidate) => candidate.segments[1] === key);
     if (change === undefined || change.sensitive) return false;
-    const [from, to] = added ? [change.before, change.after] : [change.after, change.before];
-    return isNullish(from) && deepEqual(to, tags[key]);
+    return deepEqual(added ? change.after : change.before, tags[key]);
   });
   // The per-key changes can only be folded tags_all ones: the diff never gives `tags` whole and by key.
   return covered ? whole : undefined;

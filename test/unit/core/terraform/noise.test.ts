@@ -340,9 +340,17 @@ describe('fold-tags-all: the first tag of a resource applied without tags', () =
     ]);
   });
 
-  it('the last tags removed (tags → null) likewise; whole and per-key changes that disagree are both kept', () => {
+  it('the last tags removed (tags → null), and a provider default tag set by hand, likewise; changes that disagree are both kept', () => {
     expect(changedPaths(evaluate(tagged([{ Team: 'x' }, { Team: 'x' }], [null, {}])))).toEqual([
       ['aws_sns_topic.events', ['tags.Team']],
+    ]);
+    // A provider default tag (default_tags ManagedBy = terraform) set by hand on that resource: one
+    // change from the default, as for a resource with tags.
+    const defaulted = evaluate(
+      tagged([null, { ManagedBy: 'terraform' }], [{ ManagedBy: 'hand' }, { ManagedBy: 'hand' }]),
+    );
+    expect(defaulted.findings[0]?.drift?.changes).toEqual([
+      { path: 'tags.ManagedBy', before: 'terraform', after: 'hand', sensitive: false },
     ]);
     // A default tag in tags_all that tags does not hold: not the same change, nothing dropped.
     expect(
