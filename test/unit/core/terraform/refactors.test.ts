@@ -282,12 +282,27 @@ describe('lifecycle.ignore_changes', () => {
   });
 
   it('a change of the whole map is not confined to one ignored key', () => {
+    // Without tags_all beside it, nothing says which keys the whole change holds.
     const raw = plan({
-      drift: [entry('aws_s3_bucket.b', { before: bucket(null), after: bucket({ Owner: 'finance' }) })],
+      drift: [
+        entry('aws_s3_bucket.b', {
+          before: { bucket: 'exp-a', tags: null },
+          after: { bucket: 'exp-a', tags: { Owner: 'finance' } },
+        }),
+      ],
     });
     const [finding] = evaluate(raw, facts('aws_s3_bucket.b', [['tags', 'Owner']])).findings;
     expect(finding?.ruleId).toBe('drift.update');
     expect(finding?.drift?.changes.map((change) => change.path)).toEqual(['tags']);
+  });
+
+  it('the first tag of a resource applied without tags is its key (tags_all names it): ignored when that key is', () => {
+    const raw = plan({
+      drift: [entry('aws_s3_bucket.b', { before: bucket(null), after: bucket({ Owner: 'finance' }) })],
+    });
+    const [finding] = evaluate(raw, facts('aws_s3_bucket.b', [['tags', 'Owner']])).findings;
+    expect(finding?.ruleId).toBe('drift.ignored-changes');
+    expect(finding?.drift?.changes.map((change) => change.path)).toEqual(['tags.Owner']);
   });
 
   it('[*] patterns match every instance of count/for_each resources and modules, nothing else', () => {
