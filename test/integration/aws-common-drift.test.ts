@@ -13,9 +13,11 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import {
+  AddUserToGroupCommand,
   AttachRolePolicyCommand,
   CreatePolicyCommand,
   CreatePolicyVersionCommand,
+  CreateUserCommand,
   IAMClient,
   TagUserCommand,
 } from '@aws-sdk/client-iam';
@@ -177,6 +179,9 @@ async function changeByHand(): Promise<void> {
   await iam.send(
     new TagUserCommand({ UserName: 'sweep-ci', Tags: [{ Key: 'Team', Value: 'someone-else' }] }),
   );
+  // A user added to the deployers group by hand gets the group's policies.
+  await iam.send(new CreateUserCommand({ UserName: 'intruder' }));
+  await iam.send(new AddUserToGroupCommand({ GroupName: 'sweep-deployers', UserName: 'intruder' }));
 
   const ec2 = new EC2Client({});
   const tables = await ec2.send(
@@ -339,6 +344,7 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_iam_policy.read': 'high',
       'aws_iam_role.fn': 'high',
       'aws_iam_user.ci': 'low',
+      'aws_iam_group_membership.deployers': 'high',
       'aws_route_table.private': 'medium',
       'aws_security_group.app': 'critical',
       'aws_network_acl.a': 'medium',
@@ -427,6 +433,9 @@ describe('common AWS resource types with real terraform and moto', () => {
       { path: 'image_tag_mutability', before: 'IMMUTABLE', after: 'MUTABLE', sensitive: false },
     ]);
     expect(findingFor(findings, 'aws_s3_bucket_public_access_block.assets')?.ruleId).toBe('drift.delete');
+    expect(findingFor(findings, 'aws_iam_group_membership.deployers')?.drift?.changes).toEqual([
+      expect.objectContaining({ before: null, after: 'intruder' }),
+    ]);
     expect(findingFor(findings, 'aws_iam_user.ci')?.drift?.changes).toEqual([
       { path: 'tags.Team', before: 'platform', after: 'someone-else', sensitive: false },
     ]);

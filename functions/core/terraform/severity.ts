@@ -102,6 +102,12 @@ const IAM_POLICY_ATTRIBUTES: ReadonlySet<string> = new Set([
   'inline_policy',
   'managed_policy_arns',
   'policy_arn',
+  // Who holds a policy or a group's policies: aws_iam_policy_attachment (roles, users, groups),
+  // aws_iam_group_membership (users), aws_iam_user_group_membership (groups). A user added to a group
+  // by hand gets its permissions as surely as a policy attached to it.
+  'roles',
+  'users',
+  'groups',
 ]);
 const ENCRYPTION_ATTRIBUTES: ReadonlySet<string> = new Set([
   'server_side_encryption_configuration',
@@ -143,7 +149,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   {
     id: 'iam-policy',
     severity: 'high',
-    description: 'IAM policy document or attachment changed',
+    description: 'IAM policy document, attachment or group membership changed',
     matches: (subject) =>
       subject.changes.some((change) => {
         const top = change.segments[0];

@@ -246,6 +246,31 @@ describe('content rules', () => {
   });
 });
 
+describe('iam-policy: who holds a policy', () => {
+  // A user added by hand to a group (AddUserToGroup), as the refresh-only plan shows it against moto
+  // (Terraform 1.11.4, provider 5.100.0): the group's policies are now the user's.
+  it.each<[string, SeveritySubject]>([
+    [
+      'aws_iam_group_membership users',
+      subject('aws_iam_group_membership', [change(['users', 0], null, 'intruder')]),
+    ],
+    [
+      'aws_iam_user_group_membership groups',
+      subject('aws_iam_user_group_membership', [change(['groups', 1], null, 'admins')]),
+    ],
+    [
+      'aws_iam_policy_attachment roles',
+      subject('aws_iam_policy_attachment', [change(['roles', 0], null, 'ci')]),
+    ],
+  ])('%s changed is high', (_name, value) => {
+    expect(severityOf(value)).toBe('high');
+  });
+
+  it('the same attribute names outside aws_iam_* are not IAM', () => {
+    expect(severityOf(subject('aws_cognito_user_pool', [change(['groups', 0], null, 'x')]))).toBe('medium');
+  });
+});
+
 describe('iam-policy: a policy attribute that holds another kind of document', () => {
   // aws_ecr_lifecycle_policy.policy changed by hand (PutLifecyclePolicy, keep 3 images instead of 10),
   // as the refresh-only plan shows it (Terraform 1.11.4, provider 5.100.0, moto): diffed inside.
