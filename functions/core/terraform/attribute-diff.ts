@@ -10,6 +10,7 @@ import {
   iamKey,
   isIamPolicyDocument,
   isPrincipalKey,
+  isPublicAllowStatement,
   jsonDocumentsEquivalent,
   newIamKeyCache,
   parseJsonDocument,
@@ -506,15 +507,17 @@ function isStatementPath(state: DiffState, length: number): boolean {
 }
 
 /**
- * Gives the changes emitted since `first`, each inside one statement that was edited in place (not
- * added, removed or redacted), that statement whole before and after (CompactAttributeChange.statement).
+ * Marks the changes emitted since `first`, each inside one statement that was edited in place (not
+ * added, removed or redacted), when the edit made that statement allow everyone and it did not before
+ * (CompactAttributeChange.opensStatementToEveryone): only the verdict is kept, never the statement.
  */
 function noteStatement(state: DiffState, first: number, before: unknown, after: unknown): void {
   if (!isPlainObject(before) || !isPlainObject(after)) return;
+  if (isPublicAllowStatement(before) || !isPublicAllowStatement(after)) return;
   const depth = state.path.length;
   for (let index = first; index < state.out.length; index++) {
     const change = state.out[index]!;
-    if (!change.sensitive && change.segments.length > depth) change.statement = { before, after };
+    if (!change.sensitive && change.segments.length > depth) change.opensStatementToEveryone = true;
   }
 }
 

@@ -104,3 +104,24 @@ export function isPrincipalKey(key: string): boolean {
 
 /** The account's root ARN in any partition, which AWS writes for an account id in a principal. */
 const ACCOUNT_ROOT = /^arn:aws[a-z-]*:iam::(\d{12}):root$/;
+
+/**
+ * A statement that allows everyone: `Effect: Allow`, Principal `"*"` or `{"AWS": "*"}`, and no
+ * Condition (one narrows `"*"` to a known caller).
+ */
+export function isPublicAllowStatement(value: unknown): boolean {
+  if (!isPlainObject(value) || value.Effect !== 'Allow' || narrowsCallers(value.Condition)) return false;
+  const principal = value.Principal;
+  if (principal === '*') return true;
+  if (!isPlainObject(principal)) return false;
+  const aws = principal.AWS;
+  return aws === '*' || (Array.isArray(aws) && aws.includes('*'));
+}
+
+/** A Condition with any member narrows who may call; absent, null or `{}` narrows nothing. */
+function narrowsCallers(condition: unknown): boolean {
+  if (condition === undefined || condition === null) return false;
+  if (!isPlainObject(condition)) return true;
+  for (const _key in condition) return true;
+  return false;
+}

@@ -24,11 +24,12 @@ export interface CompactAttributeChange {
    */
   elementKeys?: readonly string[];
   /**
-   * For a change inside one statement of an IAM policy document (`policy.Statement[0].Principal`): that
-   * statement whole, before and after, so severity can judge what the statement now allows (an edit
-   * of its Principal alone does not show its Effect or Condition). Never shown.
+   * For a change inside one statement of an IAM policy document (`policy.Statement[0].Principal`):
+   * the edit made that statement allow everyone (Allow, Principal `*`, no Condition) where it did
+   * not before. An edit of its Principal alone does not show its Effect or Condition; the verdict is
+   * kept rather than the statement, whose values (a Referer secret in a Condition) are not redacted.
    */
-  statement?: { before: unknown; after: unknown };
+  opensStatementToEveryone?: true;
 }
 
 export type ResourceMode = 'managed' | 'data';

@@ -1,7 +1,7 @@
 import { maxSeverity, type Severity, shiftSeverity } from '../findings/model.js';
 import { isProductionEnvironment, type Policies, type SeverityOverride } from '../registry/model.js';
 import { createGlobMatcher } from './glob.js';
-import { isIamPolicyDocument, parseJsonDocument } from './json-document.js';
+import { isIamPolicyDocument, isPublicAllowStatement, parseJsonDocument } from './json-document.js';
 import { isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange } from './plan-model.js';
 
@@ -285,13 +285,7 @@ function grantsPublicAccess(subject: SeveritySubject): boolean {
     if (isPolicyDocumentChange(change) && grantsToEveryone(after)) return true;
     // A statement edited in place into one that allows everyone (its Principal set to "*", its
     // Condition removed): the edit alone does not show Effect or Condition, the statement does.
-    if (
-      isPolicyDocumentChange(change) &&
-      change.statement !== undefined &&
-      isPublicAllowStatement(change.statement.after) &&
-      !isPublicAllowStatement(change.statement.before)
-    )
-      return true;
+    if (isPolicyDocumentChange(change) && change.opensStatementToEveryone) return true;
     return containsEntry(after, isPublicSetting);
   });
 }
@@ -324,28 +318,11 @@ function isPolicyDocumentChange(change: CompactAttributeChange): boolean {
  * narrows `"*"` to a known caller, and a Deny with `"*"` is the usual TLS-only guard). It sees a
  * statement when the change holds it whole (a statement added, a policy set where there was none);
  * an edit of its members (`Statement[0].Principal` alone) is judged on the statement it sits in
- * (CompactAttributeChange.statement): one that did not allow everyone and now does.
+ * (CompactAttributeChange.opensStatementToEveryone): one that did not allow everyone and now does.
  */
 function grantsToEveryone(after: unknown): boolean {
   const document = typeof after === 'string' ? parseJsonDocument(after) : after;
   return containsValue(document, isPublicAllowStatement);
-}
-
-function isPublicAllowStatement(value: unknown): boolean {
-  if (!isPlainObject(value) || value.Effect !== 'Allow' || narrowsCallers(value.Condition)) return false;
-  const principal = value.Principal;
-  if (principal === '*') return true;
-  if (!isPlainObject(principal)) return false;
-  const aws = principal.AWS;
-  return aws === '*' || (Array.isArray(aws) && aws.includes('*'));
-}
-
-/** A Condition with any member narrows who may call; absent, null or `{}` narrows nothing. */
-function narrowsCallers(condition: unknown): boolean {
-  if (condition === undefined || condition === null) return false;
-  if (!isPlainObject(condition)) return true;
-  for (const _key in condition) return true;
-  return false;
 }
 
 /**

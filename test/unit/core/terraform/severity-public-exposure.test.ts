@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../../../functions/core/findings/model.js';
-import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
+import { compactPlan, evaluatePlan } from '../../../../functions/core/terraform/index.js';
 import {
   bucketValues,
   context,
@@ -194,6 +194,27 @@ describe('policy statements that allow everyone', () => {
         queuePolicy(single({ ...withoutCondition, Principal: { AWS: '*' } })),
       ),
     ).toBe('critical');
+  });
+
+  it('the compacted plan keeps the verdict on an edited statement, not the statement and its other values', () => {
+    // A Referer secret (CloudFront's custom-origin header) in a Condition the edit left as it was.
+    const referer = 'CANARY-referer-7Qx2-secret';
+    const guarded = { ...withoutCondition, Condition: { StringEquals: { 'aws:Referer': referer } } };
+    const raw = plan({
+      drift: [
+        entry('aws_sqs_queue_policy.events', {
+          before: queuePolicy(policy(guarded, fromTopic)),
+          after: queuePolicy(policy(guarded, { ...withoutCondition, Principal: '*' })),
+        }),
+      ],
+    });
+    const compact = compactPlan(JSON.stringify(raw), { hashSensitive });
+    expect(JSON.stringify(compact)).not.toContain(referer);
+    const opened = compact.drift[0]!.changes.filter((change) => change.opensStatementToEveryone);
+    expect(opened.map((change) => change.path).sort()).toEqual([
+      'policy.Statement[1].Condition',
+      'policy.Statement[1].Principal',
+    ]);
   });
 
   it('a statement edited in place keeps its judgement: "*" still narrowed by its Condition, or a Deny, stays high', () => {
