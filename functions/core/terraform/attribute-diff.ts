@@ -155,20 +155,7 @@ function diffNode(
       return;
     }
     if (!beforeIsList && !Array.isArray(after)) {
-      // `"Statement": {…}`, one statement written without a list.
-      if (isStatementPath(state, state.path.length)) {
-        const first = state.out.length;
-        diffObjects(
-          state,
-          before as Record<string, unknown>,
-          after as Record<string, unknown>,
-          beforeMask,
-          afterMask,
-          unknownMask,
-        );
-        noteStatement(state, first, before, after);
-        return;
-      }
+      const first = state.out.length;
       diffObjects(
         state,
         before as Record<string, unknown>,
@@ -177,6 +164,8 @@ function diffNode(
         afterMask,
         unknownMask,
       );
+      // `"Statement": {…}`, one statement written without a list.
+      if (isStatementPath(state, state.path.length)) noteStatement(state, first, before, after);
       return;
     }
   } else if (
