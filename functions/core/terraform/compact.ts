@@ -592,8 +592,9 @@ class PriorStateResources {
     const kept: ManagedResource['values'] = {};
     for (const key of IDENTITY_ATTRIBUTES) {
       const value = identity[key];
-      if (value === undefined || value === '' || containsCredential(value)) continue;
-      if (!keepsIdentityAttribute(type, key)) continue;
+      // The cheap test first: an ARN dropped for this type is never scanned for credentials.
+      if (value === undefined || value === '' || !keepsIdentityAttribute(type, key)) continue;
+      if (containsCredential(value)) continue;
       // `sensitive_values: true` masks every attribute, as a mask `true` covers all below it.
       kept[key] = childMask(rawMask, key) === true ? this.hash(value) : value;
     }

@@ -311,8 +311,9 @@ function extractIdentity(
   let count = 0;
   for (const key of IDENTITY_ATTRIBUTES) {
     const value = values[key];
-    if (typeof value !== 'string' || value === '' || containsCredential(value)) continue;
-    if (!keepsIdentityAttribute(type, key)) continue;
+    // The cheap test first: an ARN dropped for this type is never scanned for credentials.
+    if (typeof value !== 'string' || value === '' || !keepsIdentityAttribute(type, key)) continue;
+    if (containsCredential(value)) continue;
     identity[key] = childMask(mask, key) === true ? tools.hashSensitive(value) : value;
     count++;
   }
