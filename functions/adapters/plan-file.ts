@@ -1,5 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { open, readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { shellWord } from '../core/backend/rule.js';
 import type { SensitiveHasher } from '../core/redaction/secrets.js';
 import {
   type CompactPlan,
@@ -45,10 +47,10 @@ export async function readPlanFile(path: string, options: ReadPlanFileOptions): 
   const sized = stats.isFile();
   if (sized && size === 0) throw new PlanFormatError('plan is empty');
   if (sized && size <= limit) {
-    const text = decodePlanText(await readFile(path));
+    const text = decodePlanText(await readFile(path), path);
     return compactPlan(text, { hashSensitive: options.hashSensitive, knownSecrets: options.knownSecrets });
   }
-  return readPlanStream(fileChunks(path, options.streamChunkBytes ?? STREAM_CHUNK_BYTES), options);
+  return readPlanStream(fileChunks(path, options.streamChunkBytes ?? STREAM_CHUNK_BYTES), options, path);
 }
 
 /**
@@ -87,6 +89,7 @@ async function* fileChunks(path: string, chunkBytes: number): AsyncGenerator<Uin
 export async function readPlanStream(
   source: AsyncIterable<Uint8Array>,
   options: ReadPlanFileOptions,
+  path?: string,
 ): Promise<CompactPlan> {
   const compactor = createPlanCompactor({
     hashSensitive: options.hashSensitive,
@@ -107,7 +110,7 @@ export async function readPlanStream(
   };
   const releaseHead = (bytes: Uint8Array) => {
     head = undefined;
-    assertNotBinaryPlan(bytes);
+    assertNotBinaryPlan(bytes, path);
     assertNotUtf16(bytes);
     // A UTF-8 byte order mark (editors add one) is not part of the JSON; decodePlanText drops it too.
     const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
@@ -146,8 +149,8 @@ const NOT_UTF8 =
  * The bytes as text, strictly: a plan in another encoding must fail with that reason, not turn its
  * non-ASCII characters into U+FFFD and read on (a UTF-8 BOM is dropped, as editors add one).
  */
-export function decodePlanText(bytes: Uint8Array): string {
-  assertNotBinaryPlan(bytes);
+export function decodePlanText(bytes: Uint8Array, path?: string): string {
+  assertNotBinaryPlan(bytes, path);
   assertNotUtf16(bytes);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -160,11 +163,24 @@ export function decodePlanText(bytes: Uint8Array): string {
  * The plan file itself (`terraform plan -out plan.tfplan`) is a zip archive: the most common wrong
  * input, named as such rather than as text in a foreign encoding.
  */
-function assertNotBinaryPlan(bytes: Uint8Array): void {
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03)
+function assertNotBinaryPlan(bytes: Uint8Array, path?: string): void {
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03) {
+    // The command names the file given (stdin has none), so it can be copied as it is.
+    const output = path === undefined ? 'plan.json' : jsonNameBeside(path);
     throw new PlanFormatError(
-      'this is a binary plan file (a zip archive, as `terraform plan -out` writes it), not its JSON: run `terraform show -json plan.tfplan > plan.json` and pass plan.json',
+      `this is a binary plan file (a zip archive, as \`terraform plan -out\` writes it), not its JSON: run \`terraform show -json ${path === undefined ? 'plan.tfplan' : shellWord(path)} > ${shellWord(output)}\` in the root module's directory and pass ${shellWord(output)}`,
     );
+  }
+}
+
+/**
+ * Where the JSON of a binary plan goes: its name with `.json` for its extension (`plan.tfplan` →
+ * `plan.json`), or `<name>.show.json` when that is the binary's own name (a plan saved as `plan.json`).
+ */
+function jsonNameBeside(path: string): string {
+  const name = basename(path);
+  const stem = name.replace(/\.[^.]*$/, '') || name;
+  return `${stem}.json` === name ? `${stem}.show.json` : `${stem}.json`;
 }
 
 /**

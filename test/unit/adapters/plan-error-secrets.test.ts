@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPlanFile } from '../../../functions/adapters/plan-file.js';
+import { decodePlanText, readPlanFile } from '../../../functions/adapters/plan-file.js';
 import { PlanFormatError } from '../../../functions/core/terraform/index.js';
 import { hashSensitive } from '../../helpers/plan-builders.js';
 import { usePlanFiles } from '../../helpers/plan-files.js';
@@ -119,7 +119,7 @@ describe('inputs that are not what they seem are named for what they are (both r
     [
       'the binary plan file (a zip archive)',
       Buffer.concat([Buffer.from('PK\u0003\u0004'), Buffer.alloc(64, 1)]),
-      /^this is a binary plan file .*terraform show -json plan\.tfplan/,
+      /^this is a binary plan file .*: run `terraform show -json \S+ > \S+\.json` in the root module's directory/,
     ],
     [
       'binary junk starting with NUL',
@@ -149,4 +149,36 @@ describe('inputs that are not what they seem are named for what they are (both r
       });
     }
   }
+});
+
+describe('the binary plan file: the command to run names the file given', () => {
+  const zip = Buffer.concat([Buffer.from('PK\u0003\u0004'), Buffer.alloc(64, 1)]);
+  const reasonFor = (path?: string) => {
+    try {
+      decodePlanText(zip, path);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('a binary plan was read as text');
+  };
+
+  it.each([
+    ['plans/plan.tfplan', '`terraform show -json plans/plan.tfplan > plan.json`', 'pass plan.json'],
+    ['tfplan', '`terraform show -json tfplan > tfplan.json`', 'pass tfplan.json'],
+    // Saved under the name its JSON would take: the JSON goes elsewhere, not over the plan.
+    ['out/plan.json', '`terraform show -json out/plan.json > plan.show.json`', 'pass plan.show.json'],
+    [
+      "my plan's.out",
+      "`terraform show -json 'my plan'\\''s.out' > 'my plan'\\''s.json'`",
+      "pass 'my plan'\\''s.json'",
+    ],
+  ])('%s', (path, command, pass) => {
+    const reason = reasonFor(path);
+    expect(reason).toContain(command);
+    expect(reason).toContain(pass);
+  });
+
+  it('stdin has no name: the usual one', () => {
+    expect(reasonFor()).toContain('`terraform show -json plan.tfplan > plan.json`');
+  });
 });
