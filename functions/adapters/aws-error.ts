@@ -48,7 +48,23 @@ export function describeAwsError(error: unknown, context: AwsErrorContext = {}):
   // The SDK's own name for it (ECONNREFUSED, NoSuchBucket), so it can be searched for.
   const generic = /^(Error|UnknownError)$/.test(failure.code);
   const named = generic || cause.summary.includes(failure.code) ? '' : ` (${failure.code})`;
-  return `${cause.summary}${named}${where}: ${ADVICE[cause.kind] ?? cause.advice}`;
+  return `${cause.summary}${named}${where}: ${regionAdvice(cause.kind, failure.bucketRegion) ?? ADVICE[cause.kind] ?? cause.advice}`;
+}
+
+/**
+ * The backend wording names `backend.region` and `--region`, which the store commands (findings,
+ * report, suppress, remediate) do not take: the SDK's own AWS_REGION is what sets their region.
+ */
+function regionAdvice(
+  kind: ReturnType<typeof classifyReadFailure>['kind'],
+  bucketRegion: string | undefined,
+): string | undefined {
+  if (kind === 'wrong-region' && bucketRegion)
+    return `set AWS_REGION=${bucketRegion}, the bucket's region; check-backend, locks and init also take --region ${bucketRegion}`;
+  if (kind !== 'no-region' && kind !== 'wrong-region') return undefined;
+  const where =
+    kind === 'wrong-region' ? ' (`aws s3api get-bucket-location --bucket <bucket>` names it)' : '';
+  return `set AWS_REGION to the bucket's region${where} (AWS_DEFAULT_REGION or the AWS profile's region also do); check-backend, locks and init also take --region`;
 }
 
 /**

@@ -109,6 +109,22 @@ describe('describeAwsError', () => {
     expect(line).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
   });
 
+  it('region advice names what a store command takes (AWS_REGION), not the registry or --region alone', () => {
+    const missing = describeAwsError(new Error('Region is missing'), { env: {} });
+    expect(missing).toContain("set AWS_REGION to the bucket's region");
+    expect(missing).not.toContain('backend.region');
+    const redirect = describeAwsError(
+      serviceError('PermanentRedirect', 301, 'must be addressed using the specified endpoint', {
+        Endpoint: 'findings.s3.eu-central-1.amazonaws.com',
+      }),
+      { env },
+    );
+    expect(redirect).toContain(
+      "set AWS_REGION=eu-central-1, the bucket's region; check-backend, locks and init also take --region eu-central-1",
+    );
+    expect(redirect).not.toContain('backend.region');
+  });
+
   it('a timeout (no address in the error) names the endpoint the SDK was configured with', () => {
     // What the SDK throws when withHttpTimeouts' requestTimeout or connectionTimeout fires.
     const timeout = Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
