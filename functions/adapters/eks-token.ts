@@ -1,9 +1,9 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { STSClient } from '@aws-sdk/client-sts';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { EksAccess } from '../core/registry/model.js';
 import { withHttpTimeouts } from './aws-http-timeouts.js';
 import { assumeRole } from './aws-workspace.js';
+import { NodeSha256 } from './node-sha256.js';
 
 /**
  * EKS bearer tokens, as `aws eks get-token` makes them: a presigned STS GetCallerIdentity URL whose
@@ -109,29 +109,4 @@ function defaultCredentials(scanId: string) {
     });
     return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
   };
-}
-
-/** SHA-256 (and HMAC-SHA256 with a secret) for the signer, from node:crypto: no SDK client needed. */
-class NodeSha256 {
-  private readonly hash: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBytes(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(toBytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    throw new Error('not used by SignatureV4');
-  }
-}
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function toBytes(data: SourceData): Uint8Array {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return new Uint8Array(data);
 }

@@ -1,5 +1,5 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256 } from '../../functions/adapters/node-sha256.js';
 
 /**
  * Calls to AWS APIs whose SDK clients driftwatch does not depend on (KMS, Lambda, CloudWatch Logs,
@@ -7,30 +7,6 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * integration tests). Out-of-band changes are made by hand through the APIs a console uses; a test
  * needs a few of them, not a dependency per service.
  */
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function toBytes(data: SourceData): Uint8Array {
-  if (typeof data === 'string') return new TextEncoder().encode(data);
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return new Uint8Array(data);
-}
-
-class Sha256 {
-  private readonly hash: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBytes(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(toBytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    throw new Error('not used by SignatureV4');
-  }
-}
 
 interface AwsRequest {
   /** Signing name: kms, lambda, logs, monitoring, ecr. */
@@ -52,7 +28,7 @@ export async function awsRequest(request: AwsRequest): Promise<string> {
     },
     region,
     service: request.service,
-    sha256: Sha256,
+    sha256: NodeSha256,
   });
   const method = request.method ?? 'POST';
   const path = request.path ?? '/';
