@@ -4,7 +4,6 @@ import {
   type ConfigurationFileOptions,
   configurationFiles,
 } from '../../functions/adapters/terraform/configuration-files.js';
-import { shellWord } from '../../functions/core/backend/rule.js';
 import { createFindingsStore } from '../../functions/core/findings/findings-store.js';
 import type { Finding, JsonValue } from '../../functions/core/findings/model.js';
 import type { WorkspaceConfig } from '../../functions/core/registry/model.js';
@@ -23,6 +22,7 @@ import type {
   TerraformContext,
 } from '../../functions/core/remediation/model.js';
 import { notApplicableReason, prepareRemediation } from '../../functions/core/remediation/prepare.js';
+import { shellCommand } from '../../functions/core/remediation/shell-quote.js';
 import { jsonForTerminal, stripForTerminal } from '../../functions/core/text/sanitize.js';
 import { CliError, loadOptionalRegistry, openObjectStore, UsageError } from '../context.js';
 import { assertFindingIdShape, findOpenOrRecent } from '../finding-ref.js';
@@ -87,16 +87,16 @@ function modeOf(options: RemediateOptions, typed: string): RemediationMode {
 
 /** The remediate command line for an id and mode, with the store, registry and root it was given. */
 function remediateCommand(id: string, flag: string, options: RemediateOptions): string {
-  const given = (option: string, value: string | undefined) => (value ? [option, shellWord(value)] : []);
-  return [
+  const given = (option: string, value: string | undefined) => (value ? [option, value] : []);
+  return shellCommand([
     'driftwatch',
     'remediate',
-    shellWord(id),
+    id,
     flag,
     ...given('--store', options.store),
     ...given('--registry', options.registry),
     ...given('--config', options.config),
-  ].join(' ');
+  ]);
 }
 
 /**
