@@ -1,4 +1,5 @@
 import { classifyReadFailure } from '../core/backend/failure-cause.js';
+import type { ReadFailure } from '../core/backend/ports.js';
 import { configuredEndpoint } from './aws-endpoint.js';
 import { readFailure } from './aws-read-failure.js';
 
@@ -48,34 +49,31 @@ export function describeAwsError(error: unknown, context: AwsErrorContext = {}):
   // The SDK's own name for it (ECONNREFUSED, NoSuchBucket), so it can be searched for.
   const generic = /^(Error|UnknownError)$/.test(failure.code);
   const named = generic || cause.summary.includes(failure.code) ? '' : ` (${failure.code})`;
-  return `${cause.summary}${named}${where}: ${regionAdvice(cause.kind, failure.bucketRegion) ?? ADVICE[cause.kind] ?? cause.advice}`;
-}
-
-/**
- * The backend wording names `backend.region` and `--region`, which the store commands (findings,
- * report, suppress, remediate) do not take: the SDK's own AWS_REGION is what sets their region.
- */
-function regionAdvice(
-  kind: ReturnType<typeof classifyReadFailure>['kind'],
-  bucketRegion: string | undefined,
-): string | undefined {
-  if (kind === 'wrong-region' && bucketRegion)
-    return `set AWS_REGION=${bucketRegion}, the bucket's region; check-backend, locks and init also take --region ${bucketRegion}`;
-  if (kind !== 'no-region' && kind !== 'wrong-region') return undefined;
-  const where =
-    kind === 'wrong-region' ? ' (`aws s3api get-bucket-location --bucket <bucket>` names it)' : '';
-  return `set AWS_REGION to the bucket's region${where} (AWS_DEFAULT_REGION or the AWS profile's region also do); check-backend, locks and init also take --region`;
+  return `${cause.summary}${named}${where}: ${ADVICE[cause.kind]?.(failure) ?? cause.advice}`;
 }
 
 /**
  * Advice where the backend wording (registry fields of a state bucket) does not fit an error that
  * reached the CLI, which is mostly about the findings store or the bucket a command names.
  */
-const ADVICE: Partial<Record<ReturnType<typeof classifyReadFailure>['kind'], string>> = {
-  'no-such-bucket':
+const ADVICE: Partial<
+  Record<ReturnType<typeof classifyReadFailure>['kind'], (failure: ReadFailure) => string>
+> = {
+  'no-such-bucket': () =>
     'check the bucket name (--store, DRIFTWATCH_STORE, --bucket or the registry), the account the credentials belong to, and AWS_ENDPOINT_URL',
-  'not-found': 'check the names given (--store, --bucket, the registry) and AWS_ENDPOINT_URL',
-  'access-denied':
+  'not-found': () => 'check the names given (--store, --bucket, the registry) and AWS_ENDPOINT_URL',
+  'access-denied': () =>
     'the credentials (or the role they assume) lack a read permission for this call: grant it, or use credentials that have it (`aws sts get-caller-identity` shows whose they are)',
-  other: 'run again with --debug for the full error',
+  // The store commands (findings, report, suppress, remediate) take neither backend.region nor
+  // --region: the SDK's own AWS_REGION sets their region.
+  'no-region': () => regionAdvice(''),
+  'wrong-region': ({ bucketRegion }) =>
+    bucketRegion
+      ? `set AWS_REGION=${bucketRegion}, the bucket's region; check-backend, locks and init also take --region ${bucketRegion}`
+      : regionAdvice(' (`aws s3api get-bucket-location --bucket <bucket>` names it)'),
+  other: () => 'run again with --debug for the full error',
 };
+
+function regionAdvice(howToFind: string): string {
+  return `set AWS_REGION to the bucket's region${howToFind} (AWS_DEFAULT_REGION or the AWS profile's region also do); check-backend, locks and init also take --region`;
+}
