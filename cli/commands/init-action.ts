@@ -25,7 +25,7 @@ import {
 import { parseRegistry } from '../../functions/core/registry/parse.js';
 import {
   guessEnvironment,
-  isPlaceholder,
+  placeholdersLeft,
   readStarterListing,
   renderStarterRegistry,
   type StarterInput,
@@ -81,16 +81,6 @@ export async function initAction(run: (code: number) => void, options: InitOptio
     ].join('\n'),
   );
   run(0);
-}
-
-/** What the starter leaves to fill in: owners and destinations always, the rest where init could not tell. */
-function placeholdersLeft(input: StarterInput): string[] {
-  return [
-    'owners',
-    'destinations',
-    ...(input.workspaces.some((workspace) => workspace.sourceDir === undefined) ? ['source.dir'] : []),
-    ...(input.workspaces.some((workspace) => isPlaceholder(workspace.environment)) ? ['environment'] : []),
-  ];
 }
 
 async function fromBucket(bucket: string, options: InitOptions): Promise<StarterInput> {

@@ -221,6 +221,19 @@ export interface StarterInput {
 }
 
 /**
+ * The kinds of placeholder renderStarterRegistry writes for this input: owners and destinations
+ * always, `source.dir` and `environment` where init could not tell them.
+ */
+export function placeholdersLeft(input: StarterInput): string[] {
+  return [
+    'owners',
+    'destinations',
+    ...(input.workspaces.some((workspace) => workspace.sourceDir === undefined) ? ['source.dir'] : []),
+    ...(input.workspaces.some((workspace) => isPlaceholder(workspace.environment)) ? ['environment'] : []),
+  ];
+}
+
+/**
  * The starter registry as YAML, with comments on every TODO. Hand-written rather than serialised
  * so that the comments sit next to the lines they explain.
  */
