@@ -9,7 +9,7 @@ import {
 } from '../redaction/secrets.js';
 import { formatPath } from './attribute-path.js';
 import { companionElementKeys, companionParents } from './companion-elements.js';
-import { keepsIdentityAttribute } from './companions.js';
+import { keptIdentityValue } from './companions.js';
 import { checkFormatVersion } from './format-version.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH } from './json-values.js';
 import { describeJson, jsonParseReason, PlanFormatError } from './plan-error.js';
@@ -591,12 +591,8 @@ class PriorStateResources {
     // Built in a fixed order, whatever order the plan listed the attributes in.
     const kept: ManagedResource['values'] = {};
     for (const key of IDENTITY_ATTRIBUTES) {
-      const value = identity[key];
-      // The cheap test first: an ARN dropped for this type is never scanned for credentials.
-      if (value === undefined || value === '' || !keepsIdentityAttribute(type, key)) continue;
-      if (containsCredential(value)) continue;
-      // `sensitive_values: true` masks every attribute, as a mask `true` covers all below it.
-      kept[key] = childMask(rawMask, key) === true ? this.hash(value) : value;
+      const value = keptIdentityValue(type, key, identity[key], rawMask, this.hash);
+      if (value !== undefined) kept[key] = value;
     }
     const resource: ManagedResource = { address: safe, type: this.intern(type), values: kept };
     const companionKeys = values === undefined ? [] : companionElementKeys(type, values);

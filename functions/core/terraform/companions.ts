@@ -1,6 +1,8 @@
 import { appendTo } from '../collections.js';
+import { containsCredential } from '../redaction/secrets.js';
 import { isCollectionAttribute } from './companion-elements.js';
-import type { CompactChange, ManagedResource } from './plan-model.js';
+import { childMask } from './json-values.js';
+import type { CompactChange, IdentityAttribute, ManagedResource } from './plan-model.js';
 
 /**
  * Companion resources: the AWS provider lets a separate resource manage part of a parent resource
@@ -172,6 +174,24 @@ const LINK_ONLY_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = (() => {
 /** Whether the identity of a resource of `type` keeps `attribute` (every type keeps the general ones). */
 export function keepsIdentityAttribute(type: string, attribute: string): boolean {
   return LINK_ONLY_ATTRIBUTES.get(attribute)?.has(type) ?? true;
+}
+
+/**
+ * An identity attribute's value as a compacted resource keeps it: a non-empty string its type keeps,
+ * never one shaped like a credential, hashed when Terraform marks it sensitive. The cheap type test
+ * first: an ARN kept only for companion links is never scanned for the thousands of types that drop it.
+ */
+export function keptIdentityValue(
+  type: string,
+  key: IdentityAttribute,
+  value: unknown,
+  mask: unknown,
+  hash: (value: string) => string,
+): string | undefined {
+  if (typeof value !== 'string' || value === '' || !keepsIdentityAttribute(type, key)) return undefined;
+  if (containsCredential(value)) return undefined;
+  // A mask `true` (`sensitive_values: true`) covers every attribute below it.
+  return childMask(mask, key) === true ? hash(value) : value;
 }
 
 export interface CompanionIndex {

@@ -2,7 +2,7 @@ import { containsCredential, redactText, type SensitiveHasher } from '../redacti
 import { createdAttributes, diffAttributes, type ValueMasks } from './attribute-diff.js';
 import { formatPath } from './attribute-path.js';
 import { changedElementKeys, isCollectionAttribute } from './companion-elements.js';
-import { keepsIdentityAttribute } from './companions.js';
+import { keptIdentityValue } from './companions.js';
 import { childMask, isPlainObject, MAX_VALUE_DEPTH, nestingExceeds, nonEmptyString } from './json-values.js';
 import { describeJson, PlanFormatError, shownAddress, shownToken } from './plan-error.js';
 import {
@@ -310,11 +310,9 @@ function extractIdentity(
   const identity: Partial<Record<IdentityAttribute, string>> = {};
   let count = 0;
   for (const key of IDENTITY_ATTRIBUTES) {
-    const value = values[key];
-    // The cheap test first: an ARN dropped for this type is never scanned for credentials.
-    if (typeof value !== 'string' || value === '' || !keepsIdentityAttribute(type, key)) continue;
-    if (containsCredential(value)) continue;
-    identity[key] = childMask(mask, key) === true ? tools.hashSensitive(value) : value;
+    const value = keptIdentityValue(type, key, values[key], mask, tools.hashSensitive);
+    if (value === undefined) continue;
+    identity[key] = value;
     count++;
   }
   return count > 0 ? identity : undefined;
