@@ -127,10 +127,8 @@ export class TargetReadAccess extends Construct {
     }
     if (reads.includes('backend') && buckets.length > 0) {
       const actions = backendReadActions();
-      const objectActions = actions.filter((action) => OBJECT_ACTIONS.has(action));
-      const bucketActions = actions.filter(
-        (action) => action.startsWith('s3:') && !OBJECT_ACTIONS.has(action),
-      );
+      const objectActions = actions.filter(isObjectAction);
+      const bucketActions = actions.filter((action) => action.startsWith('s3:') && !isObjectAction(action));
       const tableActions = actions.filter((action) => action.startsWith('dynamodb:'));
       statements.push(
         new iam.PolicyStatement({
@@ -258,8 +256,14 @@ export function denyStateWrites(registry: Registry): iam.PolicyStatement[] {
   return statements;
 }
 
-/** Object-level S3 actions among the backend rules' declared ones (the rest apply to the bucket). */
-const OBJECT_ACTIONS = new Set(['s3:GetObject', 's3:GetObjectVersion']);
+/**
+ * Object-level S3 actions among the backend rules' declared ones (the rest apply to the bucket):
+ * s3:GetObject, s3:GetObjectVersion, s3:GetObjectAcl, s3:GetObjectVersionAcl. Granted on the
+ * bucket's ARN they would allow nothing, so a rule's new object read must land here.
+ */
+function isObjectAction(action: string): boolean {
+  return action.startsWith('s3:GetObject');
+}
 
 function lockTables(registry: Registry): Array<{ table: string; region: string }> {
   const tables = new Map<string, { table: string; region: string }>();

@@ -8,7 +8,7 @@ import type {
 } from '../../functions/core/backend/ports.js';
 import { BackendReadError, ObjectTooLargeError } from '../../functions/core/backend/ports.js';
 import { tlsOnlyPolicy } from '../../functions/core/backend/rules/tls-only.js';
-import type { BucketSettings } from '../../functions/core/backend/settings.js';
+import type { BucketSettings, PublicGrant } from '../../functions/core/backend/settings.js';
 import { type ObjectStore, PreconditionFailedError } from '../../functions/core/findings/object-store.js';
 import type { Registry } from '../../functions/core/registry/model.js';
 import { parseRegistry } from '../../functions/core/registry/parse.js';
@@ -83,8 +83,10 @@ export interface FakeObject {
   size?: number;
   lastModified?: Date;
   etag?: string;
-  /** Older versions, newest first, each with its own body. */
-  history?: Array<{ versionId: string; body: string; lastModified?: Date }>;
+  /** Older versions, newest first, each with its own body (and object ACL's public grants). */
+  history?: Array<{ versionId: string; body: string; lastModified?: Date; publicGrants?: PublicGrant[] }>;
+  /** The public grants of the current version's object ACL (none by default). */
+  publicGrants?: PublicGrant[];
   /** Deleted then: a delete marker on top of its versions (listings skip it, GETs say NoSuchKey). */
   deletedAt?: Date;
 }
@@ -92,7 +94,8 @@ export interface FakeObject {
 /**
  * An in-memory state bucket behind the BackendReader port, counting what a real one would be asked.
  * `fail` makes a read of one resource fail like S3 would: `s3://<bucket>` the preflight and the
- * listing, `list:<bucket>` the listing only (a bucket that answered the preflight, then failed).
+ * listing, `list:<bucket>` the listing only (a bucket that answered the preflight, then failed),
+ * `acl:<bucket>/<key>` the object ACL reads of a state.
  */
 export function fakeBackend(
   options: {
@@ -115,6 +118,8 @@ export function fakeBackend(
     /** The byte counts of the Range reads of states. */
     ranges: [] as number[],
     tables: 0,
+    /** The versions whose object ACL was read (`key@versionId`). */
+    acls: [] as string[],
   };
   const failIf = (resource: string) => {
     const failure = options.fail?.[resource];
@@ -200,6 +205,15 @@ export function fakeBackend(
       if (body === undefined) return undefined;
       const data = Buffer.from(body, 'utf8');
       return data.subarray(Math.max(0, data.length - bytes)).toString('utf8');
+    },
+    async objectPublicGrants(_name, key, versionId) {
+      calls.acls.push(`${key}@${versionId}`);
+      failIf(`acl:${bucket}/${key}`);
+      const object = objects.get(key);
+      if (!object || (object.deletedAt && !versionId)) return undefined;
+      if (!versionId || versionId === `${key}@current`) return object.publicGrants ?? [];
+      const version = object.history?.find((each) => each.versionId === versionId);
+      return version && (version.publicGrants ?? []);
     },
     async lockTableItems(table) {
       calls.tables++;

@@ -194,6 +194,13 @@ describe('scanner roles', () => {
     for (const action of backendReadActions()) expect(granted, action).toContain(action);
     const settings = statements.find((statement) => statement.Sid === 'ReadStateBucketSettings');
     expect(settings?.Resource).toEqual([arn(':s3:::tfstate-prod'), arn(':s3:::tfstate-staging')]);
+    // Object reads (bodies and object ACLs) granted on the bucket's ARN would allow nothing.
+    expect(actions(settings!).filter((action) => action.startsWith('s3:GetObject'))).toEqual([]);
+    const objects = statements.find((statement) => statement.Sid === 'ReadStateObjectVersions');
+    expect(actions(objects!)).toEqual(
+      expect.arrayContaining(['s3:GetObjectVersion', 's3:GetObjectAcl', 's3:GetObjectVersionAcl']),
+    );
+    expect(objects?.Resource).toEqual([arn(':s3:::tfstate-prod/*'), arn(':s3:::tfstate-staging/*')]);
     const tables = statements.find((statement) => statement.Sid === 'ReadLockTables');
     expect(tables?.Resource).toEqual({
       'Fn::Join': [

@@ -367,6 +367,65 @@ describe('state history with real terraform state push', () => {
     for (const text of [run.stdout, run.stderr, allFileText(store)]) expect(text).not.toContain(secret);
   });
 
+  it('a state the S3 backend wrote with acl = "public-read" is state.public-acl; once acl is removed, the earlier versions are named', async () => {
+    // The harness's state bucket keeps ACLs in effect (no ownership controls, no public access block).
+    const workspace = await stage('public-acl');
+    const key = 'public-acl/terraform.tfstate';
+    const init = (acl: string[]) =>
+      terraformIn(workspace, [
+        'init',
+        '-reconfigure',
+        '-input=false',
+        `-backend-config=bucket=${STATE_BUCKET}`,
+        `-backend-config=key=${key}`,
+        `-backend-config=region=${REGION}`,
+        ...acl,
+      ]);
+    const bumpSerial = (state: Record<string, unknown>) => {
+      state.serial = (state.serial as number) + 1;
+    };
+    const check = async (name: string) => {
+      const run = await runCli([
+        'check-backend',
+        '--bucket',
+        STATE_BUCKET,
+        '--key',
+        key,
+        '--store',
+        join(temp.path, name),
+        '--format',
+        'json',
+      ]);
+      return findingsOf(run.stdout).filter((finding) => finding.ruleId === 'state.public-acl');
+    };
+    await init(['-backend-config=acl=public-read']);
+    await nextSecond();
+    await pushEdited(workspace, bumpSerial);
+    const [publicVersion, privateVersion] = await stateVersions(key);
+    expect(await check('public-acl-store')).toMatchObject([
+      {
+        severity: 'critical',
+        title: `State s3://${STATE_BUCKET}/${key} is public through its object ACL`,
+        evidence: {
+          publicVersions: [{ versionId: publicVersion, current: true, grants: ['AllUsers READ'] }],
+          versionsRead: 2,
+        },
+      },
+    ]);
+    expect(privateVersion).toBeDefined();
+
+    await init([]);
+    await nextSecond();
+    await pushEdited(workspace, bumpSerial);
+    expect(await check('public-acl-removed-store')).toMatchObject([
+      {
+        severity: 'critical',
+        title: `Earlier versions of state s3://${STATE_BUCKET}/${key} are public through their object ACLs`,
+        evidence: { publicVersions: [{ versionId: publicVersion, current: false }], versionsRead: 3 },
+      },
+    ]);
+  });
+
   it('a CLI workspace deleted and created again is a new state, not a lineage change (the state it replaced held no resources)', async () => {
     const key = 'env:/pr-7/lineage/terraform.tfstate';
     const page = await aws.s3.send(new ListObjectVersionsCommand({ Bucket: STATE_BUCKET, Prefix: key }));

@@ -7,9 +7,11 @@ import {
   GetBucketPolicyCommand,
   GetBucketPolicyStatusCommand,
   GetBucketVersioningCommand,
+  GetObjectAclCommand,
   GetObjectCommand,
   type GetObjectCommandOutput,
   GetPublicAccessBlockCommand,
+  type Grant,
   type LifecycleRule as LifecycleRuleOutput,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
@@ -230,12 +232,7 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
           [],
           async () => {
             const response = await s3.send(new GetBucketAclCommand({ Bucket: bucket }));
-            return (response.Grants ?? []).flatMap((grant): PublicGrant[] => {
-              // Only group grantees have a URI (the xsi:type attribute is not needed to tell).
-              const uri = grant.Grantee?.URI;
-              const grantee = uri === undefined ? undefined : PUBLIC_GROUPS.get(uri);
-              return grantee ? [{ grantee, permission: grant.Permission ?? 'unknown' }] : [];
-            });
+            return publicGrantsOf(response.Grants);
           },
           [] as PublicGrant[],
         ),
@@ -320,6 +317,26 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
       return (await readAtMost(response.Body, bytes)).toString('utf8');
     },
 
+    async objectPublicGrants(bucket, key, versionId) {
+      const version = versionId && versionId !== 'null' ? versionId : undefined;
+      try {
+        const response = await read(
+          `s3://${bucket}/${key}`,
+          version ? 's3:GetObjectVersionAcl' : 's3:GetObjectAcl',
+          () => s3.send(new GetObjectAclCommand({ Bucket: bucket, Key: key, VersionId: version })),
+        );
+        return publicGrantsOf(response.Grants);
+      } catch (error) {
+        // Deleted or expired between the listing and this read: there is no ACL left to judge.
+        if (
+          error instanceof BackendReadError &&
+          /^(NoSuchKey|NoSuchVersion|NotFound)$/.test(error.failure.code)
+        )
+          return undefined;
+        throw error;
+      }
+    },
+
     async lockTableItems(table, bucket) {
       const items: LockTableItem[] = [];
       let startKey: Record<string, AttributeValue> | undefined;
@@ -357,6 +374,16 @@ const PUBLIC_GROUPS: ReadonlyMap<string, PublicGrant['grantee']> = new Map<strin
   ['http://acs.amazonaws.com/groups/global/AllUsers', 'AllUsers'],
   ['http://acs.amazonaws.com/groups/global/AuthenticatedUsers', 'AuthenticatedUsers'],
 ]);
+
+/** The grants of an ACL (a bucket's or an object's) to a public group. */
+function publicGrantsOf(grants: readonly Grant[] | undefined): PublicGrant[] {
+  return (grants ?? []).flatMap((grant): PublicGrant[] => {
+    // Only group grantees have a URI (the xsi:type attribute is not needed to tell).
+    const uri = grant.Grantee?.URI;
+    const grantee = uri === undefined ? undefined : PUBLIC_GROUPS.get(uri);
+    return grantee ? [{ grantee, permission: grant.Permission ?? 'unknown' }] : [];
+  });
+}
 
 /** A range asked of an empty object (S3's 416). */
 const EMPTY_OBJECT = Symbol('empty object');

@@ -87,6 +87,7 @@ export async function checkBackend(
   for (const { items } of lockTables) if (!items.ok) runs.fail(target.bucketPlacement, items.failure);
 
   const missingStateKeys: string[] = [];
+  const aclsInEffect = objectAclsInEffect(settings);
   const keys = target.contentKeys.filter((key) => inPrefix(target, key));
   await mapConcurrently(keys, STATE_READ_CONCURRENCY, async (key) => {
     const { placement } = stateOwnerOf(target, key);
@@ -98,6 +99,9 @@ export async function checkBackend(
         missingStateKeys.push(key);
         return;
       }
+      // A failed ACL read leaves the ACL rule unevaluated, not the rules of what was read.
+      const aclFailure = aclsInEffect ? await readPublicGrants(reader, subject) : undefined;
+      if (aclFailure) runs.fail(placement, aclFailure, ACL_RULE_IDS);
       for (const rule of STATE_RULES)
         runs.add(
           placement,
@@ -127,9 +131,54 @@ function withBucketKmsKey(failure: ReadFailure, settings: BucketSettings): ReadF
   return { ...failure, kmsKeyId: encryption.kmsKeyId ?? '' };
 }
 
-/** The bucket rules that need a setting: what a failed read of it leaves unevaluated. */
+/** The rules that need a setting: what a failed read of it leaves unevaluated. */
 function rulesReading(setting: BucketSettingName): string[] {
-  return BUCKET_RULES.filter((rule) => rule.reads.includes(setting)).map((rule) => rule.id);
+  return [...BUCKET_RULES, ...STATE_RULES]
+    .filter((rule) => rule.reads?.includes(setting))
+    .map((rule) => rule.id);
+}
+
+/** The state rules judging object ACLs, which a failed ACL read leaves unevaluated. */
+const ACL_RULE_IDS = STATE_RULES.filter((rule) => rule.reads?.includes('objectOwnership')).map(
+  (rule) => rule.id,
+);
+
+/**
+ * Whether an object ACL can make a state public: the bucket's object ownership is read and is not
+ * BucketOwnerEnforced (which disables ACLs), and its public access block is read and does not ignore
+ * public ACLs. Most buckets made since April 2023 have ACLs disabled: their states' ACLs are not read.
+ * When either setting could not be read, its failure already names the ACL rule as not evaluated.
+ */
+function objectAclsInEffect(settings: BucketSettings): boolean {
+  const { objectOwnership, publicAccessBlock } = settings;
+  return (
+    objectOwnership.ok &&
+    objectOwnership.value !== 'BucketOwnerEnforced' &&
+    publicAccessBlock.ok &&
+    publicAccessBlock.value?.ignorePublicAcls !== true
+  );
+}
+
+/**
+ * The public grants of each version read of a state, onto its facts. A delete marker has no ACL, and
+ * an archived version is served to no one, whatever its ACL (moto refuses its ACL too).
+ * Returns the failure of a read that failed; the versions before it keep what was read.
+ */
+async function readPublicGrants(
+  reader: BackendReader,
+  subject: StateSubject,
+): Promise<ReadFailure | undefined> {
+  for (const version of subject.versions) {
+    if (version.deleted || version.archived !== undefined) continue;
+    try {
+      const grants = await reader.objectPublicGrants(subject.bucket, subject.key, version.versionId);
+      if (grants !== undefined && grants.length > 0) version.publicGrants = grants;
+    } catch (error) {
+      if (error instanceof BackendReadError) return error.failure;
+      throw error;
+    }
+  }
+  return undefined;
 }
 
 /**

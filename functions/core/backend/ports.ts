@@ -1,4 +1,4 @@
-import type { BucketSettings } from './settings.js';
+import type { BucketSettings, PublicGrant } from './settings.js';
 
 /**
  * What the backend and lock checks read, behind a narrow port: S3 and DynamoDB in AWS, plain
@@ -40,6 +40,15 @@ export interface BackendReader {
     versionId: string | undefined,
     bytes: number,
   ): Promise<string | undefined>;
+  /**
+   * The grants of an object's ACL (of one version when `versionId` is given) to everyone (AllUsers)
+   * or to any AWS account (AuthenticatedUsers); undefined when the object or version is gone.
+   */
+  objectPublicGrants(
+    bucket: string,
+    key: string,
+    versionId: string | undefined,
+  ): Promise<PublicGrant[] | undefined>;
   /** The lock and digest items of one bucket in a legacy DynamoDB lock table. */
   lockTableItems(table: string, bucket: string): Promise<LockTableItem[]>;
 }

@@ -3,7 +3,7 @@ import type { ObservedLock } from '../locks/observation.js';
 import type { LockVerdict } from '../locks/proof.js';
 import { INVISIBLE_CHARACTERS } from '../text/sanitize.js';
 import type { Observed } from './ports.js';
-import type { BucketSettingName, BucketSettings } from './settings.js';
+import type { BucketSettingName, BucketSettings, PublicGrant } from './settings.js';
 import type { StateHeader } from './state-document.js';
 import type { Placement } from './target.js';
 
@@ -34,6 +34,8 @@ export interface BucketRule extends RuleInfo {
 
 export interface StateRule extends RuleInfo {
   target: 'state';
+  /** Bucket settings the rule depends on: when one could not be read, it is reported as not evaluated. */
+  reads?: readonly BucketSettingName[];
   evaluate(subject: StateSubject): Violation[];
 }
 
@@ -108,6 +110,12 @@ export interface StateVersionFacts {
   headerUnknown?: string;
   /** The header was not read because the version is in format 1-3 (Terraform 0.11 or older) without one. */
   legacyFormat?: true;
+  /**
+   * The grants of this version's object ACL to everyone or to any AWS account. Read only where object
+   * ACLs are in effect (object ownership is not BucketOwnerEnforced, IgnorePublicAcls is off);
+   * absent when none, or when they were not read.
+   */
+  publicGrants?: PublicGrant[];
 }
 
 export interface StateSubject {
@@ -154,13 +162,22 @@ export function ruleDraft(rule: RuleInfo, violation: Violation, placement: Place
 const READ_ONLY =
   'driftwatch only reads: the change goes through the review and pipeline that manage the state bucket.';
 
-/** Bucket rules fix the bucket's bootstrap configuration: a Terraform snippet, and the same with the AWS CLI. */
-export function bootstrapRemediation(summary: string, terraform: string, cli: string): Remediation {
+/**
+ * Bucket rules fix the bucket's bootstrap configuration: a Terraform snippet, and the same with the
+ * AWS CLI; `then`, the steps that follow either.
+ */
+export function bootstrapRemediation(
+  summary: string,
+  terraform: string,
+  cli: string,
+  then: readonly string[] = [],
+): Remediation {
   return {
     summary,
     steps: [
       `Terraform, in the configuration that manages the state bucket:\n${terraform}`,
       `Or with the AWS CLI:\n${cli}`,
+      ...then,
       READ_ONLY,
     ],
   };

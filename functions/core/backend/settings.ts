@@ -39,6 +39,7 @@ export interface PublicAccessBlock {
   restrictPublicBuckets?: boolean;
 }
 
+/** An ACL grant (of a bucket or an object) that S3 counts as public. */
 export interface PublicGrant {
   grantee: 'AllUsers' | 'AuthenticatedUsers';
   /** `READ`, `WRITE`, `READ_ACP`, `WRITE_ACP`, `FULL_CONTROL`. */

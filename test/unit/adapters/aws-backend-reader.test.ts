@@ -8,6 +8,7 @@ import {
   GetBucketPolicyCommand,
   GetBucketPolicyStatusCommand,
   GetBucketVersioningCommand,
+  GetObjectAclCommand,
   GetObjectCommand,
   GetPublicAccessBlockCommand,
   type LifecycleRule,
@@ -271,6 +272,38 @@ describe('AWS backend reader', () => {
     const denied = await reader.bucketSettings('tfstate');
     expect(denied.policyStatus).toMatchObject({ ok: false, failure: { action: 's3:GetBucketPolicyStatus' } });
     expect(denied.publicGrants).toMatchObject({ ok: false, failure: { action: 's3:GetBucketAcl' } });
+  });
+
+  it("reads a state version's object ACL: its public grants, undefined when gone, the version's action when denied", async () => {
+    s3Mock.on(GetObjectAclCommand, { Bucket: 'tfstate', Key: 'app.tfstate', VersionId: 'v2' }).resolves({
+      Grants: [
+        { Grantee: { ID: 'a1b2', Type: 'CanonicalUser' }, Permission: 'FULL_CONTROL' },
+        {
+          Grantee: { Type: 'Group', URI: 'http://acs.amazonaws.com/groups/global/AllUsers' },
+          Permission: 'READ',
+        },
+      ],
+    });
+    expect(await reader.objectPublicGrants('tfstate', 'app.tfstate', 'v2')).toEqual([
+      { grantee: 'AllUsers', permission: 'READ' },
+    ]);
+    // `null` is the version id of an object written while versioning was off: the current object.
+    s3Mock.on(GetObjectAclCommand, { Key: 'old.tfstate' }).resolves({ Grants: [] });
+    expect(await reader.objectPublicGrants('tfstate', 'old.tfstate', 'null')).toEqual([]);
+    expect(s3Mock).toHaveReceivedCommandWith(GetObjectAclCommand, {
+      Key: 'old.tfstate',
+      VersionId: undefined,
+    });
+    s3Mock.on(GetObjectAclCommand, { Key: 'gone.tfstate' }).rejects(s3ServiceError('NoSuchVersion', 404));
+    expect(await reader.objectPublicGrants('tfstate', 'gone.tfstate', 'v1')).toBeUndefined();
+    s3Mock.on(GetObjectAclCommand, { Key: 'denied.tfstate' }).rejects(s3ServiceError('AccessDenied', 403));
+    const denied = await reader.objectPublicGrants('tfstate', 'denied.tfstate', 'v1').catch((error) => error);
+    expect(denied).toBeInstanceOf(BackendReadError);
+    expect(denied.failure).toMatchObject({
+      resource: 's3://tfstate/denied.tfstate',
+      action: 's3:GetObjectVersionAcl',
+      code: 'AccessDenied',
+    });
   });
 
   it('lists recent versions of exactly one key, newest first, delete markers marked', async () => {

@@ -11,6 +11,7 @@ import { objectOwnershipRule } from './object-ownership.js';
 import { publicAccessRule } from './public-access.js';
 import { publicAccessBlockRule } from './public-access-block.js';
 import { stateLineageChangedRule } from './state-lineage-changed.js';
+import { statePublicAclRule } from './state-public-acl.js';
 import { stateSerialRegressedRule } from './state-serial-regressed.js';
 import { stateUnreadableRule } from './state-unreadable.js';
 import { tlsOnlyRule } from './tls-only.js';
@@ -30,6 +31,7 @@ export const BACKEND_RULES: readonly BackendRule[] = [
   stateUnreadableRule,
   stateLineageChangedRule,
   stateSerialRegressedRule,
+  statePublicAclRule,
   lockStaleRule,
   lockOrphanedRule,
   lockUnreadableRule,

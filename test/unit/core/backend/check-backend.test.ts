@@ -48,6 +48,8 @@ describe('checkBackend', () => {
     ]);
     expect(result.stateObjects).toBe(3);
     expect(calls.list).toBe(1);
+    // ACLs are disabled (BucketOwnerEnforced): no object ACL can make a state public, none is read.
+    expect(calls.acls).toEqual([]);
     // Only registered states are read (one GET per recent version), never every key of the bucket.
     expect(calls.read.sort()).toEqual([
       'net/terraform.tfstate@net/terraform.tfstate@current',
@@ -517,6 +519,159 @@ describe('checkBackend', () => {
     const rules = result.runs.flatMap((run) => run.drafts.map((draft) => draft.ruleId));
     expect(rules).toEqual(['state.unreadable', 'state.serial-regressed']);
     expect(JSON.stringify(result)).not.toContain(secret);
+  });
+});
+
+describe('object ACLs of states (state.public-acl)', () => {
+  // A bucket made before April 2023 and never updated: ACLs in effect, no public access block.
+  const aclsInEffect = compliantSettings({
+    objectOwnership: ok(undefined),
+    publicAccessBlock: ok(undefined),
+  });
+  const allUsersRead = [{ grantee: 'AllUsers' as const, permission: 'READ' }];
+  // The bucket rules' findings of such a bucket (public access block, object ownership) left out.
+  const draftsOf = async (reader: Parameters<typeof checkBackend>[0]) =>
+    (await checkBackend(reader, target())).runs.flatMap((run) =>
+      run.drafts
+        .filter((draft) => !draft.ruleId.startsWith('backend.'))
+        .map((draft) => ({ ...draft, placed: run.placement.workspace })),
+    );
+
+  it('a current version its ACL makes public is critical in the owning workspace; every recent version is read', async () => {
+    const { reader, calls } = fakeBackend({
+      settings: aclsInEffect,
+      objects: {
+        'pay/terraform.tfstate': {
+          body: stateBody({ serial: 3 }),
+          publicGrants: allUsersRead,
+          history: [
+            { versionId: 'v1', body: stateBody({ serial: 2 }), publicGrants: allUsersRead },
+            { versionId: 'v0', body: stateBody({ serial: 1 }) },
+          ],
+        },
+        'net/terraform.tfstate': { body: stateBody() },
+      },
+    });
+    const drafts = await draftsOf(reader);
+    expect(drafts.map((draft) => [draft.placed, draft.ruleId, draft.severity])).toEqual([
+      ['pay-prod', 'state.public-acl', 'critical'],
+    ]);
+    const [finding] = drafts;
+    expect(finding?.title).toBe('State s3://tfstate/pay/terraform.tfstate is public through its object ACL');
+    expect(finding?.detail).toContain(
+      'The object ACL of the current version and 1 earlier version of s3://tfstate/pay/terraform.tfstate grants AllUsers READ (download the state and every secret in it)',
+    );
+    expect(finding?.evidence).toEqual({
+      publicVersions: [
+        expect.objectContaining({ current: true, grants: ['AllUsers READ'] }),
+        expect.objectContaining({ versionId: 'v1', current: false, grants: ['AllUsers READ'] }),
+      ],
+      versionsRead: 3,
+    });
+    expect(finding?.remediation.steps.join('\n')).toMatch(
+      /Remove the `acl` argument[\s\S]*Rotate the secrets/,
+    );
+    expect(calls.acls.sort()).toEqual([
+      'net/terraform.tfstate@net/terraform.tfstate@current',
+      'pay/terraform.tfstate@pay/terraform.tfstate@current',
+      'pay/terraform.tfstate@v0',
+      'pay/terraform.tfstate@v1',
+    ]);
+  });
+
+  it('earlier versions still public after the current one is private are named so; a grant that only reads the ACL is medium', async () => {
+    const { reader } = fakeBackend({
+      settings: aclsInEffect,
+      objects: {
+        'pay/terraform.tfstate': {
+          body: stateBody({ serial: 3 }),
+          history: [
+            {
+              versionId: 'v1',
+              body: stateBody({ serial: 2 }),
+              publicGrants: [{ grantee: 'AuthenticatedUsers', permission: 'FULL_CONTROL' }],
+            },
+          ],
+        },
+        'net/terraform.tfstate': {
+          body: stateBody(),
+          publicGrants: [{ grantee: 'AllUsers', permission: 'READ_ACP' }],
+        },
+      },
+    });
+    const drafts = await draftsOf(reader);
+    expect(drafts.map((draft) => [draft.placed, draft.severity, draft.title])).toEqual([
+      [
+        'pay-prod',
+        'critical',
+        'Earlier versions of state s3://tfstate/pay/terraform.tfstate are public through their object ACLs',
+      ],
+      ['net-prod', 'medium', 'State s3://tfstate/net/terraform.tfstate is public through its object ACL'],
+    ]);
+    expect(drafts[0]?.detail).toContain(
+      '1 earlier version of s3://tfstate/pay/terraform.tfstate (not the current one',
+    );
+    // Reading the ACL shows no secret: nothing to rotate.
+    expect(drafts[1]?.remediation.steps.join('\n')).not.toContain('Rotate');
+  });
+
+  it('where ACLs cannot apply (BucketOwnerEnforced, IgnorePublicAcls) no ACL is read and nothing is claimed', async () => {
+    for (const settings of [
+      compliantSettings({ publicAccessBlock: ok(undefined) }),
+      compliantSettings({ objectOwnership: ok('ObjectWriter') }),
+    ]) {
+      const { reader, calls } = fakeBackend({
+        settings,
+        objects: { 'pay/terraform.tfstate': { body: stateBody(), publicGrants: allUsersRead } },
+      });
+      expect((await draftsOf(reader)).map((draft) => draft.ruleId)).not.toContain('state.public-acl');
+      expect(calls.acls).toEqual([]);
+    }
+  });
+
+  it('an ACL read denied fails the ACL rule of that state only; its other rules still run', async () => {
+    const { reader } = fakeBackend({
+      settings: aclsInEffect,
+      objects: { 'pay/terraform.tfstate': versioned([1, 2]), 'net/terraform.tfstate': { body: stateBody() } },
+      fail: {
+        'acl:tfstate/pay/terraform.tfstate': {
+          resource: 's3://tfstate/pay/terraform.tfstate',
+          action: 's3:GetObjectAcl',
+          code: 'AccessDenied',
+          message: 'Access Denied',
+        },
+      },
+    });
+    const runs = (await checkBackend(reader, target())).runs;
+    expect(
+      runs.map((run) => [run.placement.workspace, run.outcome, run.drafts.map((d) => d.ruleId)]),
+    ).toEqual([
+      ['s3.tfstate', 'ok', ['backend.public-access-block', 'backend.object-ownership']],
+      ['pay-prod', 'failed', ['state.serial-regressed', 'scan.backend-failed']],
+      ['net-prod', 'ok', []],
+    ]);
+    expect(runs[1]?.drafts[1]?.evidence).toEqual({
+      failures: [expect.objectContaining({ cause: 'access-denied', notEvaluated: ['state.public-acl'] })],
+    });
+  });
+
+  it('object ownership it may not read: the ACL rule is named as not evaluated, and no ACL is read', async () => {
+    const { reader, calls } = fakeBackend({
+      settings: compliantSettings({
+        objectOwnership: denied('s3:GetBucketOwnershipControls'),
+        publicAccessBlock: ok(undefined),
+      }),
+      objects: { 'pay/terraform.tfstate': { body: stateBody(), publicGrants: allUsersRead } },
+    });
+    const failure = (await draftsOf(reader)).find((draft) => draft.ruleId === 'scan.backend-failed');
+    expect(failure?.evidence).toEqual({
+      failures: [
+        expect.objectContaining({
+          notEvaluated: ['backend.public-access', 'backend.object-ownership', 'state.public-acl'],
+        }),
+      ],
+    });
+    expect(calls.acls).toEqual([]);
   });
 });
 
