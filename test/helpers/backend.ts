@@ -87,6 +87,8 @@ export interface FakeObject {
   history?: Array<{ versionId: string; body: string; lastModified?: Date; publicGrants?: PublicGrant[] }>;
   /** The public grants of the current version's object ACL (none by default). */
   publicGrants?: PublicGrant[];
+  /** The server-side encryption S3 reports for every version (default `aws:kms`; null: none). */
+  encryption?: string | null;
   /** Deleted then: a delete marker on top of its versions (listings skip it, GETs say NoSuchKey). */
   deletedAt?: Date;
 }
@@ -194,9 +196,11 @@ export function fakeBackend(
       const body = versionBody(key, versionId);
       if (body === undefined) return undefined;
       const data = Buffer.from(body, 'utf8');
-      const totalBytes = objects.get(key)!.size ?? data.length;
+      const object = objects.get(key)!;
+      const totalBytes = object.size ?? data.length;
       const text = data.subarray(0, bytes).toString('utf8');
-      return { text, totalBytes, complete: bytes >= totalBytes };
+      const encryption = object.encryption === undefined ? 'aws:kms' : object.encryption;
+      return { text, totalBytes, complete: bytes >= totalBytes, ...(encryption ? { encryption } : {}) };
     },
     async readObjectEnd(_name, key, versionId, bytes) {
       calls.read.push(`${versionId ? `${key}@${versionId}` : key} (end)`);

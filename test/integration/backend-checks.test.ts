@@ -426,6 +426,66 @@ describe('state history with real terraform state push', () => {
     ]);
   });
 
+  it('where KMS is required, a state the S3 backend wrote with encrypt = true and no kms_key_id is SSE-S3 in a bucket whose default is SSE-KMS: state.encryption', async () => {
+    const bucket = 'kms-states';
+    const key = 'kms/terraform.tfstate';
+    await createBucket(bucket);
+    await aws.s3.send(
+      new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+    );
+    await aws.s3.send(
+      new PutBucketEncryptionCommand({
+        Bucket: bucket,
+        ServerSideEncryptionConfiguration: {
+          Rules: [
+            {
+              ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: 'alias/state' },
+            },
+          ],
+        },
+      }),
+    );
+    const workspace = await stageWorkspace({
+      source: join(REPO_ROOT, 'test/integration/terraform/minimal'),
+      backend: { bucket, key, region: REGION },
+      env: { TF_VAR_name: 'kms-bucket' },
+    });
+    staged.push(workspace);
+    const stateFindings = async () => {
+      const target = adhocTarget({ bucket, keys: [key] });
+      target.expectKms = true;
+      const result = await checkBackend(
+        createAwsBackendReader({ s3: new S3Client({}), dynamodb: new DynamoDBClient({}) }),
+        target,
+      );
+      return result.runs.flatMap((run) => run.drafts).filter((draft) => draft.ruleId.startsWith('state.'));
+    };
+    // Without encrypt, the backend sends no encryption and the bucket's default SSE-KMS applies.
+    await workspace.terraform(['apply', '-auto-approve', '-input=false']);
+    expect(await stateFindings()).toEqual([]);
+
+    await terraformIn(workspace, [
+      'init',
+      '-reconfigure',
+      '-input=false',
+      `-backend-config=bucket=${bucket}`,
+      `-backend-config=key=${key}`,
+      `-backend-config=region=${REGION}`,
+      '-backend-config=encrypt=true',
+    ]);
+    await pushEdited(workspace, (state) => {
+      state.serial = (state.serial as number) + 1;
+    });
+    expect(await stateFindings()).toMatchObject([
+      {
+        ruleId: 'state.encryption',
+        severity: 'medium',
+        title: `State s3://${bucket}/${key} is not SSE-KMS encrypted: S3 reports SSE-S3 (AES256)`,
+        evidence: { algorithm: 'AES256', bucketKmsKeyId: 'alias/state' },
+      },
+    ]);
+  });
+
   it('a CLI workspace deleted and created again is a new state, not a lineage change (the state it replaced held no resources)', async () => {
     const key = 'env:/pr-7/lineage/terraform.tfstate';
     const page = await aws.s3.send(new ListObjectVersionsCommand({ Bucket: STATE_BUCKET, Prefix: key }));

@@ -304,10 +304,16 @@ export function createAwsBackendReader(clients: { s3: S3Client; dynamodb: Dynamo
         ? Number(/\/(\d+)$/.exec(response.ContentRange)?.[1] ?? Number.NaN)
         : (response.ContentLength ?? Number.NaN);
       const data = await readAtMost(response.Body, bytes);
-      if (Number.isFinite(total))
-        return { text: data.toString('utf8'), totalBytes: total, complete: data.length >= total };
-      // Size unknown: a full range may have more behind it.
-      return { text: data.toString('utf8'), totalBytes: data.length, complete: data.length < bytes };
+      const extent = Number.isFinite(total)
+        ? { totalBytes: total, complete: data.length >= total }
+        : // Size unknown: a full range may have more behind it.
+          { totalBytes: data.length, complete: data.length < bytes };
+      return {
+        text: data.toString('utf8'),
+        ...extent,
+        ...(response.ServerSideEncryption ? { encryption: response.ServerSideEncryption } : {}),
+        ...(response.SSEKMSKeyId ? { kmsKeyId: response.SSEKMSKeyId } : {}),
+      };
     },
 
     async readObjectEnd(bucket, key, versionId, bytes) {

@@ -1,7 +1,14 @@
 import { classifyTableItem } from '../locks/lock-table.js';
 import { mapConcurrently } from '../scan/map-concurrently.js';
 import { type Discovery, discoverBackend, preflightTarget } from './discovery.js';
-import { BackendReadError, type BackendReader, type Observed, type ReadFailure, readable } from './ports.js';
+import {
+  BackendReadError,
+  type BackendReader,
+  type ObjectStart,
+  type Observed,
+  type ReadFailure,
+  readable,
+} from './ports.js';
 import {
   type BucketSubject,
   type LockTableFacts,
@@ -90,15 +97,16 @@ export async function checkBackend(
   const aclsInEffect = objectAclsInEffect(settings);
   const keys = target.contentKeys.filter((key) => inPrefix(target, key));
   await mapConcurrently(keys, STATE_READ_CONCURRENCY, async (key) => {
-    const { placement } = stateOwnerOf(target, key);
+    const { placement, expectKms } = stateOwnerOf(target, key);
     const listed = discovery.objects.has(key);
     try {
       // Not listed: never written, or deleted (a delete marker on top of its versions).
-      const subject = await readStateHistory(reader, target.bucket, key, listed);
-      if (subject === undefined) {
+      const history = await readStateHistory(reader, target.bucket, key, listed);
+      if (history === undefined) {
         missingStateKeys.push(key);
         return;
       }
+      const subject: StateSubject = { ...history, expectKms, ...bucketKmsKey(settings) };
       // A failed ACL read leaves the ACL rule unevaluated, not the rules of what was read.
       const aclFailure = aclsInEffect ? await readPublicGrants(reader, subject) : undefined;
       if (aclFailure) runs.fail(placement, aclFailure, ACL_RULE_IDS);
@@ -129,6 +137,14 @@ function withBucketKmsKey(failure: ReadFailure, settings: BucketSettings): ReadF
   const encryption = readable(settings.encryption);
   if (!encryption?.algorithm.startsWith('aws:kms')) return failure;
   return { ...failure, kmsKeyId: encryption.kmsKeyId ?? '' };
+}
+
+/** The key of the bucket's default SSE-KMS encryption, when one is named (not aws/s3's). */
+function bucketKmsKey(settings: BucketSettings): { bucketKmsKeyId?: string } {
+  const encryption = readable(settings.encryption);
+  return encryption?.algorithm.startsWith('aws:kms') && encryption.kmsKeyId
+    ? { bucketKmsKeyId: encryption.kmsKeyId }
+    : {};
 }
 
 /** The rules that need a setting: what a failed read of it leaves unevaluated. */
@@ -246,8 +262,9 @@ async function readStateVersion(
 ): Promise<StateVersionFacts | undefined> {
   let parsed: ParsedStatePrefix | undefined;
   let whole = false;
+  let encryption: StateVersionFacts['serverSideEncryption'];
   for (const bytes of [STATE_HEAD_BYTES, STATE_HEAD_MAX_BYTES]) {
-    let start: Awaited<ReturnType<BackendReader['readObjectStart']>>;
+    let start: ObjectStart | undefined;
     try {
       start = await reader.readObjectStart(bucket, key, versionId, bytes);
     } catch (error) {
@@ -256,11 +273,27 @@ async function readStateVersion(
       throw error;
     }
     if (start === undefined) return undefined;
+    encryption ??= {
+      ...(start.encryption ? { algorithm: start.encryption } : {}),
+      ...(start.kmsKeyId ? { kmsKeyId: start.kmsKeyId } : {}),
+    };
     parsed = parseStatePrefix(start.text, start.totalBytes, start.complete);
     whole = start.complete;
     if (!('incomplete' in parsed) || start.complete) break;
   }
   if (parsed === undefined) return undefined;
+  const facts = await headerFacts(reader, { bucket, key, versionId, current, whole }, parsed);
+  if (encryption) facts.serverSideEncryption = encryption;
+  return facts;
+}
+
+/** What the first bytes of a version say, and for a current state read in part, whether it ends. */
+async function headerFacts(
+  reader: BackendReader,
+  read: { bucket: string; key: string; versionId: string | undefined; current: boolean; whole: boolean },
+  parsed: ParsedStatePrefix,
+): Promise<StateVersionFacts> {
+  const { bucket, key, versionId, current, whole } = read;
   if ('incomplete' in parsed) return { headerUnknown: parsed.reason };
   if ('legacy' in parsed) return { headerUnknown: parsed.reason, legacyFormat: true };
   if (!parsed.ok) return { unreadable: parsed.reason };

@@ -68,6 +68,10 @@ export interface ObjectStart {
   totalBytes: number;
   /** The text is the whole object. */
   complete: boolean;
+  /** The server-side encryption S3 reports for the object (`AES256`, `aws:kms`, `aws:kms:dsse`), if any. */
+  encryption?: string;
+  /** The KMS key of an SSE-KMS object (its ARN), as S3 reports it. */
+  kmsKeyId?: string;
 }
 
 export interface ObjectVersionRef {

@@ -116,6 +116,11 @@ export interface StateVersionFacts {
    * absent when none, or when they were not read.
    */
   publicGrants?: PublicGrant[];
+  /**
+   * The server-side encryption S3 reported when the version was read (`algorithm` undefined: none
+   * reported); absent when its content was not read (a delete marker, an archived version).
+   */
+  serverSideEncryption?: { algorithm?: string; kmsKeyId?: string };
 }
 
 export interface StateSubject {
@@ -123,6 +128,10 @@ export interface StateSubject {
   key: string;
   /** The most recent versions, newest first; the first is the current state. */
   versions: readonly StateVersionFacts[];
+  /** The state must be encrypted with SSE-KMS (the owning workspace's `requireKms`). */
+  expectKms?: boolean;
+  /** The KMS key of the bucket's default encryption, when it is SSE-KMS with a key named. */
+  bucketKmsKeyId?: string;
 }
 
 export interface LockSubject {
@@ -159,7 +168,7 @@ export function ruleDraft(rule: RuleInfo, violation: Violation, placement: Place
   return draft;
 }
 
-const READ_ONLY =
+export const READ_ONLY =
   'driftwatch only reads: the change goes through the review and pipeline that manage the state bucket.';
 
 /**

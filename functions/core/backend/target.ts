@@ -25,6 +25,8 @@ export interface StateOwner {
   /** Terraform CLI workspace of the state, when not `default` (for `terraform workspace select`). */
   cliWorkspace?: string;
   staleAfterMs: StaleAfter;
+  /** The state must be SSE-KMS encrypted (the workspace's `requireKms`, or the policy's). */
+  expectKms: boolean;
   /** Part of this run: findings of workspaces outside the run are neither recorded nor resolved. */
   selected: boolean;
 }
@@ -113,6 +115,8 @@ function buildTarget(
   const uniform = (ms: number): StaleAfter => ({ plan: ms, apply: ms, default: ms });
   const staleAfterMs = override === undefined ? locks.staleAfterMs : uniform(override);
   const ownership = registry ? bucketOwnership(registry, bucket) : undefined;
+  const requiresKms = (workspace: WorkspaceConfig) =>
+    workspace.backend.requireKms ?? policies.backend.requireKms;
 
   const owners = workspaces.map((workspace): StateOwner => {
     const owner: StateOwner = {
@@ -122,6 +126,7 @@ function buildTarget(
         override === undefined
           ? { ...locks.staleAfterMs, ...workspace.locks?.staleAfterMs }
           : uniform(override),
+      expectKms: requiresKms(workspace),
       selected: selected.has(workspace.id),
     };
     const cliWorkspace = workspace.backend.workspace;
@@ -136,8 +141,6 @@ function buildTarget(
   }
   for (const table of options.lockTables ?? []) configure(table, '--lock-table');
 
-  const requiresKms = (workspace: WorkspaceConfig) =>
-    workspace.backend.requireKms ?? policies.backend.requireKms;
   const target: BackendTarget = {
     bucket,
     prefix: options.prefix ?? '',
@@ -207,6 +210,7 @@ export function stateOwnerOf(target: BackendTarget, stateKey: string): StateOwne
     placement: target.bucketPlacement,
     stateKey,
     staleAfterMs: target.staleAfterMs,
+    expectKms: target.expectKms,
     selected: true,
   };
   const cliWorkspace = splitWorkspaceKey(target.workspaceKeyPrefixes, stateKey)?.cliWorkspace;

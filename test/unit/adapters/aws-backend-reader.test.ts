@@ -375,11 +375,16 @@ describe('AWS backend reader', () => {
       Body: stream('{"version":4,'),
       ContentRange: 'bytes 0-65535/734003200',
       ContentLength: 65536,
+      ServerSideEncryption: 'aws:kms',
+      SSEKMSKeyId: 'arn:aws:kms:eu-west-1:111111111111:key/1',
     });
+    // With the encryption S3 reports for the object (state.encryption judges it).
     expect(await reader.readObjectStart('tfstate', 'big.tfstate', 'v7', 65536)).toEqual({
       text: '{"version":4,',
       totalBytes: 734003200,
       complete: false,
+      encryption: 'aws:kms',
+      kmsKeyId: 'arn:aws:kms:eu-west-1:111111111111:key/1',
     });
     expect(s3Mock).toHaveReceivedCommandWith(GetObjectCommand, {
       Key: 'big.tfstate',

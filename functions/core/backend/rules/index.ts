@@ -10,6 +10,7 @@ import { noncurrentVersionRetentionRule } from './noncurrent-version-retention.j
 import { objectOwnershipRule } from './object-ownership.js';
 import { publicAccessRule } from './public-access.js';
 import { publicAccessBlockRule } from './public-access-block.js';
+import { stateEncryptionRule } from './state-encryption.js';
 import { stateLineageChangedRule } from './state-lineage-changed.js';
 import { statePublicAclRule } from './state-public-acl.js';
 import { stateSerialRegressedRule } from './state-serial-regressed.js';
@@ -31,6 +32,7 @@ export const BACKEND_RULES: readonly BackendRule[] = [
   stateUnreadableRule,
   stateLineageChangedRule,
   stateSerialRegressedRule,
+  stateEncryptionRule,
   statePublicAclRule,
   lockStaleRule,
   lockOrphanedRule,

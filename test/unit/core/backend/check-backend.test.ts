@@ -12,6 +12,7 @@ import {
   backendRegistry,
   compliantSettings,
   denied,
+  type FakeObject,
   fakeBackend,
   manualClock,
   memoryObjectStore,
@@ -519,6 +520,76 @@ describe('checkBackend', () => {
     const rules = result.runs.flatMap((run) => run.drafts.map((draft) => draft.ruleId));
     expect(rules).toEqual(['state.unreadable', 'state.serial-regressed']);
     expect(JSON.stringify(result)).not.toContain(secret);
+  });
+});
+
+describe('the encryption S3 reports for states (state.encryption)', () => {
+  const kmsRegistry = backendRegistry(
+    '  - { id: pay-prod, owner: payments, environment: prod, source: { dir: a }, backend: { bucket: tfstate, key: pay/terraform.tfstate, region: eu-west-1, requireKms: true } }',
+    '  - { id: net-prod, owner: platform, environment: prod, source: { dir: b }, backend: { bucket: tfstate, key: net/terraform.tfstate, region: eu-west-1, requireKms: true } }',
+    '  - { id: sandbox, owner: platform, environment: dev, source: { dir: c }, backend: { bucket: tfstate, key: sandbox/terraform.tfstate, region: eu-west-1 } }',
+  );
+  const stateRulesOf = async (objects: Record<string, FakeObject>, keys: string[] = []) => {
+    const { reader, calls } = fakeBackend({ objects });
+    const runs = (await checkBackend(reader, adhocTarget({ bucket: 'tfstate', keys }, kmsRegistry))).runs;
+    const drafts = runs.flatMap((run) =>
+      run.drafts.map((draft) => ({ ...draft, placed: run.placement.workspace })),
+    );
+    return { drafts, calls };
+  };
+
+  it('a state SSE-S3 encrypted where KMS is required is medium, naming the bucket key to put in the backend block; none reported is high', async () => {
+    const { drafts, calls } = await stateRulesOf({
+      'pay/terraform.tfstate': { body: stateBody(), encryption: 'AES256' },
+      'net/terraform.tfstate': { body: stateBody(), encryption: null },
+      // Not required to be SSE-KMS: SSE-S3 is fine there.
+      'sandbox/terraform.tfstate': { body: stateBody(), encryption: 'AES256' },
+    });
+    expect(drafts.map((draft) => [draft.placed, draft.ruleId, draft.severity, draft.title])).toEqual([
+      [
+        'pay-prod',
+        'state.encryption',
+        'medium',
+        'State s3://tfstate/pay/terraform.tfstate is not SSE-KMS encrypted: S3 reports SSE-S3 (AES256)',
+      ],
+      [
+        'net-prod',
+        'state.encryption',
+        'high',
+        'State s3://tfstate/net/terraform.tfstate is not SSE-KMS encrypted: S3 reports no server-side encryption',
+      ],
+    ]);
+    const [payFinding] = drafts;
+    expect(payFinding?.detail).toContain(
+      "the bucket's default encryption is SSE-KMS with arn:aws:kms:eu-west-1:111111111111:key/1: the writer asked for another",
+    );
+    expect(payFinding?.remediation.steps[0]).toContain(
+      'kms_key_id = "arn:aws:kms:eu-west-1:111111111111:key/1"',
+    );
+    // Judged on what the reads of the state already returned: no request of its own.
+    expect(calls.read).toHaveLength(3);
+  });
+
+  it('SSE-KMS and DSSE-KMS states pass; a deleted or empty state is state.unreadable, not judged by its encryption', async () => {
+    const { drafts } = await stateRulesOf(
+      {
+        'pay/terraform.tfstate': { body: stateBody(), encryption: 'aws:kms:dsse' },
+        'net/terraform.tfstate': {
+          body: stateBody(),
+          encryption: 'AES256',
+          deletedAt: new Date('2026-11-30T00:00:00Z'),
+          history: [{ versionId: 'v0', body: stateBody() }],
+        },
+        // Not a registry workspace's: KMS is required because the bucket's workspaces require it.
+        'other/terraform.tfstate': { body: stateBody(), encryption: 'aws:kms' },
+        'empty/terraform.tfstate': { body: '', encryption: null },
+      },
+      ['other/terraform.tfstate', 'empty/terraform.tfstate'],
+    );
+    expect(drafts.map((draft) => [draft.placed, draft.ruleId])).toEqual([
+      ['s3.tfstate', 'state.unreadable'],
+      ['net-prod', 'state.unreadable'],
+    ]);
   });
 });
 

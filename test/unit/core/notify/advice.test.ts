@@ -34,6 +34,7 @@ const KIND_ADVICE: Readonly<Record<string, FindingKind>> = {
   'backend.object-ownership': 'backend-policy',
   // A state public through its object ACL: the remediation's summary says to stop it and rotate.
   'state.public-acl': 'backend-policy',
+  'state.encryption': 'backend-policy',
   'backend.noncurrent-version-retention': 'backend-policy',
   'backend.lifecycle-removes-state': 'backend-policy',
   'backend.dynamodb-locking-deprecated': 'backend-policy',
