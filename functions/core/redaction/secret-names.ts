@@ -108,6 +108,7 @@ export const DESCRIPTIVE_LAST_WORDS: readonly string[] = [
   'path',
   'period',
   'policy',
+  'prevention', // password_reuse_prevention: how many old passwords IAM refuses, a setting
   'required',
   'rotation',
   'scheme',
@@ -119,7 +120,16 @@ export const DESCRIPTIVE_LAST_WORDS: readonly string[] = [
   'versions',
 ];
 
+/**
+ * Exact names whose words look secret but that name a setting of fixed values: the instance metadata
+ * service's `http_tokens` (`required`, `optional`, `no-preference`), as the AWS provider and the EC2
+ * API (`HttpTokens`) spell it. Hashed, IMDSv2 turned off could not be seen, nor ranked. Case counts:
+ * an environment variable `HTTP_TOKENS` may hold tokens and stays secret.
+ */
+export const SETTING_NAMES: readonly string[] = ['http_tokens', 'HttpTokens'];
+
 const WORDS: ReadonlySet<string> = new Set(SECRET_WORDS);
+const SETTINGS: ReadonlySet<string> = new Set(SETTING_NAMES);
 const PAIRS: ReadonlySet<string> = new Set(SECRET_PAIRS.map(([first, second]) => `${first} ${second}`));
 const DESCRIPTIVE: ReadonlySet<string> = new Set(DESCRIPTIVE_LAST_WORDS);
 
@@ -151,6 +161,7 @@ export function isSensitiveName(name: string): boolean {
 }
 
 function judgeName(name: string): boolean {
+  if (SETTINGS.has(name)) return false;
   const words = nameWords(name);
   if (words.length === 0) return false;
   const last = words[words.length - 1]!;

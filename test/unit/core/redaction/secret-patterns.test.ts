@@ -437,5 +437,14 @@ describe('secret names, whatever the separators and case', () => {
     'key_name',
     'password-stdin',
     'PasswordAuthentication',
+    // Settings: IMDS tokens required or optional (metadata_options), how many old passwords IAM refuses.
+    'http_tokens',
+    'HttpTokens',
+    'password_reuse_prevention',
   ])('%s is not', (name) => expect(isSensitiveName(name)).toBe(false));
+
+  it('an environment variable named like the IMDS setting still holds tokens', () => {
+    expect(isSensitiveName('HTTP_TOKENS')).toBe(true);
+    expect(isSensitiveName('http_tokens_value')).toBe(true);
+  });
 });
