@@ -353,7 +353,7 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_dynamodb_table.events': 'high',
       'aws_sns_topic.events': 'low',
       'aws_ecr_lifecycle_policy.app': 'medium',
-      'aws_ecr_repository.app': 'medium',
+      'aws_ecr_repository.app': 'high',
       'aws_s3_bucket_public_access_block.assets': 'critical',
       'aws_lambda_function.fn': 'medium',
       'aws_ssm_parameter.api_key': 'medium',

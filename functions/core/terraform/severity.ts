@@ -131,6 +131,26 @@ export const DELETION_GUARD_FLAGS: ReadonlySet<string> = new Set([
   'termination_protection_enabled', // aws_cloudtrail_event_data_store
 ]);
 
+/** KMS keys, and their booleans whose true → false disables the key or the rotation of its material. */
+const KMS_KEY_TYPES: ReadonlySet<string> = new Set([
+  'aws_kms_key',
+  'aws_kms_replica_key',
+  'aws_kms_external_key',
+]);
+const KMS_KEY_GUARDS: ReadonlySet<string> = new Set(['is_enabled', 'enabled', 'enable_key_rotation']);
+/** aws_iam_account_password_policy: each requirement that, turned off, admits weaker console passwords. */
+const PASSWORD_REQUIREMENTS: ReadonlySet<string> = new Set([
+  'require_lowercase_characters',
+  'require_numbers',
+  'require_symbols',
+  'require_uppercase_characters',
+]);
+/** Numbers of aws_iam_account_password_policy that, lowered, admit weaker or reused passwords. */
+const PASSWORD_MINIMUMS: ReadonlySet<string> = new Set([
+  'minimum_password_length',
+  'password_reuse_prevention',
+]);
+
 /** Content rules, most severe first; every matching rule raises the severity to at least its own. */
 export const CONTENT_RULES: readonly ContentRule[] = [
   {
@@ -165,7 +185,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     id: 'protection-off',
     severity: 'high',
     description:
-      'protection turned off (deletion or termination protection, S3 versioning suspended, DynamoDB point-in-time recovery off, CloudTrail logging stopped, GuardDuty disabled)',
+      'protection turned off (deletion or termination protection, S3 versioning suspended, DynamoDB point-in-time recovery off, CloudTrail logging stopped, GuardDuty disabled, IMDSv2 no longer required, ECR tags made mutable or scan on push off, KMS key disabled or its rotation off, account password policy weakened)',
     matches: turnsProtectionOff,
   },
   {
@@ -331,10 +351,36 @@ function grantsToEveryone(after: unknown): boolean {
  */
 function turnsProtectionOff(subject: SeveritySubject): boolean {
   const { type } = subject.resource;
-  return subject.changes.some(({ before, after, segments }) => {
+  return subject.changes.some((change) => {
+    const { before, after, segments } = change;
+    // IMDSv1 answered again (metadata_options of instances and launch templates, the account's
+    // instance metadata defaults): any SSRF in the instance can read its role's credentials.
+    if (turnedFromTo(change, 'http_tokens', 'required', ['optional', 'no-preference'])) return true;
+    // A tag pushed again replaces the image every deployment of that tag runs.
+    if (
+      type === 'aws_ecr_repository' &&
+      turnedFromTo(change, 'image_tag_mutability', 'IMMUTABLE', ['MUTABLE'])
+    )
+      return true;
+    if (
+      type === 'aws_ecr_repository' &&
+      segments[0] === 'image_scanning_configuration' &&
+      turnedFromTo(change, 'scan_on_push', true, [false])
+    )
+      return true;
     const last = segments.at(-1);
     if (typeof last !== 'string') return false;
+    if (type === 'aws_iam_account_password_policy' && PASSWORD_MINIMUMS.has(last))
+      return (
+        typeof before === 'number' &&
+        before > 0 &&
+        (after === null || (typeof after === 'number' && after < before))
+      );
     if (before === true && after === false) {
+      // A disabled key cannot decrypt what it protects (the step before deletion); rotation off keeps
+      // key material beyond the period compliance asks for.
+      if (KMS_KEY_TYPES.has(type) && KMS_KEY_GUARDS.has(last)) return true;
+      if (type === 'aws_iam_account_password_policy' && PASSWORD_REQUIREMENTS.has(last)) return true;
       if (DELETION_GUARD_FLAGS.has(last)) return true;
       // StopLogging and a disabled detector are how an intruder hides; both read as plain booleans.
       if (type === 'aws_cloudtrail' && last === 'enable_logging') return true;
@@ -351,6 +397,27 @@ function turnsProtectionOff(subject: SeveritySubject): boolean {
       return before === 'ACTIVE' && after === 'INACTIVE';
     return false;
   });
+}
+
+/**
+ * The attribute `name` went from `on` to one of `offs`: a change of the attribute itself, or of a whole
+ * block that holds it on both sides. A side without it (a block added where there was none) is no
+ * change from on, so a resource created without the guard is not escalated.
+ */
+function turnedFromTo(
+  change: CompactAttributeChange,
+  name: string,
+  on: unknown,
+  offs: readonly unknown[],
+): boolean {
+  const before = memberNamed(change, change.before, name);
+  return before === on && offs.includes(memberNamed(change, change.after, name));
+}
+
+function memberNamed(change: CompactAttributeChange, side: unknown, name: string): unknown {
+  if (change.segments.at(-1) === name) return side;
+  const block = Array.isArray(side) && side.length === 1 ? side[0] : side;
+  return isPlainObject(block) ? block[name] : undefined;
 }
 
 function lastName(change: CompactAttributeChange): string | undefined {

@@ -117,6 +117,139 @@ describe('protection turned off', () => {
     expect(severityOf('aws_db_instance.payments', database(true), database(false))).toBe('high');
   });
 
+  // aws_instance of provider 5.100.0 (values trimmed), metadata_options as the provider reads it.
+  const instance = (metadata: Values[] | null): Values => ({
+    ami: 'ami-12c6146b',
+    arn: 'arn:aws:ec2:eu-west-1:123456789012:instance/i-0abc',
+    disable_api_termination: false,
+    id: 'i-0abc',
+    instance_type: 't3.micro',
+    metadata_options: metadata,
+    tags: null,
+    tags_all: {},
+  });
+  const imds = (httpTokens: string): Values => ({
+    http_endpoint: 'enabled',
+    http_protocol_ipv6: 'disabled',
+    http_put_response_hop_limit: 1,
+    http_tokens: httpTokens,
+    instance_metadata_tags: 'disabled',
+  });
+
+  it('IMDSv2 no longer required (http_tokens required → optional) is high, as a leaf or a whole block', () => {
+    // ModifyInstanceMetadataOptions --http-tokens optional: metadata_options[0].http_tokens.
+    expect(severityOf('aws_instance.web', instance([imds('required')]), instance([imds('optional')]))).toBe(
+      'high',
+    );
+    const template = (httpTokens: string): Values => ({
+      arn: 'arn:aws:ec2:eu-west-1:123456789012:launch-template/lt-0abc',
+      id: 'lt-0abc',
+      latest_version: 2,
+      metadata_options: [imds(httpTokens)],
+      name: 'web',
+    });
+    expect(severityOf('aws_launch_template.web', template('required'), template('optional'))).toBe('high');
+    // The account's default for new instances (aws_ec2_instance_metadata_defaults).
+    const defaults = (httpTokens: string): Values => ({
+      http_endpoint: 'no-preference',
+      http_put_response_hop_limit: -1,
+      http_tokens: httpTokens,
+      id: 'eu-west-1',
+      instance_metadata_tags: 'no-preference',
+    });
+    expect(
+      severityOf('aws_ec2_instance_metadata_defaults.this', defaults('required'), defaults('no-preference')),
+    ).toBe('high');
+  });
+
+  it('IMDS: requiring tokens, or a block that appears where there was none, is not escalated', () => {
+    expect(severityOf('aws_instance.web', instance([imds('optional')]), instance([imds('required')]))).toBe(
+      'medium',
+    );
+    // metadata_options[0]: null → {http_tokens: optional}: no guard was there to turn off.
+    expect(severityOf('aws_instance.web', instance([]), instance([imds('optional')]))).toBe('medium');
+  });
+
+  it('ECR: tags made mutable, or scan on push turned off, is high; the reverse is not', () => {
+    // aws_ecr_repository of provider 5.100.0 after PutImageTagMutability / PutImageScanningConfiguration.
+    const repository = (mutability: string, scanOnPush: boolean): Values => ({
+      arn: 'arn:aws:ecr:eu-west-1:123456789012:repository/app',
+      encryption_configuration: [{ encryption_type: 'AES256', kms_key: '' }],
+      force_delete: null,
+      id: 'app',
+      image_scanning_configuration: [{ scan_on_push: scanOnPush }],
+      image_tag_mutability: mutability,
+      name: 'app',
+      registry_id: '123456789012',
+      repository_url: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/app',
+      tags: null,
+      tags_all: {},
+    });
+    expect(
+      severityOf('aws_ecr_repository.app', repository('IMMUTABLE', true), repository('MUTABLE', true)),
+    ).toBe('high');
+    expect(
+      severityOf('aws_ecr_repository.app', repository('IMMUTABLE', true), repository('IMMUTABLE', false)),
+    ).toBe('high');
+    expect(
+      severityOf('aws_ecr_repository.app', repository('MUTABLE', false), repository('IMMUTABLE', true)),
+    ).toBe('medium');
+  });
+
+  it('KMS: a key disabled or its rotation turned off is high; turned on is not', () => {
+    // aws_kms_key of provider 5.100.0 after DisableKey / DisableKeyRotation (values trimmed).
+    const key = (enabled: boolean, rotation: boolean): Values => ({
+      arn: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      customer_master_key_spec: 'SYMMETRIC_DEFAULT',
+      deletion_window_in_days: 7,
+      description: 'app',
+      enable_key_rotation: rotation,
+      id: '1234abcd-12ab-34cd-56ef-1234567890ab',
+      is_enabled: enabled,
+      key_id: '1234abcd-12ab-34cd-56ef-1234567890ab',
+      key_usage: 'ENCRYPT_DECRYPT',
+      rotation_period_in_days: rotation ? 365 : 0,
+      tags: null,
+      tags_all: {},
+    });
+    expect(severityOf('aws_kms_key.app', key(true, true), key(true, false))).toBe('high');
+    expect(severityOf('aws_kms_key.app', key(true, true), key(false, true))).toBe('high');
+    expect(severityOf('aws_kms_key.app', key(true, false), key(true, true))).toBe('medium');
+    expect(severityOf('aws_kms_key.app', key(false, true), key(true, true))).toBe('medium');
+    // A replica key's `enabled` (aws_kms_replica_key) is the same switch.
+    expect(
+      severityOf('aws_kms_replica_key.app', { id: 'mrk-1', enabled: true }, { id: 'mrk-1', enabled: false }),
+    ).toBe('high');
+  });
+
+  it('the account password policy weakened is high; made stricter is not', () => {
+    // aws_iam_account_password_policy of provider 5.100.0 after UpdateAccountPasswordPolicy.
+    const passwords = (changes: Values = {}): Values => ({
+      allow_users_to_change_password: true,
+      expire_passwords: false,
+      hard_expiry: false,
+      id: 'iam-account-password-policy',
+      max_password_age: 0,
+      minimum_password_length: 14,
+      password_reuse_prevention: 24,
+      require_lowercase_characters: true,
+      require_numbers: true,
+      require_symbols: true,
+      require_uppercase_characters: true,
+      ...changes,
+    });
+    const address = 'aws_iam_account_password_policy.strict';
+    expect(severityOf(address, passwords(), passwords({ minimum_password_length: 8 }))).toBe('high');
+    expect(severityOf(address, passwords(), passwords({ require_symbols: false }))).toBe('high');
+    expect(severityOf(address, passwords(), passwords({ password_reuse_prevention: 0 }))).toBe('high');
+    expect(severityOf(address, passwords(), passwords({ minimum_password_length: 20 }))).toBe('medium');
+    expect(severityOf(address, passwords({ require_numbers: false }), passwords())).toBe('medium');
+    // How often passwords must change is left alone: forced expiry is no longer advised (NIST SP 800-63B).
+    expect(severityOf(address, passwords({ max_password_age: 90 }), passwords({ max_password_age: 0 }))).toBe(
+      'medium',
+    );
+  });
+
   it('turning a guard on is not escalated', () => {
     expect(severityOf('aws_cloudtrail.org', trail(false), trail(true))).toBe('medium');
     expect(severityOf('aws_s3_bucket_versioning.data', versioning('Suspended'), versioning('Enabled'))).toBe(
@@ -132,7 +265,7 @@ describe('protection turned off', () => {
     const result = evaluatePlan(raw, { ...context({ environment: 'dev' }), hashSensitive });
     expect(result.findings[0]?.severity).toBe('medium');
     expect(result.findings[0]?.evidence.severityReasons).toContain(
-      'protection-off: protection turned off (deletion or termination protection, S3 versioning suspended, DynamoDB point-in-time recovery off, CloudTrail logging stopped, GuardDuty disabled): high',
+      'protection-off: protection turned off (deletion or termination protection, S3 versioning suspended, DynamoDB point-in-time recovery off, CloudTrail logging stopped, GuardDuty disabled, IMDSv2 no longer required, ECR tags made mutable or scan on push off, KMS key disabled or its rotation off, account password policy weakened): high',
     );
   });
 });
