@@ -116,6 +116,17 @@ const ENCRYPTION_ATTRIBUTES: ReadonlySet<string> = new Set([
   'encrypted',
   'storage_encrypted',
 ]);
+/**
+ * Attributes named for encryption that report a state AWS changes by itself (a Direct Connect port's
+ * MACsec status, a cluster's encryption progress), not a setting someone changed.
+ */
+const ENCRYPTION_STATUS_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'port_encryption_status',
+  'encryption_details',
+]);
+/** Load balancer listeners, and the protocols that encrypt their traffic. */
+const LISTENER_TYPES: ReadonlySet<string> = new Set(['aws_lb_listener', 'aws_alb_listener']);
+const ENCRYPTED_PROTOCOLS: ReadonlySet<string> = new Set(['HTTPS', 'TLS']);
 export const ENCRYPTION_TYPES: ReadonlySet<string> = new Set([
   'aws_s3_bucket_server_side_encryption_configuration',
   'aws_ebs_encryption_by_default',
@@ -191,13 +202,17 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   {
     id: 'encryption',
     severity: 'high',
-    description: 'encryption setting changed',
+    description: 'encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS)',
     // A resource to be created lists every attribute it sets, encryption included: its encryption is a
     // choice its pull request shows, not a setting that changed (as protection-off, only a change counts).
     matches: (subject) =>
       subject.base !== 'pending.create' &&
       ((ENCRYPTION_TYPES.has(subject.resource.type) && (subject.deleted || subject.changes.length > 0)) ||
-        subject.changes.some((change) => !isTagPath(change) && change.segments.some(isEncryptionSegment))),
+        subject.changes.some(
+          (change) =>
+            (!isTagPath(change) && change.segments.some(isEncryptionSegment)) ||
+            dropsListenerEncryption(subject.resource.type, change),
+        )),
   },
 ];
 
@@ -441,8 +456,32 @@ function containsEntry(value: unknown, predicate: (key: string, value: unknown) 
   return Object.entries(value).some(([key, item]) => predicate(key, item) || containsEntry(item, predicate));
 }
 
+/**
+ * A name that says encryption: the exact names above, `sse_*`, and any name holding `encrypt`
+ * (`transit_encryption_enabled` of ElastiCache, `at_rest_encryption_enabled`, OpenSearch's
+ * `encrypt_at_rest` and `node_to_node_encryption`, MSK's `encryption_info`, `encryption_configuration`
+ * of ECR, Athena, EKS...), so the provider's next encryption switch is one without a new entry here.
+ */
 function isEncryptionSegment(segment: string | number): boolean {
-  return typeof segment === 'string' && (ENCRYPTION_ATTRIBUTES.has(segment) || segment.startsWith('sse_'));
+  return (
+    typeof segment === 'string' &&
+    (ENCRYPTION_ATTRIBUTES.has(segment) ||
+      segment.startsWith('sse_') ||
+      (segment.includes('encrypt') && !ENCRYPTION_STATUS_ATTRIBUTES.has(segment)))
+  );
+}
+
+/** A listener that served HTTPS or TLS now serves plain HTTP or TCP: traffic crosses the network in clear. */
+function dropsListenerEncryption(type: string, change: CompactAttributeChange): boolean {
+  return (
+    LISTENER_TYPES.has(type) &&
+    change.segments.length === 1 &&
+    change.segments[0] === 'protocol' &&
+    typeof change.before === 'string' &&
+    ENCRYPTED_PROTOCOLS.has(change.before) &&
+    typeof change.after === 'string' &&
+    !ENCRYPTED_PROTOCOLS.has(change.after)
+  );
 }
 
 function isTagPath(change: CompactAttributeChange): boolean {
