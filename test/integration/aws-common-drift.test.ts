@@ -347,7 +347,7 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_iam_group_membership.deployers': 'high',
       'aws_route_table.private': 'medium',
       'aws_security_group.app': 'critical',
-      'aws_network_acl.a': 'medium',
+      'aws_network_acl.a': 'high',
       'aws_sns_topic_policy.events': 'critical',
       'aws_dynamodb_table.orders': 'high',
       'aws_dynamodb_table.events': 'high',

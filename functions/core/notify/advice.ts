@@ -62,6 +62,13 @@ export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
     only(
       `Close it now: ${resourceLabel(finding)} is public. Revert it through the team's pipeline today, and check the access logs for what was read while it was open. ${summary(finding)}`,
     ),
+  'network-exposure': (finding) =>
+    only(
+      urgent(
+        finding,
+        `a network path toward the internet was opened outside Terraform on ${resourceLabel(finding)} (public IPs on launch, a network ACL allowing the world, a public API endpoint): revert it through the team's pipeline unless the opening is approved, check what now sits behind it (security groups, instances with public addresses), and find out who opened it (CloudTrail). ${summary(finding)}`,
+      ),
+    ),
   'iam-policy': (finding) =>
     only(
       urgent(
@@ -73,7 +80,7 @@ export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
     only(
       urgent(
         finding,
-        `a guard was turned off outside Terraform on ${resourceLabel(finding)} (deletion protection, versioning, logging or threat detection): turn it back on through the team's pipeline, and find out who turned it off (CloudTrail) — stopping logging or detection is how an intruder hides. ${summary(finding)}`,
+        `a guard was turned off outside Terraform on ${resourceLabel(finding)} (deletion protection, versioning, logging or threat detection, IMDSv2, image tag immutability or scanning, a KMS key or its rotation, the password policy): turn it back on through the team's pipeline, and find out who turned it off (CloudTrail) — stopping logging or detection is how an intruder hides. ${summary(finding)}`,
       ),
     ),
   encryption: (finding) =>
@@ -92,8 +99,10 @@ export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
 export const PENDING_CONTENT_EFFECT: Readonly<Record<string, string>> = {
   'open-ingress': 'open it to the whole internet (0.0.0.0/0 or ::/0)',
   'public-access': 'make it public',
+  'network-exposure': 'open a network path toward the internet',
   'iam-policy': 'change a permission',
-  'protection-off': 'turn a guard off (deletion protection, versioning, logging or threat detection)',
+  'protection-off':
+    'turn a guard off (deletion protection, versioning, logging or threat detection, IMDSv2, image tag immutability or scanning, a KMS key or its rotation, the password policy)',
   encryption: 'change its encryption',
 };
 

@@ -18,6 +18,7 @@ import {
   MASKLESS_REDACTION_NOTE,
   type SensitiveKeyTest,
   secretAttributesOf,
+  sensitiveKeyTestFor,
 } from './sensitivity.js';
 
 /**
@@ -75,7 +76,7 @@ export function compactResourceEntry(
   const hashedWhole = masksMissing && holdsSecrets(type);
   const options = {
     hashSensitive: tools.hashSensitive,
-    isSensitiveKey: tools.isSensitiveKey,
+    isSensitiveKey: sensitiveKeyTestFor(type, tools.isSensitiveKey),
     secretAttributes: secretAttributesOf(type, before, after),
     sensitiveRoot: hashedWhole,
   };

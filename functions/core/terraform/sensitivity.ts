@@ -109,6 +109,34 @@ export function createSensitiveKeyTest(): SensitiveKeyTest {
 }
 
 /**
+ * Attributes of a resource type whose names look secret but that hold a setting of fixed values:
+ * `aws_api_gateway_method.authorization` is `NONE`, `AWS_IAM`, `CUSTOM` or `COGNITO_USER_POOLS`.
+ * Hashed, a method left open to anyone by hand could be neither seen nor ranked. By type, because
+ * `authorization` elsewhere (a header map) holds a credential.
+ */
+const SETTING_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['aws_api_gateway_method', new Set(['authorization'])],
+]);
+const settingKeyTests = new WeakMap<SensitiveKeyTest, Map<string, SensitiveKeyTest>>();
+
+/** The key test for one resource type: `isSensitiveKey`, less the type's setting attributes. */
+export function sensitiveKeyTestFor(type: string, isSensitiveKey: SensitiveKeyTest): SensitiveKeyTest {
+  const settings = SETTING_ATTRIBUTES.get(type);
+  if (settings === undefined) return isSensitiveKey;
+  let byType = settingKeyTests.get(isSensitiveKey);
+  if (byType === undefined) {
+    byType = new Map();
+    settingKeyTests.set(isSensitiveKey, byType);
+  }
+  let test = byType.get(type);
+  if (test === undefined) {
+    test = (key) => !settings.has(key) && isSensitiveKey(key);
+    byType.set(type, test);
+  }
+  return test;
+}
+
+/**
  * True when any part of `value` must not leave the plan: a mask leaf `true`, a non-null value under a
  * secret-looking key, a PEM private key, or such content inside a JSON document string.
  */

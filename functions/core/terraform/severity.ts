@@ -162,6 +162,13 @@ const PASSWORD_MINIMUMS: ReadonlySet<string> = new Set([
   'password_reuse_prevention',
 ]);
 
+/** The attribute that says how an API Gateway method (REST) or route (HTTP, WebSocket) is authorized. */
+const API_AUTHORIZATION_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
+  ['aws_api_gateway_method', 'authorization'],
+  ['aws_apigatewayv2_route', 'authorization_type'],
+]);
+const NETWORK_ACL_TYPES: ReadonlySet<string> = new Set(['aws_network_acl', 'aws_default_network_acl']);
+
 /** Content rules, most severe first; every matching rule raises the severity to at least its own. */
 export const CONTENT_RULES: readonly ContentRule[] = [
   {
@@ -174,8 +181,15 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     id: 'public-access',
     severity: 'critical',
     description:
-      'public access (public access block off or removed, publicly_accessible, public ACL or grant, policy statement allowing everyone, public snapshot or AMI, function URL without auth)',
+      'public access (public access block off or removed, publicly_accessible, public ACL or grant, policy statement allowing everyone, public snapshot or AMI, function URL without auth, API method or route no longer authorized)',
     matches: grantsPublicAccess,
+  },
+  {
+    id: 'network-exposure',
+    severity: 'high',
+    description:
+      'network opened toward the internet (subnet assigning public IPs, network ACL allowing inbound from 0.0.0.0/0 or ::/0, EKS API endpoint made public or opened to 0.0.0.0/0)',
+    matches: opensNetworkPath,
   },
   {
     id: 'iam-policy',
@@ -301,6 +315,57 @@ function widensWorldOpenRule(subject: SeveritySubject): boolean {
   return widened && !wasAllTraffic && (isOpenCidr(cidrIpv4) || isOpenCidr(cidrIpv6));
 }
 
+/**
+ * One layer between the internet and what runs inside opened, the others (security groups, the
+ * API's own authentication) still standing: high, below an ingress opened to the world (critical).
+ * Only a change counts, never a resource the next apply creates with it.
+ */
+function opensNetworkPath(subject: SeveritySubject): boolean {
+  const { type } = subject.resource;
+  if (subject.base === 'pending.create') return false;
+  if (type === 'aws_subnet' || type === 'aws_default_subnet')
+    return subject.changes.some((change) => turnedFromTo(change, 'map_public_ip_on_launch', false, [true]));
+  if (NETWORK_ACL_TYPES.has(type)) return subject.changes.some(addsWorldAllowEntry);
+  if (type === 'aws_eks_cluster') {
+    const inVpcConfig = (change: CompactAttributeChange) => change.segments[0] === 'vpc_config';
+    // Public access turned off in the same change: AWS may answer 0.0.0.0/0 for a private endpoint.
+    const madePrivate = subject.changes.some(
+      (change) => inVpcConfig(change) && turnedFromTo(change, 'endpoint_public_access', true, [false]),
+    );
+    return subject.changes.some(
+      (change) =>
+        inVpcConfig(change) &&
+        (turnedFromTo(change, 'endpoint_public_access', false, [true]) ||
+          (!madePrivate &&
+            change.segments.includes('public_access_cidrs') &&
+            containsValue(change.after, isOpenCidr) &&
+            !containsValue(change.before, isOpenCidr))),
+    );
+  }
+  return false;
+}
+
+/**
+ * A network ACL entry that allows inbound traffic from 0.0.0.0/0 or ::/0 where there was none: the
+ * change holds the entry whole (a rule added by hand). A default ACL allows everything by design, so
+ * only an entry added counts, never one that stayed. An entry edited in place shows only the members
+ * that changed (`ingress[0].cidr_block` alone does not say whether the entry allows or denies) and is
+ * not escalated.
+ */
+function addsWorldAllowEntry(change: CompactAttributeChange): boolean {
+  return (
+    change.segments[0] === 'ingress' && isWorldAllowEntry(change.after) && !isWorldAllowEntry(change.before)
+  );
+}
+
+function isWorldAllowEntry(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    value.action === 'allow' &&
+    (isOpenCidr(value.cidr_block) || isOpenCidr(value.ipv6_cidr_block))
+  );
+}
+
 function isOpenCidr(value: unknown): boolean {
   return typeof value === 'string' && OPEN_CIDRS.has(value);
 }
@@ -317,6 +382,15 @@ function grantsPublicAccess(subject: SeveritySubject): boolean {
     if (type === 'aws_ami_launch_permission' && last === 'group' && after === 'all') return true;
     // A function URL with authorization NONE can be invoked by anyone on the internet.
     if (type === 'aws_lambda_function_url' && last === 'authorization_type' && after === 'NONE') return true;
+    // So can an API method or route that required IAM, Cognito or an authorizer. Only a change from
+    // authorized counts: public APIs are common, and one created open is a choice its pull request shows.
+    if (
+      last === API_AUTHORIZATION_ATTRIBUTES.get(type) &&
+      after === 'NONE' &&
+      typeof change.before === 'string' &&
+      change.before !== 'NONE'
+    )
+      return true;
     if (isPolicyDocumentChange(change) && grantsToEveryone(after)) return true;
     // A statement edited in place into one that allows everyone (its Principal set to "*", its
     // Condition removed): the edit alone does not show Effect or Condition, the statement does.
@@ -504,7 +578,12 @@ const RULE_REASONS = new Map(
 const TAGS_ONLY_REASON = 'only tags changed: low';
 
 /** Content rules whose drift leaves something open, public or unguarded while it stays. */
-const EXPOSURE_RULES: ReadonlySet<string> = new Set(['open-ingress', 'public-access', 'protection-off']);
+const EXPOSURE_RULES: ReadonlySet<string> = new Set([
+  'open-ingress',
+  'public-access',
+  'network-exposure',
+  'protection-off',
+]);
 const EXPOSURE_REASONS: ReadonlySet<string> = new Set(
   CONTENT_RULES.filter((rule) => EXPOSURE_RULES.has(rule.id)).map((rule) => RULE_REASONS.get(rule)!),
 );

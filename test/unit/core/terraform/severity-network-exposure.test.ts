@@ -1,0 +1,242 @@
+import { describe, expect, it } from 'vitest';
+import type { Severity } from '../../../../functions/core/findings/model.js';
+import { adviceFor } from '../../../../functions/core/notify/advice.js';
+import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
+import { storedFinding } from '../../../helpers/findings.js';
+import { context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
+
+/**
+ * A network path toward the internet opened outside Terraform (network-exposure, high), and API
+ * methods or routes left without authorization (public-access, critical), as a refresh-only plan
+ * shows them. Attribute names and shapes follow the AWS provider 5.100.0 schema (values trimmed).
+ */
+
+type Values = Record<string, unknown>;
+
+function findingOf(address: string, before: Values | null, after: Values, actions = ['update']) {
+  const change = entry(address, { actions, before, after });
+  const raw = plan(actions[0] === 'update' ? { drift: [change] } : { changes: [change] });
+  const result = evaluatePlan(raw, { ...context(), hashSensitive });
+  expect(result.findings).toHaveLength(1);
+  return result.findings[0]!;
+}
+const severityOf = (address: string, before: Values | null, after: Values, actions?: string[]): Severity =>
+  findingOf(address, before, after, actions).severity;
+
+const NETWORK_EXPOSURE =
+  'network-exposure: network opened toward the internet (subnet assigning public IPs, network ACL allowing inbound from 0.0.0.0/0 or ::/0, EKS API endpoint made public or opened to 0.0.0.0/0): high';
+
+describe('network-exposure: subnets that assign public IPs', () => {
+  // ModifySubnetAttribute --map-public-ip-on-launch.
+  const subnet = (mapPublicIp: boolean): Values => ({
+    arn: 'arn:aws:ec2:eu-west-1:123456789012:subnet/subnet-0abc',
+    assign_ipv6_address_on_creation: false,
+    availability_zone: 'eu-west-1a',
+    cidr_block: '10.20.1.0/24',
+    id: 'subnet-0abc',
+    map_public_ip_on_launch: mapPublicIp,
+    tags: { Name: 'private-a' },
+    tags_all: { Name: 'private-a' },
+    vpc_id: 'vpc-0abc',
+  });
+
+  it('map_public_ip_on_launch false → true is high, with its reason', () => {
+    const finding = findingOf('aws_subnet.private_a', subnet(false), subnet(true));
+    expect(finding.severity).toBe('high');
+    expect(finding.evidence.severityReasons).toContain(NETWORK_EXPOSURE);
+    expect(severityOf('aws_default_subnet.a', subnet(false), subnet(true))).toBe('high');
+  });
+
+  it('is an exposure: adopt only if approved, and the advice says what opened', () => {
+    const finding = findingOf('aws_subnet.private_a', subnet(false), subnet(true));
+    expect(finding.remediation.steps.join('\n')).toContain(
+      'Adopt only if the exposure is intended and approved',
+    );
+    const advice = adviceFor(storedFinding({}, finding));
+    expect(advice.source).toBe('content:network-exposure');
+    expect(advice.text).toContain(
+      'a network path toward the internet was opened outside Terraform on aws_subnet.private_a',
+    );
+  });
+
+  it('turned off, or a public subnet to be created, is not escalated', () => {
+    expect(severityOf('aws_subnet.public_a', subnet(true), subnet(false))).toBe('medium');
+    expect(severityOf('aws_subnet.public_a', null, subnet(true), ['create'])).toBe('low');
+  });
+});
+
+describe('network-exposure: network ACLs that allow inbound from the world', () => {
+  const rule = (values: Values): Values => ({
+    action: 'allow',
+    cidr_block: '10.0.0.0/8',
+    from_port: 443,
+    icmp_code: 0,
+    icmp_type: 0,
+    ipv6_cidr_block: '',
+    protocol: '6',
+    rule_no: 100,
+    to_port: 443,
+    ...values,
+  });
+  const acl = (ingress: Values[]): Values => ({
+    arn: 'arn:aws:ec2:eu-west-1:123456789012:network-acl/acl-0abc',
+    egress: [rule({ protocol: '-1', from_port: 0, to_port: 0 })],
+    id: 'acl-0abc',
+    ingress,
+    subnet_ids: ['subnet-0abc'],
+    tags: null,
+    tags_all: {},
+    vpc_id: 'vpc-0abc',
+  });
+  const everything = rule({ rule_no: 90, cidr_block: '0.0.0.0/0', protocol: '-1', from_port: 0, to_port: 0 });
+
+  it.each<[string, Values[], Severity]>([
+    // CreateNetworkAclEntry rule 90 allow all from 0.0.0.0/0, as aws-common-drift makes it against moto.
+    ['an allow from 0.0.0.0/0 added', [rule({}), everything], 'high'],
+    [
+      'an allow from ::/0 added',
+      [rule({}), rule({ rule_no: 95, cidr_block: '', ipv6_cidr_block: '::/0' })],
+      'high',
+    ],
+    [
+      'a deny from 0.0.0.0/0 added (a guard, not an opening)',
+      [rule({}), { ...everything, action: 'deny' }],
+      'medium',
+    ],
+    [
+      'an allow from a private range added',
+      [rule({}), rule({ rule_no: 110, cidr_block: '192.168.0.0/16' })],
+      'medium',
+    ],
+  ])('%s', (_name, ingress, expected) => {
+    expect(severityOf('aws_network_acl.a', acl([rule({})]), acl(ingress))).toBe(expected);
+  });
+
+  it('the default network ACL: an allow from the world that was already there is not a change', () => {
+    // aws_default_network_acl allows everything by design; only its other rules changed here.
+    const before = acl([everything, rule({})]);
+    const after = acl([everything]);
+    expect(severityOf('aws_default_network_acl.main', before, after)).toBe('medium');
+    expect(severityOf('aws_default_network_acl.main', acl([rule({})]), acl([rule({}), everything]))).toBe(
+      'high',
+    );
+  });
+
+  it('an egress allow to the world is not escalated', () => {
+    const before = acl([rule({})]);
+    const after = { ...before, egress: [rule({ protocol: '-1', from_port: 0, to_port: 0 }), everything] };
+    expect(severityOf('aws_network_acl.a', before, after)).toBe('medium');
+  });
+
+  it('a network ACL to be created with an allow from the world is its pull request’s choice', () => {
+    expect(severityOf('aws_network_acl.a', null, acl([everything]), ['create'])).toBe('low');
+  });
+});
+
+describe('network-exposure: an EKS API endpoint made public', () => {
+  const cluster = (publicAccess: boolean, cidrs: string[]): Values => ({
+    arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/platform',
+    endpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com',
+    id: 'platform',
+    name: 'platform',
+    role_arn: 'arn:aws:iam::123456789012:role/eks',
+    version: '1.31',
+    vpc_config: [
+      {
+        cluster_security_group_id: 'sg-0abc',
+        endpoint_private_access: true,
+        endpoint_public_access: publicAccess,
+        public_access_cidrs: cidrs,
+        security_group_ids: [],
+        subnet_ids: ['subnet-0abc', 'subnet-0def'],
+        vpc_id: 'vpc-0abc',
+      },
+    ],
+  });
+
+  it.each<[string, Values, Values, Severity]>([
+    // UpdateClusterConfig endpointPublicAccess=true: AWS answers 0.0.0.0/0 unless CIDRs are given.
+    [
+      'endpoint_public_access false → true',
+      cluster(false, ['0.0.0.0/0']),
+      cluster(true, ['0.0.0.0/0']),
+      'high',
+    ],
+    [
+      'public_access_cidrs widened to 0.0.0.0/0',
+      cluster(true, ['203.0.113.0/24']),
+      cluster(true, ['0.0.0.0/0']),
+      'high',
+    ],
+    [
+      'public_access_cidrs narrowed',
+      cluster(true, ['0.0.0.0/0']),
+      cluster(true, ['203.0.113.0/24']),
+      'medium',
+    ],
+    ['made private', cluster(true, ['0.0.0.0/0']), cluster(false, ['0.0.0.0/0']), 'medium'],
+    [
+      'made private while the CIDRs read back as 0.0.0.0/0',
+      cluster(true, ['203.0.113.0/24']),
+      cluster(false, ['0.0.0.0/0']),
+      'medium',
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    expect(severityOf('aws_eks_cluster.platform', before, after)).toBe(expected);
+  });
+});
+
+describe('public-access: an API method or route no longer authorized', () => {
+  // UpdateMethod patch /authorizationType NONE (REST), UpdateRoute AuthorizationType NONE (HTTP API).
+  const method = (authorization: string): Values => ({
+    api_key_required: false,
+    authorization,
+    authorizer_id: authorization === 'CUSTOM' ? 'abc123' : '',
+    http_method: 'GET',
+    id: 'agm-a1b2c3-xyz-GET',
+    resource_id: 'xyz',
+    rest_api_id: 'a1b2c3',
+  });
+  const route = (authorizationType: string): Values => ({
+    api_id: 'a1b2c3',
+    api_key_required: false,
+    authorization_type: authorizationType,
+    authorizer_id: '',
+    id: 'r1',
+    route_key: 'GET /orders',
+    target: 'integrations/i1',
+  });
+
+  it.each<[string, Values, Values, Severity]>([
+    ['aws_api_gateway_method.get AWS_IAM → NONE', method('AWS_IAM'), method('NONE'), 'critical'],
+    ['aws_api_gateway_method.get CUSTOM → NONE', method('CUSTOM'), method('NONE'), 'critical'],
+    ['aws_apigatewayv2_route.orders AWS_IAM → NONE', route('AWS_IAM'), route('NONE'), 'critical'],
+    ['aws_apigatewayv2_route.orders JWT → NONE', route('JWT'), route('NONE'), 'critical'],
+    ['aws_api_gateway_method.get NONE → AWS_IAM', method('NONE'), method('AWS_IAM'), 'medium'],
+    ['aws_apigatewayv2_route.orders AWS_IAM → JWT', route('AWS_IAM'), route('JWT'), 'medium'],
+  ])('%s', (name, before, after, expected) => {
+    expect(severityOf(name.split(' ')[0]!, before, after)).toBe(expected);
+  });
+
+  it('a method’s authorization is a setting shown as it is; an authorization header elsewhere stays hashed', () => {
+    expect(findingOf('aws_api_gateway_method.get', method('AWS_IAM'), method('NONE')).drift?.changes).toEqual(
+      [{ path: 'authorization', before: 'AWS_IAM', after: 'NONE', sensitive: false }],
+    );
+    // aws_cloudwatch_event_connection: an API key header named authorization, its value a credential.
+    const connection = (value: string): Values => ({
+      arn: 'arn:aws:events:eu-west-1:123456789012:connection/partner/abc',
+      auth_parameters: [{ api_key: [{ key: 'authorization', value }] }],
+      authorization_type: 'API_KEY',
+      id: 'partner',
+      name: 'partner',
+    });
+    const changes = findingOf('aws_cloudwatch_event_connection.partner', connection('k-1'), connection('k-2'))
+      .drift?.changes;
+    expect(changes?.every((change) => change.sensitive)).toBe(true);
+    expect(JSON.stringify(changes)).not.toContain('k-2');
+  });
+
+  it('a public method to be created is its pull request’s choice', () => {
+    expect(severityOf('aws_api_gateway_method.get', null, method('NONE'), ['create'])).toBe('low');
+  });
+});
