@@ -9,12 +9,13 @@ import { NodeSha256 } from '../../functions/adapters/node-sha256.js';
  */
 
 interface AwsRequest {
-  /** Signing name: kms, lambda, logs, monitoring, ecr. */
+  /** Signing name: kms, lambda, logs, monitoring, ecr, apigateway. */
   service: string;
   method?: string;
   path?: string;
   headers?: Record<string, string>;
-  body: string;
+  /** None for a GET (API Gateway's `GET /v2/apis`). */
+  body?: string;
 }
 
 /** Sends one signed request and returns its body; throws with the status and body when it failed. */

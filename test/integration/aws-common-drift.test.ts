@@ -6,11 +6,15 @@ import {
   AuthorizeSecurityGroupIngressCommand,
   CreateNetworkAclEntryCommand,
   CreateRouteCommand,
+  DescribeInstancesCommand,
   DescribeInternetGatewaysCommand,
   DescribeNetworkAclsCommand,
   DescribeRouteTablesCommand,
   DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
   EC2Client,
+  ModifyInstanceMetadataOptionsCommand,
+  ModifySubnetAttributeCommand,
 } from '@aws-sdk/client-ec2';
 import {
   AddUserToGroupCommand,
@@ -20,6 +24,7 @@ import {
   CreateUserCommand,
   IAMClient,
   TagUserCommand,
+  UpdateAccountPasswordPolicyCommand,
 } from '@aws-sdk/client-iam';
 import { DeletePublicAccessBlockCommand } from '@aws-sdk/client-s3';
 import { SetTopicAttributesCommand, SNSClient, TagResourceCommand } from '@aws-sdk/client-sns';
@@ -132,7 +137,9 @@ async function changeByHand(): Promise<void> {
   const { Keys } = (await kms('ListKeys', {})) as { Keys: { KeyId: string }[] };
   for (const { KeyId } of Keys) {
     const { KeyMetadata } = (await kms('DescribeKey', { KeyId })) as { KeyMetadata: { Description: string } };
-    if (KeyMetadata.Description === 'sweep shared key') await withPartner(KeyId);
+    if (KeyMetadata.Description !== 'sweep shared key') continue;
+    await withPartner(KeyId);
+    await kms('DisableKey', { KeyId });
   }
 
   await awsJsonCall('logs', 'Logs_20140328.PutRetentionPolicy', {
@@ -182,6 +189,18 @@ async function changeByHand(): Promise<void> {
   // A user added to the deployers group by hand gets the group's policies.
   await iam.send(new CreateUserCommand({ UserName: 'intruder' }));
   await iam.send(new AddUserToGroupCommand({ GroupName: 'sweep-deployers', UserName: 'intruder' }));
+  // The console sends every setting; only the minimum length is lowered.
+  await iam.send(
+    new UpdateAccountPasswordPolicyCommand({
+      MinimumPasswordLength: 8,
+      RequireLowercaseCharacters: true,
+      RequireNumbers: true,
+      RequireUppercaseCharacters: true,
+      RequireSymbols: true,
+      AllowUsersToChangePassword: true,
+      PasswordReusePrevention: 24,
+    }),
+  );
 
   const ec2 = new EC2Client({});
   const tables = await ec2.send(
@@ -207,6 +226,31 @@ async function changeByHand(): Promise<void> {
     new AuthorizeSecurityGroupIngressCommand({
       GroupId: groups.SecurityGroups?.[0]?.GroupId,
       IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22, IpRanges: [{ CidrIp: '0.0.0.0/0' }] }],
+    }),
+  );
+  const subnets = await ec2.send(
+    new DescribeSubnetsCommand({ Filters: [{ Name: 'tag:Name', Values: ['sweep-a'] }] }),
+  );
+  await ec2.send(
+    new ModifySubnetAttributeCommand({
+      SubnetId: subnets.Subnets?.[0]?.SubnetId,
+      MapPublicIpOnLaunch: { Value: true },
+    }),
+  );
+  const reservations = await ec2.send(
+    new DescribeInstancesCommand({
+      Filters: [{ Name: 'subnet-id', Values: [subnets.Subnets?.[0]?.SubnetId ?? ''] }],
+    }),
+  );
+  // IMDSv1 answered again. moto resets every option the call leaves out (EC2 keeps them), so all are given.
+  await ec2.send(
+    new ModifyInstanceMetadataOptionsCommand({
+      InstanceId: reservations.Reservations?.[0]?.Instances?.[0]?.InstanceId,
+      HttpTokens: 'optional',
+      HttpEndpoint: 'enabled',
+      HttpPutResponseHopLimit: 1,
+      HttpProtocolIpv6: 'disabled',
+      InstanceMetadataTags: 'disabled',
     }),
   );
   const acls = await ec2.send(
@@ -243,6 +287,22 @@ async function changeByHand(): Promise<void> {
       }),
     }),
   );
+
+  // The route that required IAM answers anyone now (UpdateRoute, as the console's "Detach authorization").
+  const apis = JSON.parse(await awsRequest({ service: 'apigateway', method: 'GET', path: '/v2/apis' })) as {
+    items: { apiId: string; name: string }[];
+  };
+  const apiId = apis.items.find((api) => api.name === 'sweep-orders')?.apiId;
+  const routes = JSON.parse(
+    await awsRequest({ service: 'apigateway', method: 'GET', path: `/v2/apis/${apiId}/routes` }),
+  ) as { items: { routeId: string }[] };
+  await awsRequest({
+    service: 'apigateway',
+    method: 'PATCH',
+    path: `/v2/apis/${apiId}/routes/${routes.items[0]?.routeId}`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ authorizationType: 'NONE' }),
+  });
 
   // The first tag of a topic applied without tags (its state holds tags = null).
   await new SNSClient({}).send(
@@ -338,6 +398,7 @@ describe('common AWS resource types with real terraform and moto', () => {
     );
     expect(summary).toEqual({
       'aws_kms_key.app': 'high',
+      'aws_kms_key.shared': 'high',
       'aws_kms_key_policy.shared': 'high',
       'aws_cloudwatch_log_group.app': 'medium',
       'aws_cloudwatch_metric_alarm.errors': 'medium',
@@ -345,6 +406,10 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_iam_role.fn': 'high',
       'aws_iam_user.ci': 'low',
       'aws_iam_group_membership.deployers': 'high',
+      'aws_iam_account_password_policy.strict': 'high',
+      'aws_subnet.a': 'high',
+      'aws_instance.web': 'high',
+      'aws_apigatewayv2_route.orders': 'critical',
       'aws_route_table.private': 'medium',
       'aws_security_group.app': 'critical',
       'aws_network_acl.a': 'high',
@@ -425,7 +490,31 @@ describe('common AWS resource types with real terraform and moto', () => {
     expect(lifecycle?.evidence.severityReasons).not.toEqual(
       expect.arrayContaining([expect.stringMatching(/^iam-policy:/)]),
     );
-    expect(findingFor(findings, 'aws_kms_key.shared')).toBeUndefined();
+    // The shared key's own finding is that it was disabled; its policy is its companion's finding.
+    expect(findingFor(findings, 'aws_kms_key.shared')?.drift?.changes).toEqual([
+      { path: 'is_enabled', before: true, after: false, sensitive: false },
+    ]);
+    const reasonsOf = (address: string) => findingFor(findings, address)?.evidence.severityReasons;
+    for (const address of ['aws_kms_key.shared', 'aws_kms_key.app', 'aws_instance.web']) {
+      expect(reasonsOf(address)).toEqual(expect.arrayContaining([expect.stringMatching(/^protection-off:/)]));
+    }
+    expect(findingFor(findings, 'aws_instance.web')?.drift?.changes).toEqual([
+      { path: 'metadata_options[0].http_tokens', before: 'required', after: 'optional', sensitive: false },
+    ]);
+    expect(findingFor(findings, 'aws_subnet.a')?.drift?.changes).toEqual([
+      { path: 'map_public_ip_on_launch', before: false, after: true, sensitive: false },
+    ]);
+    for (const address of ['aws_subnet.a', 'aws_network_acl.a']) {
+      expect(reasonsOf(address)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^network-exposure:/)]),
+      );
+    }
+    expect(findingFor(findings, 'aws_apigatewayv2_route.orders')?.drift?.changes).toEqual([
+      { path: 'authorization_type', before: 'AWS_IAM', after: 'NONE', sensitive: false },
+    ]);
+    expect(findingFor(findings, 'aws_iam_account_password_policy.strict')?.drift?.changes).toEqual([
+      { path: 'minimum_password_length', before: 14, after: 8, sensitive: false },
+    ]);
     expect(pathsOf(findingFor(findings, 'aws_dynamodb_table.orders'))).toEqual([
       'deletion_protection_enabled',
     ]);

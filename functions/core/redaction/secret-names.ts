@@ -112,6 +112,8 @@ export const DESCRIPTIVE_LAST_WORDS: readonly string[] = [
   'required',
   'rotation',
   'scheme',
+  'scope', // authorization_scope(s): the OAuth scopes a caller needs, not a credential
+  'scopes',
   'stdin', // --password-stdin: read it from standard input (a flag, no value)
   'ttl',
   'type',

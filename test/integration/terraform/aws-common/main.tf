@@ -177,6 +177,17 @@ resource "aws_route_table_association" "a" {
   route_table_id = aws_route_table.private.id
 }
 
+# IMDSv2 required: the test turns it off by hand (ModifyInstanceMetadataOptions).
+resource "aws_instance" "web" {
+  ami           = "ami-12c6146b"
+  instance_type = "t3.micro"
+  subnet_id     = aws_subnet.a.id
+  metadata_options {
+    http_endpoint = "enabled"
+    http_tokens   = "required"
+  }
+}
+
 resource "aws_security_group" "app" {
   name        = "sweep-app"
   description = "app"
@@ -220,6 +231,30 @@ resource "aws_network_acl" "a" {
     from_port  = 0
     to_port    = 0
   }
+}
+
+# --- API Gateway -------------------------------------------------------------------------
+# A route that requires IAM: the test leaves it open to anyone by hand (UpdateRoute NONE).
+resource "aws_apigatewayv2_api" "orders" {
+  name          = "sweep-orders"
+  protocol_type = "HTTP"
+}
+
+resource "aws_apigatewayv2_route" "orders" {
+  api_id             = aws_apigatewayv2_api.orders.id
+  route_key          = "GET /orders"
+  authorization_type = "AWS_IAM"
+}
+
+# --- IAM account password policy -----------------------------------------------------------
+resource "aws_iam_account_password_policy" "strict" {
+  minimum_password_length        = 14
+  require_lowercase_characters   = true
+  require_numbers                = true
+  require_uppercase_characters   = true
+  require_symbols                = true
+  allow_users_to_change_password = true
+  password_reuse_prevention      = 24
 }
 
 # --- SNS ---------------------------------------------------------------------------------

@@ -441,6 +441,8 @@ describe('secret names, whatever the separators and case', () => {
     'http_tokens',
     'HttpTokens',
     'password_reuse_prevention',
+    // The OAuth scopes an API route or method asks of its callers.
+    'authorization_scopes',
   ])('%s is not', (name) => expect(isSensitiveName(name)).toBe(false));
 
   it('an environment variable named like the IMDS setting still holds tokens', () => {
