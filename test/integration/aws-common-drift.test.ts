@@ -52,8 +52,9 @@ import {
 
 /**
  * Common AWS resource types beyond the drift scenarios (KMS keys and key policies, log groups, alarms,
- * IAM policies, users and groups, a VPC with routes, rules and a network ACL, an SNS topic policy,
- * DynamoDB, ECR, S3 public access block and ownership controls, a Lambda function), applied once with
+ * IAM policies, users and groups, the account password policy, a VPC with routes, rules, a network ACL
+ * and an EC2 instance, an HTTP API route, an SNS topic policy, DynamoDB, ECR, S3 public access block and
+ * ownership controls, a Lambda function), applied once with
  * real Terraform against moto. Right after the apply a scan finds nothing; then the changes people
  * make by hand, each made through the AWS API, are each exactly one finding, ranked, with the canary
  * secrets they plant nowhere in what driftwatch prints or stores.

@@ -11,8 +11,16 @@ import { VOLATILE_ATTRIBUTES } from '../../functions/core/terraform/noise.js';
 import { secretAttributesOf } from '../../functions/core/terraform/sensitivity.js';
 import {
   AMI_TYPES,
+  API_AUTHORIZATION_ATTRIBUTES,
   DELETION_GUARD_FLAGS,
+  ENCRYPTION_STATUS_ATTRIBUTES,
   ENCRYPTION_TYPES,
+  KMS_KEY_GUARDS,
+  KMS_KEY_TYPES,
+  LISTENER_TYPES,
+  NETWORK_ACL_TYPES,
+  PASSWORD_MINIMUMS,
+  PASSWORD_REQUIREMENTS,
   PUBLIC_ACCESS_BLOCK_TYPES,
 } from '../../functions/core/terraform/severity.js';
 import { useTempDir } from '../helpers/integration.js';
@@ -125,6 +133,49 @@ describe('noise rules against the AWS provider schema', () => {
         (resource) => resource.block.attributes?.[flag]?.type === 'bool',
       );
       if (holders.length === 0) wrong.push(`no resource type has a boolean ${flag}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the attributes the severity rules read by type are the provider’s, of the type they expect', () => {
+    const wrong: string[] = [];
+    const expectType = (type: string, name: string, expected: string) => {
+      const block = resources[type]?.block;
+      const found = block?.attributes?.[name]?.type ?? (block?.block_types?.[name] ? 'block' : undefined);
+      if (JSON.stringify(found) !== JSON.stringify(expected))
+        wrong.push(`${type}.${name}: ${JSON.stringify(found)}`);
+    };
+    for (const type of KMS_KEY_TYPES) {
+      const guards = [...KMS_KEY_GUARDS].filter(
+        (name) => resources[type]?.block.attributes?.[name]?.type === 'bool',
+      );
+      if (guards.length === 0) wrong.push(`${type}: no boolean of ${[...KMS_KEY_GUARDS].join(', ')}`);
+    }
+    for (const name of PASSWORD_REQUIREMENTS) expectType('aws_iam_account_password_policy', name, 'bool');
+    for (const name of PASSWORD_MINIMUMS) expectType('aws_iam_account_password_policy', name, 'number');
+    for (const type of LISTENER_TYPES) expectType(type, 'protocol', 'string');
+    for (const [type, name] of API_AUTHORIZATION_ATTRIBUTES) expectType(type, name, 'string');
+    for (const type of NETWORK_ACL_TYPES) {
+      const ingress =
+        resources[type]?.block.attributes?.ingress ?? resources[type]?.block.block_types?.ingress;
+      if (ingress === undefined) wrong.push(`${type}.ingress`);
+    }
+    for (const type of ['aws_subnet', 'aws_default_subnet'])
+      expectType(type, 'map_public_ip_on_launch', 'bool');
+    expectType('aws_ecr_repository', 'image_tag_mutability', 'string');
+    expectType('aws_ecr_repository', 'image_scanning_configuration', 'block');
+    for (const type of ['aws_instance', 'aws_launch_template']) expectType(type, 'metadata_options', 'block');
+    expectType('aws_ec2_instance_metadata_defaults', 'http_tokens', 'string');
+    expectType('aws_eks_cluster', 'vpc_config', 'block');
+    // Statuses AWS reports: computed only, never set in a configuration.
+    for (const name of ENCRYPTION_STATUS_ATTRIBUTES) {
+      const holders = Object.values(resources).filter((resource) => resource.block.attributes?.[name]);
+      if (holders.length === 0) wrong.push(`no resource type has ${name}`);
+      for (const resource of holders) {
+        const attribute = resource.block.attributes?.[name];
+        if (attribute?.optional === true || attribute?.required === true)
+          wrong.push(`${name} is configurable`);
+      }
     }
     expect(wrong).toEqual([]);
   });

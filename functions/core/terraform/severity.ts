@@ -120,12 +120,12 @@ const ENCRYPTION_ATTRIBUTES: ReadonlySet<string> = new Set([
  * Attributes named for encryption that report a state AWS changes by itself (a Direct Connect port's
  * MACsec status, a cluster's encryption progress), not a setting someone changed.
  */
-const ENCRYPTION_STATUS_ATTRIBUTES: ReadonlySet<string> = new Set([
+export const ENCRYPTION_STATUS_ATTRIBUTES: ReadonlySet<string> = new Set([
   'port_encryption_status',
   'encryption_details',
 ]);
 /** Load balancer listeners, and the protocols that encrypt their traffic. */
-const LISTENER_TYPES: ReadonlySet<string> = new Set(['aws_lb_listener', 'aws_alb_listener']);
+export const LISTENER_TYPES: ReadonlySet<string> = new Set(['aws_lb_listener', 'aws_alb_listener']);
 const ENCRYPTED_PROTOCOLS: ReadonlySet<string> = new Set(['HTTPS', 'TLS']);
 export const ENCRYPTION_TYPES: ReadonlySet<string> = new Set([
   'aws_s3_bucket_server_side_encryption_configuration',
@@ -143,31 +143,31 @@ export const DELETION_GUARD_FLAGS: ReadonlySet<string> = new Set([
 ]);
 
 /** KMS keys, and their booleans whose true → false disables the key or the rotation of its material. */
-const KMS_KEY_TYPES: ReadonlySet<string> = new Set([
+export const KMS_KEY_TYPES: ReadonlySet<string> = new Set([
   'aws_kms_key',
   'aws_kms_replica_key',
   'aws_kms_external_key',
 ]);
-const KMS_KEY_GUARDS: ReadonlySet<string> = new Set(['is_enabled', 'enabled', 'enable_key_rotation']);
+export const KMS_KEY_GUARDS: ReadonlySet<string> = new Set(['is_enabled', 'enabled', 'enable_key_rotation']);
 /** aws_iam_account_password_policy: each requirement that, turned off, admits weaker console passwords. */
-const PASSWORD_REQUIREMENTS: ReadonlySet<string> = new Set([
+export const PASSWORD_REQUIREMENTS: ReadonlySet<string> = new Set([
   'require_lowercase_characters',
   'require_numbers',
   'require_symbols',
   'require_uppercase_characters',
 ]);
 /** Numbers of aws_iam_account_password_policy that, lowered, admit weaker or reused passwords. */
-const PASSWORD_MINIMUMS: ReadonlySet<string> = new Set([
+export const PASSWORD_MINIMUMS: ReadonlySet<string> = new Set([
   'minimum_password_length',
   'password_reuse_prevention',
 ]);
 
 /** The attribute that says how an API Gateway method (REST) or route (HTTP, WebSocket) is authorized. */
-const API_AUTHORIZATION_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
+export const API_AUTHORIZATION_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
   ['aws_api_gateway_method', 'authorization'],
   ['aws_apigatewayv2_route', 'authorization_type'],
 ]);
-const NETWORK_ACL_TYPES: ReadonlySet<string> = new Set(['aws_network_acl', 'aws_default_network_acl']);
+export const NETWORK_ACL_TYPES: ReadonlySet<string> = new Set(['aws_network_acl', 'aws_default_network_acl']);
 
 /** Content rules, most severe first; every matching rule raises the severity to at least its own. */
 export const CONTENT_RULES: readonly ContentRule[] = [
