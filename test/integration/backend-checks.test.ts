@@ -96,6 +96,40 @@ async function pushEdited(workspace: StagedWorkspace, edit: (state: Record<strin
   await terraformIn(workspace, ['state', 'push', '-force', file]);
 }
 
+/** `terraform init -reconfigure` of the S3 backend with more backend settings (`acl=…`, `encrypt=true`). */
+function reinitBackend(workspace: StagedWorkspace, bucket: string, key: string, settings: string[]) {
+  return terraformIn(workspace, [
+    'init',
+    '-reconfigure',
+    '-input=false',
+    `-backend-config=bucket=${bucket}`,
+    `-backend-config=key=${key}`,
+    `-backend-config=region=${REGION}`,
+    ...settings.map((setting) => `-backend-config=${setting}`),
+  ]);
+}
+
+/** A new state version with nothing changed but the serial. */
+const bumpSerial = (state: Record<string, unknown>) => {
+  state.serial = (state.serial as number) + 1;
+};
+
+/** `driftwatch check-backend` of one state key of the harness's bucket, into a store of its own. */
+async function checkStateKey(key: string, store: string): Promise<Finding[]> {
+  const run = await runCli([
+    'check-backend',
+    '--bucket',
+    STATE_BUCKET,
+    '--key',
+    key,
+    '--store',
+    join(temp.path, store),
+    '--format',
+    'json',
+  ]);
+  return findingsOf(run.stdout);
+}
+
 async function stateVersions(key: string): Promise<string[]> {
   const page = await aws.s3.send(new ListObjectVersionsCommand({ Bucket: STATE_BUCKET, Prefix: key }));
   return (page.Versions ?? [])
@@ -371,34 +405,9 @@ describe('state history with real terraform state push', () => {
     // The harness's state bucket keeps ACLs in effect (no ownership controls, no public access block).
     const workspace = await stage('public-acl');
     const key = 'public-acl/terraform.tfstate';
-    const init = (acl: string[]) =>
-      terraformIn(workspace, [
-        'init',
-        '-reconfigure',
-        '-input=false',
-        `-backend-config=bucket=${STATE_BUCKET}`,
-        `-backend-config=key=${key}`,
-        `-backend-config=region=${REGION}`,
-        ...acl,
-      ]);
-    const bumpSerial = (state: Record<string, unknown>) => {
-      state.serial = (state.serial as number) + 1;
-    };
-    const check = async (name: string) => {
-      const run = await runCli([
-        'check-backend',
-        '--bucket',
-        STATE_BUCKET,
-        '--key',
-        key,
-        '--store',
-        join(temp.path, name),
-        '--format',
-        'json',
-      ]);
-      return findingsOf(run.stdout).filter((finding) => finding.ruleId === 'state.public-acl');
-    };
-    await init(['-backend-config=acl=public-read']);
+    const check = async (store: string) =>
+      (await checkStateKey(key, store)).filter((finding) => finding.ruleId === 'state.public-acl');
+    await reinitBackend(workspace, STATE_BUCKET, key, ['acl=public-read']);
     await nextSecond();
     await pushEdited(workspace, bumpSerial);
     const [publicVersion, privateVersion] = await stateVersions(key);
@@ -414,7 +423,7 @@ describe('state history with real terraform state push', () => {
     ]);
     expect(privateVersion).toBeDefined();
 
-    await init([]);
+    await reinitBackend(workspace, STATE_BUCKET, key, []);
     await nextSecond();
     await pushEdited(workspace, bumpSerial);
     expect(await check('public-acl-removed-store')).toMatchObject([
@@ -464,18 +473,8 @@ describe('state history with real terraform state push', () => {
     await workspace.terraform(['apply', '-auto-approve', '-input=false']);
     expect(await stateFindings()).toEqual([]);
 
-    await terraformIn(workspace, [
-      'init',
-      '-reconfigure',
-      '-input=false',
-      `-backend-config=bucket=${bucket}`,
-      `-backend-config=key=${key}`,
-      `-backend-config=region=${REGION}`,
-      '-backend-config=encrypt=true',
-    ]);
-    await pushEdited(workspace, (state) => {
-      state.serial = (state.serial as number) + 1;
-    });
+    await reinitBackend(workspace, bucket, key, ['encrypt=true']);
+    await pushEdited(workspace, bumpSerial);
     expect(await stateFindings()).toMatchObject([
       {
         ruleId: 'state.encryption',
@@ -492,18 +491,7 @@ describe('state history with real terraform state push', () => {
     // The premise: two versions of two lineages with the workspace's delete marker between them.
     expect(page.Versions?.filter((version) => version.Key === key)).toHaveLength(2);
     expect(page.DeleteMarkers?.filter((marker) => marker.Key === key)).toHaveLength(1);
-    const run = await runCli([
-      'check-backend',
-      '--bucket',
-      STATE_BUCKET,
-      '--key',
-      key,
-      '--store',
-      join(temp.path, 'recreated-store'),
-      '--format',
-      'json',
-    ]);
-    const state = findingsOf(run.stdout).filter(
+    const state = (await checkStateKey(key, 'recreated-store')).filter(
       (finding) => finding.resource && 'key' in finding.resource && finding.resource.key === key,
     );
     expect(state.map((finding) => finding.ruleId)).toEqual([]);
