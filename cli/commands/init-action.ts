@@ -1,6 +1,6 @@
 import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
+import { GetBucketEncryptionCommand, S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
 import { bucketRegion, listStateObjects } from '../../functions/adapters/backend/state-listing.js';
 import {
@@ -124,7 +124,34 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
       ? `; the bucket's region could not be read (s3:GetBucketLocation and HeadBucket refused), so ${region} is the configured region: pass --region if the bucket is elsewhere`
       : '';
   const note = `${skippedNote}${unlistedNote}${regionNote}`.slice(2);
-  return { bucket, region, workspaces, origin: where, listed: true, note };
+  const kms = await encryptsWithKms(s3, bucket);
+  return {
+    bucket,
+    region,
+    workspaces: kms ? workspaces.map((workspace) => ({ ...workspace, requireKms: true })) : workspaces,
+    origin: where,
+    listed: true,
+    note,
+    ...(kms ? { kmsReason: `s3://${bucket} encrypts new objects with SSE-KMS by default` } : {}),
+  };
+}
+
+/**
+ * The bucket's default encryption is SSE-KMS (or DSSE-KMS): its owners meant its states to be, and
+ * `requireKms` makes one that is not a finding. A read that fails (no s3:GetEncryptionConfiguration)
+ * leaves the starter as it would be without it: the backend check reports that read later.
+ */
+async function encryptsWithKms(s3: S3Client, bucket: string): Promise<boolean> {
+  try {
+    const { ServerSideEncryptionConfiguration: configuration } = await s3.send(
+      new GetBucketEncryptionCommand({ Bucket: bucket }),
+    );
+    return (configuration?.Rules ?? []).some((rule) =>
+      rule.ApplyServerSideEncryptionByDefault?.SSEAlgorithm?.startsWith('aws:kms'),
+    );
+  } catch {
+    return false;
+  }
 }
 
 async function fromRoot(out: string, options: InitOptions): Promise<StarterInput> {
@@ -207,6 +234,8 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
     sourceDir,
   };
   if (block.dynamodbTable) workspace.lockTable = block.dynamodbTable;
+  // A backend that names its key means its states to be SSE-KMS: requireKms keeps it so.
+  if (block.kmsKeyId) workspace.requireKms = true;
   // Roots used with CLI workspaces keep their states under env:/<name>/, and the default one may hold
   // nothing: the workspace selected there says so, and which state this file does not name.
   const selected = await readSelectedWorkspace(root, dataDir);
@@ -225,6 +254,7 @@ async function fromRoot(out: string, options: InitOptions): Promise<StarterInput
         }`;
   return {
     ...(note ? { note } : {}),
+    ...(block.kmsKeyId ? { kmsReason: `${shownFile(fileOf('kmsKeyId'))} sets kms_key_id` } : {}),
     bucket: block.bucket,
     region,
     workspaces: [workspace],

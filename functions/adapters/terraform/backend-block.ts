@@ -15,6 +15,8 @@ export interface S3BackendBlock {
   workspaceKeyPrefix?: string;
   dynamodbTable?: string;
   useLockfile?: boolean;
+  /** The KMS key the backend encrypts states with (`kms_key_id`). */
+  kmsKeyId?: string;
   /** Settings given as an expression (`var.bucket`, `"${var.env}.tfstate"`), which Terraform refuses in a backend. */
   expressions?: string[];
 }
@@ -167,6 +169,8 @@ function s3Block(file: string, values: Record<string, unknown>): S3BackendBlock 
   if (workspaceKeyPrefix) block.workspaceKeyPrefix = workspaceKeyPrefix;
   if (dynamodbTable) block.dynamodbTable = dynamodbTable;
   if (typeof values.use_lockfile === 'boolean') block.useLockfile = values.use_lockfile;
+  const kmsKeyId = literal('kms_key_id');
+  if (kmsKeyId) block.kmsKeyId = kmsKeyId;
   if (expressions.length > 0) block.expressions = expressions;
   return block;
 }

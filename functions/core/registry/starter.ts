@@ -51,6 +51,8 @@ export interface StarterWorkspace {
   /** The Terraform root, relative to the registry file; a placeholder when unknown. */
   sourceDir?: string;
   lockTable?: string;
+  /** The state is meant to be SSE-KMS (the bucket's default, or the backend's `kms_key_id`). */
+  requireKms?: boolean;
 }
 
 /**
@@ -218,6 +220,8 @@ export interface StarterInput {
   listed?: boolean;
   /** What was left out of the listing, for the header and the summary line. */
   note?: string;
+  /** Why the workspaces with `requireKms` have it, for the header: `s3://tfstate encrypts … with SSE-KMS`. */
+  kmsReason?: string;
 }
 
 /**
@@ -254,6 +258,12 @@ export function renderStarterRegistry(input: StarterInput): string {
         ]
       : []),
     ...(input.note ? [`# Note: ${escapeInvisible(input.note)}.`] : []),
+    ...(input.kmsReason
+      ? [
+          `# requireKms: ${escapeInvisible(input.kmsReason)}, so each state must be SSE-KMS too: a state`,
+          '# written otherwise (a backend with `encrypt = true` and no `kms_key_id` asks for SSE-S3) is a finding.',
+        ]
+      : []),
     '# Reference: docs/configuration.md; next: driftwatch scan --registry <this file>.',
     'version: 1',
     'owners:',
@@ -287,6 +297,7 @@ export function renderStarterRegistry(input: StarterInput): string {
         ? [`workspaceKeyPrefix: ${scalar(workspace.workspaceKeyPrefix)}`]
         : []),
       ...(workspace.lockTable ? [`lockTable: ${scalar(workspace.lockTable)}`] : []),
+      ...(workspace.requireKms ? ['requireKms: true'] : []),
     ];
     if (workspace.lockFile)
       lines.push(

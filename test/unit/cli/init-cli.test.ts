@@ -89,6 +89,12 @@ function answer(method: string, url: URL): [number, string, Record<string, strin
     ];
   }
   if (bucket === 'missing-bucket') return s3Error('NoSuchBucket', 404);
+  // GetBucketEncryption: a bucket whose default is SSE-KMS (the others answer a listing, no rules).
+  if (bucket === 'kms-bucket' && url.searchParams.has('encryption'))
+    return [
+      200,
+      '<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>aws:kms</SSEAlgorithm><KMSMasterKeyID>arn:aws:kms:eu-central-1:111111111111:key/1</KMSMasterKeyID></ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>',
+    ];
   if (bucket === 'denied-bucket') return s3Error('AccessDenied', 403);
   if (bucket === 'empty-bucket')
     return [
@@ -164,6 +170,22 @@ describe('driftwatch init --bucket', () => {
     expect(requests.every((request) => request.startsWith('GET '))).toBe(true);
     // Written whole, nothing left beside it.
     expect(readdirSync(cwd)).toEqual(['driftwatch.yaml']);
+  });
+
+  it('a bucket whose default encryption is SSE-KMS: every workspace requires KMS, and the file says why', async () => {
+    const cwd = workdir('kms');
+    const run = await init(['--bucket', 'kms-bucket'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    const text = readFileSync(join(cwd, 'driftwatch.yaml'), 'utf8');
+    expect(text).toContain(
+      '# requireKms: s3://kms-bucket encrypts new objects with SSE-KMS by default, so each state must be SSE-KMS too',
+    );
+    expect(parseRegistry(text).workspaces.map((workspace) => workspace.backend.requireKms)).toEqual([
+      true,
+      true,
+    ]);
+    // The other buckets of this file answer GetBucketEncryption with no rule: no requireKms there.
+    expect(requests).toContain('GET /kms-bucket/?encryption=');
   });
 
   it('--region wins over the bucket location', async () => {
@@ -311,6 +333,29 @@ describe('driftwatch init --bucket with hostile keys', () => {
 });
 
 describe('driftwatch init --root', () => {
+  it('a backend that names its kms_key_id requires KMS for its state; one without does not', async () => {
+    const cwd = workdir('root-kms');
+    for (const [name, kms] of [
+      ['kms', '    encrypt = true\n    kms_key_id = "alias/tfstate"\n'],
+      ['plain', '    encrypt = true\n'],
+    ] as const) {
+      mkdirSync(join(cwd, name));
+      writeFileSync(
+        join(cwd, name, 'backend.tf'),
+        `terraform {\n  backend "s3" {\n    bucket = "tfstate-prod"\n    key = "${name}.tfstate"\n    region = "eu-west-1"\n${kms}  }\n}\n`,
+      );
+    }
+    const withKey = await init(['--root', 'kms', '--out', 'kms.yaml'], cwd);
+    expect(withKey.code, withKey.stderr).toBe(0);
+    const text = readFileSync(join(cwd, 'kms.yaml'), 'utf8');
+    expect(text).toContain('# requireKms: kms/backend.tf sets kms_key_id, so each state must be SSE-KMS too');
+    expect(parseRegistry(text).workspaces[0]?.backend.requireKms).toBe(true);
+    const without = await init(['--root', 'plain', '--out', 'plain.yaml'], cwd);
+    expect(without.code, without.stderr).toBe(0);
+    const plain = readFileSync(join(cwd, 'plain.yaml'), 'utf8');
+    expect(plain).not.toContain('requireKms');
+  });
+
   it('fills the backend from the root and points source.dir at it, relative to the file', async () => {
     const cwd = workdir('root');
     mkdirSync(join(cwd, 'infra', 'payments'), { recursive: true });
