@@ -10,11 +10,14 @@ import {
   DescribeInternetGatewaysCommand,
   DescribeNetworkAclsCommand,
   DescribeRouteTablesCommand,
+  DescribeSecurityGroupRulesCommand,
   DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand,
   EC2Client,
   ModifyInstanceMetadataOptionsCommand,
+  ModifySecurityGroupRulesCommand,
   ModifySubnetAttributeCommand,
+  ReplaceNetworkAclEntryCommand,
 } from '@aws-sdk/client-ec2';
 import {
   AddUserToGroupCommand,
@@ -259,12 +262,50 @@ async function changeByHand(): Promise<void> {
   );
   await ec2.send(
     new CreateNetworkAclEntryCommand({
-      NetworkAclId: acls.NetworkAcls?.find((acl) => !acl.IsDefault)?.NetworkAclId,
+      // aws_network_acl.a, the one associated with the subnet.
+      NetworkAclId: acls.NetworkAcls?.find((acl) => !acl.IsDefault && (acl.Associations?.length ?? 0) > 0)
+        ?.NetworkAclId,
       RuleNumber: 90,
       Protocol: '-1',
       RuleAction: 'allow',
       Egress: false,
       CidrBlock: '0.0.0.0/0',
+    }),
+  );
+
+  // Edited in place, as the console's "Edit inbound rules" does: the HTTPS rule open to the world
+  // becomes SSH, and the private NACL entry is widened to 0.0.0.0/0 under its rule number.
+  const edge = (
+    await ec2.send(
+      new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'group-name', Values: ['sweep-edge'] }] }),
+    )
+  ).SecurityGroups?.[0]?.GroupId;
+  const edgeRules = await ec2.send(
+    new DescribeSecurityGroupRulesCommand({ Filters: [{ Name: 'group-id', Values: [edge ?? ''] }] }),
+  );
+  const https = edgeRules.SecurityGroupRules?.find((rule) => !rule.IsEgress && rule.FromPort === 443);
+  await ec2.send(
+    new ModifySecurityGroupRulesCommand({
+      GroupId: edge,
+      SecurityGroupRules: [
+        {
+          SecurityGroupRuleId: https?.SecurityGroupRuleId,
+          SecurityGroupRule: { IpProtocol: 'tcp', FromPort: 22, ToPort: 22, CidrIpv4: '0.0.0.0/0' },
+        },
+      ],
+    }),
+  );
+  // aws_network_acl.b, associated with no subnet.
+  const privateAcl = acls.NetworkAcls?.find((acl) => !acl.IsDefault && (acl.Associations?.length ?? 0) === 0);
+  await ec2.send(
+    new ReplaceNetworkAclEntryCommand({
+      NetworkAclId: privateAcl?.NetworkAclId,
+      RuleNumber: 100,
+      Protocol: '6',
+      RuleAction: 'allow',
+      Egress: false,
+      CidrBlock: '0.0.0.0/0',
+      PortRange: { From: 443, To: 443 },
     }),
   );
 
@@ -414,6 +455,8 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_route_table.private': 'medium',
       'aws_security_group.app': 'critical',
       'aws_network_acl.a': 'high',
+      'aws_security_group.edge': 'critical',
+      'aws_network_acl.b': 'high',
       'aws_sns_topic_policy.events': 'critical',
       'aws_dynamodb_table.orders': 'high',
       'aws_dynamodb_table.events': 'high',
@@ -505,7 +548,18 @@ describe('common AWS resource types with real terraform and moto', () => {
     expect(findingFor(findings, 'aws_subnet.a')?.drift?.changes).toEqual([
       { path: 'map_public_ip_on_launch', before: false, after: true, sensitive: false },
     ]);
-    for (const address of ['aws_subnet.a', 'aws_network_acl.a']) {
+    // Edited in place: only the members that changed are shown, and the verdict on the whole entry ranks them.
+    expect(findingFor(findings, 'aws_security_group.edge')?.drift?.changes).toEqual([
+      { path: 'ingress[0].from_port', before: 443, after: 22, sensitive: false },
+      { path: 'ingress[0].to_port', before: 443, after: 22, sensitive: false },
+    ]);
+    expect(reasonsOf('aws_security_group.edge')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^open-ingress:/)]),
+    );
+    expect(findingFor(findings, 'aws_network_acl.b')?.drift?.changes).toEqual([
+      { path: 'ingress[0].cidr_block', before: '10.0.0.0/8', after: '0.0.0.0/0', sensitive: false },
+    ]);
+    for (const address of ['aws_subnet.a', 'aws_network_acl.a', 'aws_network_acl.b']) {
       expect(reasonsOf(address)).toEqual(
         expect.arrayContaining([expect.stringMatching(/^network-exposure:/)]),
       );

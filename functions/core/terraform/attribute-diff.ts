@@ -25,6 +25,7 @@ import {
   isSecretOptionList,
   type SensitiveKeyTest,
 } from './sensitivity.js';
+import { opensEntryToTheWorld } from './world-open-entry.js';
 
 /**
  * Attribute-level diff of one plan change (`before` → `after`), with redaction applied as the changes
@@ -319,6 +320,7 @@ function diffLists(
       false,
     );
     if (statementList) noteStatement(state, first, beforeElement, afterElement);
+    else if (afterIndex >= 0) noteEntry(state, first, beforeElement, afterElement);
     state.path.pop();
   }
   const paired = new Set(partners);
@@ -507,6 +509,20 @@ function noteStatement(state: DiffState, first: number, before: unknown, after: 
   for (let index = first; index < state.out.length; index++) {
     const change = state.out[index]!;
     if (!change.sensitive && change.segments.length > depth) change.opensStatementToEveryone = true;
+  }
+}
+
+/**
+ * Marks the changes emitted since `first`, each inside one list element edited in place, when the
+ * edit made that element a rule entry admitting from anywhere what it did not before
+ * (CompactAttributeChange.opensEntryToTheWorld).
+ */
+function noteEntry(state: DiffState, first: number, before: unknown, after: unknown): void {
+  if (state.out.length === first || !opensEntryToTheWorld(before, after)) return;
+  const depth = state.path.length;
+  for (let index = first; index < state.out.length; index++) {
+    const change = state.out[index]!;
+    if (!change.sensitive && change.segments.length > depth) change.opensEntryToTheWorld = true;
   }
 }
 

@@ -30,6 +30,12 @@ export interface CompactAttributeChange {
    * kept rather than the statement, whose values (a Referer secret in a Condition) are not redacted.
    */
   opensStatementToEveryone?: true;
+  /**
+   * For a change inside one list element edited in place (`ingress[0].from_port`): the edit made
+   * that rule entry admit from 0.0.0.0/0 or ::/0 what it did not before (world-open-entry.ts). The
+   * member alone does not show the entry's sources or whether it allows.
+   */
+  opensEntryToTheWorld?: true;
 }
 
 export type ResourceMode = 'managed' | 'data';

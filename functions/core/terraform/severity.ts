@@ -4,6 +4,7 @@ import { createGlobMatcher } from './glob.js';
 import { isIamPolicyDocument, isPublicAllowStatement, parseJsonDocument } from './json-document.js';
 import { isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange } from './plan-model.js';
+import { admitsFromAnywhere } from './world-open-entry.js';
 
 /**
  * Severity of a Terraform finding, as four table-driven steps (docs/findings.md, "Severity rules"):
@@ -260,9 +261,12 @@ function opensIngressToTheWorld(subject: SeveritySubject): boolean {
   return subject.changes.some((change) => {
     const top = change.segments[0];
     if (type === 'aws_security_group' || type === 'aws_default_security_group') {
+      // A world-open block edited in place to let more through (443 → 22) shows only its ports: the
+      // verdict on the change says what the block became.
       return (
         top === 'ingress' &&
-        containsValue(change.after, (value) => typeof value === 'string' && OPEN_CIDRS.has(value))
+        (change.opensEntryToTheWorld === true ||
+          containsValue(change.after, (value) => typeof value === 'string' && OPEN_CIDRS.has(value)))
       );
     }
     if (type === 'aws_vpc_security_group_ingress_rule') {
@@ -349,21 +353,19 @@ function opensNetworkPath(subject: SeveritySubject): boolean {
  * A network ACL entry that allows inbound traffic from 0.0.0.0/0 or ::/0 where there was none: the
  * change holds the entry whole (a rule added by hand). A default ACL allows everything by design, so
  * only an entry added counts, never one that stayed. An entry edited in place shows only the members
- * that changed (`ingress[0].cidr_block` alone does not say whether the entry allows or denies) and is
- * not escalated.
+ * that changed (`ingress[0].cidr_block` alone does not say whether the entry allows or denies): its
+ * changes carry the verdict on the entry as it now stands (opensEntryToTheWorld).
  */
 function addsWorldAllowEntry(change: CompactAttributeChange): boolean {
   return (
-    change.segments[0] === 'ingress' && isWorldAllowEntry(change.after) && !isWorldAllowEntry(change.before)
+    change.segments[0] === 'ingress' &&
+    (change.opensEntryToTheWorld === true ||
+      (isWorldAllowEntry(change.after) && !isWorldAllowEntry(change.before)))
   );
 }
 
 function isWorldAllowEntry(value: unknown): boolean {
-  return (
-    isPlainObject(value) &&
-    value.action === 'allow' &&
-    (isOpenCidr(value.cidr_block) || isOpenCidr(value.ipv6_cidr_block))
-  );
+  return isPlainObject(value) && admitsFromAnywhere(value);
 }
 
 function isOpenCidr(value: unknown): boolean {

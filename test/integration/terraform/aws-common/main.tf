@@ -233,6 +233,33 @@ resource "aws_network_acl" "a" {
   }
 }
 
+# HTTPS from anywhere, inline: the test edits the rule in place to SSH (ModifySecurityGroupRules),
+# so the refresh shows only its ports.
+resource "aws_security_group" "edge" {
+  name        = "sweep-edge"
+  description = "edge"
+  vpc_id      = aws_vpc.main.id
+  ingress {
+    protocol    = "tcp"
+    from_port   = 443
+    to_port     = 443
+    cidr_blocks = ["0.0.0.0/0"]
+  }
+}
+
+# An allow from a private range: the test widens it in place to 0.0.0.0/0 (ReplaceNetworkAclEntry).
+resource "aws_network_acl" "b" {
+  vpc_id = aws_vpc.main.id
+  ingress {
+    protocol   = "6"
+    rule_no    = 100
+    action     = "allow"
+    cidr_block = "10.0.0.0/8"
+    from_port  = 443
+    to_port    = 443
+  }
+}
+
 # --- API Gateway -------------------------------------------------------------------------
 # A route that requires IAM: the test leaves it open to anyone by hand (UpdateRoute NONE).
 resource "aws_apigatewayv2_api" "orders" {

@@ -112,6 +112,30 @@ describe('network-exposure: network ACLs that allow inbound from the world', () 
     expect(severityOf('aws_network_acl.a', acl([rule({})]), acl(ingress))).toBe(expected);
   });
 
+  // ReplaceNetworkAclEntry (the console's "Edit inbound rules"): the entry keeps its rule number and
+  // is edited in place, so the refresh shows only the members that changed.
+  it.each<[string, Values, Severity]>([
+    ['an allow from 10.0.0.0/8 widened to 0.0.0.0/0', { cidr_block: '0.0.0.0/0' }, 'high'],
+    ['a deny from 0.0.0.0/0 turned into an allow', { action: 'allow', cidr_block: '0.0.0.0/0' }, 'high'],
+    ['a deny edited to deny from 0.0.0.0/0 (a guard)', { action: 'deny', cidr_block: '0.0.0.0/0' }, 'medium'],
+    ['an allow from a private range moved to another', { cidr_block: '172.16.0.0/12' }, 'medium'],
+  ])('an entry edited in place: %s', (_name, edit, expected) => {
+    const before = acl([rule({ action: edit.action === 'allow' ? 'deny' : 'allow' })]);
+    expect(severityOf('aws_network_acl.a', before, acl([rule(edit)]))).toBe(expected);
+  });
+
+  it('an entry open to the world edited in place: wider is high, narrower or the same protocol by number is not', () => {
+    const open = (values: Values) => rule({ cidr_block: '0.0.0.0/0', ...values });
+    const edited = (values: Values) => severityOf('aws_network_acl.a', acl([open({})]), acl([open(values)]));
+    expect(edited({ from_port: 22, to_port: 443 })).toBe('high');
+    expect(edited({ protocol: '-1', from_port: 0, to_port: 0 })).toBe('high');
+    expect(edited({ rule_no: 120 })).toBe('medium');
+    // tcp read back as 6 is the same protocol (the equivalent-protocol noise rule drops it anyway).
+    expect(
+      severityOf('aws_network_acl.a', acl([open({ protocol: 'tcp' })]), acl([open({ from_port: 444 })])),
+    ).toBe('medium');
+  });
+
   it('the default network ACL: an allow from the world that was already there is not a change', () => {
     // aws_default_network_acl allows everything by design; only its other rules changed here.
     const before = acl([everything, rule({})]);

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../../../functions/core/findings/model.js';
 import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
+import {
+  context,
+  entry,
+  hashSensitive,
+  ingressRule,
+  plan,
+  securityGroupValues,
+} from '../../../helpers/plan-builders.js';
 
 /**
  * An `aws_vpc_security_group_ingress_rule` edited in place (ModifySecurityGroupRules, the console's
@@ -67,5 +74,64 @@ describe('a world-open ingress rule edited in place', () => {
       severityOf(rule({ cidr_ipv4: '10.0.0.0/8' }), rule({ cidr_ipv4: '10.0.0.0/8', from_port: 22 })),
     ).toBe('medium');
     expect(severityOf(rule(), rule({ cidr_ipv4: '10.0.0.0/8', from_port: 22, to_port: 22 }))).toBe('medium');
+  });
+});
+
+describe('an inline ingress block of aws_security_group edited in place', () => {
+  // The block's members that changed are all the refresh shows of it (ingress[0].from_port): the
+  // verdict on the block as it now stands decides, not its CIDRs, which did not change.
+  const block = (cidr: string, overrides: Values = {}): Values => ({
+    ...ingressRule(cidr, 443),
+    ...overrides,
+  });
+  const severityOfGroup = (before: Values, after: Values): Severity => {
+    const group = (ingress: Values) => securityGroupValues({ ingress: [ingress] });
+    const raw = plan({
+      drift: [entry('aws_security_group.lb', { before: group(before), after: group(after) })],
+    });
+    const result = evaluatePlan(raw, { ...context(), hashSensitive });
+    expect(result.findings).toHaveLength(1);
+    return result.findings[0]!.severity;
+  };
+
+  it.each<[string, Values, Values, Severity]>([
+    [
+      '443 from 0.0.0.0/0 changed to 22',
+      block('0.0.0.0/0'),
+      block('0.0.0.0/0', { from_port: 22, to_port: 22 }),
+      'critical',
+    ],
+    [
+      '443 from 0.0.0.0/0 changed to all traffic',
+      block('0.0.0.0/0'),
+      block('0.0.0.0/0', { protocol: '-1', from_port: 0, to_port: 0 }),
+      'critical',
+    ],
+    [
+      '443 from ::/0 widened to 443-8443',
+      block('', { cidr_blocks: [], ipv6_cidr_blocks: ['::/0'] }),
+      block('', { cidr_blocks: [], ipv6_cidr_blocks: ['::/0'], to_port: 8443 }),
+      'critical',
+    ],
+    [
+      '443 from 10.0.0.0/16 changed to 22',
+      block('10.0.0.0/16'),
+      block('10.0.0.0/16', { from_port: 22, to_port: 22 }),
+      'medium',
+    ],
+    [
+      '443-8443 from 0.0.0.0/0 narrowed to 443',
+      block('0.0.0.0/0', { to_port: 8443 }),
+      block('0.0.0.0/0'),
+      'medium',
+    ],
+    [
+      'a new description on a world-open block',
+      block('0.0.0.0/0'),
+      block('0.0.0.0/0', { description: 'https' }),
+      'medium',
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    expect(severityOfGroup(before, after)).toBe(expected);
   });
 });

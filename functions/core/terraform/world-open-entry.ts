@@ -1,0 +1,51 @@
+import { sameProtocol } from './companion-elements.js';
+import { isPlainObject } from './json-values.js';
+
+/**
+ * Rule entries that let traffic in from anywhere, judged whole: a security group's inline `ingress`
+ * block (`cidr_blocks`/`ipv6_cidr_blocks` holding 0.0.0.0/0 or ::/0; such a block always allows) and
+ * a network ACL's `ingress` entry (`action = "allow"` with `cidr_block` 0.0.0.0/0 or `ipv6_cidr_block`
+ * ::/0). An entry edited in place shows only the members that changed (`ingress[0].from_port`), which
+ * say neither where the entry admits traffic from nor whether it allows: attribute-diff.ts keeps this
+ * verdict on those changes (CompactAttributeChange.opensEntryToTheWorld) instead.
+ */
+
+const OPEN_CIDRS: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
+
+/**
+ * The edit made the entry admit from anywhere what it did not before: it now allows traffic from
+ * 0.0.0.0/0 or ::/0 and did not, or it did and now lets more through (all traffic, another protocol,
+ * a lower from_port or a higher to_port). Narrowing, or leaving all traffic, is not an opening.
+ */
+export function opensEntryToTheWorld(before: unknown, after: unknown): boolean {
+  if (!isPlainObject(after) || !isPlainObject(before) || !admitsFromAnywhere(after)) return false;
+  return !admitsFromAnywhere(before) || widens(before, after);
+}
+
+/** The entry allows traffic from 0.0.0.0/0 or ::/0 (a network ACL entry only when its action is allow). */
+export function admitsFromAnywhere(entry: Record<string, unknown>): boolean {
+  if ('action' in entry)
+    return entry.action === 'allow' && (isOpenCidr(entry.cidr_block) || isOpenCidr(entry.ipv6_cidr_block));
+  return containsOpenCidr(entry.cidr_blocks) || containsOpenCidr(entry.ipv6_cidr_blocks);
+}
+
+function widens(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
+  if (isAllTraffic(before.protocol)) return false;
+  if (before.protocol !== after.protocol && !sameProtocol(before.protocol, after.protocol)) return true;
+  const lower = (from: unknown, to: unknown) =>
+    typeof from === 'number' && typeof to === 'number' && to < from;
+  return lower(before.from_port, after.from_port) || lower(after.to_port, before.to_port);
+}
+
+/** `-1` (the API's number for all protocols) and `all` (Terraform's name for it). */
+function isAllTraffic(protocol: unknown): boolean {
+  return protocol === '-1' || protocol === 'all' || protocol === -1;
+}
+
+function isOpenCidr(value: unknown): boolean {
+  return typeof value === 'string' && OPEN_CIDRS.has(value);
+}
+
+function containsOpenCidr(value: unknown): boolean {
+  return Array.isArray(value) && value.some(isOpenCidr);
+}
