@@ -86,6 +86,8 @@ export function diffAttributes(
     masks.afterUnknown,
     options.sensitiveRoot === true,
   );
+  // A rule resource (aws_security_group_rule, aws_network_acl_rule) is an entry of its own.
+  noteEntry(state, 0, before, after);
   return state.out;
 }
 

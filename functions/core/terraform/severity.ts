@@ -272,8 +272,11 @@ function opensIngressToTheWorld(subject: SeveritySubject): boolean {
     if (type === 'aws_vpc_security_group_ingress_rule') {
       return (top === 'cidr_ipv4' || top === 'cidr_ipv6') && isOpenCidr(change.after);
     }
-    if (type === 'aws_security_group_rule' && identity?.type === 'ingress') {
+    if (type === 'aws_security_group_rule') {
+      // Edited in place (ModifySecurityGroupRules): the rule as it now stands admits more from anywhere.
+      if (change.opensEntryToTheWorld === true) return true;
       return (
+        identity?.type === 'ingress' &&
         (top === 'cidr_blocks' || top === 'ipv6_cidr_blocks') &&
         containsValue(change.after, (value) => typeof value === 'string' && OPEN_CIDRS.has(value))
       );
@@ -330,6 +333,9 @@ function opensNetworkPath(subject: SeveritySubject): boolean {
   if (type === 'aws_subnet' || type === 'aws_default_subnet')
     return subject.changes.some((change) => turnedFromTo(change, 'map_public_ip_on_launch', false, [true]));
   if (NETWORK_ACL_TYPES.has(type)) return subject.changes.some(addsWorldAllowEntry);
+  // ReplaceNetworkAclEntry on a rule resource: its cidr_block or action changed, judged on the rule whole.
+  if (type === 'aws_network_acl_rule')
+    return subject.changes.some((change) => change.opensEntryToTheWorld === true);
   if (type === 'aws_eks_cluster') {
     const inVpcConfig = (change: CompactAttributeChange) => change.segments[0] === 'vpc_config';
     // Public access turned off in the same change: AWS may answer 0.0.0.0/0 for a private endpoint.

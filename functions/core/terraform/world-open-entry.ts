@@ -3,11 +3,12 @@ import { isPlainObject } from './json-values.js';
 
 /**
  * Rule entries that let traffic in from anywhere, judged whole: a security group's inline `ingress`
- * block (`cidr_blocks`/`ipv6_cidr_blocks` holding 0.0.0.0/0 or ::/0; such a block always allows) and
- * a network ACL's `ingress` entry (`action = "allow"` with `cidr_block` 0.0.0.0/0 or `ipv6_cidr_block`
- * ::/0). An entry edited in place shows only the members that changed (`ingress[0].from_port`), which
- * say neither where the entry admits traffic from nor whether it allows: attribute-diff.ts keeps this
- * verdict on those changes (CompactAttributeChange.opensEntryToTheWorld) instead.
+ * block or an `aws_security_group_rule` (`cidr_blocks`/`ipv6_cidr_blocks` holding 0.0.0.0/0 or ::/0;
+ * such a rule always allows) and a network ACL's `ingress` entry or an `aws_network_acl_rule`
+ * (allowing, with `cidr_block` 0.0.0.0/0 or `ipv6_cidr_block` ::/0). An entry edited in place shows
+ * only the members that changed (`ingress[0].from_port`, a rule resource's `cidr_block`), which say
+ * neither where it admits traffic from nor whether it allows: attribute-diff.ts keeps this verdict
+ * on those changes (CompactAttributeChange.opensEntryToTheWorld) instead.
  */
 
 const OPEN_CIDRS: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
@@ -22,10 +23,16 @@ export function opensEntryToTheWorld(before: unknown, after: unknown): boolean {
   return !admitsFromAnywhere(before) || widens(before, after);
 }
 
-/** The entry allows traffic from 0.0.0.0/0 or ::/0 (a network ACL entry only when its action is allow). */
+/**
+ * The entry allows inbound traffic from 0.0.0.0/0 or ::/0: a network ACL entry (inline, `action`, or
+ * an `aws_network_acl_rule`, `rule_action`) only when it allows and is not an egress rule; a security
+ * group block or `aws_security_group_rule` when it is not of type egress.
+ */
 export function admitsFromAnywhere(entry: Record<string, unknown>): boolean {
-  if ('action' in entry)
-    return entry.action === 'allow' && (isOpenCidr(entry.cidr_block) || isOpenCidr(entry.ipv6_cidr_block));
+  if (entry.egress === true || entry.type === 'egress') return false;
+  const action = 'action' in entry ? entry.action : 'rule_action' in entry ? entry.rule_action : undefined;
+  if (action !== undefined)
+    return action === 'allow' && (isOpenCidr(entry.cidr_block) || isOpenCidr(entry.ipv6_cidr_block));
   return containsOpenCidr(entry.cidr_blocks) || containsOpenCidr(entry.ipv6_cidr_blocks);
 }
 

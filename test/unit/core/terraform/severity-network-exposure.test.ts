@@ -264,3 +264,46 @@ describe('public-access: an API method or route no longer authorized', () => {
     expect(severityOf('aws_api_gateway_method.get', null, method('NONE'), ['create'])).toBe('low');
   });
 });
+
+describe('network-exposure: an aws_network_acl_rule edited in place', () => {
+  // ReplaceNetworkAclEntry keeps the rule number: the refresh shows only what changed of the rule.
+  const aclRule = (values: Values): Values => ({
+    cidr_block: '10.0.0.0/8',
+    egress: false,
+    from_port: 443,
+    icmp_code: null,
+    icmp_type: null,
+    id: 'nacl-1234567890',
+    ipv6_cidr_block: '',
+    network_acl_id: 'acl-0abc',
+    protocol: '6',
+    rule_action: 'allow',
+    rule_number: 100,
+    to_port: 443,
+    ...values,
+  });
+
+  it.each<[string, Values, Values, Severity]>([
+    ['an inbound allow widened to 0.0.0.0/0', {}, { cidr_block: '0.0.0.0/0' }, 'high'],
+    [
+      'an inbound deny from 0.0.0.0/0 turned into an allow',
+      { cidr_block: '0.0.0.0/0', rule_action: 'deny' },
+      { cidr_block: '0.0.0.0/0' },
+      'high',
+    ],
+    [
+      'an outbound allow widened to 0.0.0.0/0',
+      { egress: true },
+      { egress: true, cidr_block: '0.0.0.0/0' },
+      'medium',
+    ],
+    [
+      'an inbound deny widened to 0.0.0.0/0',
+      { rule_action: 'deny' },
+      { rule_action: 'deny', cidr_block: '0.0.0.0/0' },
+      'medium',
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    expect(severityOf('aws_network_acl_rule.https_in', aclRule(before), aclRule(after))).toBe(expected);
+  });
+});

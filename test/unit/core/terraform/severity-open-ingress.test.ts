@@ -135,3 +135,39 @@ describe('an inline ingress block of aws_security_group edited in place', () => 
     expect(severityOfGroup(before, after)).toBe(expected);
   });
 });
+
+describe('an aws_security_group_rule edited in place', () => {
+  // ModifySecurityGroupRules keeps the rule id: the refresh shows only the ports that changed.
+  const groupRule = (values: Values): Values => ({
+    cidr_blocks: ['0.0.0.0/0'],
+    description: '',
+    from_port: 443,
+    id: 'sgrule-1234567890',
+    ipv6_cidr_blocks: [],
+    prefix_list_ids: [],
+    protocol: 'tcp',
+    security_group_id: 'sg-0lb',
+    security_group_rule_id: 'sgr-0lb443',
+    self: false,
+    source_security_group_id: null,
+    to_port: 443,
+    type: 'ingress',
+    ...values,
+  });
+  const severityOfRule = (before: Values, after: Values): Severity => {
+    const raw = plan({ drift: [entry('aws_security_group_rule.https', { before, after })] });
+    const result = evaluatePlan(raw, { ...context(), hashSensitive });
+    expect(result.findings).toHaveLength(1);
+    return result.findings[0]!.severity;
+  };
+
+  it('HTTPS from anywhere turned into SSH is critical; the same on an egress rule or a private one is not', () => {
+    const ssh = { from_port: 22, to_port: 22 };
+    expect(severityOfRule(groupRule({}), groupRule(ssh))).toBe('critical');
+    expect(severityOfRule(groupRule({ type: 'egress' }), groupRule({ type: 'egress', ...ssh }))).toBe(
+      'medium',
+    );
+    const internal = { cidr_blocks: ['10.0.0.0/8'] };
+    expect(severityOfRule(groupRule(internal), groupRule({ ...internal, ...ssh }))).toBe('medium');
+  });
+});
