@@ -61,6 +61,24 @@ describe('opensEntryToTheWorld', () => {
       entry({ protocol: '6' }),
       false,
     ],
+    [
+      'an aws_network_acl_rule allow widened',
+      { rule_action: 'allow', egress: false, cidr_block: '10.0.0.0/8' },
+      { rule_action: 'allow', egress: false, cidr_block: '0.0.0.0/0' },
+      true,
+    ],
+    [
+      'an egress aws_network_acl_rule widened',
+      { rule_action: 'allow', egress: true, cidr_block: '10.0.0.0/8' },
+      { rule_action: 'allow', egress: true, cidr_block: '0.0.0.0/0' },
+      false,
+    ],
+    [
+      'an egress aws_security_group_rule to the world widened',
+      block({ type: 'egress' }),
+      block({ type: 'egress', from_port: 22 }),
+      false,
+    ],
     ['a whole entry added (no entry before)', null, entry(), false],
     ['not an entry at all', 'a', 'b', false],
   ])('%s', (_name, before, after, expected) => {
