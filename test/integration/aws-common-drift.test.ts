@@ -452,7 +452,7 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_subnet.a': 'high',
       'aws_instance.web': 'high',
       'aws_apigatewayv2_route.orders': 'critical',
-      'aws_route_table.private': 'medium',
+      'aws_route_table.private': 'high',
       'aws_security_group.app': 'critical',
       'aws_network_acl.a': 'high',
       'aws_security_group.edge': 'critical',
@@ -559,7 +559,12 @@ describe('common AWS resource types with real terraform and moto', () => {
     expect(findingFor(findings, 'aws_network_acl.b')?.drift?.changes).toEqual([
       { path: 'ingress[0].cidr_block', before: '10.0.0.0/8', after: '0.0.0.0/0', sensitive: false },
     ]);
-    for (const address of ['aws_subnet.a', 'aws_network_acl.a', 'aws_network_acl.b']) {
+    for (const address of [
+      'aws_subnet.a',
+      'aws_network_acl.a',
+      'aws_network_acl.b',
+      'aws_route_table.private',
+    ]) {
       expect(reasonsOf(address)).toEqual(
         expect.arrayContaining([expect.stringMatching(/^network-exposure:/)]),
       );

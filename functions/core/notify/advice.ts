@@ -66,7 +66,7 @@ export const ADVICE_BY_CONTENT_RULE: Readonly<Record<string, AdviceBuilder>> = {
     only(
       urgent(
         finding,
-        `a network path toward the internet was opened outside Terraform on ${resourceLabel(finding)} (public IPs on launch, a network ACL allowing the world, a public API endpoint): revert it through the team's pipeline unless the opening is approved, check what now sits behind it (security groups, instances with public addresses), and find out who opened it (CloudTrail). ${summary(finding)}`,
+        `a network path toward the internet was opened outside Terraform on ${resourceLabel(finding)} (public IPs on launch, a network ACL allowing the world, a default route to an internet gateway, a public API endpoint): revert it through the team's pipeline unless the opening is approved, check what now sits behind it (security groups, instances with public addresses), and find out who opened it (CloudTrail). ${summary(finding)}`,
       ),
     ),
   'iam-policy': (finding) =>

@@ -169,6 +169,7 @@ export const API_AUTHORIZATION_ATTRIBUTES: ReadonlyMap<string, string> = new Map
   ['aws_apigatewayv2_route', 'authorization_type'],
 ]);
 export const NETWORK_ACL_TYPES: ReadonlySet<string> = new Set(['aws_network_acl', 'aws_default_network_acl']);
+export const ROUTE_TABLE_TYPES: ReadonlySet<string> = new Set(['aws_route_table', 'aws_default_route_table']);
 
 /** Content rules, most severe first; every matching rule raises the severity to at least its own. */
 export const CONTENT_RULES: readonly ContentRule[] = [
@@ -189,7 +190,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     id: 'network-exposure',
     severity: 'high',
     description:
-      'network opened toward the internet (subnet assigning public IPs, network ACL allowing inbound from 0.0.0.0/0 or ::/0, EKS API endpoint made public or opened to 0.0.0.0/0)',
+      'network opened toward the internet (subnet assigning public IPs, network ACL allowing inbound from 0.0.0.0/0 or ::/0, default route to an internet gateway, EKS API endpoint made public or opened to 0.0.0.0/0)',
     matches: opensNetworkPath,
   },
   {
@@ -332,7 +333,10 @@ function opensNetworkPath(subject: SeveritySubject): boolean {
   if (subject.base === 'pending.create') return false;
   if (type === 'aws_subnet' || type === 'aws_default_subnet')
     return subject.changes.some((change) => turnedFromTo(change, 'map_public_ip_on_launch', false, [true]));
-  if (NETWORK_ACL_TYPES.has(type)) return subject.changes.some(addsWorldAllowEntry);
+  if (NETWORK_ACL_TYPES.has(type)) return subject.changes.some((change) => addsWorldEntry(change, 'ingress'));
+  // A default route to an internet gateway: the subnets of the table are public subnets now.
+  if (ROUTE_TABLE_TYPES.has(type)) return subject.changes.some((change) => addsWorldEntry(change, 'route'));
+  if (type === 'aws_route') return subject.changes.some((change) => change.opensEntryToTheWorld === true);
   // ReplaceNetworkAclEntry on a rule resource: its cidr_block or action changed, judged on the rule whole.
   if (type === 'aws_network_acl_rule')
     return subject.changes.some((change) => change.opensEntryToTheWorld === true);
@@ -356,15 +360,16 @@ function opensNetworkPath(subject: SeveritySubject): boolean {
 }
 
 /**
- * A network ACL entry that allows inbound traffic from 0.0.0.0/0 or ::/0 where there was none: the
- * change holds the entry whole (a rule added by hand). A default ACL allows everything by design, so
+ * An entry of `list` that lets the world in where there was none: a network ACL entry that allows
+ * inbound traffic from 0.0.0.0/0 or ::/0, a route table's default route to an internet gateway. The
+ * change holds the entry whole (one added by hand); a default ACL allows everything by design, so
  * only an entry added counts, never one that stayed. An entry edited in place shows only the members
  * that changed (`ingress[0].cidr_block` alone does not say whether the entry allows or denies): its
  * changes carry the verdict on the entry as it now stands (opensEntryToTheWorld).
  */
-function addsWorldAllowEntry(change: CompactAttributeChange): boolean {
+function addsWorldEntry(change: CompactAttributeChange, list: string): boolean {
   return (
-    change.segments[0] === 'ingress' &&
+    change.segments[0] === list &&
     (change.opensEntryToTheWorld === true ||
       (isWorldAllowEntry(change.after) && !isWorldAllowEntry(change.before)))
   );

@@ -8,7 +8,8 @@ import { isPlainObject } from './json-values.js';
  * (allowing, with `cidr_block` 0.0.0.0/0 or `ipv6_cidr_block` ::/0). An entry edited in place shows
  * only the members that changed (`ingress[0].from_port`, a rule resource's `cidr_block`), which say
  * neither where it admits traffic from nor whether it allows: attribute-diff.ts keeps this verdict
- * on those changes (CompactAttributeChange.opensEntryToTheWorld) instead.
+ * on those changes (CompactAttributeChange.opensEntryToTheWorld) instead. A default route to an
+ * internet gateway is such an entry too: it makes the subnets of its table public.
  */
 
 const OPEN_CIDRS: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
@@ -26,9 +27,21 @@ export function opensEntryToTheWorld(before: unknown, after: unknown): boolean {
 /**
  * The entry allows inbound traffic from 0.0.0.0/0 or ::/0: a network ACL entry (inline, `action`, or
  * an `aws_network_acl_rule`, `rule_action`) only when it allows and is not an egress rule; a security
- * group block or `aws_security_group_rule` when it is not of type egress.
+ * group block or `aws_security_group_rule` when it is not of type egress; a route (inline in a route
+ * table, or an `aws_route`) when it sends every address to an internet gateway.
  */
 export function admitsFromAnywhere(entry: Record<string, unknown>): boolean {
+  // A route to an internet gateway for every address: what it serves is reachable from the internet.
+  if (typeof entry.gateway_id === 'string')
+    return (
+      entry.gateway_id.startsWith('igw-') &&
+      [
+        entry.cidr_block,
+        entry.ipv6_cidr_block,
+        entry.destination_cidr_block,
+        entry.destination_ipv6_cidr_block,
+      ].some(isOpenCidr)
+    );
   if (entry.egress === true || entry.type === 'egress') return false;
   const action = 'action' in entry ? entry.action : 'rule_action' in entry ? entry.rule_action : undefined;
   if (action !== undefined)

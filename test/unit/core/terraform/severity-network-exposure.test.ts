@@ -24,7 +24,7 @@ const severityOf = (address: string, before: Values | null, after: Values, actio
   findingOf(address, before, after, actions).severity;
 
 const NETWORK_EXPOSURE =
-  'network-exposure: network opened toward the internet (subnet assigning public IPs, network ACL allowing inbound from 0.0.0.0/0 or ::/0, EKS API endpoint made public or opened to 0.0.0.0/0): high';
+  'network-exposure: network opened toward the internet (subnet assigning public IPs, network ACL allowing inbound from 0.0.0.0/0 or ::/0, default route to an internet gateway, EKS API endpoint made public or opened to 0.0.0.0/0): high';
 
 describe('network-exposure: subnets that assign public IPs', () => {
   // ModifySubnetAttribute --map-public-ip-on-launch.
@@ -305,5 +305,88 @@ describe('network-exposure: an aws_network_acl_rule edited in place', () => {
     ],
   ])('%s', (_name, before, after, expected) => {
     expect(severityOf('aws_network_acl_rule.https_in', aclRule(before), aclRule(after))).toBe(expected);
+  });
+});
+
+describe('network-exposure: a default route to an internet gateway', () => {
+  // CreateRoute 0.0.0.0/0 → igw-… on a private route table: its subnets become public subnets.
+  const route = (values: Values): Values => ({
+    carrier_gateway_id: '',
+    cidr_block: '',
+    core_network_arn: '',
+    destination_prefix_list_id: '',
+    egress_only_gateway_id: '',
+    gateway_id: '',
+    ipv6_cidr_block: '',
+    local_gateway_id: '',
+    nat_gateway_id: '',
+    network_interface_id: '',
+    transit_gateway_id: '',
+    vpc_endpoint_id: '',
+    vpc_peering_connection_id: '',
+    ...values,
+  });
+  const table = (routes: Values[]): Values => ({
+    arn: 'arn:aws:ec2:eu-west-1:123456789012:route-table/rtb-0abc',
+    id: 'rtb-0abc',
+    owner_id: '123456789012',
+    propagating_vgws: [],
+    route: routes,
+    tags: { Name: 'private' },
+    tags_all: { Name: 'private' },
+    vpc_id: 'vpc-0abc',
+  });
+  const peer = route({ cidr_block: '10.99.0.0/16', vpc_peering_connection_id: 'pcx-0abc' });
+
+  it.each<[string, Values[], Values[], Severity]>([
+    [
+      '0.0.0.0/0 to an internet gateway added',
+      [peer],
+      [peer, route({ cidr_block: '0.0.0.0/0', gateway_id: 'igw-0abc' })],
+      'high',
+    ],
+    [
+      '::/0 to an internet gateway added',
+      [peer],
+      [peer, route({ ipv6_cidr_block: '::/0', gateway_id: 'igw-0abc' })],
+      'high',
+    ],
+    [
+      '0.0.0.0/0 to a NAT gateway added (outbound only)',
+      [peer],
+      [peer, route({ cidr_block: '0.0.0.0/0', nat_gateway_id: 'nat-0abc' })],
+      'medium',
+    ],
+    [
+      'a private range to an internet gateway added',
+      [peer],
+      [peer, route({ cidr_block: '10.98.0.0/16', gateway_id: 'igw-0abc' })],
+      'medium',
+    ],
+    [
+      'the default route moved from a NAT gateway to an internet gateway',
+      [route({ cidr_block: '0.0.0.0/0', nat_gateway_id: 'nat-0abc' })],
+      [route({ cidr_block: '0.0.0.0/0', gateway_id: 'igw-0abc' })],
+      'high',
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    expect(severityOf('aws_route_table.private', table(before), table(after))).toBe(expected);
+  });
+
+  it('an aws_route whose default route now goes to an internet gateway is high; one created so is its pull request’s choice', () => {
+    const awsRoute = (values: Values): Values => ({
+      destination_cidr_block: '0.0.0.0/0',
+      gateway_id: '',
+      id: 'r-rtb-0abc1080289494',
+      nat_gateway_id: 'nat-0abc',
+      route_table_id: 'rtb-0abc',
+      ...values,
+    });
+    expect(
+      severityOf('aws_route.default', awsRoute({}), awsRoute({ nat_gateway_id: '', gateway_id: 'igw-0abc' })),
+    ).toBe('high');
+    expect(severityOf('aws_route.default', null, awsRoute({ gateway_id: 'igw-0abc' }), ['create'])).toBe(
+      'low',
+    );
   });
 });
