@@ -144,6 +144,8 @@ async function changeByHand(): Promise<void> {
     if (KeyMetadata.Description !== 'sweep shared key') continue;
     await withPartner(KeyId);
     await kms('DisableKey', { KeyId });
+    // The app's alias moved to it: whatever encrypts through alias/sweep-app now uses this key.
+    await kms('UpdateAlias', { AliasName: 'alias/sweep-app', TargetKeyId: KeyId });
   }
 
   await awsJsonCall('logs', 'Logs_20140328.PutRetentionPolicy', {
@@ -442,6 +444,7 @@ describe('common AWS resource types with real terraform and moto', () => {
       'aws_kms_key.app': 'high',
       'aws_kms_key.shared': 'high',
       'aws_kms_key_policy.shared': 'high',
+      'aws_kms_alias.app': 'high',
       'aws_cloudwatch_log_group.app': 'medium',
       'aws_cloudwatch_metric_alarm.errors': 'medium',
       'aws_iam_policy.read': 'high',
@@ -539,6 +542,10 @@ describe('common AWS resource types with real terraform and moto', () => {
       { path: 'is_enabled', before: true, after: false, sensitive: false },
     ]);
     const reasonsOf = (address: string) => findingFor(findings, address)?.evidence.severityReasons;
+    expect(pathsOf(findingFor(findings, 'aws_kms_alias.app'))).toEqual(['target_key_arn', 'target_key_id']);
+    expect(reasonsOf('aws_kms_alias.app')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^encryption:/)]),
+    );
     for (const address of ['aws_kms_key.shared', 'aws_kms_key.app', 'aws_instance.web']) {
       expect(reasonsOf(address)).toEqual(expect.arrayContaining([expect.stringMatching(/^protection-off:/)]));
     }

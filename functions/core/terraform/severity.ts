@@ -218,12 +218,17 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   {
     id: 'encryption',
     severity: 'high',
-    description: 'encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS)',
+    description:
+      'encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS, a KMS alias moved to another key)',
     // A resource to be created lists every attribute it sets, encryption included: its encryption is a
     // choice its pull request shows, not a setting that changed (as protection-off, only a change counts).
     matches: (subject) =>
       subject.base !== 'pending.create' &&
       ((ENCRYPTION_TYPES.has(subject.resource.type) && (subject.deleted || subject.changes.length > 0)) ||
+        // An alias moved to another key: whatever encrypts through the alias now uses that key,
+        // whose policy may let others decrypt it.
+        (subject.resource.type === 'aws_kms_alias' &&
+          subject.changes.some((change) => change.segments[0] === 'target_key_id')) ||
         subject.changes.some(
           (change) =>
             (!isTagPath(change) && change.segments.some(isEncryptionSegment)) ||

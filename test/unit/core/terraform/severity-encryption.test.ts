@@ -39,7 +39,7 @@ describe('encryption: any attribute named for it', () => {
     );
     expect(finding.severity).toBe('high');
     expect(finding.evidence.severityReasons).toContain(
-      'encryption: encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS): high',
+      'encryption: encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS, a KMS alias moved to another key): high',
     );
   });
 
@@ -110,5 +110,27 @@ describe('encryption: a load balancer listener moved off HTTPS or TLS', () => {
       protocol,
     });
     expect(severityOf('aws_lb_target_group.web', target('HTTPS'), target('HTTP'))).toBe('medium');
+  });
+});
+
+describe('encryption: a KMS alias moved to another key', () => {
+  // UpdateAlias: what encrypts through alias/app now uses the other key.
+  const alias = (keyId: string): Values => ({
+    arn: 'arn:aws:kms:eu-west-1:123456789012:alias/app',
+    id: 'alias/app',
+    name: 'alias/app',
+    name_prefix: '',
+    target_key_arn: `arn:aws:kms:eu-west-1:123456789012:key/${keyId}`,
+    target_key_id: keyId,
+  });
+
+  it('is high; a new name for the same key is not', () => {
+    expect(severityOf('aws_kms_alias.app', alias('11111111-aaaa'), alias('22222222-aaaa'))).toBe('high');
+    expect(
+      severityOf('aws_kms_alias.app', alias('11111111-aaaa'), {
+        ...alias('11111111-aaaa'),
+        name_prefix: 'x',
+      }),
+    ).toBe('medium');
   });
 });
