@@ -207,6 +207,32 @@ describe('stale locks, proven with real terraform and moto', () => {
     ]);
     expect(allFileText(run.store)).not.toContain('half a lock');
   });
+
+  it('a lock a lifecycle rule archived: unreadable, with the command that removes it, not a failed check', async () => {
+    await aws.s3.send(
+      new PutObjectCommand({ Bucket: STATE_BUCKET, Key: 'cold/terraform.tfstate', Body: '{}' }),
+    );
+    await aws.s3.send(
+      new PutObjectCommand({
+        Bucket: STATE_BUCKET,
+        Key: 'cold/terraform.tfstate.tflock',
+        Body: JSON.stringify({
+          ID: 'archived-lock',
+          Operation: 'OperationTypeApply',
+          Created: '2026-10-01T00:00:00Z',
+        }),
+        StorageClass: 'GLACIER',
+      }),
+    );
+    const run = await locks(['--prefix', 'cold/', '--stale-after', '1s', '--confirm-after', '1s']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.open.map((finding) => [finding.ruleId, finding.evidence.reason])).toEqual([
+      ['lock.unreadable', expect.stringMatching(/^the lock object is archived in GLACIER/)],
+    ]);
+    expect(run.open[0]!.remediation.steps.join('\n')).toContain(
+      `aws s3api delete-object --bucket ${STATE_BUCKET} --key cold/terraform.tfstate.tflock`,
+    );
+  });
 });
 
 describe('legacy DynamoDB locking', () => {

@@ -84,6 +84,9 @@ export async function snapshotLocks(
     } catch (error) {
       if (error instanceof ObjectTooLargeError) return { ...base, unreadable: oversizedLock(error.bytes) };
       if (!(error instanceof BackendReadError)) throw error;
+      // An archived lock is a lock nobody can read, Terraform included: release it, do not restore it.
+      if (error.failure.code === 'InvalidObjectState')
+        return { ...base, unreadable: archivedLock(error.failure.storageClass) };
       snapshot.failures.push({ ...error.failure, stateKey: object.stateKey });
       return undefined;
     }
@@ -123,6 +126,16 @@ export async function snapshotLocks(
 
 /** Terraform's lock info is a few hundred bytes; a lock body is never read beyond this. */
 const MAX_LOCK_BYTES = 64 * 1024;
+
+/**
+ * A `.tflock` in an archive storage class (a lifecycle transition reached it, so it has sat there for
+ * days): S3 serves it to no one until it is restored, yet Terraform's conditional write of its own
+ * lock fails on it, so it blocks the workspace. Its ID cannot be read, so the lock rules' steps
+ * remove the object rather than restore it.
+ */
+function archivedLock(storageClass: string | undefined): string {
+  return `the lock object is archived in ${storageClass ?? 'an archive storage class'} (a lifecycle transition moved it after it had been there for days), so S3 serves it to no one, Terraform included, until it is restored; restoring a lock only to release it is not worth the wait`;
+}
 
 function oversizedLock(bytes: number): string {
   return `the lock body is ${byteSize(bytes)}, more than any lock Terraform writes (driftwatch reads at most ${byteSize(MAX_LOCK_BYTES)})`;

@@ -697,3 +697,35 @@ describe('locks whose SSE-KMS key the scanner may not use', () => {
     expect(findings[0]!.remediation.steps.join('\n')).toContain(`aws kms enable-key --key-id ${ARN}`);
   });
 });
+
+describe('a lock in an archive storage class', () => {
+  it('is an unreadable lock whose steps remove the object, not a failed check that says to restore it', async () => {
+    const backend = fakeBackend({
+      objects: {
+        'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
+        'payments/terraform.tfstate.tflock': { body: lockBody(), etag: '"lock-1"' },
+      },
+      fail: {
+        's3://tfstate/payments/terraform.tfstate.tflock': {
+          resource: 's3://tfstate/payments/terraform.tfstate.tflock',
+          action: 's3:GetObject',
+          code: 'InvalidObjectState',
+          message: 'The operation is not valid for the object storage class',
+          storageClass: 'GLACIER',
+          httpStatus: 403,
+        },
+      },
+    });
+    const findings = await setup(backend).run();
+    expect(findings.map((finding) => [finding.ruleId, finding.workspace])).toEqual([
+      ['lock.unreadable', 'pay-prod'],
+    ]);
+    const [finding] = findings;
+    expect(finding!.evidence.reason).toMatch(/^the lock object is archived in GLACIER/);
+    const steps = finding!.remediation.steps.join('\n');
+    expect(steps).toContain(
+      'aws s3api delete-object --bucket tfstate --key payments/terraform.tfstate.tflock',
+    );
+    expect(steps).not.toContain('restore-object');
+  });
+});
