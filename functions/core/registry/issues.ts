@@ -87,12 +87,21 @@ export function problemFromIssue(issue: z.core.$ZodIssue, source: YamlSource): R
   const unknownKey = isUnknownKeyParams(params);
   const target = unknownKey || isKeyIssueParams(params) ? 'key' : 'value';
   const position = source.positionOf(segments, target);
+  const meant = unknownKey
+    ? closestMatch(String(segments[segments.length - 1]), params.knownKeys)
+    : undefined;
   const message = unknownKey
-    ? unknownKeyMessage(segments, params.knownKeys)
+    ? unknownKeyMessage(segments, params.knownKeys, meant)
     : target === 'value'
       ? withoutValue(issue.message, issue.input) + lookAlikeHint(issue.input)
       : issue.message;
-  return { path: formatPath(segments), line: position.line, column: position.column, message };
+  return {
+    path: formatPath(segments),
+    line: position.line,
+    column: position.column,
+    message,
+    ...(meant !== undefined ? { meant } : {}),
+  };
 }
 
 /** Why a value that looks right is refused: a character pasted from a web page, named and placed. */
@@ -112,9 +121,12 @@ function withoutValue(message: string, input: unknown): string {
   return message.split(`'${input}'`).join('the value');
 }
 
-function unknownKeyMessage(path: readonly PropertyKey[], knownKeys: readonly string[]): string {
+function unknownKeyMessage(
+  path: readonly PropertyKey[],
+  knownKeys: readonly string[],
+  suggestion: string | undefined,
+): string {
   const key = String(path[path.length - 1]);
-  const suggestion = closestMatch(key, knownKeys);
   if (suggestion !== undefined) return `unknown key ${quotedName(key)}; did you mean '${suggestion}'?`;
   return `unknown key ${quotedName(key)}; expected one of: ${knownKeys.join(', ')}`;
 }

@@ -41,8 +41,33 @@ export function parseRegistry(text: string, options: ParseRegistryOptions = {}):
     ...(result.success ? [] : result.error.issues.map((issue) => problemFromIssue(issue, source))),
     ...checkReferences(raw.value, source),
   ];
-  if (!result.success || problems.length > 0) throw new RegistryError(sortByPosition(problems), fileName);
+  if (!result.success || problems.length > 0)
+    throw new RegistryError(sortByPosition(withTyposMerged(problems)), fileName);
   return result.data;
+}
+
+/**
+ * A mistyped required key is one mistake, not two: `ownr: platform` gave `owner: required` and
+ * `unknown key 'ownr'; did you mean 'owner'?`. The unknown key's line stays, and says the key it
+ * meant is required; the other goes.
+ */
+function withTyposMerged(problems: readonly RegistryProblem[]): RegistryProblem[] {
+  const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('.')));
+  const required = new Map(
+    problems
+      .filter((problem) => problem.message.startsWith('required'))
+      .map((problem) => [problem.path, problem]),
+  );
+  const merged = new Set<RegistryProblem>();
+  const out = problems.map(({ meant, ...problem }) => {
+    if (meant === undefined) return problem;
+    const parent = parentOf(problem.path);
+    const missing = required.get(parent === '' ? meant : `${parent}.${meant}`);
+    if (missing === undefined || merged.has(missing)) return problem;
+    merged.add(missing);
+    return { ...problem, message: `${problem.message} (${quotedName(meant)} is required)` };
+  });
+  return out.filter((_problem, index) => !merged.has(problems[index]!));
 }
 
 /**

@@ -10,6 +10,8 @@ export interface RegistryProblem {
   line?: number;
   column?: number;
   message: string;
+  /** For an unknown key: the known key it most likely meant (`ownr` → `owner`); parseRegistry's own. */
+  meant?: string;
 }
 
 /** Every problem found in a registry, not just the first: fixing them one run at a time is tedious. */

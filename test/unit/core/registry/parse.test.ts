@@ -249,7 +249,6 @@ describe('parseRegistry: problem reports', () => {
     expect(problemsOf(text)).toStrictEqual([
       { path: 'version', line: 1, column: 10, message: expect.stringContaining('must be 1') },
       { path: 'owners.fallback', line: 3, column: 13, message: expect.stringContaining("no team 'nobody'") },
-      { path: 'workspaces[0].backend', line: 8, column: 5, message: 'required' },
       {
         path: 'workspaces[0].id',
         line: 8,
@@ -260,7 +259,7 @@ describe('parseRegistry: problem reports', () => {
         path: 'workspaces[0].bakend',
         line: 12,
         column: 5,
-        message: expect.stringContaining("did you mean 'backend'"),
+        message: expect.stringContaining("did you mean 'backend'? ('backend' is required)"),
       },
       {
         path: 'locks.confirmAfter',

@@ -81,13 +81,13 @@ describe('unknown keys', () => {
       ...WORKSPACE.slice(0, 4),
       '    bakend: { bucket: b-1, key: k, region: eu-west-1 }',
     );
+    // One mistake, one line: the required key it meant is not reported missing as well.
     expect(problemsOf(text)).toStrictEqual([
-      { path: 'workspaces[0].backend', line: 8, column: 5, message: 'required' },
       {
         path: 'workspaces[0].bakend',
         line: 12,
         column: 5,
-        message: "unknown key 'bakend'; did you mean 'backend'?",
+        message: "unknown key 'bakend'; did you mean 'backend'? ('backend' is required)",
       },
     ]);
   });
