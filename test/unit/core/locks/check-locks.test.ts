@@ -670,24 +670,28 @@ describe('an unreachable bucket: one finding, not one per lock', () => {
   });
 });
 
+/** The payments state and its lock, whose read fails as S3 fails it (`failure`: code, message…). */
+function bucketFailingLockRead(failure: Omit<ReadFailure, 'resource' | 'action'>) {
+  const lock = 'payments/terraform.tfstate.tflock';
+  return fakeBackend({
+    objects: {
+      'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
+      [lock]: { body: lockBody(), etag: '"lock-1"' },
+    },
+    fail: {
+      [`s3://tfstate/${lock}`]: { resource: `s3://tfstate/${lock}`, action: 's3:GetObject', ...failure },
+    },
+  });
+}
+
 describe('locks whose SSE-KMS key the scanner may not use', () => {
   it('a lock read failing with a KMS error is a failed check naming the key, never a released lock', async () => {
     const ARN = 'arn:aws:kms:eu-west-1:111111111111:key/0b5e1f0e-1111-4222-8333-444455556666';
-    const backend = fakeBackend({
-      objects: {
-        'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
-        'payments/terraform.tfstate.tflock': { body: lockBody(), etag: '"lock-1"' },
-      },
-      fail: {
-        's3://tfstate/payments/terraform.tfstate.tflock': {
-          resource: 's3://tfstate/payments/terraform.tfstate.tflock',
-          action: 's3:GetObject',
-          code: 'KMS.DisabledException',
-          errorName: 'KMS.DisabledException',
-          message: `${ARN} is disabled.`,
-          httpStatus: 400,
-        },
-      },
+    const backend = bucketFailingLockRead({
+      code: 'KMS.DisabledException',
+      errorName: 'KMS.DisabledException',
+      message: `${ARN} is disabled.`,
+      httpStatus: 400,
     });
     const findings = await setup(backend).run();
     expect(findings.map((finding) => [finding.ruleId, finding.workspace])).toEqual([
@@ -700,21 +704,11 @@ describe('locks whose SSE-KMS key the scanner may not use', () => {
 
 describe('a lock in an archive storage class', () => {
   it('is an unreadable lock whose steps remove the object, not a failed check that says to restore it', async () => {
-    const backend = fakeBackend({
-      objects: {
-        'payments/terraform.tfstate': { body: stateBody(), lastModified: new Date('2026-11-28T23:00:00Z') },
-        'payments/terraform.tfstate.tflock': { body: lockBody(), etag: '"lock-1"' },
-      },
-      fail: {
-        's3://tfstate/payments/terraform.tfstate.tflock': {
-          resource: 's3://tfstate/payments/terraform.tfstate.tflock',
-          action: 's3:GetObject',
-          code: 'InvalidObjectState',
-          message: 'The operation is not valid for the object storage class',
-          storageClass: 'GLACIER',
-          httpStatus: 403,
-        },
-      },
+    const backend = bucketFailingLockRead({
+      code: 'InvalidObjectState',
+      message: 'The operation is not valid for the object storage class',
+      storageClass: 'GLACIER',
+      httpStatus: 403,
     });
     const findings = await setup(backend).run();
     expect(findings.map((finding) => [finding.ruleId, finding.workspace])).toEqual([
