@@ -182,8 +182,10 @@ function wholeTagsCoveredByKeys(kept: readonly CompactAttributeChange[]): Compac
  * object: RDS advances `latest_restorable_time` every few minutes, an AMI's `last_launched_time` moves
  * whenever someone launches it, Glue stamps a partition when it is read, EKS moves clusters to new
  * platform versions, engines take minor versions and patches in their maintenance windows
- * (`engine_version_actual`; the configured `engine_version` is still compared), ACM renews its
- * certificates and Route 53 its domains, scheduled pipelines and queries run, an IAM policy counts
+ * (`engine_version_actual`; the configured `engine_version` is still compared), ACM issues a certificate
+ * once its validation record resolves (the apply stored `PENDING_VALIDATION`; an
+ * `aws_acm_certificate_validation` waits for `ISSUED` but writes nothing into the certificate's state)
+ * and renews it, Route 53 renews its domains, scheduled pipelines and queries run, an IAM policy counts
  * the roles, users and groups it is attached to (an attachment made in the same apply as the policy
  * shows at the next refresh), a CloudFront
  * distribution applied without waiting becomes `Deployed`. Every refresh-only plan shows them
@@ -204,7 +206,7 @@ export const VOLATILE_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = new
     aws_elasticache_serverless_cache: ['full_engine_version'],
     aws_memorydb_cluster: ['engine_patch_version'],
     aws_eks_cluster: ['platform_version'],
-    aws_acm_certificate: ['not_after', 'not_before', 'renewal_eligibility', 'renewal_summary'],
+    aws_acm_certificate: ['not_after', 'not_before', 'renewal_eligibility', 'renewal_summary', 'status'],
     aws_route53domains_registered_domain: ['expiration_date'],
     aws_route53domains_domain: ['expiration_date'],
     aws_cloudfront_distribution: ['status'],

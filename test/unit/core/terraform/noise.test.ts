@@ -191,6 +191,34 @@ describe('volatile-attributes', () => {
     });
   });
 
+  // terraform plan -refresh-only right after an apply of a DNS-validated aws_acm_certificate (Terraform
+  // 1.11.4, AWS provider 5.100.0, moto): the apply stored PENDING_VALIDATION, ACM issued it since.
+  it('drops a certificate ACM issued after the apply, but not a status someone changed elsewhere', () => {
+    const issued = plan({
+      drift: [
+        entry('aws_acm_certificate.app', {
+          before: { domain_name: 'app.example.com', status: 'PENDING_VALIDATION' },
+          after: { domain_name: 'app.example.com', status: 'ISSUED' },
+        }),
+        entry('aws_iam_access_key.ci', {
+          before: { user: 'ci', status: 'Active' },
+          after: { user: 'ci', status: 'Inactive' },
+        }),
+      ],
+    });
+    const result = evaluate(issued);
+    expect(changedPaths(result)).toEqual([['aws_iam_access_key.ci', ['status']]]);
+    expect(result.noiseRemoved).toContainEqual({
+      rule: 'volatile-attributes',
+      address: 'aws_acm_certificate.app',
+      paths: ['status'],
+    });
+    expect(changedPaths(evaluate(issued, withNoise({ volatileAttributes: false })))).toEqual([
+      ['aws_acm_certificate.app', ['status']],
+      ['aws_iam_access_key.ci', ['status']],
+    ]);
+  });
+
   it('keeps the configured version when it moved too (a major upgrade out of band)', () => {
     expect(changedPaths(evaluate(awsMovedOn('17')))).toEqual([['aws_rds_cluster.app', ['engine_version']]]);
   });
