@@ -15,7 +15,14 @@ import {
   newIamKeyCache,
   parseJsonDocument,
 } from './json-document.js';
-import { asJson, childMask, deepEqual, isEmptyValue, isPlainObject } from './json-values.js';
+import {
+  asJson,
+  childMask,
+  deepEqual,
+  isEmptyValue,
+  isNullVersusEmpty,
+  isPlainObject,
+} from './json-values.js';
 import { type CompactAttributeChange, type PathSegment, UNKNOWN_VALUE } from './plan-model.js';
 import {
   hashSide,
@@ -598,6 +605,8 @@ function pushChange(
     after: hashed ? hashSide(after, hashSensitive) : asJson(after),
     sensitive: hashed,
   };
+  // Hashing hides that one side was nothing and the other empty: the verdict is kept, not the values.
+  if (hashed && isNullVersusEmpty(before, after)) change.nullVersusEmpty = true;
   state.out.push(change);
   return change;
 }

@@ -87,6 +87,11 @@ export function isZeroValue(value: unknown): boolean {
   return value === false || value === 0 || isEmptyValue(value);
 }
 
+/** Null (or absent) on one side, the zero value of its kind on the other: `null → []`, `"" → null`. */
+export function isNullVersusEmpty(before: unknown, after: unknown): boolean {
+  return (isNullish(before) && isZeroValue(after)) || (isZeroValue(before) && isNullish(after));
+}
+
 export function isEmptyValue(value: unknown): boolean {
   if (value === '') return true;
   if (Array.isArray(value)) return value.length === 0;

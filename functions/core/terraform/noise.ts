@@ -5,7 +5,7 @@ import { sameProtocol } from './companion-elements.js';
 import { type CompanionIndex, createCompanionIndex } from './companions.js';
 import { createGlobMatcher } from './glob.js';
 import { jsonDocumentsEquivalent, parseJsonDocument } from './json-document.js';
-import { deepEqual, isNullish, isPlainObject, isZeroValue } from './json-values.js';
+import { deepEqual, isNullish, isNullVersusEmpty, isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange, CompactPlan } from './plan-model.js';
 
 /**
@@ -234,12 +234,11 @@ const volatileAttributes: NoiseRule = {
   },
 };
 
+/** Redacted changes carry the verdict the differ reached on their plain values (nullVersusEmpty). */
 const nullVersusEmpty = filterRule(
   'null-versus-empty',
   (policies) => policies.noise.nullVersusEmpty,
-  (change) =>
-    (isNullish(change.before) && isZeroValue(change.after)) ||
-    (isZeroValue(change.before) && isNullish(change.after)),
+  (change) => change.nullVersusEmpty === true || isNullVersusEmpty(change.before, change.after),
 );
 
 const equivalentJson = filterRule(

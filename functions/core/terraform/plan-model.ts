@@ -36,6 +36,12 @@ export interface CompactAttributeChange {
    * member alone does not show the entry's sources or whether it allows.
    */
   opensEntryToTheWorld?: true;
+  /**
+   * A redacted change whose plain values were null on one side and an empty or zero value (`""`,
+   * `[]`, `{}`, `false`, `0`) on the other: the `null-versus-empty` verdict kept before hashing hid
+   * both (a secret-looking name such as `token_domains` going `null → []` after an apply).
+   */
+  nullVersusEmpty?: true;
 }
 
 export type ResourceMode = 'managed' | 'data';

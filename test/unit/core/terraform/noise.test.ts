@@ -307,6 +307,52 @@ describe('null-versus-empty', () => {
   });
 });
 
+describe('null-versus-empty under a secret-looking name or a sensitive mask', () => {
+  // terraform plan -refresh-only right after an apply of an aws_wafv2_web_acl without token domains
+  // (Terraform 1.11.4, AWS provider 5.100.0, moto): token_domains null → [], hashed by its name.
+  // Beside it, a password the provider marks sensitive read back as "" where the state held null.
+  const refresh = (tokenDomains: string[], password: string) =>
+    plan({
+      drift: [
+        entry('aws_wafv2_web_acl.app', {
+          before: { name: 'app', token_domains: null, tags: null },
+          after: { name: 'app', token_domains: tokenDomains, tags: {} },
+          beforeSensitive: { tags_all: {} },
+          afterSensitive: { tags: {}, tags_all: {}, token_domains: tokenDomains.map(() => false) },
+        }),
+        entry('aws_mq_broker.queue', {
+          before: { name: 'queue', user: [{ username: 'app', password: null }] },
+          after: { name: 'queue', user: [{ username: 'app', password }] },
+          beforeSensitive: { user: [{ password: true }] },
+          afterSensitive: { user: [{ password: true }] },
+        }),
+      ],
+    });
+
+  it('is noise though both sides are hashed: nothing became empty, no finding', () => {
+    const result = evaluate(refresh([], ''));
+    expect(result.findings).toEqual([]);
+    expect(result.noiseRemoved).toEqual(
+      expect.arrayContaining([
+        { rule: 'null-versus-empty', address: 'aws_wafv2_web_acl.app', paths: ['token_domains', 'tags'] },
+        { rule: 'null-versus-empty', address: 'aws_mq_broker.queue', paths: ['user[0].password'] },
+      ]),
+    );
+  });
+
+  it('a value set by hand is still drift, hashed', () => {
+    const result = evaluate(refresh(['example.com'], 'hunter2-CANARY'));
+    expect(changedPaths(result)).toEqual([
+      ['aws_mq_broker.queue', ['user[0].password']],
+      ['aws_wafv2_web_acl.app', ['token_domains']],
+    ]);
+    const changes = result.findings.flatMap((finding) => finding.drift?.changes ?? []);
+    expect(changes.every((change) => change.sensitive && change.before === null)).toBe(true);
+    expect(JSON.stringify(result)).not.toContain('hunter2-CANARY');
+    expect(JSON.stringify(result)).not.toContain('nullVersusEmpty');
+  });
+});
+
 describe('fold-tags-all', () => {
   it('folds tags_all.K into tags.K (one change each) and renames provider default tags', () => {
     const raw = plan({
