@@ -34,6 +34,8 @@ const PARENT_COLLECTIONS: ReadonlyMap<string, ReadonlyMap<string, ElementKeys>> 
     ]),
   ],
   ['aws_route_table', new Map([['route', routeKeys]])],
+  ['aws_lb_target_group', new Map([['load_balancer_arns', loadBalancerKeys]])],
+  ['aws_alb_target_group', new Map([['load_balancer_arns', loadBalancerKeys]])],
   [
     'aws_network_acl',
     new Map([
@@ -119,15 +121,64 @@ export function companionElementKeys(type: string, values: Record<string, unknow
       ]);
     case 'aws_network_acl_rule':
       return [`${values.egress === true ? 'egress' : 'ingress'}|${String(values.rule_number)}`];
+    case 'aws_lb_listener':
+    case 'aws_alb_listener':
+      return loadBalancerKeys('load_balancer_arns', values.load_balancer_arn);
+    case 'aws_lb_listener_rule':
+    case 'aws_alb_listener_rule':
+      return loadBalancerKeys('load_balancer_arns', listenerLoadBalancer(values.listener_arn));
     default:
       return [];
   }
 }
 
-/** The parents a companion names in a list: the roles of an `aws_iam_policy_attachment`. */
+function loadBalancerKeys(_attribute: string, arn: unknown): string[] {
+  return typeof arn === 'string' && arn !== '' ? [`lb|${arn}`] : [];
+}
+
+/**
+ * A listener's load balancer, from the listener's ARN: `…:listener/app/web/50dc6c495c0c9188/f2f7dc8e`
+ * belongs to `…:loadbalancer/app/web/50dc6c495c0c9188` (a listener rule names only its listener).
+ */
+function listenerLoadBalancer(listenerArn: unknown): string | undefined {
+  if (typeof listenerArn !== 'string') return undefined;
+  const match = /^(arn:[^:]+:elasticloadbalancing:[^:]*:[^:]*:)listener\/(.+)\/[^/]+$/.exec(listenerArn);
+  return match ? `${match[1]}loadbalancer/${match[2]}` : undefined;
+}
+
+/** The target groups a listener (default_action) or listener rule (action) forwards to. */
+function forwardedTargetGroups(actions: unknown): string[] {
+  const arns: string[] = [];
+  for (const action of listOf(actions)) {
+    if (!isPlainObject(action)) continue;
+    if (typeof action.target_group_arn === 'string' && action.target_group_arn !== '')
+      arns.push(action.target_group_arn);
+    for (const forward of listOf(action.forward)) {
+      if (!isPlainObject(forward)) continue;
+      for (const group of listOf(forward.target_group))
+        if (isPlainObject(group) && typeof group.arn === 'string' && group.arn !== '') arns.push(group.arn);
+    }
+  }
+  return [...new Set(arns)];
+}
+
+/**
+ * The parents a companion names in a list: the roles of an `aws_iam_policy_attachment`, the target
+ * groups a listener or listener rule forwards to.
+ */
 export function companionParents(type: string, values: Record<string, unknown>): string[] {
-  if (type !== 'aws_iam_policy_attachment') return [];
-  return listOf(values.roles).filter((role): role is string => typeof role === 'string' && role !== '');
+  switch (type) {
+    case 'aws_iam_policy_attachment':
+      return listOf(values.roles).filter((role): role is string => typeof role === 'string' && role !== '');
+    case 'aws_lb_listener':
+    case 'aws_alb_listener':
+      return forwardedTargetGroups(values.default_action);
+    case 'aws_lb_listener_rule':
+    case 'aws_alb_listener_rule':
+      return forwardedTargetGroups(values.action);
+    default:
+      return [];
+  }
 }
 
 const SELF = '(self)';

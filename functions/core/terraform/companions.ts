@@ -15,11 +15,17 @@ interface CompanionLink {
   /** Parent identity attributes tried in order for the link value. */
   parentKeys: readonly ('bucket' | 'id' | 'name' | 'arn' | 'key_id')[];
   companionType: string;
-  /** A list (`roles` of aws_iam_policy_attachment) links the companion to each parent it names. */
+  /**
+   * A list links the companion to each parent it names (listsParents: `roles` of
+   * aws_iam_policy_attachment, the target groups in a listener's `default_action` or a rule's `action`):
+   * companion-elements.ts companionParents reads them.
+   */
   companionKey:
     | 'bucket'
     | 'role'
     | 'roles'
+    | 'default_action'
+    | 'action'
     | 'security_group_id'
     | 'route_table_id'
     | 'network_acl_id'
@@ -60,6 +66,33 @@ function sqs(companionType: string, attribute: string): CompanionLink {
     companionKey: 'queue_url',
     attributes: [attribute],
   };
+}
+
+/**
+ * A target group lists the load balancers whose listeners or listener rules forward to it
+ * (`load_balancer_arns`, computed). It is created before the listener that forwards to it, so the
+ * first refresh after the apply shows the listener's load balancer added; each listener and rule
+ * declares its own load balancer for each target group it forwards to (`aws_alb_*` are the same types).
+ */
+const LOAD_BALANCER_LINKS: readonly CompanionLink[] = ['aws_lb_target_group', 'aws_alb_target_group'].flatMap(
+  (parentType) =>
+    ['aws_lb_listener', 'aws_alb_listener', 'aws_lb_listener_rule', 'aws_alb_listener_rule'].map(
+      (companionType): CompanionLink => ({
+        parentType,
+        // A target group's id is its ARN.
+        parentKeys: ['id'],
+        companionType,
+        companionKey: companionType.endsWith('_rule') ? 'action' : 'default_action',
+        attributes: ['load_balancer_arns'],
+      }),
+    ),
+);
+
+/** Companion keys that hold a list of parents (companionParents), not one parent's value. */
+type ListedParentsKey = 'roles' | 'default_action' | 'action';
+
+function listsParents(key: CompanionLink['companionKey']): key is ListedParentsKey {
+  return key === 'roles' || key === 'default_action' || key === 'action';
 }
 
 export const COMPANION_LINKS: readonly CompanionLink[] = [
@@ -150,6 +183,7 @@ export const COMPANION_LINKS: readonly CompanionLink[] = [
     companionKey: 'network_acl_id',
     attributes: ['ingress', 'egress'],
   },
+  ...LOAD_BALANCER_LINKS,
 ];
 
 /**
@@ -220,8 +254,9 @@ export function createCompanionIndex(resources: readonly ManagedResource[]): Com
     const links = linksByCompanion.get(resource.type);
     if (links === undefined) continue;
     for (const link of links) {
-      const linked =
-        link.companionKey === 'roles' ? (resource.linkedParents ?? []) : [resource.values[link.companionKey]];
+      const linked = listsParents(link.companionKey)
+        ? (resource.linkedParents ?? [])
+        : [resource.values[link.companionKey]];
       const attributes = typeof link.attributes === 'function' ? link.attributes(resource) : link.attributes;
       for (const value of linked) {
         if (value === undefined) continue;

@@ -703,6 +703,77 @@ describe('companion-attributes', () => {
   });
 
   // What the parent lists beyond its companions was added by hand: drift, however many companions it has.
+  // terraform plan -refresh-only right after an apply of a target group, an ALB, a listener forwarding
+  // to the group and a listener rule (Terraform 1.11.4, AWS provider 5.100.0, moto): the group was
+  // created before the listener, and its load_balancer_arns now holds the listener's load balancer.
+  const ELB = 'arn:aws:elasticloadbalancing:eu-west-1:123456789012';
+  const groupArn = `${ELB}:targetgroup/app/6d0ecf831eec9f09`;
+  const albArn = `${ELB}:loadbalancer/app/web/50dc6c495c0c9188`;
+  const otherAlb = `${ELB}:loadbalancer/app/other/9f1c2b3a4d5e6f70`;
+  const listener = (address: string, loadBalancer: string, forward: 'plain' | 'weighted') =>
+    stateResource(address, {
+      arn: `${loadBalancer.replace(':loadbalancer/', ':listener/')}/f2f7dc8efc522ab2`,
+      load_balancer_arn: loadBalancer,
+      port: 80,
+      default_action: [
+        forward === 'plain'
+          ? { type: 'forward', target_group_arn: groupArn, forward: [] }
+          : {
+              type: 'forward',
+              target_group_arn: '',
+              forward: [{ target_group: [{ arn: groupArn, weight: 1 }], stickiness: [] }],
+            },
+      ],
+    });
+  const listenerRule = (loadBalancer: string) =>
+    stateResource('aws_lb_listener_rule.api', {
+      listener_arn: `${loadBalancer.replace(':loadbalancer/', ':listener/')}/f2f7dc8efc522ab2`,
+      priority: 10,
+      action: [{ type: 'forward', target_group_arn: groupArn, forward: [] }],
+    });
+  const attached = (added: string[], companions: unknown[]) =>
+    parentAndCompanion(
+      'aws_lb_target_group.app',
+      { id: groupArn, arn: groupArn, name: 'app', port: 80 },
+      { load_balancer_arns: [[], added] },
+      companions,
+    );
+
+  it('target group: the load balancers of the listeners and listener rules that forward to it', () => {
+    for (const companions of [
+      [listener('aws_lb_listener.http', albArn, 'plain')],
+      [listener('aws_alb_listener.http', albArn, 'weighted')],
+      [listenerRule(albArn)],
+    ]) {
+      const result = evaluate(attached([albArn], companions));
+      expect(result.findings).toEqual([]);
+      expect(result.noiseRemoved).toEqual([
+        {
+          rule: 'companion-attributes',
+          address: 'aws_lb_target_group.app',
+          paths: ['load_balancer_arns[0]'],
+        },
+      ]);
+    }
+  });
+
+  it('target group: a load balancer no listener here forwards from (attached by hand) is drift', () => {
+    const byHand = evaluate(
+      attached([albArn, otherAlb], [listener('aws_lb_listener.http', albArn, 'plain')]),
+    );
+    expect(byHand.findings.map((finding) => finding.drift?.changes)).toEqual([
+      [{ path: 'load_balancer_arns[1]', before: null, after: otherAlb, sensitive: false }],
+    ]);
+    // A listener of another load balancer that forwards elsewhere declares nothing for this group.
+    const elsewhere = stateResource('aws_lb_listener.other', {
+      load_balancer_arn: otherAlb,
+      default_action: [{ type: 'forward', target_group_arn: `${ELB}:targetgroup/other/1`, forward: [] }],
+    });
+    expect(changedPaths(evaluate(attached([otherAlb], [elsewhere])))).toEqual([
+      ['aws_lb_target_group.app', ['load_balancer_arns[0]']],
+    ]);
+  });
+
   it('reports the elements no companion declares: a rule, an attachment, an inline policy, a route added by hand', () => {
     const rule = (port: number, cidr: string) => ingressRule(cidr, port);
     const group = parentAndCompanion(
