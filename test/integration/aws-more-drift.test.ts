@@ -29,9 +29,10 @@ import {
  * AWS resource types platform teams use beyond aws-common-drift (ECS cluster, task definition and
  * service, an ALB with target group, listener and rule, Route 53 zone and records with an alias,
  * EventBridge rule and target, Secrets Manager secret and version, Kinesis, Lambda alias, permission and
- * event source mapping, S3 CORS, logging and notifications, RDS subnet and parameter groups, Cognito,
- * ACM, SES, IAM instance profile, OIDC provider and service-linked role, launch template and autoscaling
- * group, Backup vault and plan, WAFv2, ElastiCache subnet group), applied once with real Terraform
+ * event source mapping, function URL, SNS subscription, EventBridge bus and Scheduler schedule, S3 CORS,
+ * logging, lifecycle and notifications, RDS subnet and parameter groups, Cognito, ACM, SES, IAM instance
+ * profile, OIDC provider and service-linked role, launch template and autoscaling group, Backup vault and
+ * plan, WAFv2, ElastiCache subnet group, CloudFront, EFS, an SSM document), applied once with real Terraform
  * against moto. Right after the apply a scan finds nothing (what AWS itself moves after an apply is
  * noise: a certificate issued, a target group's load balancer, an empty list under a secret-looking
  * name); then the changes people make by hand are each exactly one finding, with the secrets nowhere.
@@ -157,6 +158,14 @@ async function changeByHand(): Promise<void> {
     StreamName: 'more-events',
     RetentionPeriodHours: 48,
   });
+  // The function's URL opened to anyone (the console's "Auth type: NONE").
+  await awsRequest({
+    service: 'lambda',
+    method: 'PUT',
+    path: '/2021-10-31/functions/more-fn/url',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ AuthType: 'NONE' }),
+  });
   await aws.s3.send(
     new PutBucketCorsCommand({
       Bucket: 'more-site',
@@ -187,13 +196,14 @@ describe('more AWS resource types with real terraform and moto', () => {
         .flatMap((removal) => removal.paths.map((path) => `${removal.address} ${path}`));
     // ACM issued the certificate after the apply stored PENDING_VALIDATION.
     expect(removed('volatile-attributes')).toEqual(['aws_acm_certificate.app status']);
-    // The listener's load balancer, listed by the target group created before it; the bucket's CORS
-    // and logging from their own resources.
+    // The listener's load balancer, listed by the target group created before it; the buckets' CORS,
+    // logging and lifecycle from their own resources.
     expect(removed('companion-attributes')).toEqual(
       expect.arrayContaining([
         'aws_lb_target_group.app load_balancer_arns[0]',
         expect.stringMatching(/^aws_s3_bucket\.site cors_rule/),
         expect.stringMatching(/^aws_s3_bucket\.site logging/),
+        expect.stringMatching(/^aws_s3_bucket\.logs lifecycle_rule/),
       ]),
     );
     // null → [] of a name that reads as a secret, hashed before the rule saw it was empty.
@@ -219,6 +229,7 @@ describe('more AWS resource types with real terraform and moto', () => {
       'aws_secretsmanager_secret_version.db': 'medium',
       'aws_kinesis_stream.events': 'medium',
       'aws_s3_bucket_cors_configuration.site': 'medium',
+      'aws_lambda_function_url.fn': 'critical',
     });
     const changesOf = (address: string) => findingFor(findings, address)?.drift?.changes;
     expect(changesOf('aws_ecs_service.app')).toEqual([
@@ -259,6 +270,13 @@ describe('more AWS resource types with real terraform and moto', () => {
         sensitive: false,
       },
     ]);
+
+    expect(changesOf('aws_lambda_function_url.fn')).toEqual([
+      { path: 'authorization_type', before: 'AWS_IAM', after: 'NONE', sensitive: false },
+    ]);
+    expect(findingFor(findings, 'aws_lambda_function_url.fn')?.evidence.severityReasons).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^public-access:/)]),
+    );
 
     const everything = [
       run.stdout,

@@ -4,7 +4,9 @@
 # Functions state machine (the provider validates its definition at plan time, which moto does not
 # implement: the plan retries for minutes); an aws_db_instance (the provider waits ~80 s for it; its
 # first refresh showed only latest_restorable_time and null -> [], both noise rules); a private Route 53
-# zone and an RDS parameter group's parameters (moto reads them back without their VPC and parameters).
+# zone and an RDS parameter group's parameters (moto reads them back without their VPC and parameters);
+# an aws_elasticache_cluster (moto describes it without its engine version, and the provider's read
+# fails) and Application Auto Scaling (moto has no ListTagsForResource for it: the apply waits forever).
 # The load balancer's apply waits ~60 s (the provider polls it after a fixed 30 s delay): the longest path.
 terraform {
   required_providers {
@@ -65,7 +67,7 @@ resource "aws_iam_role" "tasks" {
     Version = "2012-10-17"
     Statement = [{
       Effect    = "Allow"
-      Principal = { Service = ["ecs-tasks.amazonaws.com", "states.amazonaws.com", "lambda.amazonaws.com", "ec2.amazonaws.com"] }
+      Principal = { Service = ["ecs-tasks.amazonaws.com", "states.amazonaws.com", "lambda.amazonaws.com", "ec2.amazonaws.com", "scheduler.amazonaws.com"] }
       Action    = "sts:AssumeRole"
     }]
   })
@@ -205,6 +207,10 @@ resource "aws_cloudwatch_event_target" "ecs" {
   arn  = aws_sns_topic.alerts.arn
 }
 
+resource "aws_cloudwatch_event_bus" "apps" {
+  name = "more-apps"
+}
+
 # --- Secrets Manager ---------------------------------------------------------------------
 resource "aws_secretsmanager_secret" "db" {
   name                    = "more/db"
@@ -254,6 +260,30 @@ resource "aws_lambda_event_source_mapping" "events" {
   batch_size        = 100
 }
 
+resource "aws_lambda_function_url" "fn" {
+  function_name      = aws_lambda_function.fn.function_name
+  authorization_type = "AWS_IAM"
+}
+
+resource "aws_sns_topic_subscription" "fn" {
+  topic_arn = aws_sns_topic.alerts.arn
+  protocol  = "lambda"
+  endpoint  = aws_lambda_function.fn.arn
+}
+
+# EventBridge Scheduler invoking the function every night.
+resource "aws_scheduler_schedule" "nightly" {
+  name                = "more-nightly"
+  schedule_expression = "cron(0 2 * * ? *)"
+  flexible_time_window {
+    mode = "OFF"
+  }
+  target {
+    arn      = aws_lambda_function.fn.arn
+    role_arn = aws_iam_role.tasks.arn
+  }
+}
+
 # --- S3 ----------------------------------------------------------------------------------
 resource "aws_s3_bucket" "logs" {
   bucket = "more-logs"
@@ -292,6 +322,18 @@ resource "aws_s3_bucket_logging" "site" {
   target_bucket = aws_s3_bucket.logs.id
   target_prefix = "site/"
   depends_on    = [aws_s3_bucket_policy.logs]
+}
+
+resource "aws_s3_bucket_lifecycle_configuration" "logs" {
+  bucket = aws_s3_bucket.logs.id
+  rule {
+    id     = "expire"
+    status = "Enabled"
+    filter {}
+    expiration {
+      days = 90
+    }
+  }
 }
 
 resource "aws_s3_bucket_notification" "site" {
@@ -435,4 +477,53 @@ resource "aws_route53_record" "app" {
     zone_id                = aws_route53_zone.main.zone_id
     evaluate_target_health = false
   }
+}
+
+# --- CloudFront, EFS, SSM ------------------------------------------------------------------
+resource "aws_cloudfront_distribution" "site" {
+  enabled             = true
+  wait_for_deployment = false
+  origin {
+    domain_name = aws_s3_bucket.site.bucket_regional_domain_name
+    origin_id   = "site"
+  }
+  default_cache_behavior {
+    allowed_methods        = ["GET", "HEAD"]
+    cached_methods         = ["GET", "HEAD"]
+    target_origin_id       = "site"
+    viewer_protocol_policy = "redirect-to-https"
+    forwarded_values {
+      query_string = false
+      cookies {
+        forward = "none"
+      }
+    }
+  }
+  restrictions {
+    geo_restriction {
+      restriction_type = "none"
+    }
+  }
+  viewer_certificate {
+    cloudfront_default_certificate = true
+  }
+}
+
+resource "aws_efs_file_system" "shared" {
+  creation_token = "more-shared"
+  encrypted      = true
+}
+
+resource "aws_ssm_document" "patch" {
+  name          = "more-patch"
+  document_type = "Command"
+  content = jsonencode({
+    schemaVersion = "2.2"
+    description   = "patch"
+    mainSteps = [{
+      action = "aws:runShellScript"
+      name   = "patch"
+      inputs = { runCommand = ["yum -y update"] }
+    }]
+  })
 }
