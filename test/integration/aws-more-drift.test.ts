@@ -57,11 +57,17 @@ beforeAll(async () => {
     backend: { bucket: STATE_BUCKET, key: 'aws-more/terraform.tfstate', region: REGION },
     env: { TF_VAR_secret_value: declaredSecret, TF_VAR_lambda_zip: zip },
   });
-  const applied = Date.now();
   await staged.terraform(['apply', '-auto-approve', '-input=false']);
   // moto issues a DNS-validated certificate 60 s after its request, as ACM does once the validation
   // record resolves; the apply (the load balancer alone waits ~60 s) nearly always takes longer.
-  await sleep(Math.max(0, 70_000 - (Date.now() - applied)));
+  const acm = (action: string, input: unknown) => awsJsonCall('acm', `CertificateManager.${action}`, input);
+  const { CertificateSummaryList } = (await acm('ListCertificates', {})) as {
+    CertificateSummaryList: { CertificateArn: string }[];
+  };
+  const { Certificate } = (await acm('DescribeCertificate', {
+    CertificateArn: CertificateSummaryList[0]?.CertificateArn,
+  })) as { Certificate: { CreatedAt: number } };
+  await sleep(Math.max(0, Certificate.CreatedAt * 1000 + 65_000 - Date.now()));
   process.env.AWS_MORE_SECRET = declaredSecret;
   registryPath = writeRegistry(join(temp.path, 'driftwatch.yaml'), [
     {
