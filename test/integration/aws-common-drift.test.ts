@@ -1,5 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient, UpdateContinuousBackupsCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -34,12 +32,8 @@ import { SetTopicAttributesCommand, SNSClient, TagResourceCommand } from '@aws-s
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
-import { runLocalScan } from '../../cli/local-runner.js';
-import { loadRegistryFile } from '../../cli/registry-file.js';
-import { createLogger } from '../../functions/adapters/logger.js';
-import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
 import type { Finding } from '../../functions/core/findings/model.js';
-import { createSensitiveHasher, SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
+import { SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
 import { awsJsonCall, awsQueryCall, awsRequest } from '../helpers/aws-api.js';
 import {
   allFileText,
@@ -52,6 +46,7 @@ import {
   useTempDir,
   writeRegistry,
 } from '../helpers/integration.js';
+import { findingFor, scanInProcess, zippedHandler } from '../helpers/local-scan.js';
 
 /**
  * Common AWS resource types beyond the drift scenarios (KMS keys and key policies, log groups, alarms,
@@ -74,12 +69,7 @@ let registryPath: string;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  // A function's code, zipped at test time (moto keeps it; it never runs).
-  const code = join(temp.path, 'fn');
-  mkdirSync(code);
-  writeFileSync(join(code, 'index.js'), 'exports.handler = async () => ({ ok: true });\n');
-  const zip = join(temp.path, 'fn.zip');
-  execFileSync('zip', ['-q', '-j', zip, join(code, 'index.js')]);
+  const zip = zippedHandler(temp.path);
   staged = await stageWorkspace({
     source: join(REPO_ROOT, 'test/integration/terraform/aws-common'),
     backend: { bucket: STATE_BUCKET, key: 'aws-common/terraform.tfstate', region: REGION },
@@ -102,12 +92,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await staged?.dispose();
 });
-
-function findingFor(findings: Finding[], address: string): Finding | undefined {
-  return findings.find(
-    (finding) => finding.resource && 'address' in finding.resource && finding.resource.address === address,
-  );
-}
 
 const pathsOf = (finding: Finding | undefined) => finding?.drift?.changes.map((change) => change.path);
 
@@ -402,14 +386,11 @@ async function changeByHand(): Promise<void> {
 
 describe('common AWS resource types with real terraform and moto', () => {
   it('right after apply: no findings; companion policies and protocol numbers are noise', async () => {
-    const storeDir = join(temp.path, 'after-apply');
-    mkdirSync(storeDir);
-    const result = await runLocalScan({
-      loaded: loadRegistryFile(registryPath),
-      store: createFsObjectStore(storeDir),
-      hashSensitive: createSensitiveHasher(SALT),
-      logger: createLogger({ format: 'json', write: (line) => logLines.push(line) }),
-      backendChecks: false,
+    const result = await scanInProcess({
+      registryPath,
+      dir: join(temp.path, 'after-apply'),
+      salt: SALT,
+      logLines,
     });
     const outcome = result.outcomes[0]!;
     expect(outcome.result?.status).toBe('ok');

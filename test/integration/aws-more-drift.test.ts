@@ -1,17 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PutBucketCorsCommand } from '@aws-sdk/client-s3';
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
-import { runLocalScan } from '../../cli/local-runner.js';
-import { loadRegistryFile } from '../../cli/registry-file.js';
-import { createLogger } from '../../functions/adapters/logger.js';
-import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
 import type { Finding } from '../../functions/core/findings/model.js';
-import { createSensitiveHasher } from '../../functions/core/redaction/secrets.js';
 import { awsJsonCall, awsQueryCall, awsRequest } from '../helpers/aws-api.js';
 import {
   allFileText,
@@ -24,6 +17,7 @@ import {
   useTempDir,
   writeRegistry,
 } from '../helpers/integration.js';
+import { findingFor, scanInProcess, zippedHandler } from '../helpers/local-scan.js';
 
 /**
  * AWS resource types platform teams use beyond aws-common-drift (ECS cluster, task definition and
@@ -47,11 +41,7 @@ let registryPath: string;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  const code = join(temp.path, 'fn');
-  mkdirSync(code);
-  writeFileSync(join(code, 'index.js'), 'exports.handler = async () => ({ ok: true });\n');
-  const zip = join(temp.path, 'fn.zip');
-  execFileSync('zip', ['-q', '-j', zip, join(code, 'index.js')]);
+  const zip = zippedHandler(temp.path);
   staged = await stageWorkspace({
     source: join(REPO_ROOT, 'test/integration/terraform/aws-more'),
     backend: { bucket: STATE_BUCKET, key: 'aws-more/terraform.tfstate', region: REGION },
@@ -84,12 +74,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await staged?.dispose();
 });
-
-function findingFor(findings: Finding[], address: string): Finding | undefined {
-  return findings.find(
-    (finding) => finding.resource && 'address' in finding.resource && finding.resource.address === address,
-  );
-}
 
 /** The out-of-band changes, each as a person makes it by hand (console, CLI), through the AWS APIs. */
 async function changeByHand(): Promise<void> {
@@ -184,14 +168,11 @@ async function changeByHand(): Promise<void> {
 
 describe('more AWS resource types with real terraform and moto', () => {
   it('right after apply: no findings; what AWS moved after the apply is noise', async () => {
-    const storeDir = join(temp.path, 'after-apply');
-    mkdirSync(storeDir);
-    const result = await runLocalScan({
-      loaded: loadRegistryFile(registryPath),
-      store: createFsObjectStore(storeDir),
-      hashSensitive: createSensitiveHasher(SALT),
-      logger: createLogger({ format: 'json', write: (line) => logLines.push(line) }),
-      backendChecks: false,
+    const result = await scanInProcess({
+      registryPath,
+      dir: join(temp.path, 'after-apply'),
+      salt: SALT,
+      logLines,
     });
     const outcome = result.outcomes[0]!;
     expect(outcome.result?.status).toBe('ok');

@@ -17,13 +17,9 @@ import {
 import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StagedWorkspace, stageWorkspace } from '../../cli/demo/provision.js';
-import { runLocalScan } from '../../cli/local-runner.js';
-import { loadRegistryFile } from '../../cli/registry-file.js';
-import { createLogger } from '../../functions/adapters/logger.js';
-import { createFsObjectStore } from '../../functions/adapters/object-store/fs-object-store.js';
 import { runProcess } from '../../functions/adapters/terraform/run-process.js';
 import type { Finding } from '../../functions/core/findings/model.js';
-import { createSensitiveHasher, SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
+import { SENSITIVE_MARKER } from '../../functions/core/redaction/secrets.js';
 import { hclString } from '../../functions/core/remediation/hcl-render.js';
 import { newCore } from '../helpers/canary-generator.js';
 import {
@@ -38,6 +34,7 @@ import {
   useTempDir,
   writeRegistry,
 } from '../helpers/integration.js';
+import { findingFor, scanInProcess } from '../helpers/local-scan.js';
 
 /**
  * One real workspace, applied with real Terraform against moto, scanned after each step:
@@ -74,22 +71,7 @@ afterAll(async () => {
 });
 
 async function scan(storeName: string) {
-  const storeDir = join(temp.path, storeName);
-  mkdirSync(storeDir, { recursive: true });
-  return runLocalScan({
-    loaded: loadRegistryFile(registryPath),
-    store: createFsObjectStore(storeDir),
-    hashSensitive: createSensitiveHasher(SALT),
-    logger: createLogger({ format: 'json', write: (line) => logLines.push(line) }),
-    // Drift is under test here; the harness's state bucket has backend findings of its own.
-    backendChecks: false,
-  });
-}
-
-function findingFor(findings: Finding[], address: string): Finding | undefined {
-  return findings.find(
-    (finding) => finding.resource && 'address' in finding.resource && finding.resource.address === address,
-  );
+  return scanInProcess({ registryPath, dir: join(temp.path, storeName), salt: SALT, logLines });
 }
 
 describe('drift scenarios with real terraform and moto', () => {
