@@ -231,11 +231,19 @@ export const CONTENT_RULES: readonly ContentRule[] = [
           subject.changes.some((change) => change.segments[0] === 'target_key_id')) ||
         subject.changes.some(
           (change) =>
-            (!isTagPath(change) && change.segments.some(isEncryptionSegment)) ||
+            (!isTagPath(change) && change.segments.some(isEncryptionSegment) && !turnsOn(change)) ||
             dropsListenerEncryption(subject.resource.type, change),
         )),
   },
 ];
+
+/**
+ * A switch turned on (`transit_encryption_enabled: false → true`): the live setting is the safer one,
+ * drift to settle at its base severity, not an encryption weakened.
+ */
+function turnsOn(change: CompactAttributeChange): boolean {
+  return change.before === false && change.after === true;
+}
 
 /** The members of an IAM policy document's root. */
 const IAM_DOCUMENT_MEMBERS: ReadonlySet<string> = new Set(['Version', 'Id', 'Statement']);

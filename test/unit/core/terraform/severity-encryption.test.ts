@@ -134,3 +134,18 @@ describe('encryption: a KMS alias moved to another key', () => {
     ).toBe('medium');
   });
 });
+
+describe('encryption: a switch turned on', () => {
+  it('is drift at its base severity: the live setting is the safer one', () => {
+    const group = (enabled: boolean): Values => ({
+      arn: 'arn:aws:elasticache:eu-west-1:123456789012:replicationgroup:sessions',
+      id: 'sessions',
+      replication_group_id: 'sessions',
+      transit_encryption_enabled: enabled,
+    });
+    expect(severityOf('aws_elasticache_replication_group.sessions', group(false), group(true))).toBe(
+      'medium',
+    );
+    expect(severityOf('aws_elasticache_replication_group.sessions', group(true), group(false))).toBe('high');
+  });
+});
