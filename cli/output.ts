@@ -126,6 +126,9 @@ export function renderFindings(
       style,
       // Ids (a prefix is what commands take), severities, statuses and ages are short and never cut.
       fixed: [0, 1, 2, 7],
+      // On a narrow terminal the rule, the status, the age and then the workspace go first: the id
+      // leads to all of them (`findings show`).
+      droppable: [4, 2, 7, 3],
       paint: (cell, row, column) => (column === 1 ? paintSeverity(cell, sorted[row]!.severity, style) : cell),
     },
   );
@@ -136,6 +139,11 @@ export interface TableOptions {
   style?: TerminalStyle;
   /** Columns never shrunk to fit the width (ids, severities). */
   fixed?: readonly number[];
+  /**
+   * Columns left out, in this order, while the others could not keep READABLE_WIDTH characters each
+   * in the width: on a narrow terminal a few readable columns beat all of them cut to `s3:…`.
+   */
+  droppable?: readonly number[];
   /** Colours one cell, given its cleaned, fitted text; padding is added outside the colour. */
   paint?: (cell: string, row: number, column: number) => string;
 }
@@ -152,18 +160,53 @@ export function renderTable(header: string[], rawRows: string[][], options: Tabl
   for (const row of rows)
     for (let column = 0; column < natural.length; column++)
       natural[column] = Math.max(natural[column]!, displayWidth(row[column] ?? ''));
-  const widths = fitWidths(natural, style.width, { fixed: new Set(options.fixed ?? []) });
+  const fixed = new Set(options.fixed ?? []);
+  const shown = shownColumns(natural, fixed, style.width, options.droppable ?? []);
+  const widths = fitWidths(
+    shown.map((column) => natural[column]!),
+    style.width,
+    { fixed: new Set(shown.flatMap((column, index) => (fixed.has(column) ? [index] : []))) },
+  );
   const line = (cells: string[], row?: number) =>
     widths
-      .map((width, column) => {
+      .map((width, index) => {
+        const column = shown[index]!;
         const cell = truncateCell(cells[column] ?? '', width);
-        const shown = row === undefined || !options.paint ? cell : options.paint(cell, row, column);
+        const painted = row === undefined || !options.paint ? cell : options.paint(cell, row, column);
         // Padded by the columns the cell takes on screen, not its UTF-16 length (wide, combining).
-        return shown + ' '.repeat(Math.max(0, width - displayWidth(cell)));
+        return painted + ' '.repeat(Math.max(0, width - displayWidth(cell)));
       })
       .join('  ')
       .trimEnd();
   return `${[line(header), ...rows.map((row, index) => line(row, index))].join('\n')}\n`;
+}
+
+/** A shrinkable column keeps at least this many characters before droppable columns go. */
+const READABLE_WIDTH = 16;
+
+/**
+ * The columns shown, in order: all of them when they fit with every shrinkable one at least
+ * READABLE_WIDTH wide (or narrower by nature), else without the droppable ones, one at a time.
+ */
+function shownColumns(
+  natural: readonly number[],
+  fixed: ReadonlySet<number>,
+  limit: number | undefined,
+  droppable: readonly number[],
+): number[] {
+  let shown = natural.map((_width, column) => column);
+  if (limit === undefined) return shown;
+  const needed = (columns: readonly number[]) =>
+    columns.reduce(
+      (sum, column) =>
+        sum + (fixed.has(column) ? natural[column]! : Math.min(natural[column]!, READABLE_WIDTH)),
+      2 * Math.max(0, columns.length - 1),
+    );
+  for (const column of droppable) {
+    if (needed(shown) <= limit) break;
+    shown = shown.filter((kept) => kept !== column);
+  }
+  return shown;
 }
 
 /**

@@ -132,6 +132,38 @@ describe('tables', () => {
     expect(wide).toContain('x'.repeat(60));
   });
 
+  it('on a narrow terminal leave out the rule, the status, the age, then the workspace, never cut to nothing', () => {
+    const headerAt = (width: number) =>
+      renderFindings(findings, 'table', now, { colour: false, width }).split('\n')[0]!.split(/ {2,}/);
+    expect(headerAt(200)).toEqual([
+      'ID',
+      'SEVERITY',
+      'STATUS',
+      'WORKSPACE',
+      'RULE',
+      'RESOURCE',
+      'WHAT CHANGED',
+      'AGE',
+    ]);
+    expect(headerAt(90)).toEqual([
+      'ID',
+      'SEVERITY',
+      'STATUS',
+      'WORKSPACE',
+      'RESOURCE',
+      'WHAT CHANGED',
+      'AGE',
+    ]);
+    expect(headerAt(60)).toEqual(['ID', 'SEVERITY', 'RESOURCE', 'WHAT CHANGED']);
+    // Still coloured by its own severity once columns before it are gone, rows aligned.
+    const coloured = renderFindings(findings, 'table', now, { colour: true, width: 60 });
+    expect(coloured).toContain(`${ESC}[1;31mCRITICAL${ESC}[0m`);
+    for (const line of coloured.replace(SGR, '').trimEnd().split('\n'))
+      expect(line.length).toBeLessThanOrEqual(60);
+    // In a pipe (no width) nothing is left out.
+    expect(renderFindings(findings, 'table', now, PLAIN).split('\n')[0]).toContain('RULE');
+  });
+
   it('colour the severity around the cleaned cell, and nothing when colour is off', () => {
     const coloured = renderFindings(findings, 'table', now, { colour: true });
     expect(coloured).toContain(`${ESC}[1;31mCRITICAL${ESC}[0m`);
