@@ -12,6 +12,7 @@ import { secretAttributesOf } from '../../functions/core/terraform/sensitivity.j
 import {
   AMI_TYPES,
   API_AUTHORIZATION_ATTRIBUTES,
+  API_DOMAIN_TYPES,
   DELETION_GUARD_FLAGS,
   ENCRYPTION_STATUS_ATTRIBUTES,
   ENCRYPTION_TYPES,
@@ -22,6 +23,8 @@ import {
   PASSWORD_MINIMUMS,
   PASSWORD_REQUIREMENTS,
   PUBLIC_ACCESS_BLOCK_TYPES,
+  ROUTE_TABLE_TYPES,
+  TLS_POLICY_ATTRIBUTES,
 } from '../../functions/core/terraform/severity.js';
 import { useTempDir } from '../helpers/integration.js';
 
@@ -167,6 +170,29 @@ describe('noise rules against the AWS provider schema', () => {
     for (const type of ['aws_instance', 'aws_launch_template']) expectType(type, 'metadata_options', 'block');
     expectType('aws_ec2_instance_metadata_defaults', 'http_tokens', 'string');
     expectType('aws_eks_cluster', 'vpc_config', 'block');
+    // Entries edited in place are judged whole (world-open-entry.ts): the members it reads.
+    expectType('aws_network_acl_rule', 'rule_action', 'string');
+    expectType('aws_network_acl_rule', 'egress', 'bool');
+    expectType('aws_security_group_rule', 'type', 'string');
+    expectType('aws_route', 'gateway_id', 'string');
+    expectType('aws_route', 'destination_cidr_block', 'string');
+    for (const type of ROUTE_TABLE_TYPES) {
+      const route = resources[type]?.block.attributes?.route ?? resources[type]?.block.block_types?.route;
+      if (route === undefined) wrong.push(`${type}.route`);
+    }
+    expectType('aws_kms_alias', 'target_key_id', 'string');
+    // TLS policies, at any depth (OpenSearch's domain_endpoint_options, CloudFront's viewer_certificate).
+    const holdsAnywhere = (block: ResourceSchema['block'] | undefined, name: string): boolean =>
+      block !== undefined &&
+      (block.attributes?.[name] !== undefined ||
+        Object.values(block.block_types ?? {}).some((nested) =>
+          holdsAnywhere((nested as { block?: ResourceSchema['block'] }).block, name),
+        ));
+    for (const name of TLS_POLICY_ATTRIBUTES)
+      if (!Object.values(resources).some((resource) => holdsAnywhere(resource.block, name)))
+        wrong.push(`no resource type has ${name}`);
+    for (const type of API_DOMAIN_TYPES)
+      if (!holdsAnywhere(resources[type]?.block, 'security_policy')) wrong.push(`${type}.security_policy`);
     // Statuses AWS reports: computed only, never set in a configuration.
     for (const name of ENCRYPTION_STATUS_ATTRIBUTES) {
       const holders = Object.values(resources).filter((resource) => resource.block.attributes?.[name]);

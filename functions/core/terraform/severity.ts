@@ -127,6 +127,21 @@ export const ENCRYPTION_STATUS_ATTRIBUTES: ReadonlySet<string> = new Set([
 ]);
 /** Load balancer listeners, and the protocols that encrypt their traffic. */
 export const LISTENER_TYPES: ReadonlySet<string> = new Set(['aws_lb_listener', 'aws_alb_listener']);
+/**
+ * TLS policies: which protocol versions and ciphers a listener (`ssl_policy`), an OpenSearch domain
+ * (`domain_endpoint_options[0].tls_security_policy`), a CloudFront distribution
+ * (`viewer_certificate[0].minimum_protocol_version`) or an API Gateway domain name (`security_policy`)
+ * accepts.
+ */
+export const TLS_POLICY_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'ssl_policy',
+  'tls_security_policy',
+  'minimum_protocol_version',
+]);
+export const API_DOMAIN_TYPES: ReadonlySet<string> = new Set([
+  'aws_api_gateway_domain_name',
+  'aws_apigatewayv2_domain_name',
+]);
 const ENCRYPTED_PROTOCOLS: ReadonlySet<string> = new Set(['HTTPS', 'TLS']);
 export const ENCRYPTION_TYPES: ReadonlySet<string> = new Set([
   'aws_s3_bucket_server_side_encryption_configuration',
@@ -219,7 +234,7 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     id: 'encryption',
     severity: 'high',
     description:
-      'encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS, a KMS alias moved to another key)',
+      'encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS, a TLS policy replaced, a KMS alias moved to another key)',
     // A resource to be created lists every attribute it sets, encryption included: its encryption is a
     // choice its pull request shows, not a setting that changed (as protection-off, only a change counts).
     matches: (subject) =>
@@ -232,10 +247,24 @@ export const CONTENT_RULES: readonly ContentRule[] = [
         subject.changes.some(
           (change) =>
             (!isTagPath(change) && change.segments.some(isEncryptionSegment) && !turnsOn(change)) ||
-            dropsListenerEncryption(subject.resource.type, change),
+            dropsListenerEncryption(subject.resource.type, change) ||
+            replacesTlsPolicy(subject.resource.type, change),
         )),
   },
 ];
+
+/**
+ * A TLS policy replaced or removed by hand: whether the new one admits older protocols cannot be
+ * told from its name alone (as a key id changed), so it counts. One set where there was none (a
+ * listener moved to HTTPS) is TLS turned on.
+ */
+function replacesTlsPolicy(type: string, change: CompactAttributeChange): boolean {
+  const last = change.segments.at(-1);
+  if (typeof last !== 'string') return false;
+  const policy =
+    TLS_POLICY_ATTRIBUTES.has(last) || (last === 'security_policy' && API_DOMAIN_TYPES.has(type));
+  return policy && typeof change.before === 'string' && change.before !== '';
+}
 
 /**
  * A switch turned on (`transit_encryption_enabled: false → true`): the live setting is the safer one,

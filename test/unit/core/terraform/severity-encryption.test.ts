@@ -39,7 +39,7 @@ describe('encryption: any attribute named for it', () => {
     );
     expect(finding.severity).toBe('high');
     expect(finding.evidence.severityReasons).toContain(
-      'encryption: encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS, a KMS alias moved to another key): high',
+      'encryption: encryption setting changed (at rest or in transit, a listener moved off HTTPS or TLS, a TLS policy replaced, a KMS alias moved to another key): high',
     );
   });
 
@@ -147,5 +147,59 @@ describe('encryption: a switch turned on', () => {
       'medium',
     );
     expect(severityOf('aws_elasticache_replication_group.sessions', group(true), group(false))).toBe('high');
+  });
+});
+
+describe('encryption: TLS policies', () => {
+  // Provider 5.100 shapes, trimmed: ModifyListener --ssl-policy, UpdateDomainConfig, UpdateDistribution.
+  it.each<[string, string, Values, Values, Severity]>([
+    [
+      'a listener policy replaced',
+      'aws_lb_listener.web',
+      { protocol: 'HTTPS', ssl_policy: 'ELBSecurityPolicy-TLS13-1-2-2021-06' },
+      { protocol: 'HTTPS', ssl_policy: 'ELBSecurityPolicy-2016-08' },
+      'high',
+    ],
+    [
+      'a listener moved to HTTPS (a policy where there was none)',
+      'aws_lb_listener.web',
+      { protocol: 'HTTP', ssl_policy: '' },
+      { protocol: 'HTTPS', ssl_policy: 'ELBSecurityPolicy-TLS13-1-2-2021-06' },
+      'medium',
+    ],
+    [
+      'an OpenSearch TLS policy replaced',
+      'aws_opensearch_domain.logs',
+      {
+        domain_endpoint_options: [{ enforce_https: true, tls_security_policy: 'Policy-Min-TLS-1-2-2019-07' }],
+      },
+      {
+        domain_endpoint_options: [{ enforce_https: true, tls_security_policy: 'Policy-Min-TLS-1-0-2019-07' }],
+      },
+      'high',
+    ],
+    [
+      'a CloudFront minimum protocol lowered',
+      'aws_cloudfront_distribution.site',
+      { viewer_certificate: [{ minimum_protocol_version: 'TLSv1.2_2021' }] },
+      { viewer_certificate: [{ minimum_protocol_version: 'TLSv1' }] },
+      'high',
+    ],
+    [
+      'an API Gateway domain on TLS 1.0',
+      'aws_api_gateway_domain_name.api',
+      { security_policy: 'TLS_1_2' },
+      { security_policy: 'TLS_1_0' },
+      'high',
+    ],
+    [
+      'a security_policy of another type',
+      'aws_other_thing.x',
+      { security_policy: 'a' },
+      { security_policy: 'b' },
+      'medium',
+    ],
+  ])('%s', (_name, address, before, after, expected) => {
+    expect(severityOf(address, { id: 'x', ...before }, { id: 'x', ...after })).toBe(expected);
   });
 });
