@@ -4,7 +4,7 @@ import { createGlobMatcher } from './glob.js';
 import { isIamPolicyDocument, isPublicAllowStatement, parseJsonDocument } from './json-document.js';
 import { isPlainObject } from './json-values.js';
 import type { CompactAttributeChange, CompactChange } from './plan-model.js';
-import { admitsFromAnywhere } from './world-open-entry.js';
+import { admitsFromAnywhere, isOpenCidr } from './world-open-entry.js';
 
 /**
  * Severity of a Terraform finding, as four table-driven steps (docs/findings.md, "Severity rules"):
@@ -71,7 +71,6 @@ interface ContentRule {
   matches(subject: SeveritySubject): boolean;
 }
 
-const OPEN_CIDRS: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
 const PUBLIC_BLOCK_FLAGS: ReadonlySet<string> = new Set([
   'block_public_acls',
   'block_public_policy',
@@ -300,20 +299,22 @@ function holdsOtherDocument(change: CompactAttributeChange): boolean {
 
 function opensIngressToTheWorld(subject: SeveritySubject): boolean {
   const { type, identity } = subject.resource;
-  if (type === 'aws_vpc_security_group_ingress_rule' && widensWorldOpenRule(subject)) return true;
   return subject.changes.some((change) => {
     const top = change.segments[0];
     if (type === 'aws_security_group' || type === 'aws_default_security_group') {
       // A world-open block edited in place to let more through (443 → 22) shows only its ports: the
       // verdict on the change says what the block became.
       return (
-        top === 'ingress' &&
-        (change.opensEntryToTheWorld === true ||
-          containsValue(change.after, (value) => typeof value === 'string' && OPEN_CIDRS.has(value)))
+        top === 'ingress' && (change.opensEntryToTheWorld === true || containsValue(change.after, isOpenCidr))
       );
     }
     if (type === 'aws_vpc_security_group_ingress_rule') {
-      return (top === 'cidr_ipv4' || top === 'cidr_ipv6') && isOpenCidr(change.after);
+      // Edited in place (ModifySecurityGroupRules keeps the rule id): a world-open rule that now lets
+      // more through (443 → 22, all traffic) carries the verdict on the rule as it now stands.
+      return (
+        change.opensEntryToTheWorld === true ||
+        ((top === 'cidr_ipv4' || top === 'cidr_ipv6') && isOpenCidr(change.after))
+      );
     }
     if (type === 'aws_security_group_rule') {
       // Edited in place (ModifySecurityGroupRules): the rule as it now stands admits more from anywhere.
@@ -321,48 +322,11 @@ function opensIngressToTheWorld(subject: SeveritySubject): boolean {
       return (
         identity?.type === 'ingress' &&
         (top === 'cidr_blocks' || top === 'ipv6_cidr_blocks') &&
-        containsValue(change.after, (value) => typeof value === 'string' && OPEN_CIDRS.has(value))
+        containsValue(change.after, isOpenCidr)
       );
     }
     return false;
   });
-}
-
-/**
- * A rule that stays open to the world and now lets more through: ModifySecurityGroupRules (the
- * console's "Edit inbound rules") changes a rule's ports or protocol in place, keeping its id, so the
- * refresh shows `from_port`/`to_port`/`ip_protocol` changes and no CIDR change; the CIDR is the
- * rule's own (identity). All traffic (`-1`), another protocol, a lower from_port or a higher to_port
- * opens ports to the world that were closed; a narrower range or leaving `-1` does not.
- */
-function widensWorldOpenRule(subject: SeveritySubject): boolean {
-  const { identity } = subject.resource;
-  let cidrIpv4: unknown = identity?.cidr_ipv4;
-  let cidrIpv6: unknown = identity?.cidr_ipv6;
-  let widened = false;
-  let wasAllTraffic = false;
-  for (const change of subject.changes) {
-    const { before, after } = change;
-    switch (change.segments[0]) {
-      case 'cidr_ipv4':
-        cidrIpv4 = after;
-        break;
-      case 'cidr_ipv6':
-        cidrIpv6 = after;
-        break;
-      case 'ip_protocol':
-        if (before === '-1') wasAllTraffic = true;
-        else widened = true;
-        break;
-      case 'from_port':
-        if (!(typeof before === 'number' && typeof after === 'number' && after >= before)) widened = true;
-        break;
-      case 'to_port':
-        if (!(typeof before === 'number' && typeof after === 'number' && after <= before)) widened = true;
-        break;
-    }
-  }
-  return widened && !wasAllTraffic && (isOpenCidr(cidrIpv4) || isOpenCidr(cidrIpv6));
 }
 
 /**
@@ -378,9 +342,8 @@ function opensNetworkPath(subject: SeveritySubject): boolean {
   if (NETWORK_ACL_TYPES.has(type)) return subject.changes.some((change) => addsWorldEntry(change, 'ingress'));
   // A default route to an internet gateway: the subnets of the table are public subnets now.
   if (ROUTE_TABLE_TYPES.has(type)) return subject.changes.some((change) => addsWorldEntry(change, 'route'));
-  if (type === 'aws_route') return subject.changes.some((change) => change.opensEntryToTheWorld === true);
-  // ReplaceNetworkAclEntry on a rule resource: its cidr_block or action changed, judged on the rule whole.
-  if (type === 'aws_network_acl_rule')
+  // A rule or route resource edited in place (ReplaceNetworkAclEntry, ReplaceRoute): judged whole.
+  if (type === 'aws_network_acl_rule' || type === 'aws_route')
     return subject.changes.some((change) => change.opensEntryToTheWorld === true);
   if (type === 'aws_eks_cluster') {
     const inVpcConfig = (change: CompactAttributeChange) => change.segments[0] === 'vpc_config';
@@ -419,10 +382,6 @@ function addsWorldEntry(change: CompactAttributeChange, list: string): boolean {
 
 function isWorldAllowEntry(value: unknown): boolean {
   return isPlainObject(value) && admitsFromAnywhere(value);
-}
-
-function isOpenCidr(value: unknown): boolean {
-  return typeof value === 'string' && OPEN_CIDRS.has(value);
 }
 
 function grantsPublicAccess(subject: SeveritySubject): boolean {

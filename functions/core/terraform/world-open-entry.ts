@@ -3,16 +3,14 @@ import { isPlainObject } from './json-values.js';
 
 /**
  * Rule entries that let traffic in from anywhere, judged whole: a security group's inline `ingress`
- * block or an `aws_security_group_rule` (`cidr_blocks`/`ipv6_cidr_blocks` holding 0.0.0.0/0 or ::/0;
- * such a rule always allows) and a network ACL's `ingress` entry or an `aws_network_acl_rule`
+ * block, an `aws_security_group_rule` or an `aws_vpc_security_group_ingress_rule` (`cidr_blocks`,
+ * `cidr_ipv4` and their IPv6 sides holding 0.0.0.0/0 or ::/0; such a rule always allows) and a network ACL's `ingress` entry or an `aws_network_acl_rule`
  * (allowing, with `cidr_block` 0.0.0.0/0 or `ipv6_cidr_block` ::/0). An entry edited in place shows
  * only the members that changed (`ingress[0].from_port`, a rule resource's `cidr_block`), which say
  * neither where it admits traffic from nor whether it allows: attribute-diff.ts keeps this verdict
  * on those changes (CompactAttributeChange.opensEntryToTheWorld) instead. A default route to an
  * internet gateway is such an entry too: it makes the subnets of its table public.
  */
-
-const OPEN_CIDRS: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
 
 /**
  * The edit made the entry admit from anywhere what it did not before: it now allows traffic from
@@ -46,23 +44,34 @@ export function admitsFromAnywhere(entry: Record<string, unknown>): boolean {
   const action = 'action' in entry ? entry.action : 'rule_action' in entry ? entry.rule_action : undefined;
   if (action !== undefined)
     return action === 'allow' && (isOpenCidr(entry.cidr_block) || isOpenCidr(entry.ipv6_cidr_block));
-  return containsOpenCidr(entry.cidr_blocks) || containsOpenCidr(entry.ipv6_cidr_blocks);
+  // aws_vpc_security_group_ingress_rule names one source (cidr_ipv4, cidr_ipv6), the others lists.
+  return (
+    isOpenCidr(entry.cidr_ipv4) ||
+    isOpenCidr(entry.cidr_ipv6) ||
+    containsOpenCidr(entry.cidr_blocks) ||
+    containsOpenCidr(entry.ipv6_cidr_blocks)
+  );
 }
 
+/**
+ * The entry lets more through than before: another protocol (all traffic `-1` included), a lower
+ * from_port or a higher to_port. Leaving all traffic, or narrowing, is not.
+ */
 function widens(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
-  if (isAllTraffic(before.protocol)) return false;
-  if (before.protocol !== after.protocol && !sameProtocol(before.protocol, after.protocol)) return true;
+  // aws_vpc_security_group_ingress_rule calls it ip_protocol.
+  const protocolBefore = before.protocol ?? before.ip_protocol;
+  const protocolAfter = after.protocol ?? after.ip_protocol;
+  if (sameProtocol(protocolBefore, '-1')) return false;
+  if (protocolBefore !== protocolAfter && !sameProtocol(protocolBefore, protocolAfter)) return true;
   const lower = (from: unknown, to: unknown) =>
     typeof from === 'number' && typeof to === 'number' && to < from;
   return lower(before.from_port, after.from_port) || lower(after.to_port, before.to_port);
 }
 
-/** `-1` (the API's number for all protocols) and `all` (Terraform's name for it). */
-function isAllTraffic(protocol: unknown): boolean {
-  return protocol === '-1' || protocol === 'all' || protocol === -1;
-}
+const OPEN_CIDRS: ReadonlySet<string> = new Set(['0.0.0.0/0', '::/0']);
 
-function isOpenCidr(value: unknown): boolean {
+/** 0.0.0.0/0 or ::/0: every address. */
+export function isOpenCidr(value: unknown): boolean {
   return typeof value === 'string' && OPEN_CIDRS.has(value);
 }
 
