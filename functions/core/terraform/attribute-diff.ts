@@ -514,11 +514,7 @@ function isStatementPath(state: DiffState, length: number): boolean {
 function noteStatement(state: DiffState, first: number, before: unknown, after: unknown): void {
   if (!isPlainObject(before) || !isPlainObject(after)) return;
   if (isPublicAllowStatement(before) || !isPublicAllowStatement(after)) return;
-  const depth = state.path.length;
-  for (let index = first; index < state.out.length; index++) {
-    const change = state.out[index]!;
-    if (!change.sensitive && change.segments.length > depth) change.opensStatementToEveryone = true;
-  }
+  markSince(state, first, 'opensStatementToEveryone');
 }
 
 /**
@@ -528,10 +524,22 @@ function noteStatement(state: DiffState, first: number, before: unknown, after: 
  */
 function noteEntry(state: DiffState, first: number, before: unknown, after: unknown): void {
   if (state.out.length === first || !opensEntryToTheWorld(before, after)) return;
+  markSince(state, first, 'opensEntryToTheWorld');
+}
+
+/**
+ * Sets a verdict on the changes emitted since `first` inside the node at the current path (deeper
+ * than it, not redacted): the verdict is kept, never the node it was reached on.
+ */
+function markSince(
+  state: DiffState,
+  first: number,
+  verdict: 'opensStatementToEveryone' | 'opensEntryToTheWorld',
+): void {
   const depth = state.path.length;
   for (let index = first; index < state.out.length; index++) {
     const change = state.out[index]!;
-    if (!change.sensitive && change.segments.length > depth) change.opensEntryToTheWorld = true;
+    if (!change.sensitive && change.segments.length > depth) change[verdict] = true;
   }
 }
 

@@ -117,23 +117,14 @@ export function createSensitiveKeyTest(): SensitiveKeyTest {
 const SETTING_ATTRIBUTES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['aws_api_gateway_method', new Set(['authorization'])],
 ]);
-const settingKeyTests = new WeakMap<SensitiveKeyTest, Map<string, SensitiveKeyTest>>();
-
-/** The key test for one resource type: `isSensitiveKey`, less the type's setting attributes. */
+/**
+ * The key test for one resource type: `isSensitiveKey`, less the type's setting attributes (the same
+ * test for every other type; one closure per resource of the few types that have some).
+ */
 export function sensitiveKeyTestFor(type: string, isSensitiveKey: SensitiveKeyTest): SensitiveKeyTest {
   const settings = SETTING_ATTRIBUTES.get(type);
   if (settings === undefined) return isSensitiveKey;
-  let byType = settingKeyTests.get(isSensitiveKey);
-  if (byType === undefined) {
-    byType = new Map();
-    settingKeyTests.set(isSensitiveKey, byType);
-  }
-  let test = byType.get(type);
-  if (test === undefined) {
-    test = (key) => !settings.has(key) && isSensitiveKey(key);
-    byType.set(type, test);
-  }
-  return test;
+  return (key) => !settings.has(key) && isSensitiveKey(key);
 }
 
 /**
