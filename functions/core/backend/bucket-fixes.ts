@@ -47,3 +47,13 @@ export function ownershipControlsFix(bucket: string): BucketFix {
     ].join('\n'),
   ];
 }
+
+/**
+ * Public ACLs stopped now (the public access block) and ACLs disabled for good (object ownership
+ * BucketOwnerEnforced, which voids the ACL of every object and version), in that order.
+ */
+export function publicAclsFix(bucket: string): BucketFix {
+  const [blockTerraform, blockCli] = publicAccessBlockFix(bucket);
+  const [ownershipTerraform, ownershipCli] = ownershipControlsFix(bucket);
+  return [`${blockTerraform}\n\n${ownershipTerraform}`, `${blockCli}\n${ownershipCli}`];
+}

@@ -1,4 +1,4 @@
-import { ownershipControlsFix, publicAccessBlockFix } from '../bucket-fixes.js';
+import { publicAccessBlockFix, publicAclsFix } from '../bucket-fixes.js';
 import { readable } from '../ports.js';
 import { type BucketRule, bootstrapRemediation } from '../rule.js';
 
@@ -50,13 +50,10 @@ export const publicAccessRule: BucketRule = {
           ]
         : []),
     ];
-    const [blockTerraform, blockCli] = publicAccessBlockFix(bucket);
-    const [ownershipTerraform, ownershipCli] = ownershipControlsFix(bucket);
     // A public policy alone needs no ACL steps (and a bucket with other grants, log delivery, would
     // lose them); public grants need the ACL reset and disabled (ownershipControlsFix says in which order).
     const aclSteps = grants.length > 0;
-    const terraform = aclSteps ? `${blockTerraform}\n\n${ownershipTerraform}` : blockTerraform;
-    const cli = aclSteps ? `${blockCli}\n${ownershipCli}` : blockCli;
+    const [terraform, cli] = aclSteps ? publicAclsFix(bucket) : publicAccessBlockFix(bucket);
     const then = [
       ...(publicPolicy
         ? ['remove the public statement of its policy (aws s3api get-bucket-policy shows it)']

@@ -1,4 +1,4 @@
-import { ownershipControlsFix, publicAccessBlockFix } from '../bucket-fixes.js';
+import { publicAclsFix } from '../bucket-fixes.js';
 import { bootstrapRemediation, type StateRule, type StateVersionFacts } from '../rule.js';
 import type { PublicGrant } from '../settings.js';
 
@@ -34,8 +34,7 @@ export const statePublicAclRule: StateRule = {
     const grants = uniqueGrants(exposed);
     // READ_ACP alone shows the ACL, not the state: the rest lets anyone read it, or grant itself that.
     const readable = grants.some((grant) => grant.permission !== 'READ_ACP');
-    const [blockTerraform, blockCli] = publicAccessBlockFix(subject.bucket);
-    const [ownershipTerraform, ownershipCli] = ownershipControlsFix(subject.bucket);
+    const [terraform, cli] = publicAclsFix(subject.bucket);
     return [
       {
         resource: { bucket: subject.bucket, key: subject.key },
@@ -55,8 +54,8 @@ export const statePublicAclRule: StateRule = {
         },
         remediation: bootstrapRemediation(
           `Stop public access to ${where} now: turn IgnorePublicAcls on (with the rest of the public access block), disable ACLs (object ownership BucketOwnerEnforced voids the ACL of every object and version), remove \`acl\` from the backend "s3" blocks that write this state${readable ? ', and rotate the secrets the state holds: anyone may have read them' : ''}.`,
-          `${blockTerraform}\n\n${ownershipTerraform}`,
-          `${blockCli}\n${ownershipCli}`,
+          terraform,
+          cli,
           [
             'Remove the `acl` argument from the `backend "s3"` block of every configuration that writes this state, then run `terraform init -reconfigure`: the S3 backend sets that ACL on every state it writes.',
             ...(readable
