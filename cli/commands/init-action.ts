@@ -1,8 +1,12 @@
 import { existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
-import { GetBucketEncryptionCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { withHttpTimeouts } from '../../functions/adapters/aws-http-timeouts.js';
-import { bucketRegion, listStateObjects } from '../../functions/adapters/backend/state-listing.js';
+import {
+  bucketRegion,
+  encryptsWithKms,
+  listStateObjects,
+} from '../../functions/adapters/backend/state-listing.js';
 import {
   initializedBackendFile,
   readBackendBlock,
@@ -134,24 +138,6 @@ async function fromBucket(bucket: string, options: InitOptions): Promise<Starter
     note,
     ...(kms ? { kmsReason: `s3://${bucket} encrypts new objects with SSE-KMS by default` } : {}),
   };
-}
-
-/**
- * The bucket's default encryption is SSE-KMS (or DSSE-KMS): its owners meant its states to be, and
- * `requireKms` makes one that is not a finding. A read that fails (no s3:GetEncryptionConfiguration)
- * leaves the starter as it would be without it: the backend check reports that read later.
- */
-async function encryptsWithKms(s3: S3Client, bucket: string): Promise<boolean> {
-  try {
-    const { ServerSideEncryptionConfiguration: configuration } = await s3.send(
-      new GetBucketEncryptionCommand({ Bucket: bucket }),
-    );
-    return (configuration?.Rules ?? []).some((rule) =>
-      rule.ApplyServerSideEncryptionByDefault?.SSEAlgorithm?.startsWith('aws:kms'),
-    );
-  } catch {
-    return false;
-  }
 }
 
 async function fromRoot(out: string, options: InitOptions): Promise<StarterInput> {

@@ -1,4 +1,5 @@
 import {
+  GetBucketEncryptionCommand,
   GetBucketLocationCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
@@ -95,5 +96,23 @@ async function read<T>(resource: string, action: string, send: () => Promise<T>)
     return await send();
   } catch (error) {
     throw new BackendReadError(readFailure(resource, action, error), { cause: error });
+  }
+}
+
+/**
+ * The bucket's default encryption is SSE-KMS (or DSSE-KMS): its owners meant its states to be, and
+ * `requireKms` makes one that is not a finding (init). False when the read fails (no
+ * s3:GetEncryptionConfiguration): the backend check reports that read later.
+ */
+export async function encryptsWithKms(s3: S3Client, bucket: string): Promise<boolean> {
+  try {
+    const { ServerSideEncryptionConfiguration: configuration } = await s3.send(
+      new GetBucketEncryptionCommand({ Bucket: bucket }),
+    );
+    return (configuration?.Rules ?? []).some((rule) =>
+      rule.ApplyServerSideEncryptionByDefault?.SSEAlgorithm?.startsWith('aws:kms'),
+    );
+  } catch {
+    return false;
   }
 }
