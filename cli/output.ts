@@ -11,7 +11,7 @@ import { presentFindings } from './finding-view.js';
 import { renderMarkdown } from './formats/markdown.js';
 import { directoryUri, sarifLog } from './formats/sarif.js';
 import { PACKAGE_ROOT, packageVersion } from './package-root.js';
-import { displayWidth, fitWidths, truncateCell } from './table-fit.js';
+import { columnsThatFit, displayWidth, fitWidths, truncateCell } from './table-fit.js';
 import { paintSeverity, type TerminalStyle, terminalFor } from './terminal.js';
 
 export type OutputFormat = 'table' | 'json';
@@ -140,8 +140,8 @@ export interface TableOptions {
   /** Columns never shrunk to fit the width (ids, severities). */
   fixed?: readonly number[];
   /**
-   * Columns left out, in this order, while the others could not keep READABLE_WIDTH characters each
-   * in the width: on a narrow terminal a few readable columns beat all of them cut to `s3:…`.
+   * Columns left out, in this order, while the others could not keep 16 characters each in the width
+   * (table-fit.ts columnsThatFit): on a narrow terminal a few readable columns beat all of them cut.
    */
   droppable?: readonly number[];
   /** Colours one cell, given its cleaned, fitted text; padding is added outside the colour. */
@@ -161,7 +161,7 @@ export function renderTable(header: string[], rawRows: string[][], options: Tabl
     for (let column = 0; column < natural.length; column++)
       natural[column] = Math.max(natural[column]!, displayWidth(row[column] ?? ''));
   const fixed = new Set(options.fixed ?? []);
-  const shown = shownColumns(natural, fixed, style.width, options.droppable ?? []);
+  const shown = columnsThatFit(natural, fixed, style.width, options.droppable ?? []);
   const widths = fitWidths(
     shown.map((column) => natural[column]!),
     style.width,
@@ -179,34 +179,6 @@ export function renderTable(header: string[], rawRows: string[][], options: Tabl
       .join('  ')
       .trimEnd();
   return `${[line(header), ...rows.map((row, index) => line(row, index))].join('\n')}\n`;
-}
-
-/** A shrinkable column keeps at least this many characters before droppable columns go. */
-const READABLE_WIDTH = 16;
-
-/**
- * The columns shown, in order: all of them when they fit with every shrinkable one at least
- * READABLE_WIDTH wide (or narrower by nature), else without the droppable ones, one at a time.
- */
-function shownColumns(
-  natural: readonly number[],
-  fixed: ReadonlySet<number>,
-  limit: number | undefined,
-  droppable: readonly number[],
-): number[] {
-  let shown = natural.map((_width, column) => column);
-  if (limit === undefined) return shown;
-  const needed = (columns: readonly number[]) =>
-    columns.reduce(
-      (sum, column) =>
-        sum + (fixed.has(column) ? natural[column]! : Math.min(natural[column]!, READABLE_WIDTH)),
-      2 * Math.max(0, columns.length - 1),
-    );
-  for (const column of droppable) {
-    if (needed(shown) <= limit) break;
-    shown = shown.filter((kept) => kept !== column);
-  }
-  return shown;
 }
 
 /**

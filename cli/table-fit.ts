@@ -7,6 +7,8 @@
 export const ELLIPSIS = '…';
 /** A shrunk column keeps at least this many characters (or its natural width when narrower). */
 export const MIN_SHRUNK_WIDTH = 6;
+/** Spaces between two columns. */
+const COLUMN_GAP = 2;
 
 /**
  * Column widths whose line (cells joined by `gap` spaces) fits `limit`. Width is taken one
@@ -21,7 +23,7 @@ export function fitWidths(
 ): number[] {
   const fitted = [...widths];
   if (limit === undefined) return fitted;
-  const gap = options.gap ?? 2;
+  const gap = options.gap ?? COLUMN_GAP;
   const fixed = options.fixed ?? new Set<number>();
   let excess = fitted.reduce((sum, width) => sum + width, 0) + gap * Math.max(0, fitted.length - 1) - limit;
   const floor = widths.map((width) => Math.min(width, MIN_SHRUNK_WIDTH));
@@ -42,6 +44,34 @@ export function fitWidths(
     excess -= take;
   }
   return fitted;
+}
+
+/** A shrinkable column keeps at least this many characters before droppable columns go. */
+const READABLE_WIDTH = 16;
+
+/**
+ * The columns shown, in order: all of them when they fit with every shrinkable one at least
+ * READABLE_WIDTH wide (or narrower by nature), else without the droppable ones, one at a time.
+ */
+export function columnsThatFit(
+  natural: readonly number[],
+  fixed: ReadonlySet<number>,
+  limit: number | undefined,
+  droppable: readonly number[],
+): number[] {
+  let shown = natural.map((_width, column) => column);
+  if (limit === undefined) return shown;
+  const needed = (columns: readonly number[]) =>
+    columns.reduce(
+      (sum, column) =>
+        sum + (fixed.has(column) ? natural[column]! : Math.min(natural[column]!, READABLE_WIDTH)),
+      COLUMN_GAP * Math.max(0, columns.length - 1),
+    );
+  for (const column of droppable) {
+    if (needed(shown) <= limit) break;
+    shown = shown.filter((kept) => kept !== column);
+  }
+  return shown;
 }
 
 /**
