@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../../../functions/core/findings/model.js';
-import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
-import { context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
+import { onlyFindingOf } from '../../../helpers/single-finding.js';
 
 /**
  * Encryption changed outside Terraform, as a refresh-only plan shows it. Attribute names and shapes
@@ -11,12 +10,7 @@ import { context, entry, hashSensitive, plan } from '../../../helpers/plan-build
 
 type Values = Record<string, unknown>;
 
-function decisionOf(address: string, before: Values, after: Values) {
-  const change = entry(address, { actions: ['update'], before, after });
-  const result = evaluatePlan(plan({ drift: [change] }), { ...context(), hashSensitive });
-  expect(result.findings).toHaveLength(1);
-  return result.findings[0]!;
-}
+const decisionOf = (address: string, before: Values, after: Values) => onlyFindingOf(address, before, after);
 const severityOf = (address: string, before: Values, after: Values): Severity =>
   decisionOf(address, before, after).severity;
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../../../functions/core/findings/model.js';
 import { adviceFor } from '../../../../functions/core/notify/advice.js';
-import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
 import { storedFinding } from '../../../helpers/findings.js';
-import { context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
+import { onlyFindingOf } from '../../../helpers/single-finding.js';
 
 /**
  * A network path toward the internet opened outside Terraform (network-exposure, high), and API
@@ -13,13 +12,7 @@ import { context, entry, hashSensitive, plan } from '../../../helpers/plan-build
 
 type Values = Record<string, unknown>;
 
-function findingOf(address: string, before: Values | null, after: Values, actions = ['update']) {
-  const change = entry(address, { actions, before, after });
-  const raw = plan(actions[0] === 'update' ? { drift: [change] } : { changes: [change] });
-  const result = evaluatePlan(raw, { ...context(), hashSensitive });
-  expect(result.findings).toHaveLength(1);
-  return result.findings[0]!;
-}
+const findingOf = onlyFindingOf;
 const severityOf = (address: string, before: Values | null, after: Values, actions?: string[]): Severity =>
   findingOf(address, before, after, actions).severity;
 

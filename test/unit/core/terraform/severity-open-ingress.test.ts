@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../../../functions/core/findings/model.js';
-import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
-import {
-  context,
-  entry,
-  hashSensitive,
-  ingressRule,
-  plan,
-  securityGroupValues,
-} from '../../../helpers/plan-builders.js';
+import { ingressRule, securityGroupValues } from '../../../helpers/plan-builders.js';
+import { onlyFindingOf } from '../../../helpers/single-finding.js';
 
 /**
  * An `aws_vpc_security_group_ingress_rule` edited in place (ModifySecurityGroupRules, the console's
@@ -38,12 +31,8 @@ function rule(overrides: Values = {}): Values {
   };
 }
 
-function severityOf(before: Values, after: Values): Severity {
-  const raw = plan({ drift: [entry('aws_vpc_security_group_ingress_rule.https', { before, after })] });
-  const result = evaluatePlan(raw, { ...context(), hashSensitive });
-  expect(result.findings).toHaveLength(1);
-  return result.findings[0]!.severity;
-}
+const severityOf = (before: Values, after: Values): Severity =>
+  onlyFindingOf('aws_vpc_security_group_ingress_rule.https', before, after).severity;
 
 describe('a world-open ingress rule edited in place', () => {
   it('443 from 0.0.0.0/0 changed to 22 is critical (SSH opened to the world)', () => {
@@ -86,12 +75,7 @@ describe('an inline ingress block of aws_security_group edited in place', () => 
   });
   const severityOfGroup = (before: Values, after: Values): Severity => {
     const group = (ingress: Values) => securityGroupValues({ ingress: [ingress] });
-    const raw = plan({
-      drift: [entry('aws_security_group.lb', { before: group(before), after: group(after) })],
-    });
-    const result = evaluatePlan(raw, { ...context(), hashSensitive });
-    expect(result.findings).toHaveLength(1);
-    return result.findings[0]!.severity;
+    return onlyFindingOf('aws_security_group.lb', group(before), group(after)).severity;
   };
 
   it.each<[string, Values, Values, Severity]>([
@@ -154,12 +138,8 @@ describe('an aws_security_group_rule edited in place', () => {
     type: 'ingress',
     ...values,
   });
-  const severityOfRule = (before: Values, after: Values): Severity => {
-    const raw = plan({ drift: [entry('aws_security_group_rule.https', { before, after })] });
-    const result = evaluatePlan(raw, { ...context(), hashSensitive });
-    expect(result.findings).toHaveLength(1);
-    return result.findings[0]!.severity;
-  };
+  const severityOfRule = (before: Values, after: Values): Severity =>
+    onlyFindingOf('aws_security_group_rule.https', before, after).severity;
 
   it('HTTPS from anywhere turned into SSH is critical; the same on an egress rule or a private one is not', () => {
     const ssh = { from_port: 22, to_port: 22 };

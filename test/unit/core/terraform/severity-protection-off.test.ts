@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../../../functions/core/findings/model.js';
 import { evaluatePlan } from '../../../../functions/core/terraform/index.js';
 import { bucketValues, context, entry, hashSensitive, plan } from '../../../helpers/plan-builders.js';
+import { onlyFindingOf } from '../../../helpers/single-finding.js';
 
 /**
  * Guards turned off outside Terraform, as a refresh-only plan shows them. Attribute names and shapes
@@ -10,13 +11,8 @@ import { bucketValues, context, entry, hashSensitive, plan } from '../../../help
 
 type Values = Record<string, unknown>;
 
-function severityOf(address: string, before: Values | null, after: Values, actions = ['update']): Severity {
-  const change = entry(address, { actions, before, after });
-  const raw = plan(actions[0] === 'update' ? { drift: [change] } : { changes: [change] });
-  const result = evaluatePlan(raw, { ...context(), hashSensitive });
-  expect(result.findings).toHaveLength(1);
-  return result.findings[0]!.severity;
-}
+const severityOf = (address: string, before: Values | null, after: Values, actions?: string[]): Severity =>
+  onlyFindingOf(address, before, after, actions).severity;
 
 const trail = (logging: boolean): Values => ({
   advanced_event_selector: [],
